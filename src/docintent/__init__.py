@@ -1,0 +1,14 @@
+"""docintent: answer questions about damaged real-world document images.
+
+Restore only what stands between the reader and the answer, check every restoration, and roll back what
+made the evidence harder to read.
+"""
+
+from __future__ import annotations
+
+from .errors import DocIntentError
+from .page import Box, Page
+
+__version__ = "0.1.0"
+
+__all__ = ["Box", "DocIntentError", "Page", "__version__"]

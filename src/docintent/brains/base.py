@@ -1,0 +1,129 @@
+"""The Brain: the decision maker behind every strategy. It answers four questions and nothing else.
+
+- ``decide(state) -> Answer | UseTool`` (Phase A: answer now, or restore one degradation first);
+- ``review(state, before, after) -> Keep | Rollback`` (Phase B: did the restoration help the evidence?);
+- ``diagnose(state) -> list[str]`` (the MLLM-Judge baseline: which degradations are present);
+- ``answer(state) -> Answer`` (answer from the current page, no tools).
+
+Decisions carry the tokens they cost (``usage``), so strategies can account without knowing the brain.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union
+
+from ..page import Page
+
+Task = Literal["doc", "chart", "table"]
+TASKS: tuple[str, ...] = ("doc", "chart", "table")
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens one or more model calls cost (zero for brains that call no model)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.calls + other.calls,
+        )
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The final answer. ``confidence`` in [0, 1]; ``reasoning`` is free text for the trace."""
+
+    text: str
+    confidence: float = 0.5
+    reasoning: str = ""
+    usage: Usage = Usage()
+
+
+@dataclass(frozen=True)
+class UseTool:
+    """Phase A decision: run tool ``name`` (with ``args``) because ``why``."""
+
+    name: str
+    why: str = ""
+    args: dict[str, Any] = field(default_factory=dict)
+    usage: Usage = Usage()
+
+
+@dataclass(frozen=True)
+class Keep:
+    """Phase B decision: the restored page is at least as readable; continue from it."""
+
+    why: str = ""
+    usage: Usage = Usage()
+
+
+@dataclass(frozen=True)
+class Rollback:
+    """Phase B decision: the restoration hurt; return to the previous page and disable the tool."""
+
+    why: str = ""
+    usage: Usage = Usage()
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """The degradations a brain sees on a page (names from ``docintent.tools.DEGRADATIONS``)."""
+
+    degradations: tuple[str, ...]
+    usage: Usage = Usage()
+
+
+Decision = Union[Answer, UseTool]
+Review = Union[Keep, Rollback]
+
+
+@dataclass
+class State:
+    """What a brain may look at. Never holds gold answers or recorded degradation labels."""
+
+    question: str
+    task: str
+    page: Page
+    original: Page
+    available_tools: list[str]
+    history: list[Any] = field(default_factory=list)  # the Steps so far (docintent.strategies.trace.Step)
+    round: int = 0
+    max_rounds: int = 10
+    evidence: list[Any] = field(default_factory=list)  # zoom / OCR evidence gathered in Phase A
+    scratch: dict[str, Any] = field(default_factory=dict)  # brain-private memo (e.g. cached analysis)
+
+
+class Brain(ABC):
+    """Base class of brains. Implementations: OpenAI-compatible model, offline reader, scripted."""
+
+    name: str = "brain"
+
+    @abstractmethod
+    def decide(self, state: State) -> Decision:
+        """Phase A: answer, or pick the tool for the most severe question-relevant degradation."""
+
+    @abstractmethod
+    def review(self, state: State, before: Page, after: Page) -> Review:
+        """Phase B: compare the page before and after the last tool; never answers."""
+
+    @abstractmethod
+    def diagnose(self, state: State) -> Diagnosis:
+        """List the degradations present on ``state.page`` (orientation included)."""
+
+    @abstractmethod
+    def answer(self, state: State) -> Answer:
+        """Answer the question from ``state.page`` without any tool."""
+
+    def close(self) -> None:
+        """Release resources (HTTP clients, models)."""

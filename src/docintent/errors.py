@@ -1,0 +1,111 @@
+"""One error hierarchy for everything docintent raises on purpose.
+
+Every error names the input it is about and the problem, so a batch run can store it as a row
+(``str(err)``) and a user can act on it without reading a traceback.
+"""
+
+from __future__ import annotations
+
+
+class DocIntentError(Exception):
+    """Base class of every error docintent raises deliberately."""
+
+
+# --- input ---------------------------------------------------------------------------------------
+
+
+class InputError(DocIntentError):
+    """An input file or value cannot be used. ``source`` names it."""
+
+    def __init__(self, source: object, problem: str) -> None:
+        self.source = str(source)
+        self.problem = problem
+        super().__init__(f"{self.source}: {problem}")
+
+
+class FileMissingError(InputError, FileNotFoundError):
+    """The path does not exist or is not a file."""
+
+
+class EmptyFileError(InputError):
+    """The file exists but holds zero bytes."""
+
+
+class CorruptImageError(InputError):
+    """The file is damaged or truncated and cannot be decoded."""
+
+
+class UnsupportedFormatError(InputError):
+    """The file is not an image or PDF format docintent reads."""
+
+
+class DecompressionBombError(InputError):
+    """The image would decode to more pixels than the configured limit."""
+
+
+class PdfPageOutOfRangeError(InputError, IndexError):
+    """A PDF page number outside the document was requested."""
+
+
+class EncryptedPdfError(InputError):
+    """The PDF is encrypted and no (correct) password was given."""
+
+
+class InvalidBoxError(InputError, ValueError):
+    """A region box is degenerate, malformed or outside the page."""
+
+
+# --- components ----------------------------------------------------------------------------------
+
+
+class UnknownComponentError(DocIntentError, KeyError):
+    """A tool / engine / strategy / brain name that is not registered. Lists the valid names."""
+
+    def __init__(self, kind: str, name: str, valid: list[str]) -> None:
+        self.kind = kind
+        self.name = name
+        self.valid = sorted(valid)
+        super().__init__(f"unknown {kind} {name!r}; valid {kind}s: {', '.join(self.valid)}")
+
+    def __str__(self) -> str:  # KeyError would otherwise repr() the message
+        return self.args[0]
+
+
+class ToolError(DocIntentError):
+    """A tool failed on a page, or was called with invalid arguments."""
+
+    def __init__(self, tool: str, problem: str) -> None:
+        self.tool = tool
+        self.problem = problem
+        super().__init__(f"tool {tool!r}: {problem}")
+
+
+class OcrError(DocIntentError):
+    """An OCR engine failed on a page."""
+
+
+class MissingDependencyError(DocIntentError, ImportError):
+    """An optional dependency is not installed; the message names the pip command that adds it."""
+
+    def __init__(self, package: str, extra: str, purpose: str) -> None:
+        self.package = package
+        self.extra = extra
+        super().__init__(
+            f"{purpose} needs the package {package!r}, which is not installed. "
+            f"Install it with: pip install 'docintent[{extra}]'"
+        )
+
+
+# --- models and runs -----------------------------------------------------------------------------
+
+
+class ModelEndpointError(DocIntentError):
+    """An OpenAI-compatible endpoint is unreachable, rejected the request, or names no such model."""
+
+
+class DatasetError(DocIntentError):
+    """A dataset file is missing, malformed, or has rows without required fields."""
+
+
+class ConfigError(DocIntentError, ValueError):
+    """An option or setting has an invalid value."""

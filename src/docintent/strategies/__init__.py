@@ -1,0 +1,1 @@
+"""docintent.strategies"""

@@ -1,0 +1,47 @@
+"""Lossless clockwise rotations by 90, 180 and 270 degrees."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..page import Page
+from .base import Tool
+from .registry import register
+
+
+class _Rotate(Tool):
+    abstract = True
+    degradation = "orientation"
+    lossless = True
+    quarter_turns_clockwise: int
+
+    def apply(self, page: Page) -> Page:
+        # np.rot90 turns counter-clockwise for positive k, so clockwise is negative k.
+        return page.derive(np.rot90(page.pixels, -self.quarter_turns_clockwise), self.name)
+
+
+@register
+class Rotate90(_Rotate):
+    name = "rotate_90"
+    quarter_turns_clockwise = 1
+    description = (
+        "Rotate the whole page 90 degrees clockwise. Use when text lines run bottom-to-top "
+        "(the page lies on its left side)."
+    )
+
+
+@register
+class Rotate180(_Rotate):
+    name = "rotate_180"
+    quarter_turns_clockwise = 2
+    description = "Rotate the whole page 180 degrees. Use when the text is upside down."
+
+
+@register
+class Rotate270(_Rotate):
+    name = "rotate_270"
+    quarter_turns_clockwise = 3
+    description = (
+        "Rotate the whole page 270 degrees clockwise (90 counter-clockwise). Use when text lines run "
+        "top-to-bottom (the page lies on its right side)."
+    )
