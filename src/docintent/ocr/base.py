@@ -86,6 +86,8 @@ class OcrEngine(ABC):
 
     #: Registry name of the engine, also part of the cache key.
     name: str = "base"
+    #: Result cache (set by :func:`docintent.ocr.get_engine`; None = no caching).
+    cache: Any = None
 
     @abstractmethod
     def _read_array(self, rgb) -> list[tuple[str, list[list[float]], float, list[tuple[str, list[list[float]], float]]]]:
@@ -100,6 +102,12 @@ class OcrEngine(ABC):
 
         ``min_side``: upscale the crop so its shorter side is at least this many pixels (small text reads better).
         """
+        key = None
+        if self.cache is not None:
+            key = self.cache.key(self.cache_key(), page.hash, region, min_side)
+            hit = self.cache.get(key)
+            if hit is not None:
+                return hit
         start = time.perf_counter()
         target = page if region is None else page.crop(region)
         scale = 1.0
@@ -126,4 +134,7 @@ class OcrEngine(ABC):
             for text, quad, conf, words in raw
             if text.strip()
         )
-        return OcrResult(lines, self.name, page.hash, region, time.perf_counter() - start, {"scale": scale})
+        result = OcrResult(lines, self.name, page.hash, region, time.perf_counter() - start, {"scale": scale})
+        if key is not None:
+            self.cache.put(key, result)
+        return result

