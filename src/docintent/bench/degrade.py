@@ -103,7 +103,9 @@ def curl(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> np
         vary = vary[::-1].copy()
     dy = amp * vary[:, None] * profile[None, :]
     # cylinder foreshortening: where the page slopes, horizontal distances look shorter
-    slope = np.gradient(profile) * (w / 2.0) * (amp / max(h, 1)) * 2.0
+    if w < 3 or h < 3:
+        return a.copy()
+    slope = amp * np.gradient(profile)  # d(dy)/dx in pixels per pixel
     squeeze = np.cumsum(1.0 / np.sqrt(1.0 + slope**2)).astype(np.float32)
     squeeze = (squeeze - squeeze[0]) / max(squeeze[-1] - squeeze[0], 1e-6) * (w - 1)
     inv_x = np.interp(np.arange(w, dtype=np.float32), squeeze, np.arange(w, dtype=np.float32)).astype(np.float32)
