@@ -78,9 +78,14 @@ class Rollback:
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """The degradations a brain sees on a page (names from ``docintent.tools.DEGRADATIONS``)."""
+    """The degradations a brain sees on a page (names from ``docintent.tools.DEGRADATIONS``).
+
+    ``rotation``: when "orientation" is listed, the rotation tool that makes the page upright
+    ("rotate_90", "rotate_180" or "rotate_270").
+    """
 
     degradations: tuple[str, ...]
+    rotation: str | None = None
     usage: Usage = Usage()
 
 

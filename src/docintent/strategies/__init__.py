@@ -1,1 +1,6 @@
-"""docintent.strategies"""
+"""Strategies: DocIntent's answerability-guided loop and the baselines/ablations it is compared with."""
+
+from .core import JUDGE_ORDER, PIPELINE_ORDER, STRATEGIES, Strategy, StrategyConfig, get_strategy
+from .trace import Result, Step
+
+__all__ = ["JUDGE_ORDER", "PIPELINE_ORDER", "STRATEGIES", "Result", "Step", "Strategy", "StrategyConfig", "get_strategy"]

@@ -1,0 +1,350 @@
+"""One orchestration for every strategy: DocIntent's Algorithm 1, its baselines and its ablations.
+
+Each strategy is a :class:`StrategyConfig` (which phases run, which tools, in what order), executed by the same
+:class:`Strategy` code, so they share every line they can:
+
+============== ============================================================================================
+``none``       answer directly
+``pipeline-*`` all non-rotation tools in a fixed (or seeded random) order, then answer; no checks
+``judge-*``    ``brain.diagnose`` lists degradations, the matching tools run (fixed or random order), answer
+``prompt-only``answerability-guided ``decide`` with no tools offered (ablation)
+``agres``      Phase A with tools, no Phase B review (ablation)
+``docintent``  Phase A decide -> tool -> Phase B review -> keep or roll back and disable, at most T rounds
+============== ============================================================================================
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Sequence
+
+from ..brains.base import Answer, Brain, Diagnosis, Keep, Rollback, State, UseTool, Usage
+from ..errors import ConfigError, DocIntentError, UnknownComponentError
+from ..page import Page
+from ..tools import get_tool, list_tools
+from .trace import Result, Step
+
+#: The paper's fixed order of the non-rotation restoration tools (pipeline baseline).
+PIPELINE_ORDER = ("dewarping", "demoire", "deblurring", "deshadowing", "appearance")
+#: The judge baseline's fixed order of degradations (orientation first).
+JUDGE_ORDER = ("orientation", "warp", "moire", "blur", "shadow", "appearance")
+#: Degradation name -> the tool that restores it (orientation picks a rotation from the diagnosis).
+TOOL_FOR_DEGRADATION = {
+    "warp": "dewarping",
+    "moire": "demoire",
+    "blur": "deblurring",
+    "shadow": "deshadowing",
+    "appearance": "appearance",
+}
+ROTATIONS = ("rotate_90", "rotate_180", "rotate_270")
+
+
+@dataclass(frozen=True)
+class StrategyConfig:
+    """What a strategy does. ``mode``: "direct", "pipeline", "judge" or "loop"."""
+
+    name: str
+    mode: str
+    review: bool = True  # Phase B (loop mode)
+    offer_tools: bool = True  # loop mode: False = prompt-only ablation
+    random_order: bool = False  # pipeline / judge
+    max_rounds: int = 10  # T
+    seed: int = 0
+    tools: tuple[str, ...] | None = None  # restrict the toolbox (None = every registered restoration tool)
+    inspection: bool = False  # offer inspection tools (zoom) in Phase A
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("direct", "pipeline", "judge", "loop"):
+            raise ConfigError(f"strategy {self.name!r}: unknown mode {self.mode!r}")
+        if self.max_rounds < 0:
+            raise ConfigError(f"strategy {self.name!r}: max_rounds must be >= 0, got {self.max_rounds}")
+
+
+STRATEGIES: dict[str, StrategyConfig] = {
+    c.name: c
+    for c in (
+        StrategyConfig("none", "direct"),
+        StrategyConfig("pipeline-fixed", "pipeline"),
+        StrategyConfig("pipeline-random", "pipeline", random_order=True),
+        StrategyConfig("judge-fixed", "judge"),
+        StrategyConfig("judge-random", "judge", random_order=True),
+        StrategyConfig("prompt-only", "loop", review=False, offer_tools=False),
+        StrategyConfig("agres", "loop", review=False),
+        StrategyConfig("docintent", "loop"),
+    )
+}
+
+
+class Strategy:
+    """Runs one :class:`StrategyConfig` with a brain. Stateless between questions."""
+
+    def __init__(self, config: StrategyConfig) -> None:
+        self.config = config
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    # -- public -----------------------------------------------------------------------------------
+
+    def run(self, page: Page, question: str, task: str, brain: Brain) -> Result:
+        """Answer ``question`` about ``page`` and return the answer with its full trace."""
+        run = _Run(self.config, page, question, task, brain)
+        return run.execute()
+
+    def __repr__(self) -> str:
+        return f"<Strategy {self.name}>"
+
+
+def get_strategy(name: str, **options: Any) -> Strategy:
+    """The strategy called ``name`` (see :data:`STRATEGIES`), with config fields overridden by ``options``.
+
+    >>> get_strategy("docintent", max_rounds=3).config.max_rounds
+    3
+    """
+    try:
+        config = STRATEGIES[name]
+    except KeyError:
+        raise UnknownComponentError("strategy", name, list(STRATEGIES)) from None
+    if options:
+        unknown = set(options) - set(StrategyConfig.__dataclass_fields__)
+        if unknown:
+            raise ConfigError(f"strategy {name!r}: unknown option(s) {sorted(unknown)}")
+        if "tools" in options and options["tools"] is not None:
+            options["tools"] = tuple(options["tools"])
+        config = replace(config, **options)
+    return Strategy(config)
+
+
+# -- the shared execution ---------------------------------------------------------------------------
+
+
+class _Run:
+    def __init__(self, config: StrategyConfig, page: Page, question: str, task: str, brain: Brain) -> None:
+        self.config = config
+        self.brain = brain
+        self.start = time.perf_counter()
+        self.usage = Usage()
+        self.kept: list[str] = []
+        self.rolled_back: list[str] = []
+        self.tried: set[tuple[str, str]] = set()  # (page hash, tool call) pairs already run
+        self.pages: dict[str, Page] = {page.hash: page}
+        self.state = State(
+            question=question,
+            task=task,
+            page=page,
+            original=page,
+            available_tools=self._toolbox(),
+            max_rounds=config.max_rounds,
+        )
+
+    def _toolbox(self) -> list[str]:
+        if self.config.tools is not None:
+            for name in self.config.tools:
+                get_tool(name)  # unknown names fail before any work
+            names = list(self.config.tools)
+        else:
+            names = [t.name for t in list_tools() if t.degradation != "inspection"]
+        if self.config.inspection:
+            names += [t.name for t in list_tools("inspection") if t.name not in names]
+        return names
+
+    def _rng(self) -> random.Random:
+        digest = hashlib.blake2b(f"{self.config.seed}|{self.state.question}|{self.state.original.hash}".encode(), digest_size=8)
+        return random.Random(int.from_bytes(digest.digest(), "big"))
+
+    # -- steps ------------------------------------------------------------------------------------
+
+    def _record(self, step: Step, usage: Usage = Usage()) -> Step:
+        step.prompt_tokens += usage.prompt_tokens
+        step.completion_tokens += usage.completion_tokens
+        self.usage = self.usage + usage
+        self.state.history.append(step)
+        return step
+
+    def _apply(self, name: str, args: dict[str, Any], why: str) -> Page | None:
+        """Run a tool on the current page. Returns the new page, or None when it failed or was refused."""
+        before = self.state.page
+        call = f"{name}{sorted(args.items())}"
+        if (before.hash, call) in self.tried:
+            self._record(Step("tool", "skipped", name, "already run on this page state", before.hash, round=self.state.round))
+            return None
+        self.tried.add((before.hash, call))
+        t0 = time.perf_counter()
+        try:
+            after = get_tool(name).run(before, **args)
+        except Exception as err:  # a failing tool never ends the run: it is recorded and treated as a rollback
+            reason = f"{type(err).__name__}: {err}"
+            self._record(
+                Step("tool", "failed", name, reason, before.hash, None, time.perf_counter() - t0, round=self.state.round)
+            )
+            return None
+        self.pages[after.hash] = after
+        self._record(
+            Step("tool", "applied", name, why, before.hash, after.hash, time.perf_counter() - t0, round=self.state.round, data={"args": args} if args else {})
+        )
+        return after
+
+    def _answer(self, phase: str = "answer") -> Answer:
+        t0 = time.perf_counter()
+        answer = self.brain.answer(self.state)
+        self._record(
+            Step(phase, "answer", None, answer.reasoning, self.state.page.hash, seconds=time.perf_counter() - t0,
+                 data={"answer": answer.text, "confidence": answer.confidence}),
+            answer.usage,
+        )
+        return answer
+
+    def _disable(self, name: str) -> None:
+        if name in self.state.available_tools:
+            self.state.available_tools.remove(name)
+
+    # -- modes ------------------------------------------------------------------------------------
+
+    def execute(self) -> Result:
+        mode = self.config.mode
+        error = None
+        try:
+            if mode == "direct":
+                answer = self._answer()
+            elif mode == "pipeline":
+                answer = self._pipeline()
+            elif mode == "judge":
+                answer = self._judge()
+            else:
+                answer = self._loop()
+        except DocIntentError as err:
+            # A brain that cannot answer (endpoint down, bad output) ends with an empty answer and the reason.
+            error = f"{type(err).__name__}: {err}"
+            self._record(Step("answer", "failed", None, error, self.state.page.hash))
+            answer = Answer("", 0.0, error)
+        return Result(
+            answer=answer.text,
+            strategy=self.config.name,
+            confidence=answer.confidence,
+            trace=list(self.state.history),
+            tools_kept=list(self.kept),
+            tools_rolled_back=list(self.rolled_back),
+            seconds=time.perf_counter() - self.start,
+            prompt_tokens=self.usage.prompt_tokens,
+            completion_tokens=self.usage.completion_tokens,
+            error=error,
+            final_page=self.state.page,
+            pages=self.pages,
+        )
+
+    def _run_sequence(self, names: Sequence[str], why: str) -> None:
+        for name in names:
+            after = self._apply(name, {}, why)
+            if after is not None:
+                self.state.page = after
+                self.kept.append(name)
+
+    def _pipeline(self) -> Answer:
+        names = [n for n in PIPELINE_ORDER if n in self.state.available_tools]
+        if self.config.random_order:
+            self._rng().shuffle(names)
+        self._run_sequence(names, "pipeline: every restoration tool, no assessment")
+        return self._answer()
+
+    def _judge(self) -> Answer:
+        t0 = time.perf_counter()
+        diagnosis: Diagnosis = self.brain.diagnose(self.state)
+        self._record(
+            Step("diagnose", "diagnosed", None, ", ".join(diagnosis.degradations) or "no degradation",
+                 self.state.page.hash, seconds=time.perf_counter() - t0,
+                 data={"degradations": list(diagnosis.degradations), "rotation": diagnosis.rotation}),
+            diagnosis.usage,
+        )
+        found = [d for d in JUDGE_ORDER if d in diagnosis.degradations]
+        if self.config.random_order:
+            self._rng().shuffle(found)
+        names = []
+        for degradation in found:
+            if degradation == "orientation":
+                tool = diagnosis.rotation
+            else:
+                tool = TOOL_FOR_DEGRADATION.get(degradation)
+            if tool and tool in self.state.available_tools and tool not in names:
+                names.append(tool)
+        self._run_sequence(names, "judge: diagnosed degradation")
+        return self._answer()
+
+    def _loop(self) -> Answer:
+        config = self.config
+        state = self.state
+        if not config.offer_tools:
+            state.available_tools = []
+        for t in range(config.max_rounds):
+            state.round = t
+            t0 = time.perf_counter()
+            decision = self.brain.decide(state)
+            if isinstance(decision, Answer):
+                self._record(
+                    Step("A", "answer", None, decision.reasoning, state.page.hash, seconds=time.perf_counter() - t0,
+                         round=t, data={"answer": decision.text, "confidence": decision.confidence}),
+                    decision.usage,
+                )
+                return decision
+            if not isinstance(decision, UseTool):
+                raise TypeError(f"{type(self.brain).__name__}.decide returned {decision!r}, expected Answer or UseTool")
+            self._record(
+                Step("A", "use_tool", decision.name, decision.why, state.page.hash, seconds=time.perf_counter() - t0,
+                     round=t, data={"args": decision.args} if decision.args else {}),
+                decision.usage,
+            )
+            if decision.name not in state.available_tools:
+                # The brain asked for a tool that is not offered (disabled or unknown): nothing runs this round.
+                self._record(Step("tool", "skipped", decision.name, "tool not available", state.page.hash, round=t))
+                continue
+            tool = get_tool(decision.name)
+            if tool.degradation == "inspection":
+                self._inspect(tool, decision)
+                continue
+            before = state.page
+            after = self._apply(decision.name, decision.args, decision.why)
+            if after is None:  # failed or repeated: counts as a rollback of that tool
+                self.rolled_back.append(decision.name)
+                self._disable(decision.name)
+                continue
+            if not config.review:
+                state.page = after
+                self.kept.append(decision.name)
+                continue
+            t0 = time.perf_counter()
+            verdict = self.brain.review(state, before, after)
+            if isinstance(verdict, Keep):
+                self._record(
+                    Step("B", "keep", decision.name, verdict.why, before.hash, after.hash, time.perf_counter() - t0, round=t),
+                    verdict.usage,
+                )
+                state.page = after
+                self.kept.append(decision.name)
+            elif isinstance(verdict, Rollback):
+                self._record(
+                    Step("B", "rollback", decision.name, verdict.why, before.hash, after.hash, time.perf_counter() - t0, round=t),
+                    verdict.usage,
+                )
+                state.page = before  # exactly the previous Page object
+                self.rolled_back.append(decision.name)
+                self._disable(decision.name)
+            else:
+                raise TypeError(f"{type(self.brain).__name__}.review returned {verdict!r}, expected Keep or Rollback")
+        return self._answer()
+
+    def _inspect(self, tool, decision: UseTool) -> None:
+        """Inspection tools (zoom/OCR) gather evidence and change no page, so no Phase B follows."""
+        t0 = time.perf_counter()
+        try:
+            evidence = tool.inspect(self.state.page, **tool.check_args(decision.args))
+        except Exception as err:
+            self._record(Step("inspect", "failed", tool.name, f"{type(err).__name__}: {err}", self.state.page.hash,
+                              seconds=time.perf_counter() - t0, round=self.state.round))
+            return
+        self.state.evidence.append(evidence)
+        self._record(Step("inspect", "inspected", tool.name, decision.why, self.state.page.hash,
+                          seconds=time.perf_counter() - t0, round=self.state.round,
+                          data={"args": decision.args, "evidence": getattr(evidence, "summary", lambda: str(evidence)[:500])()}))
