@@ -117,7 +117,7 @@ def curl(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> np
 def shadow(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> np.ndarray:
     """A cast shadow (a soft-edged dark polygon, e.g. a hand or phone) plus an uneven light gradient.
 
-    The shadow darkens by up to ``60 % * severity``; the gradient by up to ``35 % * severity`` across the page.
+    The shadow darkens by up to ``80 % * severity``; the gradient by up to ``45 % * severity`` across the page.
     The shadow is slightly blue-tinted, as shade under daylight is.
     """
     a, s = _check(img, severity)
@@ -128,7 +128,7 @@ def shadow(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> 
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     ramp = (np.cos(angle) * xx / max(w, 1) + np.sin(angle) * yy / max(h, 1))
     ramp = (ramp - ramp.min()) / max(float(ramp.max() - ramp.min()), 1e-6)
-    light *= 1.0 - 0.35 * s * ramp
+    light *= 1.0 - 0.45 * s * ramp
     # a polygon entering from one side
     mask = np.zeros((h, w), np.uint8)
     side = int(rng.integers(4))
@@ -144,7 +144,7 @@ def shadow(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> 
     cv2.fillPoly(mask, [np.int32(pts)], 255)
     soft = max(3, int(0.03 * max(h, w))) | 1
     shade = cv2.GaussianBlur(mask.astype(np.float32) / 255.0, (soft, soft), 0)
-    darken = 0.6 * s * rng.uniform(0.7, 1.0)
+    darken = 0.8 * s * rng.uniform(0.8, 1.0)
     light *= 1.0 - darken * shade
     tint = np.array([1.0 - 0.08 * s, 1.0 - 0.04 * s, 1.0], np.float32)
     field = light[:, :, None] * (1.0 - shade[:, :, None] * (1.0 - tint[None, None, :]))
