@@ -57,18 +57,15 @@ def parse_answers(answers: str | Iterable[str] | None) -> list[str]:
 
     WildDoc stores DocVQA (and some ChartQA) answers as the text of a Python list, e.g.
     ``"['40', '40%']"``. A string that is such a list literal is expanded into its items (each item
-    ``str()``-ed: ``"[2011, 2012]"`` -> ``["2011", "2012"]``); any other string is one answer. A sequence
-    is expanded item by item the same way. Malformed list text (``"[Italy , 22]"``) stays one answer.
+    ``str()``-ed: ``"[2011, 2012]"`` -> ``["2011", "2012"]``); any other string is one answer, and so is
+    malformed list text (``"[Italy , 22]"``). A sequence is already a list of answers: its items are
+    taken as they are (``["[200600]"]`` is the one answer ``"[200600]"``).
     """
     if answers is None:
         return []
-    items = [answers] if isinstance(answers, str) else list(answers)
-    out: list[str] = []
-    for item in items:
-        text = str(item)
-        parsed = _literal_list(text)
-        out.extend(parsed if parsed else [text])
-    return out
+    if not isinstance(answers, str):
+        return [str(a) for a in answers]
+    return _literal_list(answers) or [answers]
 
 
 def _literal_list(text: str) -> list[str] | None:
