@@ -1,0 +1,393 @@
+"""Dataset loaders: every benchmark becomes a list of :class:`~docintent.bench.sample.Sample`.
+
+One entry point, :func:`load_dataset`, takes a spec ``KIND:PATH``:
+
+- ``synth:DIR``      a generated set: ``DIR/samples.jsonl`` of ``Sample.to_dict()`` rows, image paths
+                     relative to ``DIR``;
+- ``wilddoc:PATH``   WildDoc, either the VLMEvalKit TSV (``index``, ``question``, ``answer`` and
+                     ``image`` as base64 or ``image_path``) or a folder of JSONL files with the same fields
+                     and image paths relative to the folder;
+- ``jsonl:PATH``     any JSONL file of ``Sample.to_dict()`` rows (image paths relative to its folder).
+
+Example::
+
+    >>> from docintent.bench.datasets import load_dataset
+    >>> samples = load_dataset("wilddoc:/data/WildDoc.tsv")      # doctest: +SKIP
+    >>> samples[0].task, samples[0].group                        # doctest: +SKIP
+    ('doc', 'DocVQA-val-1')
+
+WildDoc indexes read ``<Dataset>-<subset>-<capture 1..4>-<qid>``; the four captures of one question share
+the group ``<Dataset>-<subset>-<qid>``. Base64 images are written once into a cache folder, named by the
+hash of their encoded text, and only decoded when that file does not exist yet.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import csv
+import gzip
+import hashlib
+import io
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import DatasetError
+from .metrics import parse_answers
+from .sample import Sample
+
+DATASET_KINDS: tuple[str, ...] = ("synth", "wilddoc", "jsonl")
+WILDDOC_FAMILIES: dict[str, str] = {"DocVQA": "doc", "ChartQA": "chart", "TableVQA": "table"}
+
+
+# --- WildDoc index and answers -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WildDocIndex:
+    """A parsed WildDoc row index ``<dataset>-<split>-<capture>-<qid>``."""
+
+    dataset: str
+    split: str
+    capture: int
+    qid: str
+
+    @property
+    def task(self) -> str:
+        """The metric family: DocVQA -> doc, ChartQA -> chart, TableVQA -> table."""
+        return WILDDOC_FAMILIES[self.dataset]
+
+    @property
+    def subset(self) -> str:
+        """``DocVQA`` / ``ChartQA`` for those datasets, the sub-split (``vwtq`` ...) for TableVQA."""
+        return self.split if self.dataset == "TableVQA" else self.dataset
+
+    @property
+    def group(self) -> str:
+        """The id the four captures of one question share."""
+        return f"{self.dataset}-{self.split}-{self.qid}"
+
+
+def parse_wilddoc_index(index: str) -> WildDocIndex:
+    """Parse ``"TableVQA-vwtq-3-1407"``; raises DatasetError for any other shape or dataset."""
+    parts = str(index).split("-")
+    if len(parts) != 4:
+        raise DatasetError(f"WildDoc index {index!r}: expected <Dataset>-<subset>-<capture>-<qid>")
+    dataset, split, capture, qid = parts
+    if dataset not in WILDDOC_FAMILIES:
+        raise DatasetError(
+            f"WildDoc index {index!r}: unknown dataset {dataset!r} (expected one of {', '.join(WILDDOC_FAMILIES)})"
+        )
+    if not capture.isdigit():
+        raise DatasetError(f"WildDoc index {index!r}: capture {capture!r} is not a number")
+    return WildDocIndex(dataset, split, int(capture), qid)
+
+
+def _index_at(index: Any, source: str) -> WildDocIndex:
+    try:
+        return parse_wilddoc_index(str(index))
+    except DatasetError as err:
+        raise DatasetError(f"{source}: {err}") from None
+
+
+def wilddoc_answers(task: str, answer: Any) -> tuple[str, ...]:
+    """Gold answers of one WildDoc row: DocVQA / ChartQA list text is expanded (``"['40', '40%']"``),
+    a TableVQA answer stays one string (its ``|`` separates the items of one answer)."""
+    if task == "table":
+        return (str(answer),)
+    return tuple(parse_answers(answer if isinstance(answer, (list, tuple)) else str(answer)))
+
+
+def _wilddoc_sample(row: dict[str, Any], image: str, source: str) -> Sample:
+    for key in ("index", "question", "answer"):
+        if row.get(key) is None:
+            raise DatasetError(f"{source}: row has no {key!r}")
+    idx = _index_at(row["index"], source)
+    return Sample(
+        id=str(row["index"]),
+        image=image,
+        question=str(row["question"]),
+        answers=wilddoc_answers(idx.task, row["answer"]),
+        task=idx.task,
+        subset=idx.subset,
+        group=idx.group,
+        capture=idx.capture,
+        meta={"dataset": "WildDoc", "split": idx.split},
+    )
+
+
+# --- files ---------------------------------------------------------------------------------------
+
+
+def _open_text(path: Path) -> io.TextIOBase:
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line number, object)`` for each non-blank line of a JSONL file (``.gz`` allowed).
+
+    Raises DatasetError naming the file (and line) when it is missing, unreadable or not JSON objects.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DatasetError(f"{path}: no such file")
+    try:
+        with _open_text(path) as fh:
+            for number, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise DatasetError(f"{path}:{number}: not valid JSON ({err.msg})") from None
+                if not isinstance(obj, dict):
+                    raise DatasetError(f"{path}:{number}: expected a JSON object, got {type(obj).__name__}")
+                yield number, obj
+    except (OSError, UnicodeDecodeError, EOFError) as err:
+        raise DatasetError(f"{path}: cannot read ({err})") from None
+
+
+def _resolve(base: Path, image: str) -> str:
+    return image if not image or os.path.isabs(image) else str(base / image)
+
+
+def load_samples_jsonl(path: str | Path) -> list[Sample]:
+    """Read a JSONL file of ``Sample.to_dict()`` rows; relative image paths are resolved against the
+    file's folder. Raises DatasetError naming the line of a row that lacks a required field."""
+    path = Path(path)
+    samples = []
+    for number, row in iter_jsonl(path):
+        missing = [k for k in ("id", "image", "question", "answers", "task") if k not in row]
+        if missing:
+            raise DatasetError(f"{path}:{number}: row lacks {', '.join(missing)}")
+        if isinstance(row["answers"], str):
+            raise DatasetError(f"{path}:{number}: 'answers' must be a list of strings, got a string")
+        try:
+            sample = Sample.from_dict(row)
+        except (TypeError, ValueError) as err:
+            raise DatasetError(f"{path}:{number}: malformed sample ({err})") from None
+        samples.append(_with_image(sample, _resolve(path.parent, sample.image)))
+    if not samples:
+        raise DatasetError(f"{path}: holds no samples")
+    return samples
+
+
+def _with_image(sample: Sample, image: str) -> Sample:
+    d = sample.to_dict()
+    d["image"] = image
+    return Sample.from_dict(d)
+
+
+def load_synth(directory: str | Path) -> list[Sample]:
+    """Load a generated set: ``DIR/samples.jsonl`` written by the synthetic generator."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise DatasetError(f"{directory}: no such directory (expected a synthetic set with samples.jsonl)")
+    index = directory / "samples.jsonl"
+    if not index.is_file():
+        raise DatasetError(f"{directory}: no samples.jsonl in this directory")
+    return load_samples_jsonl(index)
+
+
+# --- WildDoc TSV ---------------------------------------------------------------------------------
+
+_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "png"),
+    (b"\xff\xd8\xff", "jpg"),
+    (b"GIF8", "gif"),
+    (b"BM", "bmp"),
+    (b"II*\x00", "tif"),
+    (b"MM\x00*", "tif"),
+)
+
+
+def _image_extension(encoded: str) -> str:
+    """File extension from the first bytes of a base64 image, without decoding all of it."""
+    try:
+        head = base64.b64decode(encoded[:32], validate=False)
+    except (binascii.Error, ValueError):
+        return "img"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "webp"
+    for magic, ext in _MAGIC:
+        if head.startswith(magic):
+            return ext
+    return "img"
+
+
+def cache_base64_image(encoded: str, cache_dir: Path, source: str) -> Path:
+    """Write a base64 image once into ``cache_dir``, named by the SHA-256 of its encoded text.
+
+    An existing file is reused without decoding; a new one is written atomically (so concurrent
+    loaders never see half a file). Raises DatasetError naming ``source`` for invalid base64.
+    """
+    encoded = encoded.strip()
+    digest = hashlib.sha256(encoded.encode("ascii", "replace")).hexdigest()[:40]
+    target = cache_dir / f"{digest}.{_image_extension(encoded)}"
+    if target.is_file():
+        return target
+    try:
+        data = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError) as err:
+        raise DatasetError(f"{source}: image is not valid base64 ({err})") from None
+    if not data:
+        raise DatasetError(f"{source}: image is empty")
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=cache_dir, suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def default_image_cache() -> Path:
+    """Where decoded dataset images go: ``<DOCINTENT_CACHE_DIR>/images``."""
+    from ..settings import get_settings
+
+    return Path(get_settings().cache_dir) / "images"
+
+
+def load_wilddoc_tsv(path: str | Path, cache_dir: str | Path | None = None) -> list[Sample]:
+    """Load WildDoc in VLMEvalKit TSV form.
+
+    Columns: ``index``, ``question``, ``answer`` and either ``image`` (base64; a short value that is the
+    index of another row reuses that row's image, as VLMEvalKit writes shared images) or ``image_path``
+    (relative to the TSV's folder). Base64 images go to ``cache_dir`` (default
+    :func:`default_image_cache`), once each.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DatasetError(f"{path}: no such file")
+    cache = Path(cache_dir) if cache_dir is not None else default_image_cache()
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # base64 images are far longer than csv's 128 kB default
+    samples: list[Sample] = []
+    image_of: dict[str, str] = {}
+    references: list[tuple[int, str]] = []
+    with _open_text(path) as fh:
+        reader = csv.DictReader(fh, delimiter="\t")
+        columns = set(reader.fieldnames or ())
+        missing = {"index", "question", "answer"} - columns
+        if missing:
+            raise DatasetError(f"{path}: missing column(s) {', '.join(sorted(missing))}")
+        if not columns & {"image", "image_path"}:
+            raise DatasetError(f"{path}: needs an 'image' (base64) or 'image_path' column")
+        for number, row in enumerate(reader, 2):
+            source = f"{path}:{number}"
+            index = str(row.get("index") or "")
+            encoded = (row.get("image") or "").strip()
+            if row.get("image_path"):
+                image = _resolve(path.parent, row["image_path"])
+            elif len(encoded) > 64:
+                image = str(cache_base64_image(encoded, cache, source))
+            elif encoded:
+                references.append((len(samples), encoded))
+                image = ""
+            else:
+                raise DatasetError(f"{source}: row {index!r} has no image")
+            samples.append(_wilddoc_sample(row, image, source))
+            image_of[index] = image
+    for position, ref in references:
+        if not image_of.get(ref):
+            raise DatasetError(f"{path}: row {samples[position].id!r} refers to the image of row {ref!r}, which has none")
+        samples[position] = _with_image(samples[position], image_of[ref])
+    if not samples:
+        raise DatasetError(f"{path}: holds no rows")
+    return samples
+
+
+def load_wilddoc_dir(directory: str | Path, cache_dir: str | Path | None = None) -> list[Sample]:
+    """Load WildDoc from a folder: its ``*.jsonl`` files (rows with ``index``, ``question``, ``answer``
+    and ``image`` or ``image_path`` relative to the folder), or else its single ``*.tsv``."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise DatasetError(f"{directory}: no such directory")
+    files = sorted(directory.glob("*.jsonl")) + sorted(directory.glob("*.jsonl.gz"))
+    if not files:
+        tsvs = sorted(directory.glob("*.tsv"))
+        if len(tsvs) == 1:
+            return load_wilddoc_tsv(tsvs[0], cache_dir)
+        problem = "several .tsv files; name one" if tsvs else "no .jsonl or .tsv file"
+        raise DatasetError(f"{directory}: {problem}")
+    samples = []
+    for file in files:
+        for number, row in iter_jsonl(file):
+            image = row.get("image") or row.get("image_path")
+            if not image:
+                raise DatasetError(f"{file}:{number}: row has no 'image' or 'image_path'")
+            samples.append(_wilddoc_sample(row, _resolve(directory, str(image)), f"{file}:{number}"))
+    if not samples:
+        raise DatasetError(f"{directory}: the .jsonl files hold no rows")
+    return samples
+
+
+def load_wilddoc(path: str | Path, cache_dir: str | Path | None = None) -> list[Sample]:
+    """WildDoc from a TSV file or a folder (see :func:`load_wilddoc_tsv`, :func:`load_wilddoc_dir`)."""
+    path = Path(path)
+    if path.is_dir():
+        return load_wilddoc_dir(path, cache_dir)
+    if not path.exists():
+        raise DatasetError(f"{path}: no such file or directory")
+    return load_wilddoc_tsv(path, cache_dir)
+
+
+# --- entry point ---------------------------------------------------------------------------------
+
+
+def load_dataset(spec: str, cache_dir: str | Path | None = None) -> list[Sample]:
+    """Load the samples a spec names: ``synth:DIR``, ``wilddoc:PATH`` (TSV or folder), ``jsonl:PATH``.
+
+    Raises DatasetError naming the spec or path and the problem (unknown kind, missing file, bad row).
+    """
+    kind, sep, target = str(spec).partition(":")
+    if not sep or not target:
+        raise DatasetError(f"dataset spec {spec!r}: expected KIND:PATH with KIND one of {', '.join(DATASET_KINDS)}")
+    path = Path(target).expanduser()
+    if kind == "synth":
+        return load_synth(path)
+    if kind == "wilddoc":
+        return load_wilddoc(path, cache_dir)
+    if kind == "jsonl":
+        return load_samples_jsonl(path)
+    raise DatasetError(f"dataset spec {spec!r}: unknown kind {kind!r}; valid kinds: {', '.join(DATASET_KINDS)}")
+
+
+# --- reference predictions -----------------------------------------------------------------------
+
+
+def read_wilddoc_predictions(path: str | Path) -> list[dict[str, Any]]:
+    """Read a WildDoc predictions file (JSONL or JSONL.gz rows with ``index``, ``answer``,
+    ``prediction``, optionally ``question``) as scorable rows: ``id``, ``task``, ``subset``, ``group``,
+    ``capture``, ``question``, ``answers``, ``prediction``."""
+    rows = []
+    for number, row in iter_jsonl(path):
+        for key in ("index", "answer", "prediction"):
+            if key not in row:
+                raise DatasetError(f"{path}:{number}: row has no {key!r}")
+        idx = _index_at(row["index"], f"{path}:{number}")
+        rows.append(
+            {
+                "id": str(row["index"]),
+                "task": idx.task,
+                "subset": idx.subset,
+                "group": idx.group,
+                "capture": idx.capture,
+                "question": str(row.get("question", "")),
+                "answers": wilddoc_answers(idx.task, row["answer"]),
+                "prediction": row["prediction"],
+            }
+        )
+    if not rows:
+        raise DatasetError(f"{path}: holds no rows")
+    return rows
