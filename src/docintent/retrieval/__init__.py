@@ -1,1 +1,34 @@
-"""docintent.retrieval"""
+"""Closed-corpus page retrieval: a page index, static retrievers (BM25, dense, fusion) and a search agent.
+
+>>> from docintent.retrieval import build_index, PageIndex, get_retriever
+>>> build_index(["manuals/"], "manuals.idx")                                   # doctest: +SKIP
+>>> index = PageIndex.open("manuals.idx")                                      # doctest: +SKIP
+>>> get_retriever(index, "bm25").search("how to change the page margins", k=5)  # doctest: +SKIP
+"""
+
+from .index import BuildReport, PageIndex, PageRecord, build_index
+from .retrievers import (
+    METHODS,
+    BM25Retriever,
+    DenseRetriever,
+    FusionRetriever,
+    Hit,
+    Retriever,
+    get_retriever,
+    reciprocal_rank_fusion,
+)
+
+__all__ = [
+    "METHODS",
+    "BM25Retriever",
+    "BuildReport",
+    "DenseRetriever",
+    "FusionRetriever",
+    "Hit",
+    "PageIndex",
+    "PageRecord",
+    "Retriever",
+    "build_index",
+    "get_retriever",
+    "reciprocal_rank_fusion",
+]

@@ -1,0 +1,63 @@
+"""``docintent search``: rank the pages of an index for a query (static retrievers or the search agent)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("search", help="find the pages of an index that answer a query")
+    p.add_argument("index", help="index directory made by `docintent index`")
+    p.add_argument("query", help="the question or keywords")
+    p.add_argument("-k", type=int, default=10, help="number of pages to list (default 10)")
+    p.add_argument(
+        "--method",
+        choices=["bm25", "dense", "fusion", "agent"],
+        default="bm25",
+        help="bm25 (default), dense (needs docintent[dense]), fusion (reciprocal-rank fusion) or agent",
+    )
+    p.add_argument("--planner", choices=["offline", "openai"], default="offline", help="agent planner (with --method agent)")
+    p.add_argument("--model", default=None, help="model name for --planner openai (default DOCINTENT_MODEL)")
+    p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (default DOCINTENT_BASE_URL / OPENAI_BASE_URL)")
+    p.add_argument("--api-key", default=None, help="API key (default OPENAI_API_KEY; local servers need none)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..errors import ConfigError
+    from ..retrieval import PageIndex, get_retriever
+
+    if args.k < 1:
+        raise ConfigError(f"-k must be at least 1, got {args.k}")
+    index = PageIndex.open(args.index)
+    rows = []
+    if args.method == "agent":
+        from ..retrieval.agent import SearchAgent
+        from ..retrieval.planners import OfflinePlanner, OpenAIPlanner
+
+        planner = (
+            OfflinePlanner()
+            if args.planner == "offline"
+            else OpenAIPlanner(model=args.model, base_url=args.base_url, api_key=args.api_key)
+        )
+        result = SearchAgent(index, planner).run(args.query)
+        for rank, page in enumerate(result.ranking[: args.k], start=1):
+            rows.append({"rank": rank, "handle": page.handle, "evidence": list(page.evidence), "rationale": page.rationale})
+    else:
+        for rank, hit in enumerate(get_retriever(index, args.method).search(args.query, args.k), start=1):
+            rows.append({"rank": rank, "handle": hit.handle, "score": round(hit.score, 4)})
+    for row in rows:
+        rec = index.record(row["handle"])
+        row["document"], row["page"] = rec.doc_path, rec.page_no + 1
+        row["snippet"] = " ".join(rec.text.split())[:80]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    if not rows:
+        print("no matching pages")
+    for row in rows:
+        score = f"{row['score']:8.3f}" if "score" in row else ""
+        print(f"{row['rank']:3d}  {row['handle']}  {score}  {row['document']} p.{row['page']}  {row['snippet']}")
+    return 0

@@ -1,0 +1,499 @@
+"""A closed-corpus page index: opaque page handles, page text, provenance and a BM25 full-text index.
+
+Layout of an index directory::
+
+    index.sqlite        documents, pages (handle, provenance, text, text source), build settings
+    bm25.npz, bm25_vocab.json   the BM25 weight matrix (rows in handle order) and its vocabulary
+    images/<handle>.jpg only with ``images="jpeg"``
+    dense_<model>.npy   dense embeddings, written on first dense search
+
+Page images are re-rendered from the PDF on demand by default (``images="lazy"``): pypdfium2 renders a page
+in ~15 ms, while JPEG copies at 144 DPI cost ~100-200 kB a page, i.e. more than the rest of the index ten times
+over. ``images="jpeg"`` stores them, for an index that must outlive its PDFs. Raster inputs are always read
+back from their file.
+
+Handles (``page_000123``) are a seeded shuffle of the page order, so neither the handle nor its number tells
+which document or page it is. They are fixed before any page is processed, which makes a resumed build
+give exactly the handles an uninterrupted one would.
+
+>>> report = build_index(["manual.pdf"], "manual.idx")          # doctest: +SKIP
+>>> index = PageIndex.open("manual.idx")                        # doctest: +SKIP
+>>> index.record(index.handles[0]).page_no                      # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import sys
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from ..errors import ConfigError, DatasetError, FileMissingError, InputError
+from ..page import Box, Page
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+DEFAULT_DPI = 144
+PDF_SUFFIXES = {".pdf"}
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp"}
+TEXT_MODES = ("auto", "pdf", "ocr")
+IMAGE_MODES = ("lazy", "jpeg")
+#: A text layer with fewer non-space characters than this counts as missing in ``text="auto"``.
+MIN_TEXT_CHARS = 20
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id INTEGER PRIMARY KEY, path TEXT NOT NULL, kind TEXT NOT NULL, n_pages INTEGER NOT NULL,
+    size INTEGER NOT NULL, title TEXT
+);
+CREATE TABLE IF NOT EXISTS pages (
+    handle TEXT PRIMARY KEY, doc_id INTEGER NOT NULL REFERENCES documents(doc_id), page_no INTEGER NOT NULL,
+    width INTEGER, height INTEGER, text TEXT, text_source TEXT, seconds REAL
+);
+CREATE INDEX IF NOT EXISTS pages_todo ON pages(doc_id, page_no);
+"""
+
+
+@dataclass(frozen=True)
+class PageRecord:
+    """One indexed page: its handle, where it came from, and its text.
+
+    ``page_no`` is 0-based. ``text_source``: "pdf" (text layer) or "ocr:<engine>".
+    """
+
+    handle: str
+    doc_path: str
+    doc_title: str
+    page_no: int
+    width: int
+    height: int
+    text: str
+    text_source: str
+
+
+@dataclass
+class BuildReport:
+    """What one call of :func:`build_index` did."""
+
+    pages_total: int
+    pages_done_before: int
+    pages_processed: int
+    pages_by_source: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    complete: bool = False
+    skipped_files: list[str] = field(default_factory=list)
+
+    @property
+    def pages_per_minute(self) -> float:
+        return 60.0 * self.pages_processed / self.seconds if self.seconds > 0 else 0.0
+
+
+def collect_inputs(inputs: Iterable[str | Path]) -> list[Path]:
+    """PDFs and images named by ``inputs``; directories are searched recursively. Sorted, no duplicates."""
+    found: list[Path] = []
+    for item in inputs:
+        p = Path(item)
+        if p.is_dir():
+            found.extend(
+                q for q in sorted(p.rglob("*")) if q.is_file() and q.suffix.lower() in PDF_SUFFIXES | IMAGE_SUFFIXES
+            )
+        elif p.is_file():
+            found.append(p)
+        else:
+            raise FileMissingError(p, "no such file or directory")
+    unique = sorted({q.resolve() for q in found})
+    if not unique:
+        raise InputError(", ".join(map(str, inputs)), "no PDF or image files found")
+    return unique
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    con = sqlite3.connect(str(path))
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA synchronous=NORMAL")
+    return con
+
+
+def _open_pdf(path: Path):
+    import pypdfium2 as pdfium
+
+    try:
+        return pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as err:
+        raise InputError(path, f"cannot open PDF: {err}") from None
+
+
+def _pdf_title(pdf, fallback: str) -> str:
+    try:
+        title = (pdf.get_metadata_dict().get("Title") or "").strip()
+    except Exception:  # noqa: BLE001 - broken metadata must not stop an index build
+        title = ""
+    return title or fallback
+
+
+def render_pdf_page(pdf_page, dpi: int) -> np.ndarray:
+    """RGB uint8 rendering of a pypdfium2 page at ``dpi``."""
+    bitmap = pdf_page.render(scale=dpi / 72.0)
+    array = bitmap.to_numpy()
+    if bitmap.mode in ("BGRA", "BGRX"):
+        array = array[:, :, [2, 1, 0]]
+    elif bitmap.mode == "BGR":
+        array = array[:, :, ::-1]
+    return np.ascontiguousarray(array[:, :, :3])
+
+
+def _pdf_text(pdf_page) -> str:
+    textpage = pdf_page.get_textpage()
+    try:
+        return textpage.get_text_range().replace("\r\n", "\n").replace("\r", "\n")
+    finally:
+        textpage.close()
+
+
+def _fingerprint(files: Sequence[Path]) -> list[list[Any]]:
+    return [[str(f), f.stat().st_size] for f in files]
+
+
+def build_index(
+    inputs: Iterable[str | Path],
+    out: str | Path,
+    *,
+    dpi: int = DEFAULT_DPI,
+    text: str = "auto",
+    ocr: Any = None,
+    images: str = "lazy",
+    seed: int = 0,
+    overwrite: bool = False,
+    limit: int | None = None,
+    progress: bool | None = None,
+    commit_every: int = 25,
+) -> BuildReport:
+    """Index the pages of ``inputs`` (PDFs, images or directories of them) into directory ``out``.
+
+    ``text``: "auto" (PDF text layer, OCR when a page has none), "pdf" (text layer only) or "ocr" (always OCR).
+    ``ocr``: an OCR engine (anything with ``.read(page).text``) or an engine name for
+    :func:`docintent.ocr.get_engine`; loaded only when a page needs it. ``images``: "lazy" or "jpeg" (see the
+    module docstring). ``limit``: process at most this many pages in this call (the rest on a later call).
+
+    Re-running on an unfinished index resumes it: finished pages are kept and not processed again. Pages are
+    committed every ``commit_every`` pages and when the build is interrupted (Ctrl-C included).
+    """
+    if text not in TEXT_MODES:
+        raise ConfigError(f"text mode {text!r} is unknown; valid: {', '.join(TEXT_MODES)}")
+    if images not in IMAGE_MODES:
+        raise ConfigError(f"image mode {images!r} is unknown; valid: {', '.join(IMAGE_MODES)}")
+    files = collect_inputs(inputs)
+    out = Path(out)
+    db_path = out / "index.sqlite"
+    settings = {"schema": SCHEMA_VERSION, "dpi": dpi, "text": text, "images": images, "seed": seed}
+    if overwrite and out.exists():
+        for name in ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm", "bm25.npz", "bm25_vocab.json"):
+            (out / name).unlink(missing_ok=True)
+        for p in out.glob("dense_*.npy"):
+            p.unlink()
+    out.mkdir(parents=True, exist_ok=True)
+    con = _connect(db_path)
+    try:
+        con.executescript(_SCHEMA)
+        stored = dict(con.execute("SELECT key, value FROM meta"))
+        if stored:
+            if json.loads(stored["settings"]) != settings or json.loads(stored["inputs"]) != _fingerprint(files):
+                raise ConfigError(
+                    f"{out} holds an index of other inputs or settings; choose another output directory "
+                    "or rebuild it with --overwrite"
+                )
+            skipped = json.loads(stored.get("skipped", "[]"))
+        else:
+            skipped = _plan(con, files, settings, seed)
+        return _process(con, out, settings, ocr, limit, progress, commit_every, skipped)
+    finally:
+        con.close()
+
+
+def _plan(con: sqlite3.Connection, files: list[Path], settings: dict, seed: int) -> list[str]:
+    """Register documents and assign every page its shuffled handle before any page is processed."""
+    slots: list[tuple[int, int]] = []
+    skipped: list[str] = []
+    for doc_id, path in enumerate(files):
+        if path.suffix.lower() in PDF_SUFFIXES:
+            try:
+                pdf = _open_pdf(path)
+            except InputError as err:
+                log.warning("skipping %s", err)
+                skipped.append(str(err))
+                continue
+            n_pages, title, kind = len(pdf), _pdf_title(pdf, path.stem), "pdf"
+            pdf.close()
+        else:
+            n_pages, title, kind = 1, path.stem, "image"
+        con.execute(
+            "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?)", (doc_id, str(path), kind, n_pages, path.stat().st_size, title)
+        )
+        slots.extend((doc_id, p) for p in range(n_pages))
+    if not slots:
+        raise InputError(", ".join(map(str, files)), "none of the inputs could be opened")
+    order = np.random.default_rng(seed).permutation(len(slots))
+    width = max(6, len(str(len(slots) - 1)))
+    con.executemany(
+        "INSERT INTO pages (handle, doc_id, page_no) VALUES (?, ?, ?)",
+        ((f"page_{int(order[i]):0{width}d}", d, p) for i, (d, p) in enumerate(slots)),
+    )
+    meta = {"settings": json.dumps(settings), "inputs": json.dumps(_fingerprint(files)), "skipped": json.dumps(skipped)}
+    con.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
+    con.commit()
+    return skipped
+
+
+class _OcrReader:
+    """Resolves the OCR engine on first use, so text-layer builds never load a model."""
+
+    def __init__(self, ocr: Any) -> None:
+        self._spec = ocr
+        self._engine = None if ocr is None or isinstance(ocr, str) else ocr
+
+    def __call__(self, page: Page) -> tuple[str, str]:
+        if self._engine is None:
+            from ..ocr import get_engine
+
+            self._engine = get_engine(self._spec)
+        result = self._engine.read(page)
+        return result.text, f"ocr:{getattr(self._engine, 'name', type(self._engine).__name__)}"
+
+
+def _process(
+    con: sqlite3.Connection,
+    out: Path,
+    settings: dict,
+    ocr: Any,
+    limit: int | None,
+    progress: bool | None,
+    commit_every: int,
+    skipped: list[str],
+) -> BuildReport:
+    from tqdm import tqdm
+
+    total = con.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
+    done_before = con.execute("SELECT COUNT(*) FROM pages WHERE text IS NOT NULL").fetchone()[0]
+    todo = con.execute(
+        "SELECT p.handle, p.doc_id, p.page_no, d.path, d.kind FROM pages p JOIN documents d USING (doc_id) "
+        "WHERE p.text IS NULL ORDER BY p.doc_id, p.page_no"
+    ).fetchall()
+    if limit is not None:
+        todo = todo[: max(limit, 0)]
+    report = BuildReport(total, done_before, 0, skipped_files=list(skipped))
+    read_ocr = _OcrReader(ocr)
+    dpi, mode, images = settings["dpi"], settings["text"], settings["images"]
+    if images == "jpeg":
+        (out / "images").mkdir(exist_ok=True)
+    show = sys.stderr.isatty() if progress is None else progress
+    bar = tqdm(total=total, initial=done_before, disable=not show, unit="page", desc="index")
+    start = time.perf_counter()
+    open_doc: tuple[int, Any] | None = None
+    pending = 0
+    try:
+        for handle, doc_id, page_no, path, kind in todo:
+            t0 = time.perf_counter()
+            if kind == "pdf":
+                if open_doc is None or open_doc[0] != doc_id:
+                    if open_doc is not None:
+                        open_doc[1].close()
+                    open_doc = (doc_id, _open_pdf(Path(path)))
+                pdf_page = open_doc[1][page_no]
+                w_pt, h_pt = pdf_page.get_size()
+                width, height = round(w_pt * dpi / 72.0), round(h_pt * dpi / 72.0)
+                page_text, source = ("", "")
+                if mode in ("auto", "pdf"):
+                    page_text, source = _pdf_text(pdf_page), "pdf"
+                rgb = None
+                if mode == "ocr" or (mode == "auto" and len("".join(page_text.split())) < MIN_TEXT_CHARS):
+                    rgb = render_pdf_page(pdf_page, dpi)
+                    page_text, source = read_ocr(Page.from_array(rgb, source=f"{path}#page={page_no}"))
+                if images == "jpeg":
+                    rgb = render_pdf_page(pdf_page, dpi) if rgb is None else rgb
+                    _save_jpeg(rgb, out / "images" / f"{handle}.jpg")
+                pdf_page.close()
+            else:
+                from ..io import load_page
+
+                page = load_page(path)
+                width, height = page.size
+                page_text, source = ("", "none") if mode == "pdf" else read_ocr(page)
+                if images == "jpeg":
+                    _save_jpeg(page.pixels, out / "images" / f"{handle}.jpg")
+            con.execute(
+                "UPDATE pages SET width=?, height=?, text=?, text_source=?, seconds=? WHERE handle=?",
+                (width, height, page_text, source, time.perf_counter() - t0, handle),
+            )
+            report.pages_processed += 1
+            report.pages_by_source[source] = report.pages_by_source.get(source, 0) + 1
+            pending += 1
+            if pending >= commit_every:
+                con.commit()
+                pending = 0
+            bar.update(1)
+    finally:
+        con.commit()
+        bar.close()
+        if open_doc is not None:
+            open_doc[1].close()
+        report.seconds = time.perf_counter() - start
+    remaining = con.execute("SELECT COUNT(*) FROM pages WHERE text IS NULL").fetchone()[0]
+    if remaining == 0:
+        _write_bm25(con, out)
+        report.complete = True
+    return report
+
+
+def _save_jpeg(rgb: np.ndarray, path: Path) -> None:
+    from PIL import Image
+
+    Image.fromarray(rgb).save(path, quality=85, optimize=True)
+
+
+def _write_bm25(con: sqlite3.Connection, out: Path) -> None:
+    from .bm25 import BM25
+    from .text import tokenize
+
+    rows = con.execute("SELECT text FROM pages ORDER BY handle").fetchall()
+    BM25.fit(tokenize(t) for (t,) in rows).save(out)
+
+
+class PageIndex:
+    """A finished page index opened for search and page access.
+
+    >>> index = PageIndex.open("manual.idx")                 # doctest: +SKIP
+    >>> index.text(index.handles[0])[:40]                    # doctest: +SKIP
+    """
+
+    def __init__(self, directory: Path, con: sqlite3.Connection) -> None:
+        self.directory = directory
+        self._con = con
+        meta = dict(con.execute("SELECT key, value FROM meta"))
+        self.settings: dict = json.loads(meta["settings"])
+        self.handles: list[str] = [h for (h,) in con.execute("SELECT handle FROM pages ORDER BY handle")]
+        self.row_of: dict[str, int] = {h: i for i, h in enumerate(self.handles)}
+        self._pdfs: dict[str, Any] = {}
+
+    @classmethod
+    def open(cls, directory: str | Path) -> "PageIndex":
+        """Open an index built by :func:`build_index`; refuses an unfinished one (re-run the build to finish it)."""
+        directory = Path(directory)
+        db = directory / "index.sqlite"
+        if not db.is_file():
+            raise DatasetError(f"{directory}: not a docintent index (no index.sqlite); build one with `docintent index`")
+        con = sqlite3.connect(str(db), check_same_thread=False)
+        todo = con.execute("SELECT COUNT(*) FROM pages WHERE text IS NULL").fetchone()[0]
+        if todo or not (directory / "bm25.npz").is_file():
+            con.close()
+            raise DatasetError(f"{directory}: the index build is unfinished ({todo} pages left); run `docintent index` again to resume it")
+        return cls(directory, con)
+
+    def __len__(self) -> int:
+        return len(self.handles)
+
+    def __contains__(self, handle: object) -> bool:
+        return handle in self.row_of
+
+    @cached_property
+    def bm25(self):
+        """The BM25 model (rows in :attr:`handles` order), loaded on first use."""
+        from .bm25 import BM25
+
+        return BM25.load(self.directory)
+
+    def _check(self, handle: str) -> None:
+        if handle not in self.row_of:
+            raise InputError(handle, f"unknown page handle in index {self.directory}")
+
+    def record(self, handle: str) -> PageRecord:
+        """Provenance and text of one page."""
+        self._check(handle)
+        row = self._con.execute(
+            "SELECT p.handle, d.path, d.title, p.page_no, p.width, p.height, p.text, p.text_source "
+            "FROM pages p JOIN documents d USING (doc_id) WHERE p.handle = ?",
+            (handle,),
+        ).fetchone()
+        return PageRecord(*row)
+
+    def records(self) -> list[PageRecord]:
+        """Every page, in handle order."""
+        rows = self._con.execute(
+            "SELECT p.handle, d.path, d.title, p.page_no, p.width, p.height, p.text, p.text_source "
+            "FROM pages p JOIN documents d USING (doc_id) ORDER BY p.handle"
+        ).fetchall()
+        return [PageRecord(*r) for r in rows]
+
+    def text(self, handle: str) -> str:
+        """The page text (text layer or OCR)."""
+        self._check(handle)
+        return self._con.execute("SELECT text FROM pages WHERE handle = ?", (handle,)).fetchone()[0]
+
+    @cached_property
+    def texts(self) -> list[str]:
+        """Every page text in :attr:`handles` order (for dense embedding and batch work)."""
+        return [t for (t,) in self._con.execute("SELECT text FROM pages ORDER BY handle")]
+
+    def image(self, handle: str) -> Page:
+        """The page image: the stored JPEG, the raster input, or the PDF page re-rendered at the index DPI."""
+        rec = self.record(handle)
+        jpeg = self.directory / "images" / f"{handle}.jpg"
+        if jpeg.is_file():
+            from ..io import load_page
+
+            return load_page(jpeg)
+        if rec.doc_path.lower().endswith(".pdf"):
+            pdf = self._pdfs.get(rec.doc_path)
+            if pdf is None:
+                pdf = self._pdfs[rec.doc_path] = _open_pdf(Path(rec.doc_path))
+            pdf_page = pdf[rec.page_no]
+            try:
+                return Page.from_array(render_pdf_page(pdf_page, self.settings["dpi"]), source=handle)
+            finally:
+                pdf_page.close()
+        from ..io import load_page
+
+        page = load_page(rec.doc_path)
+        return Page(page.pixels, source=handle)
+
+    def region_text(self, handle: str, box: Box) -> str:
+        """Text inside ``box`` of a page: from the PDF text layer when the page has one, else by OCR of the crop."""
+        rec = self.record(handle)
+        if rec.text_source == "pdf":
+            pdf = self._pdfs.get(rec.doc_path)
+            if pdf is None:
+                pdf = self._pdfs[rec.doc_path] = _open_pdf(Path(rec.doc_path))
+            pdf_page = pdf[rec.page_no]
+            try:
+                w_pt, h_pt = pdf_page.get_size()
+                textpage = pdf_page.get_textpage()
+                try:
+                    # PDF space has its origin at the bottom left.
+                    return textpage.get_text_bounded(
+                        left=box.x0 * w_pt, bottom=(1 - box.y1) * h_pt, right=box.x1 * w_pt, top=(1 - box.y0) * h_pt
+                    )
+                finally:
+                    textpage.close()
+            finally:
+                pdf_page.close()
+        from ..ocr import get_engine
+
+        return get_engine().read(self.image(handle), box).text
+
+    def size_bytes(self) -> int:
+        """Bytes on disk of the index files (SQLite, BM25, stored images, dense embeddings)."""
+        return sum(p.stat().st_size for p in self.directory.rglob("*") if p.is_file())
+
+    def close(self) -> None:
+        for pdf in self._pdfs.values():
+            pdf.close()
+        self._pdfs.clear()
+        self._con.close()

@@ -1,0 +1,428 @@
+"""Planners for the :class:`~docintent.retrieval.agent.SearchAgent`: offline, OpenAI-compatible model, scripted.
+
+The offline planner never sees gold labels; it works from the query, the search results and the text of the
+pages it inspects, plus corpus idf statistics:
+
+1. If the query refers to its target indirectly ("the package named in the section about X"), it is split
+   at the cue into a *target* clause ("the package") and an *anchor* clause ("the section about X").
+2. Search the anchor clause (the whole query when there is no cue) and inspect the top pages.
+3. Direct queries: add pseudo-relevance-feedback terms (high tf-idf terms shared by the top inspected pages)
+   and search again; the final ranking fuses both searches.
+4. Bridged queries: collect *bridge terms* from the inspected anchor pages, i.e. names that stand next to
+   the target's type noun ("graphicx package", "package graphicx", ``\\usepackage{graphicx}``), titles
+   and defined terms; search each promising one together with the target clause; rank those results first,
+   each with the anchor page it came from as evidence.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter, defaultdict
+from typing import Any, Iterable, Sequence
+
+from ..brains.base import Usage
+from ..errors import ModelEndpointError
+from .agent import (
+    MAX_INSPECT,
+    MAX_TOP_K,
+    RANKING_SIZE,
+    Action,
+    AgentState,
+    AgentTools,
+    Planner,
+    RankedPage,
+    parse_ranking,
+)
+from .retrievers import reciprocal_rank_fusion
+from .text import STOPWORDS, stem, tokenize
+
+#: Phrases by which a query points at its target through another page (target clause before, anchor after).
+BRIDGE_CUES = (
+    "named in",
+    "named on",
+    "mentioned in",
+    "mentioned on",
+    "referred to in",
+    "referred to on",
+    "referenced in",
+    "recommended in",
+    "cited in",
+    "introduced in",
+    "that is the subject of",
+    "which appears in",
+    "that appears in",
+    "that comes up in",
+)
+#: Nouns that name the kind of thing a bridge points to; a bridge term stands next to one of them.
+TYPE_NOUNS = ("package", "class", "command", "environment", "option", "counter", "file", "program", "bundle", "macro", "font", "function")
+_GENERIC = frozenset(
+    "the this that a an new each any following same other these those its his their our your one two three "
+    "latex tex pdf file files package packages class classes command commands option options standard base "
+    "document documents user users used use using kernel first second some all many example examples".split()
+)
+_NAME = r"([A-Za-z][A-Za-z0-9-]{1,30})"
+
+
+def split_bridge(query: str) -> tuple[str, str] | None:
+    """(target clause, anchor clause) when the query uses a bridge cue, else None.
+
+    >>> split_bridge("the first page of the package named in the section about float placement")
+    ('the first page of the package', 'the section about float placement')
+    """
+    low = query.lower()
+    best = None
+    for cue in BRIDGE_CUES:
+        at = low.find(cue)
+        if at > 0 and (best is None or at < best[0]):
+            best = (at, cue)
+    if best is None:
+        return None
+    at, cue = best
+    target, anchor = query[:at].strip(" ,;:?"), query[at + len(cue) :].strip(" ,;:?")
+    return (target, anchor) if anchor else None
+
+
+def bridge_terms(text: str, type_nouns: Iterable[str]) -> Counter:
+    """Names standing next to one of ``type_nouns`` in ``text`` (lower-cased), with their counts."""
+    found: Counter = Counter()
+    for noun in type_nouns:
+        for pattern in (rf"\b{_NAME}\s+{noun}s?\b", rf"\b{noun}s?\s+{_NAME}\b", rf"\b{_NAME}\.sty\b" if noun == "package" else None):
+            if pattern:
+                found.update(m.lower() for m in re.findall(pattern, text))
+        if noun == "package":
+            for group in re.findall(r"\\(?:usepackage|RequirePackage)(?:\[[^\]]*\])?\{([^}]+)\}", text):
+                found.update(name.strip().lower() for name in group.split(",") if name.strip())
+        if noun == "environment":
+            found.update(m.lower() for m in re.findall(r"\\begin\{([A-Za-z*]+)\}", text))
+    return Counter({t: c for t, c in found.items() if t not in _GENERIC and t not in STOPWORDS and not t.isdigit()})
+
+
+class OfflinePlanner(Planner):
+    """Query reformulation from inspected text, with no model (see the module docstring).
+
+    ``method``: the retrieval method of its searches; ``prf_terms``: expansion terms per feedback round;
+    ``bridges``: how many bridge terms it follows.
+    """
+
+    name = "offline"
+
+    def __init__(self, method: str = "bm25", *, prf_terms: int = 5, prf_pages: int = 3, bridges: int = 4) -> None:
+        self.method = method
+        self.prf_terms = prf_terms
+        self.prf_pages = prf_pages
+        self.bridges = bridges
+
+    # --- the plan ------------------------------------------------------------------------------------
+
+    def _plan(self, state: AgentState, tools: AgentTools) -> list[Action]:
+        """All actions so far are deterministic functions of the history, so the plan is recomputed each step."""
+        split = split_bridge(state.query)
+        anchor = split[1] if split else state.query
+        searches = state.searched()
+        texts = state.texts()
+        if not searches:
+            return [Action("search", {"query": anchor, "method": self.method, "top_k": MAX_TOP_K}, "search the anchor" if split else "first search")]
+        first = searches[0][1]
+        if state.inspection and not any(h in texts for h in first[:MAX_INSPECT]) and first:
+            return [Action("inspect_pages", {"handles": first[:MAX_INSPECT]}, "read the best pages of the first search")]
+        done_queries = {q for q, _ in searches}
+        if split:
+            nouns = [n for n in TYPE_NOUNS if re.search(rf"\b{n}s?\b", split[0].lower())] or ["package"]
+            plan = []
+            for term, _support in self._bridge_candidates(state, tools, nouns)[: self.bridges]:
+                q = f"{term} {nouns[0]} {split[0]}"
+                if q not in done_queries:
+                    plan.append(Action("search", {"query": q, "method": self.method, "top_k": 20}, f"follow bridge term {term!r}"))
+            if not state.inspection and f"{split[0]}" not in done_queries and split[0]:
+                plan.append(Action("search", {"query": split[0], "method": self.method, "top_k": MAX_TOP_K}, "search the target clause"))
+            return plan
+        if state.inspection:
+            expansion = self._feedback_terms(state, tools)
+            if expansion:
+                q = f"{state.query} {' '.join(expansion)}"
+                if q not in done_queries:
+                    return [Action("search", {"query": q, "method": self.method, "top_k": MAX_TOP_K}, "pseudo-relevance feedback")]
+        return []
+
+    def next_action(self, state: AgentState, tools: AgentTools) -> Action:
+        plan = self._plan(state, tools)
+        if plan and state.steps_left > 1:
+            return plan[0]
+        ranking, _ = self.finalize(state, tools)
+        return Action("submit", {"ranking": [p.__dict__ | {"evidence": list(p.evidence)} for p in ranking]}, "submit")
+
+    # --- reasoning over inspected text ----------------------------------------------------------------
+
+    def _feedback_terms(self, state: AgentState, tools: AgentTools) -> list[str]:
+        """High tf-idf terms shared by the top inspected pages of the first search, not already in the query."""
+        texts = state.texts()
+        first = state.searched()[0][1]
+        top = [texts[h] for h in first[: self.prf_pages] if h in texts]
+        if not top:
+            return []
+        query_terms = set(tokenize(state.query))
+        weight: dict[str, float] = defaultdict(float)
+        present: Counter = Counter()
+        for text in top:
+            counts = Counter(tokenize(text))
+            total = sum(counts.values()) or 1
+            for term, tf in counts.items():
+                weight[term] += (tf / total) * tools.idf(term)
+                present[term] += 1
+        candidates = [t for t in weight if t not in query_terms and present[t] >= min(2, len(top)) and len(t) > 2 and not t.isdigit()]
+        candidates.sort(key=lambda t: -weight[t])
+        return candidates[: self.prf_terms]
+
+    def _bridge_candidates(self, state: AgentState, tools: AgentTools, nouns: Sequence[str]) -> list[tuple[str, str]]:
+        """(bridge term, the anchor page it was found on), best first.
+
+        A term scores by the rank of the anchor pages it appears on (1/rank), times its idf, so a rare name on
+        the best anchor page leads. Terms of the query itself are not bridges.
+        """
+        texts = state.texts()
+        first = state.searched()[0][1]
+        split = split_bridge(state.query)
+        query_words = {w.lower() for w in re.findall(r"[A-Za-z0-9-]+", state.query)}
+        query_stems = set(tokenize(state.query))
+        scores: dict[str, float] = defaultdict(float)
+        support: dict[str, str] = {}
+        for rank, handle in enumerate(first[:MAX_INSPECT], start=1):
+            if handle not in texts:
+                continue
+            for term, count in bridge_terms(texts[handle], nouns).items():
+                if term in query_words or stem(term) in query_stems:
+                    continue
+                idf = max(tools.idf(stem(term)), tools.idf(term), 0.1)
+                scores[term] += idf * (1.0 + math.log(count)) / rank
+                support.setdefault(term, handle)
+        ranked = sorted(scores, key=lambda t: -scores[t])
+        return [(t, support[t]) for t in ranked]
+
+    def finalize(self, state: AgentState, tools: AgentTools) -> tuple[list[RankedPage], Usage]:
+        searches = state.searched()
+        if not searches:
+            return [], Usage()
+        split = split_bridge(state.query)
+        if split and len(searches) > 1:
+            first = searches[0][1]
+            bridge_runs = [(q, hs) for q, hs in searches[1:]]
+            fused = reciprocal_rank_fusion([hs for _, hs in bridge_runs] + [hs for _, hs in bridge_runs[:1]])
+            support = {}
+            for q, hs in bridge_runs:
+                for h in hs:
+                    support.setdefault(h, q)
+            ranked = [h.handle for h in fused] + [h for h in first if h not in {x.handle for x in fused}]
+            anchors = tuple(first[:1])
+            pages = [
+                RankedPage(h, anchors if h in support else (h,), f"found by bridge search {support[h]!r}" if h in support else "anchor search")
+                for h in ranked
+            ]
+        else:
+            fused = reciprocal_rank_fusion([hs for _, hs in searches])
+            pages = [RankedPage(h.handle, (h.handle,), "fused rank over the searches") for h in fused]
+        unique = list({p.handle: p for p in reversed(pages)}.values())[::-1]
+        return unique[:RANKING_SIZE], Usage()
+
+    def judge(self, query: str, pages: list[tuple[str, Any]], tools: AgentTools) -> tuple[list[float], Usage]:
+        """idf-weighted share of the query terms a page contains (with no text, every page scores 0)."""
+        terms = set(tokenize(query))
+        total = sum(tools.idf(t) for t in terms) or 1.0
+        out = []
+        for _handle, text in pages:
+            if not isinstance(text, str):
+                out.append(0.0)
+                continue
+            have = set(tokenize(text))
+            out.append(sum(tools.idf(t) for t in terms & have) / total)
+        return out, Usage()
+
+
+class ScriptedPlanner(Planner):
+    """Plays a fixed list of actions, then the given final ranking: a test double for agents and budgets.
+
+    >>> planner = ScriptedPlanner([Action("search", {"query": "fonts"})], final=["page_000001"])
+    """
+
+    name = "scripted"
+
+    def __init__(self, actions: Sequence[Action], *, final: Sequence[str] = (), judgements: Sequence[float] = ()) -> None:
+        self.actions = list(actions)
+        self.final = list(final)
+        self.judgements = list(judgements)
+        self.finalize_calls = 0
+
+    def next_action(self, state: AgentState, tools: AgentTools) -> Action:
+        step = state.steps_used
+        return self.actions[step] if step < len(self.actions) else self.actions[-1]
+
+    def finalize(self, state: AgentState, tools: AgentTools) -> tuple[list[RankedPage], Usage]:
+        self.finalize_calls += 1
+        return [RankedPage(h) for h in self.final], Usage()
+
+    def judge(self, query: str, pages: list[tuple[str, Any]], tools: AgentTools) -> tuple[list[float], Usage]:
+        return [self.judgements[i] if i < len(self.judgements) else 0.0 for i in range(len(pages))], Usage()
+
+
+SYSTEM_PROMPT = """You find the pages of a closed document collection that answer a question.
+Pages are known only by opaque handles such as page_000123. Each turn, reply with exactly one JSON object
+and nothing else: {"tool": NAME, "args": {...}, "thought": "one sentence"}. Tools:
+- search: {"query": str, "method": "bm25"|"dense"|"fusion", "top_k": 1..50} -> ranked handles
+- inspect_pages: {"handles": [up to 10 handles]} -> the page images
+- crop_pages: {"crops": [{"handle": h, "region": [x0, y0, x1, y1] in 0..1, "purpose": str}]} -> zoomed crops
+- get_page_text: {"handle": h} -> the page's text
+- submit: {"ranking": [{"handle": h, "evidence": [handles], "rationale": str}, ...]} with EXACTLY 10 distinct handles,
+  the best first; evidence lists the pages that show why (for an indirect question, the page that names the target).
+Some questions identify their answer page only through another page (e.g. "the page documenting the package
+named in the section about X"): find that other page first, read the name on it, then search for the name.
+You have {budget} steps; after that you must give the ranking without tools."""
+
+
+def _image_part(page) -> dict[str, Any]:
+    import base64
+
+    import cv2
+
+    rgb = page.pixels
+    scale = 1024 / max(rgb.shape[:2])
+    if scale < 1:
+        rgb = cv2.resize(rgb, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode()}}
+
+
+def parse_json_reply(content: str) -> dict[str, Any]:
+    """The first JSON object in a model reply (code fences and surrounding prose are tolerated).
+
+    >>> parse_json_reply('Sure: ```json\\n{"tool": "search", "args": {"query": "x"}}\\n```')["tool"]
+    'search'
+    """
+    start = content.find("{")
+    if start < 0:
+        raise ValueError("the reply holds no JSON object")
+    obj, _ = json.JSONDecoder().raw_decode(content[start:])
+    if not isinstance(obj, dict):
+        raise ValueError("the reply's JSON is not an object")
+    return obj
+
+
+class OpenAIPlanner(Planner):
+    """A chat model behind any OpenAI-compatible endpoint, one JSON action per step.
+
+    ``base_url`` / ``api_key`` / ``model`` default to the DOCINTENT_* settings and OPENAI_* variables; a local
+    server needs no key. ``sees_images``: send inspected pages as images (a vision model), else as text.
+    Transient HTTP errors (429, 5xx, timeouts) are retried by the SDK (``max_retries``).
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        sees_images: bool = True,
+        max_retries: int = 3,
+        timeout: float = 120.0,
+        temperature: float = 0.0,
+    ) -> None:
+        from ..settings import get_settings
+
+        settings = get_settings()
+        self.model = model or settings.model
+        if not self.model:
+            raise ModelEndpointError("no model name: pass model= or set DOCINTENT_MODEL")
+        from openai import OpenAI
+
+        self.client = OpenAI(
+            base_url=base_url or settings.resolved_base_url(),
+            api_key=api_key or settings.resolved_api_key() or "not-needed",
+            max_retries=max_retries,
+            timeout=timeout,
+        )
+        self.sees_images = sees_images
+        self.temperature = temperature
+        self._messages: list[dict[str, Any]] = []
+        self._query: str | None = None
+        self._seen = 0
+
+    def _sync(self, state: AgentState) -> None:
+        """Bring the conversation up to date with the agent's history (a new query starts a new one)."""
+        if self._query != state.query or self._seen > len(state.history):
+            self._messages = [
+                {"role": "system", "content": SYSTEM_PROMPT.replace("{budget}", str(state.budget))},
+                {"role": "user", "content": f"Question: {state.query}"},
+            ]
+            self._query, self._seen = state.query, 0
+        for action, obs in state.history[self._seen :]:
+            self._messages.append({"role": "assistant", "content": json.dumps({"tool": action.tool, "args": action.args})})
+            text = json.dumps({"error": obs.error} if obs.error else obs.data)
+            left = state.budget - state.history.index((action, obs)) - 1
+            content: Any = f"{obs.tool} result ({left} steps left): {text}"
+            if obs.images:
+                content = [{"type": "text", "text": content}]
+                for handle, page in obs.images:
+                    content += [{"type": "text", "text": f"image of {handle}:"}, _image_part(page)]
+            self._messages.append({"role": "user", "content": content})
+        self._seen = len(state.history)
+
+    def _chat(self, messages: list[dict[str, Any]]) -> tuple[str, Usage]:
+        import openai
+
+        try:
+            reply = self.client.chat.completions.create(model=self.model, messages=messages, temperature=self.temperature)
+        except openai.APIError as err:
+            raise ModelEndpointError(f"{self.client.base_url}: model {self.model!r}: {err}") from None
+        u = reply.usage
+        usage = Usage(u.prompt_tokens, u.completion_tokens, 1) if u else Usage(calls=1)
+        return reply.choices[0].message.content or "", usage
+
+    def next_action(self, state: AgentState, tools: AgentTools) -> Action:
+        self._sync(state)
+        content, usage = self._chat(self._messages)
+        try:
+            obj = parse_json_reply(content)
+            return Action(str(obj.get("tool", "")), dict(obj.get("args") or {}), str(obj.get("thought", "")), usage)
+        except (ValueError, TypeError) as err:
+            # The tools reject the unknown tool, so the model sees its mistake at the cost of one step.
+            return Action("invalid_reply", {"reply": content[:500], "problem": str(err)}, "", usage)
+
+    def finalize(self, state: AgentState, tools: AgentTools) -> tuple[list[RankedPage], Usage]:
+        self._sync(state)
+        messages = self._messages + [
+            {
+                "role": "user",
+                "content": "The step budget is spent. Reply now with only "
+                '{"ranking": [{"handle": h, "evidence": [handles], "rationale": str}, ...]} holding exactly 10 '
+                "distinct handles you have seen, best first. No tools.",
+            }
+        ]
+        content, usage = self._chat(messages)
+        try:
+            return parse_ranking(parse_json_reply(content).get("ranking")), usage
+        except Exception:  # noqa: BLE001 - an unusable final reply becomes an empty ranking the agent fills
+            return [], usage
+
+    def judge(self, query: str, pages: list[tuple[str, Any]], tools: AgentTools) -> tuple[list[float], Usage]:
+        parts: list[dict[str, Any]] = [
+            {
+                "type": "text",
+                "text": f"Question: {query}\nRate how likely each page below answers the question, from 0 to 1. "
+                'Reply with only {"scores": {handle: number, ...}}.',
+            }
+        ]
+        for handle, content in pages:
+            if isinstance(content, str):
+                parts.append({"type": "text", "text": f"{handle}:\n{content[:3000]}"})
+            elif content is not None:
+                parts += [{"type": "text", "text": f"{handle}:"}, _image_part(content)]
+            else:
+                parts.append({"type": "text", "text": f"{handle} (not shown)"})
+        reply, usage = self._chat([{"role": "user", "content": parts}])
+        try:
+            scores = parse_json_reply(reply).get("scores", {})
+            return [float(scores.get(h, 0.0)) for h, _ in pages], usage
+        except (ValueError, TypeError, AttributeError):
+            return [0.0] * len(pages), usage
