@@ -1,0 +1,542 @@
+"""Reports of benchmark runs: Markdown and a self-contained HTML page with tables, plots and failures.
+
+Tables follow the layout of the DocIntent paper's results tables: one line per strategy (and run), per
+subtask score and consistency (WildDoc rules, :mod:`docintent.bench.metrics`), their average, the mean
+number of tools run per sample ("Avg. Tools"), the median seconds per sample and the tokens per sample.
+Table 1 holds the baselines and DocIntent, Table 2 the ablations (with DocIntent again for reference).
+A breakdown by recorded capture degradation shows which damage each strategy copes with.
+
+Example::
+
+    >>> from docintent.bench.report import load_run, write_report
+    >>> paths = write_report([load_run("runs/offline")], "reports/offline")   # doctest: +SKIP
+    >>> paths["markdown"]                                                      # doctest: +SKIP
+    PosixPath('reports/offline/report.md')
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import DatasetError
+from .metrics import TASKS, Summary, summarize
+from .runner import RESULTS_FILE, read_manifest, read_results
+
+#: Column titles of the task families.
+FAMILY_TITLES = {"doc": "DocVQA", "chart": "ChartQA", "table": "TableVQA"}
+#: Strategies reported in Table 2 (ablations); everything else goes to Table 1.
+ABLATIONS = ("prompt-only", "agres", "pipeline-random", "judge-random")
+#: Label of samples with no recorded degradation in the breakdown.
+CLEAN = "(none recorded)"
+MAX_FAILURES = 6
+
+
+# --- loading ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """One run directory: its rows (last per key), its manifest and a label for tables."""
+
+    path: Path
+    label: str
+    rows: list[dict[str, Any]]
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+
+def load_run(path: str | os.PathLike, label: str | None = None) -> Run:
+    """Read a run directory (or its ``results.jsonl``)."""
+    p = Path(path)
+    directory = p.parent if p.name == RESULTS_FILE else p
+    if not (directory / RESULTS_FILE).exists():
+        raise DatasetError(f"{directory}: not a run directory (no {RESULTS_FILE})")
+    rows = read_results(directory)
+    return Run(directory, label or directory.name, rows, read_manifest(directory) or {})
+
+
+def _unique_labels(runs: Sequence[Run]) -> None:
+    labels = [r.label for r in runs]
+    for run in runs:
+        if labels.count(run.label) > 1:
+            run.label = f"{run.path.parent.name}/{run.path.name}"
+
+
+# --- the strategy table ----------------------------------------------------------------------------
+
+
+@dataclass
+class StrategyRow:
+    """The figures of one strategy in one run."""
+
+    run: str
+    strategy: str
+    brain: str
+    rows: int
+    errors: int
+    summary: Summary | None
+    avg_tools: float
+    median_seconds: float
+    tokens_per_sample: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run": self.run, "strategy": self.strategy, "brain": self.brain, "rows": self.rows,
+            "errors": self.errors, "summary": self.summary.to_dict() if self.summary else None,
+            "avg_tools": self.avg_tools, "median_seconds": self.median_seconds,
+            "tokens_per_sample": self.tokens_per_sample,
+        }
+
+
+def _metric_row(row: dict[str, Any]) -> dict[str, Any]:
+    sample = row["sample"]
+    return {"task": sample["task"], "subset": sample.get("subset") or sample["task"],
+            "group": sample.get("group") or sample["id"], "score": float(row.get("score") or 0.0)}
+
+
+def _tokens(row: dict[str, Any]) -> int:
+    result = row.get("result") or {}
+    return int(result.get("prompt_tokens") or 0) + int(result.get("completion_tokens") or 0)
+
+
+def _tools(row: dict[str, Any]) -> int:
+    return int((row.get("result") or {}).get("tools_used") or 0)
+
+
+def strategy_rows(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]]) -> list[StrategyRow]:
+    """One :class:`StrategyRow` per (run label, strategy), strategies in the order they first appear.
+
+    Rows that failed count with score 0 (a sample without an answer is wrong), 0 tools and 0 tokens.
+    """
+    out = []
+    for label, rows in runs:
+        by_strategy: dict[str, list[dict[str, Any]]] = {}
+        for row in rows:
+            by_strategy.setdefault(row["strategy"], []).append(row)
+        for strategy, items in by_strategy.items():
+            brains = sorted({str(r.get("brain")) for r in items})
+            out.append(StrategyRow(
+                run=label,
+                strategy=strategy,
+                brain=", ".join(brains),
+                rows=len(items),
+                errors=sum(1 for r in items if r.get("error")),
+                summary=summarize([_metric_row(r) for r in items]),
+                avg_tools=statistics.fmean(_tools(r) for r in items),
+                median_seconds=statistics.median(float(r.get("seconds") or 0.0) for r in items),
+                tokens_per_sample=statistics.fmean(_tokens(r) for r in items),
+            ))
+    return out
+
+
+def _families(rows: Sequence[StrategyRow]) -> list[str]:
+    present = {t for r in rows if r.summary for t in r.summary.tasks}
+    return [t for t in TASKS if t in present]
+
+
+def _fmt(value: float | None, digits: int = 2) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{value:.{digits}f}"
+
+
+def strategy_table(rows: Sequence[StrategyRow]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of a results table (see the module docstring for the columns)."""
+    families = _families(rows)
+    many_runs = len({r.run for r in rows}) > 1
+    header = (["run"] if many_runs else []) + ["strategy"]
+    for fam in families:
+        header += [f"{FAMILY_TITLES[fam]} score", f"{FAMILY_TITLES[fam]} cons."]
+    header += ["Avg. score", "Avg. cons.", "Avg. Tools", "median s / sample", "tokens / sample", "rows", "errors"]
+    cells = []
+    for r in rows:
+        line = ([r.run] if many_runs else []) + [r.strategy]
+        for fam in families:
+            split = r.summary.tasks.get(fam) if r.summary else None
+            line += [_fmt(split.score if split else None), _fmt(split.consistency if split else None)]
+        line += [
+            _fmt(r.summary.average_score if r.summary else None),
+            _fmt(r.summary.average_consistency if r.summary else None),
+            _fmt(r.avg_tools),
+            _fmt(r.median_seconds),
+            _fmt(r.tokens_per_sample, 0),
+            str(r.rows),
+            str(r.errors),
+        ]
+        cells.append(line)
+    return header, cells
+
+
+def markdown_table(header: Sequence[str], cells: Sequence[Sequence[str]]) -> str:
+    """A GitHub Markdown table (text columns left, number columns right)."""
+    def numeric(col: int) -> bool:
+        return all(_is_number(line[col]) for line in cells) and bool(cells)
+
+    align = ["---:" if numeric(i) else "---" for i in range(len(header))]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in line) + " |" for line in cells]
+    return "\n".join(lines)
+
+
+def _is_number(text: str) -> bool:
+    if text == "–":
+        return True
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def table_markdown(rows: Sequence[StrategyRow]) -> str:
+    """The results table of ``rows`` as Markdown."""
+    return markdown_table(*strategy_table(rows))
+
+
+def split_tables(rows: Sequence[StrategyRow]) -> tuple[list[StrategyRow], list[StrategyRow]]:
+    """(Table 1, Table 2): baselines and DocIntent; ablations with DocIntent for reference (may be empty)."""
+    main = [r for r in rows if r.strategy not in ABLATIONS]
+    ablations = [r for r in rows if r.strategy in ABLATIONS]
+    if not main:
+        return ablations, []
+    if ablations:
+        ablations = ablations + [r for r in rows if r.strategy == "docintent"]
+    return main, ablations
+
+
+# --- degradation breakdown -------------------------------------------------------------------------
+
+
+@dataclass
+class DegradationTable:
+    """Score (percent, mean row score) per recorded degradation and column (strategy or run/strategy)."""
+
+    columns: list[str]
+    degradations: list[str]
+    samples: dict[str, int]  # distinct samples per degradation
+    scores: dict[str, dict[str, float]]  # degradation -> column -> score
+
+    def cells(self) -> tuple[list[str], list[list[str]]]:
+        header = ["degradation", "n"] + self.columns
+        body = [[d, str(self.samples[d])] + [_fmt(self.scores[d].get(c)) for c in self.columns]
+                for d in self.degradations]
+        return header, body
+
+
+def degradation_table(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]]) -> DegradationTable:
+    """Break scores down by the degradations recorded on each sample (a sample counts under each of its
+    degradations; samples with none under ``(none recorded)``)."""
+    many_runs = len(runs) > 1
+    sums: dict[str, dict[str, list[float]]] = {}
+    samples: dict[str, set[str]] = {}
+    columns: list[str] = []
+    for label, rows in runs:
+        for row in rows:
+            column = f"{label}/{row['strategy']}" if many_runs else row["strategy"]
+            if column not in columns:
+                columns.append(column)
+            names = list(row["sample"].get("degradations") or []) or [CLEAN]
+            for name in dict.fromkeys(names):
+                sums.setdefault(name, {}).setdefault(column, []).append(float(row.get("score") or 0.0))
+                samples.setdefault(name, set()).add(row["sample"]["id"])
+    order = sorted(sums, key=lambda d: (d == CLEAN, -len(samples[d]), d))
+    scores = {d: {c: 100.0 * statistics.fmean(v) for c, v in sums[d].items()} for d in order}
+    return DegradationTable(columns, order, {d: len(samples[d]) for d in order}, scores)
+
+
+# --- plots -----------------------------------------------------------------------------------------
+
+
+def _bar_plot(path: Path, groups: Sequence[str], series: dict[str, Sequence[float | None]], title: str,
+              ylabel: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    n = max(1, len(series))
+    width = 0.8 / n
+    x = np.arange(len(groups))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(groups) * max(1, n / 2)), 4.0), dpi=110)
+    for i, (name, values) in enumerate(series.items()):
+        heights = [np.nan if v is None else v for v in values]
+        ax.bar(x - 0.4 + width * (i + 0.5), heights, width, label=name)
+    ax.set_xticks(x, groups, rotation=20 if len(groups) > 5 else 0, ha="right" if len(groups) > 5 else "center")
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(0, 100)
+    ax.set_title(title)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8, ncol=min(n, 4), loc="upper right")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def plot_families(rows: Sequence[StrategyRow], path: Path) -> None:
+    """Grouped bars: score per task family (and average) for each strategy."""
+    families = _families(rows)
+    groups = [FAMILY_TITLES[f] for f in families] + ["Average"]
+    many_runs = len({r.run for r in rows}) > 1
+    series = {}
+    for r in rows:
+        name = f"{r.run}/{r.strategy}" if many_runs else r.strategy
+        values = [r.summary.tasks[f].score if r.summary and f in r.summary.tasks else None for f in families]
+        series[name] = values + [r.summary.average_score if r.summary else None]
+    _bar_plot(path, groups, series, "Score by strategy and task family", "score (%)")
+
+
+def plot_degradations(table: DegradationTable, path: Path) -> None:
+    """Grouped bars: score per recorded degradation for each strategy."""
+    groups = [f"{d} (n={table.samples[d]})" for d in table.degradations]
+    series = {c: [table.scores[d].get(c) for d in table.degradations] for c in table.columns}
+    _bar_plot(path, groups, series, "Score by recorded degradation", "score (%)")
+
+
+# --- failures --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Failure:
+    """A wrong row picked for the report, with the images to show (paths relative to the report)."""
+
+    run: str
+    row: dict[str, Any]
+    images: list[tuple[str, str]]  # (caption, relative path)
+    solved_by: list[str]
+
+
+def pick_failures(runs: Sequence[Run], limit: int = MAX_FAILURES) -> list[tuple[Run, dict[str, Any], list[str]]]:
+    """Wrong rows, one per sample: first those another strategy got right (the informative ones), then
+    errors, then the rest, each in file order."""
+    correct_by: dict[str, list[str]] = {}
+    for run in runs:
+        for row in run.rows:
+            if row.get("correct"):
+                correct_by.setdefault(row["sample"]["id"], []).append(row["strategy"])
+    candidates = []
+    for run in runs:
+        for position, row in enumerate(run.rows):
+            if row.get("correct"):
+                continue
+            solved = [s for s in correct_by.get(row["sample"]["id"], []) if s != row["strategy"]]
+            rank = 0 if solved else (1 if row.get("error") else 2)
+            candidates.append((rank, position, run, row, solved))
+    candidates.sort(key=lambda c: (c[0], c[1]))
+    picked, seen = [], set()
+    for _, _, run, row, solved in candidates:
+        if row["sample"]["id"] in seen:
+            continue
+        seen.add(row["sample"]["id"])
+        picked.append((run, row, solved))
+        if len(picked) >= limit:
+            break
+    return picked
+
+
+def _thumbnail(source: Path, target: Path, max_side: int = 640) -> bool:
+    """Write a JPEG thumbnail of an image file; False when it cannot be read."""
+    try:
+        from PIL import Image
+
+        with Image.open(source) as img:
+            img = img.convert("RGB")
+            img.thumbnail((max_side, max_side))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            img.save(target, quality=85)
+        return True
+    except Exception:  # a missing or unreadable image only loses its picture in the report
+        return False
+
+
+def failure_images(run: Run, row: dict[str, Any], out_dir: Path, index: int) -> list[tuple[str, str]]:
+    """Copy the pictures of one failure into ``out_dir/images``: the step images when the run saved them
+    (input, then the page after each tool with its verdict), otherwise the input image."""
+    images: list[tuple[str, str]] = []
+    result = row.get("result") or {}
+    steps_dir = row.get("steps_dir")
+    prefix = f"failure{index:02d}"
+    if steps_dir:
+        folder = run.path / steps_dir
+        verdicts = {}
+        for step in result.get("trace") or []:
+            if step.get("phase") == "B" and step.get("after"):
+                verdicts[step["after"]] = step["action"]
+        shown = []
+        if result.get("input_page"):
+            shown.append(("input", result["input_page"]))
+        for step in result.get("trace") or []:
+            if step.get("phase") == "tool" and step.get("action") == "applied" and step.get("after"):
+                verdict = verdicts.get(step["after"], "kept")
+                shown.append((f"after {step.get('tool')} ({verdict})", step["after"]))
+        for caption, page_hash in shown:
+            target = out_dir / "images" / f"{prefix}_{page_hash}.jpg"
+            if _thumbnail(folder / f"{page_hash}.jpg", target):
+                images.append((caption, target.relative_to(out_dir).as_posix()))
+    if not images:
+        source = Path(row["sample"]["image"])
+        if not source.is_absolute() and not source.exists():
+            source = run.path / source
+        target = out_dir / "images" / f"{prefix}_input.jpg"
+        if _thumbnail(source, target):
+            images.append(("input", target.relative_to(out_dir).as_posix()))
+    return images
+
+
+# --- writing ---------------------------------------------------------------------------------------
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1200px;color:#222;padding:0 1em}
+h1,h2,h3{font-weight:600} table{border-collapse:collapse;margin:1em 0;font-size:14px}
+th,td{border:1px solid #ccc;padding:4px 8px} th{background:#f2f2f2} td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr:nth-child(even) td{background:#fafafa} .meta{color:#666;font-size:13px} img.plot{max-width:100%}
+.failure{border:1px solid #ddd;border-radius:6px;padding:0.8em;margin:1em 0}
+.failure figure{display:inline-block;margin:0.3em;vertical-align:top} .failure img{max-height:320px;border:1px solid #ccc}
+figcaption{font-size:12px;color:#555} code{background:#f4f4f4;padding:1px 4px}
+"""
+
+
+def _html_table(header: Sequence[str], cells: Sequence[Sequence[str]]) -> str:
+    out = ["<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead><tbody>"]
+    for line in cells:
+        tds = "".join(
+            f'<td class="num">{html.escape(c)}</td>' if _is_number(c) else f"<td>{html.escape(c)}</td>" for c in line
+        )
+        out.append(f"<tr>{tds}</tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
+def _run_facts(run: Run) -> str:
+    m = run.manifest
+    config = m.get("config") or {}
+    git = m.get("git") or {}
+    parts = [f"{len(run.rows)} rows", f"brain {m.get('brain', '?')}"]
+    if config.get("dataset"):
+        parts.append(f"dataset {config['dataset']}")
+    if m.get("prompt_version"):
+        parts.append(f"prompt {m['prompt_version']}")
+    if git.get("commit"):
+        parts.append(f"commit {git['commit'][:10]}{' (dirty)' if git.get('dirty') else ''}")
+    if "seed" in m:
+        parts.append(f"seed {m['seed']}")
+    if m.get("started"):
+        parts.append(f"{m['started']} → {m.get('finished') or 'unfinished'}")
+    return f"{run.label}: " + ", ".join(parts)
+
+
+def write_report(runs: Sequence[Run], out_dir: str | os.PathLike, *, failures: int = MAX_FAILURES) -> dict[str, Path]:
+    """Write ``report.md``, ``report.html``, ``report.json`` and the plots into ``out_dir``.
+
+    Returns the written paths by kind ("markdown", "html", "json", "plot_families", "plot_degradations").
+    """
+    if not runs:
+        raise DatasetError("no run to report on")
+    runs = list(runs)
+    _unique_labels(runs)
+    empty = [r.label for r in runs if not r.rows]
+    if empty:
+        raise DatasetError(f"run(s) without any result row: {', '.join(empty)}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    pairs = [(r.label, r.rows) for r in runs]
+    rows = strategy_rows(pairs)
+    table1, table2 = split_tables(rows)
+    degradations = degradation_table(pairs)
+
+    paths = {"plot_families": out / "score_by_family.png", "plot_degradations": out / "score_by_degradation.png"}
+    plot_families(rows, paths["plot_families"])
+    plot_degradations(degradations, paths["plot_degradations"])
+
+    picked = []
+    for i, (run, row, solved) in enumerate(pick_failures(runs, failures)):
+        picked.append(Failure(run.label, row, failure_images(run, row, out, i), solved))
+
+    facts = [_run_facts(r) for r in runs]
+    md = ["# Benchmark report", ""] + [f"- {f}" for f in facts] + [""]
+    md += ["## Table 1: strategies", "", table_markdown(table1), ""]
+    if table2:
+        md += ["## Table 2: ablations", "", table_markdown(table2), ""]
+    md += ["Scores and consistencies in percent (WildDoc rules; TableVQA macro-averaged over its sub-splits); "
+           "Avg. Tools = tools run per sample; failed rows count as wrong.", ""]
+    md += ["## Score by recorded degradation", "", markdown_table(*degradations.cells()), ""]
+    md += [f"![score by family]({paths['plot_families'].name})", "",
+           f"![score by degradation]({paths['plot_degradations'].name})", ""]
+    if picked:
+        md += ["## Failures", ""]
+        for f in picked:
+            s = f.row["sample"]
+            md += [f"### {s['id']} — {f.row['strategy']} ({f.run})", "",
+                   f"- question: {s['question']}", f"- gold: {' | '.join(s['answers'])}",
+                   f"- answer: {f.row.get('answer')!r} (score {float(f.row.get('score') or 0):.2f})"]
+            if s.get("degradations"):
+                md.append(f"- degradations: {', '.join(s['degradations'])}")
+            if f.row.get("error"):
+                md.append(f"- error: `{f.row['error']}`")
+            if f.solved_by:
+                md.append(f"- answered correctly by: {', '.join(f.solved_by)}")
+            md += [""] + [f"![{cap}]({path})" for cap, path in f.images] + [""]
+    paths["markdown"] = out / "report.md"
+    paths["markdown"].write_text("\n".join(md), encoding="utf-8")
+
+    h = ["<!doctype html><html><head><meta charset='utf-8'><title>docintent benchmark report</title>",
+         f"<style>{_CSS}</style></head><body><h1>Benchmark report</h1>"]
+    h += [f"<p class='meta'>{html.escape(f)}</p>" for f in facts]
+    h += ["<h2>Table 1: strategies</h2>", _html_table(*strategy_table(table1))]
+    if table2:
+        h += ["<h2>Table 2: ablations</h2>", _html_table(*strategy_table(table2))]
+    h += ["<p class='meta'>Scores and consistencies in percent (WildDoc rules; TableVQA macro-averaged over its "
+          "sub-splits); Avg. Tools = tools run per sample; failed rows count as wrong.</p>"]
+    h += ["<h2>Score by recorded degradation</h2>", _html_table(*degradations.cells())]
+    h += [f"<p><img class='plot' src='{paths['plot_families'].name}' alt='score by family'></p>",
+          f"<p><img class='plot' src='{paths['plot_degradations'].name}' alt='score by degradation'></p>"]
+    if picked:
+        h.append("<h2>Failures</h2>")
+        for f in picked:
+            s = f.row["sample"]
+            h.append("<div class='failure'>")
+            h.append(f"<h3>{html.escape(s['id'])} — {html.escape(f.row['strategy'])} ({html.escape(f.run)})</h3><ul>")
+            h.append(f"<li>question: {html.escape(s['question'])}</li>")
+            h.append(f"<li>gold: {html.escape(' | '.join(s['answers']))}</li>")
+            h.append(f"<li>answer: <code>{html.escape(str(f.row.get('answer')))}</code> "
+                     f"(score {float(f.row.get('score') or 0):.2f})</li>")
+            if s.get("degradations"):
+                h.append(f"<li>degradations: {html.escape(', '.join(s['degradations']))}</li>")
+            if f.row.get("error"):
+                h.append(f"<li>error: <code>{html.escape(f.row['error'])}</code></li>")
+            if f.solved_by:
+                h.append(f"<li>answered correctly by: {html.escape(', '.join(f.solved_by))}</li>")
+            h.append("</ul>")
+            for cap, path in f.images:
+                h.append(f"<figure><img src='{html.escape(path)}' alt='{html.escape(cap)}'>"
+                         f"<figcaption>{html.escape(cap)}</figcaption></figure>")
+            h.append("</div>")
+    h.append("</body></html>")
+    paths["html"] = out / "report.html"
+    paths["html"].write_text("\n".join(h), encoding="utf-8")
+
+    data = {
+        "runs": [{"label": r.label, "path": str(r.path), "manifest": r.manifest} for r in runs],
+        "table1": [r.to_dict() for r in table1],
+        "table2": [r.to_dict() for r in table2],
+        "degradations": {"columns": degradations.columns, "samples": degradations.samples,
+                         "scores": degradations.scores},
+        "failures": [{"run": f.run, "sample": f.row["sample"]["id"], "strategy": f.row["strategy"],
+                      "images": [p for _, p in f.images]} for f in picked],
+    }
+    paths["json"] = out / "report.json"
+    paths["json"].write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return paths
+
+
+__all__ = [
+    "ABLATIONS", "DegradationTable", "Run", "StrategyRow", "degradation_table", "load_run", "markdown_table",
+    "pick_failures", "split_tables", "strategy_rows", "strategy_table", "table_markdown", "write_report",
+]

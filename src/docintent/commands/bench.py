@@ -1,0 +1,79 @@
+"""``docintent bench``: run strategies with a brain over a dataset into a resumable JSONL run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "bench",
+        help="run strategies over a dataset (one JSONL row per sample and strategy; resumable)",
+        description="Run strategies with a brain over a dataset. Rows already in OUT/results.jsonl are "
+        "skipped, so running the same command again resumes an interrupted run.",
+    )
+    p.add_argument("--dataset", required=True, metavar="KIND:PATH",
+                   help="synth:DIR, wilddoc:PATH or jsonl:PATH")
+    p.add_argument("--strategies", default="none", metavar="A,B",
+                   help="comma-separated strategy names (default: none)")
+    p.add_argument("--brain", default="offline", help="brain kind: offline, openai or scripted (default: offline)")
+    p.add_argument("--brain-opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="brain option (repeatable); values are read as JSON when they parse")
+    p.add_argument("--limit", type=int, metavar="N", help="only the first N samples of the dataset")
+    p.add_argument("--shard", metavar="I/N", help="only shard I (0-based) of N; shards partition the samples")
+    p.add_argument("--workers", type=int, default=1, metavar="K", help="worker processes (default: 1)")
+    p.add_argument("--retry-failed", action="store_true", help="run rows that ended with an error again")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--seed", type=int, default=0, help="seed of random orders and sampling (default: 0)")
+    p.add_argument("--save-steps", action="store_true",
+                   help="save every page state of every row under OUT/steps (for reports)")
+    p.add_argument("--out", required=True, metavar="DIR", help="run directory, e.g. runs/NAME")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..bench.datasets import load_dataset
+    from ..bench.runner import BrainFactory, parse_options, parse_shard, read_results, run_benchmark, select_shard
+    from ..errors import ConfigError
+
+    if args.limit is not None and args.limit < 0:
+        raise ConfigError(f"--limit must be >= 0, got {args.limit}")
+    samples = load_dataset(args.dataset)
+    total = len(samples)
+    if args.limit is not None:
+        samples = samples[: args.limit]
+    if args.shard:
+        index, count = parse_shard(args.shard)
+        samples = select_shard(samples, index, count)
+    strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
+    factory = BrainFactory(args.brain, parse_options(args.brain_opt))
+    summary = run_benchmark(
+        samples,
+        strategies,
+        factory,
+        args.out,
+        workers=args.workers,
+        retry_failed=args.retry_failed,
+        progress=False if args.no_progress else None,
+        seed=args.seed,
+        save_steps=args.save_steps,
+        config={"dataset": args.dataset, "dataset_samples": total, "limit": args.limit, "shard": args.shard,
+                "samples": len(samples)},
+    )
+    print(
+        f"{summary.results_path}: {summary.rows} rows ({summary.new_rows} new, {summary.skipped} already done, "
+        f"{summary.retried} retried, {summary.failed} with errors) in {summary.seconds:.1f} s "
+        f"({summary.samples_per_second:.2f} rows/s, {summary.workers} worker(s))"
+    )
+    rows = read_results(summary.out_dir)
+    names = set(strategies)
+    rows = [r for r in rows if r["strategy"] in names and r["sample"]["id"] in {s.id for s in samples}]
+    if rows:
+        from ..bench.report import strategy_rows, table_markdown
+
+        print(table_markdown(strategy_rows([(summary.out_dir.name, rows)])))
+    if summary.failed:
+        print(f"{summary.failed} row(s) have errors; see 'error' in {summary.results_path} "
+              "(rerun with --retry-failed to try them again)", file=sys.stderr)
+    return 0
