@@ -1,0 +1,190 @@
+"""The offline reader: a brain built on OCR and measured image signals. No model, no network.
+
+>>> from docintent.brains import get_brain
+>>> reader = get_brain("offline")                 # RapidOCR from the wheel
+>>> reader.answer(state).text                     # doctest: +SKIP
+'$1,250.00'
+
+How it answers each of the Brain's questions:
+
+- ``answer``: reads the page, analyses the question (locating words, expected answer type), and reads the
+  answer by layout: the value right of / after / below a field label, the cell where a row label meets a
+  column header, an aggregate over a column, or the value of a chart category.
+- ``decide``: answerable = a candidate of the expected type was found at the layout position with enough
+  confidence. Otherwise the degradations are measured in the question-relevant region and the tool for the
+  most severe one still available is chosen (page orientation first: nothing reads on a sideways page).
+- ``review``: re-reads the relevant region before and after the tool and keeps the change only when the
+  evidence became more legible (OCR confidence, characters recognised, strength of the label match).
+- ``diagnose``: every degradation whose measured severity passes its threshold.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+from ...ocr import detect_orientation, get_engine
+from ...ocr.base import OcrResult
+from ...page import Box, Page
+from ..base import Answer, Brain, Diagnosis, Keep, Rollback, State, UseTool
+from .answer import solve
+from .layout import Layout
+from .question import QuestionInfo, analyse
+
+log = logging.getLogger(__name__)
+
+#: Tools whose output moves content: their effect is judged on the whole page, not a region.
+GEOMETRIC_TOOLS = frozenset({"rotate_90", "rotate_180", "rotate_270", "dewarping"})
+#: Degradation -> tool, in the order ties are broken (the most disruptive first).
+TOOL_FOR = {"warp": "dewarping", "moire": "demoire", "blur": "deblurring", "shadow": "deshadowing", "appearance": "appearance"}
+
+
+@dataclass
+class Reading:
+    """What the reader got from one page: the OCR, the layout and the best answer with its evidence."""
+
+    ocr: OcrResult
+    layout: Layout
+    answer: str
+    confidence: float
+    region: Box
+    source: str
+
+
+class OfflineReader(Brain):
+    """Brain that reads with OCR and decides with measured signals (see the module docstring).
+
+    ``engine``: OCR engine kind; ``answer_threshold``: confidence at which a question counts as answerable;
+    ``severity_threshold``: minimum measured severity for a degradation to justify a tool;
+    ``orientation_confidence``: classifier confidence needed to rotate the page.
+    """
+
+    name = "offline"
+
+    def __init__(
+        self,
+        engine: str | None = None,
+        answer_threshold: float = 0.6,
+        severity_threshold: float = 0.35,
+        orientation_confidence: float = 0.6,
+        keep_margin: float = 0.0,
+    ) -> None:
+        self.engine_kind = engine
+        self.answer_threshold = float(answer_threshold)
+        self.severity_threshold = float(severity_threshold)
+        self.orientation_confidence = float(orientation_confidence)
+        self.keep_margin = float(keep_margin)
+
+    # -- reading --------------------------------------------------------------------------------
+
+    @property
+    def engine(self):
+        return get_engine(self.engine_kind)
+
+    def _info(self, state: State) -> QuestionInfo:
+        info = state.scratch.get("question_info")
+        if info is None:
+            info = analyse(state.question, state.task)
+            state.scratch["question_info"] = info
+        return info
+
+    def read(self, state: State, page: Page) -> Reading:
+        """OCR ``page`` (cached by hash) and read the answer from its layout."""
+        cache = state.scratch.setdefault("readings", {})
+        hit = cache.get(page.hash)
+        if hit is not None:
+            return hit
+        ocr = self.engine.read(page)
+        layout = Layout.from_ocr(ocr)
+        info = self._info(state)
+        result = solve(info, state.task, layout, page)
+        reading = Reading(ocr, layout, result.text, result.confidence, result.region, result.source)
+        cache[page.hash] = reading
+        return reading
+
+    def _orientation_fix(self, state: State, page: Page) -> str | None:
+        key = ("orientation", page.hash)
+        if key not in state.scratch:
+            orient = detect_orientation(page)
+            state.scratch[key] = orient.fix if orient.confidence >= self.orientation_confidence else None
+        return state.scratch[key]
+
+    # -- the four questions ---------------------------------------------------------------------
+
+    def answer(self, state: State) -> Answer:
+        reading = self.read(state, state.page)
+        return Answer(reading.answer, reading.confidence, f"read by {reading.source}")
+
+    def decide(self, state: State):
+        page = state.page
+        fix = self._orientation_fix(state, page)
+        if fix and fix in state.available_tools:
+            return UseTool(fix, "the page is not upright, so no text can be read")
+        reading = self.read(state, page)
+        if reading.confidence >= self.answer_threshold or not state.available_tools:
+            return Answer(reading.answer, reading.confidence, f"answerable: {reading.source} (confidence {reading.confidence:.2f})")
+        severities = self._severities(page, reading.region)
+        ranked = sorted(severities.items(), key=lambda kv: -kv[1])
+        for degradation, severity in ranked:
+            tool = TOOL_FOR.get(degradation)
+            if severity >= self.severity_threshold and tool in state.available_tools:
+                where = "the evidence region" if reading.region != Box.FULL else "the page"
+                return UseTool(tool, f"{degradation} severity {severity:.2f} in {where}; answer confidence {reading.confidence:.2f}")
+        return Answer(reading.answer, reading.confidence, f"no restorable degradation found; {reading.source}")
+
+    def review(self, state: State, before: Page, after: Page):
+        last_tool = next((s.tool for s in reversed(state.history) if s.phase == "tool"), None)
+        if last_tool in GEOMETRIC_TOOLS or before.size != after.size:
+            b = self._legibility(state, before, None)
+            a = self._legibility(state, after, None)
+            scope = "page"
+        else:
+            region = self.read(state, before).region
+            b = self._legibility(state, before, region)
+            a = self._legibility(state, after, region)
+            scope = "evidence region"
+        verdict = f"{scope} legibility {b:.3f} -> {a:.3f}"
+        if a >= b * (1.0 + self.keep_margin) and a > 0:
+            return Keep(verdict)
+        return Rollback(verdict)
+
+    def diagnose(self, state: State) -> Diagnosis:
+        page = state.page
+        found = [d for d, s in sorted(self._severities(page, None).items(), key=lambda kv: -kv[1]) if s >= self.severity_threshold]
+        rotation = self._orientation_fix(state, page)
+        if rotation:
+            found.insert(0, "orientation")
+        return Diagnosis(tuple(found), rotation)
+
+    # -- measurements ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _severities(page: Page, region: Box | None) -> dict[str, float]:
+        from ...perception import signals
+
+        measured = signals.measure(page, None if region in (None, Box.FULL) else region)
+        return {d: float(s) for d, s in measured.severities.items() if d in TOOL_FOR}
+
+    def _legibility(self, state: State, page: Page, region: Box | None) -> float:
+        """How well the evidence reads: confidence-weighted characters plus the strength of the label match."""
+        info = self._info(state)
+        if region is None:
+            reading = self.read(state, page)
+            result, layout = reading.ocr, reading.layout
+        else:
+            result = self.engine.read(page, region)
+            layout = Layout.from_ocr(result)
+        if not result.lines:
+            return 0.0
+        chars = sum(sum(ch.isalnum() for ch in line.text) * line.confidence**2 for line in result.lines)
+        from .extract import Matcher
+
+        matcher = Matcher(info, layout)
+        best = max((matcher.match(it)[0] for it in layout.items), default=0.0)
+        plain = sum(sum(ch.isalnum() for ch in line.text) for line in result.lines) or 1
+        quality = chars / plain  # mean squared confidence per character
+        return quality * (0.5 + 0.5 * best) * (1.0 - 1.0 / (1.0 + plain / 20.0))
+
+
+__all__ = ["OfflineReader", "Reading"]
