@@ -226,7 +226,7 @@ def stain(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> n
     body = cv2.GaussianBlur(body, (soft, soft), 0)
     rim = cv2.GaussianBlur(rim, (soft, soft), 0)
     colour = np.array([0.2, 0.4, 0.7], np.float32)  # brown absorbs blue most, red least
-    absorb = np.clip(0.35 * s * body + 0.5 * s * rim, 0.0, 0.9)
+    absorb = np.clip(0.35 * s * body + 0.3 * s * rim, 0.0, 0.9)
     field = 1.0 - absorb[:, :, None] * colour[None, None, :]
     return _to_uint8(a.astype(np.float32) * field)
 

@@ -17,14 +17,24 @@ def _odd(n: float) -> int:
     return max(3, int(n) | 1)
 
 
-def paper_background(pixels: np.ndarray, work_side: int = 384, text_kernel: float = 0.035) -> np.ndarray:
-    """Estimate the paper's illumination, per channel, as a float32 HxWx3 image in (0, 255].
+def paper_background(
+    pixels: np.ndarray,
+    work_side: int = 384,
+    text_kernel: float = 0.035,
+    chroma_ratio: float = 0.3,
+    dark_ratio: float | None = None,
+) -> np.ndarray:
+    """Estimate the paper's illumination, per channel, as a float32 HxWx3 image in [1, 255].
 
-    At ``work_side`` px (longest side) each channel is morphologically closed with a kernel of ``text_kernel`` times that
-    side, which replaces dark ink by the surrounding paper, then median-filtered to drop isolated specks.
-    Large coloured areas (bars of a chart, photos, a wooden table) survive the closing and would be divided
-    away, so they are masked out and the background there is filled in from nearby paper by normalised
-    convolution.
+    At ``work_side`` px (longest side) each channel is morphologically closed with a kernel of
+    ``text_kernel`` times that side, which replaces dark ink by the surrounding paper yet keeps the edges of
+    large light changes in place, then median-filtered to drop specks. Large coloured areas (bars of a
+    chart, photos, a wooden table) survive the closing and would be divided away, so they are masked out and
+    the background there is filled in from nearby paper by normalised convolution. An area counts as
+    coloured when its chroma, after white-balancing by the page's typical paper colour, exceeds
+    ``chroma_ratio`` of its brightness; with ``dark_ratio`` set, areas darker than that fraction of the
+    brightest paper nearby are masked too (right for stains and casts, wrong for shadows, whose paper is
+    legitimately dark).
     """
     h, w = pixels.shape[:2]
     scale = min(1.0, work_side / max(h, w))
@@ -35,13 +45,21 @@ def paper_background(pixels: np.ndarray, work_side: int = 384, text_kernel: floa
     # A closing (not a plain dilation) removes ink yet keeps a shadow's edge where it is.
     bg = cv2.morphologyEx(small, cv2.MORPH_CLOSE, kernel)
     bg = cv2.medianBlur(bg.astype(np.uint8), min(_odd(k / 2), 5)).astype(np.float32)
-    # Paper is colourless however dimly lit; clearly coloured areas (chart bars, a wooden table) are not
-    # paper, and their background is filled in from the nearest paper by normalised convolution. Brightness
-    # is deliberately not a criterion: paper deep in a shadow is as dark as a grey bar.
+    # Typical paper colour: the median colour of the brighter half of the background. Chroma is judged
+    # relative to it, so a page under yellow light is still recognised as paper.
     lum = bg.max(axis=2)
-    chroma = lum - bg.min(axis=2)
-    coloured = (chroma > 0.3 * lum + 10).astype(np.uint8)
-    coloured = cv2.dilate(coloured, cv2.getStructuringElement(cv2.MORPH_RECT, (k // 2 | 1, k // 2 | 1)))
+    bright = lum >= np.median(lum)
+    paper_colour = np.maximum(np.median(bg[bright], axis=0), 1.0)
+    balanced = bg * (paper_colour.max() / paper_colour)
+    blum = balanced.max(axis=2)
+    chroma = blum - balanced.min(axis=2)
+    # Brightness alone cannot tell paper from a grey bar (paper deep in a shadow is as dark), so by
+    # default only clearly coloured areas are treated as non-paper.
+    coloured = chroma > chroma_ratio * blum + 8
+    if dark_ratio is not None:
+        local_max = cv2.dilate(blum, cv2.getStructuringElement(cv2.MORPH_RECT, (4 * k + 1, 4 * k + 1)))
+        coloured |= blum < dark_ratio * local_max
+    coloured = cv2.dilate(coloured.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_RECT, (k // 2 | 1, k // 2 | 1)))
     paper = 1.0 - coloured.astype(np.float32)
     if 0.02 < paper.mean() < 0.999:
         sigma = 1.5 * k
