@@ -274,9 +274,9 @@ def _bar_plot(path: Path, groups: Sequence[str], series: dict[str, Sequence[floa
     ax.set_ylim(0, 100)
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8, ncol=min(n, 4), loc="upper right")
-    fig.tight_layout()
-    fig.savefig(path)
+    # Below the axes, so it never hides a bar at 100 %.
+    ax.legend(fontsize=8, ncol=min(n, 4), loc="upper center", bbox_to_anchor=(0.5, -0.18), frameon=False)
+    fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
 
 

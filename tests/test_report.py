@@ -1,0 +1,142 @@
+"""Reports of hand-made runs: the table figures, the degradation breakdown, plots and failure pictures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from docintent.bench.report import load_run, write_report
+from docintent.cli import main
+from docintent.errors import DatasetError
+
+# (id, task, group, degradations)
+SAMPLES = [
+    ("s1", "doc", "g1", ["blur"]),
+    ("s2", "doc", "g1", ["blur"]),
+    ("s3", "doc", "g2", ["shadow", "blur"]),
+    ("s4", "doc", "g2", []),
+    ("s5", "chart", "c1", []),
+    ("s6", "chart", "c1", []),
+]
+# strategy -> per sample (score, tools, seconds, tokens)
+FIGURES = {
+    "none": [(1, 0, 1, 0), (0, 0, 2, 0), (1, 0, 3, 0), (1, 0, 4, 0), (1, 0, 5, 0), (0, 0, 6, 0)],
+    "docintent": [(1, 1, 2, 120), (1, 2, 4, 120), (1, 0, 6, 120), (1, 0, 8, 120), (1, 1, 10, 120), (1, 2, 12, 120)],
+    "agres": [(1, 3, 1, 50), (1, 3, 1, 50), (0, 3, 1, 50), (0, 3, 1, 50), (1, 3, 1, 50), (1, 3, 1, 50)],
+}
+
+
+def _write_image(path: Path, shade: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(path), np.full((60, 80, 3), shade, np.uint8))
+
+
+def _make_run(root: Path, name: str = "offline") -> Path:
+    run = root / name
+    run.mkdir(parents=True)
+    rows = []
+    for strategy, figures in FIGURES.items():
+        for (sid, task, group, degradations), (score, tools, seconds, tokens) in zip(SAMPLES, figures):
+            image = root / "images" / f"{sid}.png"
+            _write_image(image, 200)
+            trace = [{"phase": "tool", "action": "applied", "tool": "deshadowing", "before": "in" + sid,
+                      "after": f"t{i}{sid}"} for i in range(tools)]
+            row = {
+                "sample": {"id": sid, "image": str(image), "question": f"value of {sid}?", "answers": ["7"],
+                           "task": task, "subset": "DocVQA" if task == "doc" else "ChartQA", "group": group,
+                           "capture": 1, "degradations": degradations, "meta": {}},
+                "strategy": strategy, "brain": "offline", "answer": "7" if score else "1", "score": float(score),
+                "correct": bool(score), "seconds": float(seconds), "error": None,
+                "result": {"tools_used": tools, "prompt_tokens": tokens - tokens // 6, "completion_tokens": tokens // 6,
+                           "trace": trace, "input_page": "in" + sid},
+            }
+            rows.append(row)
+    # the failure of "none" on s2 saved its step images
+    failed = next(r for r in rows if r["strategy"] == "none" and r["sample"]["id"] == "s2")
+    failed["steps_dir"] = "steps/s2__none"
+    failed["result"]["trace"] = [
+        {"phase": "tool", "action": "applied", "tool": "deshadowing", "before": "ins2", "after": "aaa"},
+        {"phase": "B", "action": "rollback", "tool": "deshadowing", "before": "ins2", "after": "aaa"},
+    ]
+    _write_image(run / "steps" / "s2__none" / "ins2.jpg", 90)
+    _write_image(run / "steps" / "s2__none" / "aaa.jpg", 180)
+    # an old failed row of s1/none, replaced by a later retry: only the last row per key counts
+    stale = json.loads(json.dumps(rows[0]))
+    stale.update(score=0.0, correct=False, error="ModelEndpointError: timed out")
+    lines = [stale] + rows
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    (run / "manifest.json").write_text(json.dumps({"brain": "offline", "seed": 3, "config": {"dataset": "synth:x"}}))
+    return run
+
+
+def _table_line(markdown: str, strategy: str) -> list[str]:
+    for line in markdown.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells and cells[0] == strategy:
+            return cells
+    raise AssertionError(f"no line for {strategy!r} in\n{markdown}")
+
+
+def test_tables_hold_the_right_numbers(tmp_path):
+    run = _make_run(tmp_path)
+    paths = write_report([load_run(run)], tmp_path / "report")
+    md = paths["markdown"].read_text()
+    table1 = md.split("## Table 1")[1].split("## Table 2")[0]
+    table2 = md.split("## Table 2")[1].split("## Score by recorded degradation")[0]
+    header = [c.strip() for c in table1.strip().splitlines()[2].strip("|").split("|")]
+    assert header[:5] == ["strategy", "DocVQA score", "DocVQA cons.", "ChartQA score", "ChartQA cons."]
+    assert header[5:10] == ["Avg. score", "Avg. cons.", "Avg. Tools", "median s / sample", "tokens / sample"]
+    # none: doc 3/4 rows right, 1 of 2 questions all right; chart 1/2, 0 of 1; averages of the two
+    assert _table_line(table1, "none") == ["none", "75.00", "50.00", "50.00", "0.00", "62.50", "25.00", "0.00",
+                                           "3.50", "0", "6", "0"]
+    assert _table_line(table1, "docintent")[1:10] == ["100.00", "100.00", "100.00", "100.00", "100.00", "100.00",
+                                                      "1.00", "7.00", "120"]
+    assert "agres" not in table1
+    assert _table_line(table2, "agres")[1:10] == ["50.00", "50.00", "100.00", "100.00", "75.00", "75.00", "3.00",
+                                                  "1.00", "50"]
+    assert "| docintent |" in table2  # for reference beside the ablations
+
+    degradations = md.split("## Score by recorded degradation")[1].split("![")[0]
+    assert _table_line(degradations, "blur") == ["blur", "3", "66.67", "100.00", "66.67"]
+    assert _table_line(degradations, "shadow") == ["shadow", "1", "100.00", "100.00", "0.00"]
+    assert _table_line(degradations, "(none recorded)") == ["(none recorded)", "3", "66.67", "100.00", "66.67"]
+
+    data = json.loads(paths["json"].read_text())
+    assert data["table1"][0]["summary"]["tasks"]["doc"]["score"] == 75.0
+
+
+def test_plots_html_and_failure_pictures(tmp_path):
+    run = _make_run(tmp_path)
+    out = tmp_path / "report"
+    paths = write_report([load_run(run)], out)
+    for kind in ("plot_families", "plot_degradations"):
+        assert paths[kind].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    page = paths["html"].read_text()
+    assert "<style>" in page and "<link" not in page  # self-contained apart from its relative images
+    assert "<td class=\"num\">75.00</td>" in page
+    data = json.loads(paths["json"].read_text())
+    failures = {(f["sample"], f["strategy"]): f["images"] for f in data["failures"]}
+    # s2 under "none" was solved by docintent: shown with its saved steps (input, then the rolled-back tool)
+    steps = failures[("s2", "none")]
+    assert len(steps) == 2 and all((out / p).exists() for p in steps)
+    assert "after deshadowing (rollback)" in page
+    # a failure without saved steps shows its input image
+    others = [images for key, images in failures.items() if key != ("s2", "none")]
+    assert others and all(len(images) == 1 and (out / images[0]).exists() for images in others)
+    for rel in steps:
+        assert f"src='{rel}'" in page
+
+
+def test_report_command_compares_runs(tmp_path, capsys):
+    first = _make_run(tmp_path / "a")
+    second = _make_run(tmp_path / "b", name="openai")
+    assert main(["report", str(first), str(second), "--out", str(tmp_path / "report")]) == 0
+    printed = capsys.readouterr().out
+    assert "| run | strategy |" in printed
+    assert "| offline | none | 75.00 |" in printed and "| openai | none | 75.00 |" in printed
+    with pytest.raises(DatasetError, match="not a run directory"):
+        load_run(tmp_path / "nowhere")
