@@ -11,4 +11,12 @@ from .page import Box, Page
 
 __version__ = "0.1.0"
 
-__all__ = ["Box", "DocIntentError", "Page", "__version__"]
+
+def ask(*args, **kwargs):
+    """Answer a question about a document image; see :func:`docintent.api.ask`."""
+    from .api import ask as _ask
+
+    return _ask(*args, **kwargs)
+
+
+__all__ = ["Box", "DocIntentError", "Page", "__version__", "ask"]

@@ -1,0 +1,58 @@
+"""One call for the common case: ``docintent.ask(image, question)``."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from .brains import Brain, get_brain
+from .brains.base import TASKS
+from .errors import ConfigError
+from .io import load_page
+from .page import Page
+from .strategies import Result, get_strategy
+
+
+def as_page(image: Page | np.ndarray | str | os.PathLike) -> Page:
+    """A Page from a Page, an RGB/grayscale array, or an image/PDF path (first page)."""
+    if isinstance(image, Page):
+        return image
+    if isinstance(image, np.ndarray):
+        return Page.from_array(image, source="<array>")
+    return load_page(image)
+
+
+def ask(
+    image: Page | np.ndarray | str | os.PathLike,
+    question: str,
+    task: str = "doc",
+    strategy: str = "docintent",
+    brain: Brain | str | None = None,
+    **strategy_options: Any,
+) -> Result:
+    """Answer ``question`` about ``image``, restoring only what blocks the answer.
+
+    ``task`` picks the answer format ("doc", "chart" or "table"); ``strategy`` one of
+    :data:`docintent.strategies.STRATEGIES`; ``brain`` a Brain, a kind ("offline", "openai") or None for
+    the offline reader. The Result carries the answer, confidence, tools kept and rolled back, the trace,
+    seconds and tokens.
+
+    >>> import docintent
+    >>> result = docintent.ask("invoice.jpg", "What is the total amount due?")   # doctest: +SKIP
+    >>> result.answer, result.tools_kept                                         # doctest: +SKIP
+    ('$1,250.00', ['deshadowing'])
+    """
+    if task not in TASKS:
+        raise ConfigError(f"task {task!r} is not one of {', '.join(TASKS)}")
+    if not question or not question.strip():
+        raise ConfigError("the question is empty")
+    page = as_page(image)
+    own_brain = not isinstance(brain, Brain)
+    the_brain = brain if isinstance(brain, Brain) else get_brain(brain or "offline")
+    try:
+        return get_strategy(strategy, **strategy_options).run(page, question, task, the_brain)
+    finally:
+        if own_brain:
+            the_brain.close()

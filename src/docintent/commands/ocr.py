@@ -1,0 +1,39 @@
+"""``docintent ocr IMAGE``: read the text of a page (optionally a region) with an OCR engine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ocr", help="read the text of an image or PDF page")
+    p.add_argument("image")
+    p.add_argument("--engine", default=None, help="rapidocr (default) or tesseract")
+    p.add_argument("--page", type=int, default=0, help="PDF page (0-based)")
+    p.add_argument("--region", help="x0,y0,x1,y1 in [0,1] or 0-1000 integers: read only this region")
+    p.add_argument("--upright", action="store_true", help="detect the page orientation and rotate it upright first")
+    p.add_argument("--json", action="store_true", help="print lines, words, boxes and confidences as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..io import load_page
+    from ..ocr import detect_orientation, get_engine
+    from ..page import Box
+    from ..tools import get_tool
+
+    page = load_page(args.image, page=args.page)
+    if args.upright:
+        fix = detect_orientation(page).fix
+        if fix:
+            page = get_tool(fix).run(page)
+    region = Box.parse([float(v) for v in args.region.split(",")]) if args.region else None
+    result = get_engine(args.engine).read(page, region)
+    if args.json:
+        data = result.to_dict()
+        data["ops"] = list(page.ops)
+        print(json.dumps(data, indent=2))
+    else:
+        print(result.text)
+    return 0

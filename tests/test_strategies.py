@@ -1,0 +1,174 @@
+"""The orchestration with the scripted brain: rollback, round bound, review-only Phase B, failures, baselines."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from docintent import Page
+from docintent.brains import Answer, Diagnosis, FunctionBrain, Keep, Rollback, ScriptedBrain, UseTool
+from docintent.errors import ConfigError, UnknownComponentError
+from docintent.strategies import PIPELINE_ORDER, STRATEGIES, get_strategy
+from docintent.tools import Tool, get_tool, register
+from docintent.tools import registry
+
+
+@pytest.fixture
+def page():
+    rng = np.random.default_rng(1)
+    return Page.from_array(rng.integers(0, 255, (60, 40, 3), dtype=np.uint8), source="noise")
+
+
+class Explode(Tool):
+    name = "explode"
+    degradation = "appearance"
+    description = "A tool that always fails (for tests)."
+
+    def apply(self, page):
+        raise RuntimeError("kaboom")
+
+
+@pytest.fixture
+def exploding_tool():
+    register(Explode)
+    yield "explode"
+    registry._REGISTRY.pop("explode", None)
+
+
+def applied(result):
+    return [s.tool for s in result.trace if s.phase == "tool" and s.action == "applied"]
+
+
+def test_rollback_restores_exactly_the_previous_page_and_disables_the_tool(page):
+    brain = ScriptedBrain(
+        decisions=[UseTool("rotate_90"), UseTool("rotate_90"), UseTool("rotate_180"), Answer("done")],
+        reviews=[Rollback("worse"), Keep("better")],
+    )
+    result = get_strategy("docintent").run(page, "q?", "doc", brain)
+    assert result.answer == "done"
+    assert result.tools_rolled_back == ["rotate_90"] and result.tools_kept == ["rotate_180"]
+    # the second request for rotate_90 was refused: the tool had left the available list
+    assert [(s.phase, s.action, s.tool) for s in result.trace][3:5] == [("A", "use_tool", "rotate_90"), ("tool", "skipped", "rotate_90")]
+    rollback = next(s for s in result.trace if s.action == "rollback")
+    assert rollback.before == page.hash
+    # after the rollback the next tool ran on the original page object
+    second = [s for s in result.trace if s.phase == "tool" and s.action == "applied"][1]
+    assert second.before == page.hash
+    assert np.array_equal(result.final_page.pixels, np.rot90(page.pixels, 2))
+
+
+def test_rollback_hands_back_the_same_page_object(page):
+    seen = []
+    brain = FunctionBrain(
+        decide=lambda s: (seen.append(s.page), UseTool("rotate_90"))[1] if len(seen) < 2 else Answer(str(s.page.hash)),
+        review=lambda s, before, after: Rollback("no"),
+    )
+    result = get_strategy("docintent").run(page, "q?", "doc", brain)
+    assert seen[1] is page and result.final_page is page
+    assert result.answer == page.hash
+
+
+def test_rounds_are_bounded_by_T(page):
+    brain = FunctionBrain(decide=lambda s: UseTool("rotate_90"), review=lambda s, b, a: Keep(), answer=lambda s: Answer("final"))
+    result = get_strategy("docintent", max_rounds=3).run(page, "q?", "doc", brain)
+    assert result.answer == "final"
+    assert sum(1 for s in result.trace if s.phase == "A") == 3
+    assert applied(result) == ["rotate_90"] * 3
+    assert result.trace[-1].phase == "answer"
+
+
+def test_phase_b_never_answers(page):
+    brain = FunctionBrain(decide=lambda s: UseTool("rotate_90"), review=lambda s, b, a: Answer("sneaky"))
+    with pytest.raises(TypeError, match="expected Keep or Rollback"):
+        get_strategy("docintent").run(page, "q?", "doc", brain)
+
+
+def test_failing_tool_counts_as_rollback_and_the_run_goes_on(page, exploding_tool):
+    brain = ScriptedBrain(decisions=[UseTool("explode"), UseTool("rotate_180")], final=Answer("still here"))
+    result = get_strategy("docintent", tools=("explode", "rotate_180")).run(page, "q?", "doc", brain)
+    assert result.answer == "still here" and result.error is None
+    failed = next(s for s in result.trace if s.action == "failed")
+    assert failed.tool == "explode" and "RuntimeError: kaboom" in failed.reason
+    assert result.tools_rolled_back == ["explode"] and result.tools_kept == ["rotate_180"]
+    # no review of a failed tool: the only review is for rotate_180
+    assert [c[0] for c in brain.calls].count("review") == 1
+
+
+def test_same_tool_never_runs_twice_on_the_same_page_state(page):
+    # A brain that rolls back nothing but asks again after Keep on an unchanged page state would loop;
+    # identical (page, tool) pairs are refused.
+    brain = FunctionBrain(decide=lambda s: UseTool("rotate_90"), review=lambda s, b, a: Rollback("no"))
+    result = get_strategy("agres", max_rounds=2, tools=("rotate_90",)).run(page, "q?", "doc", brain)
+    assert applied(result) == ["rotate_90", "rotate_90"]  # agres keeps: the page changes each time
+    result = get_strategy("docintent", max_rounds=4).run(page, "q?", "doc", brain)
+    assert applied(result) == ["rotate_90"]  # rolled back once, then disabled
+
+
+def test_agres_has_no_phase_b(page):
+    brain = ScriptedBrain(decisions=[UseTool("rotate_90"), Answer("a")], reviews=[Rollback("would roll back")])
+    result = get_strategy("agres").run(page, "q?", "doc", brain)
+    assert "review" not in [c[0] for c in brain.calls]
+    assert result.tools_kept == ["rotate_90"]
+
+
+def test_prompt_only_offers_no_tools(page):
+    offered = []
+    brain = FunctionBrain(decide=lambda s: (offered.append(list(s.available_tools)), Answer("x"))[1])
+    result = get_strategy("prompt-only").run(page, "q?", "doc", brain)
+    assert offered == [[]] and result.answer == "x" and result.tools_used == 0
+
+
+def test_none_answers_directly(page):
+    brain = ScriptedBrain(decisions=[UseTool("rotate_90")], final="direct")
+    result = get_strategy("none").run(page, "q?", "doc", brain)
+    assert result.answer == "direct" and brain.calls == [("answer", page.hash)] and result.tools_used == 0
+
+
+def test_pipeline_fixed_applies_every_restoration_tool_in_order(page):
+    for name in PIPELINE_ORDER:
+        get_tool(name)  # all five registered
+    result = get_strategy("pipeline-fixed").run(page, "q?", "doc", ScriptedBrain(final="p"))
+    assert applied(result) == list(PIPELINE_ORDER)
+    assert result.tools_used == 5 and result.answer == "p"
+
+
+def test_pipeline_random_is_a_seeded_permutation(page):
+    a = applied(get_strategy("pipeline-random", seed=3).run(page, "q?", "doc", ScriptedBrain()))
+    b = applied(get_strategy("pipeline-random", seed=3).run(page, "q?", "doc", ScriptedBrain()))
+    assert a == b and sorted(a) == sorted(PIPELINE_ORDER)
+    orders = {tuple(applied(get_strategy("pipeline-random", seed=s).run(page, "q?", "doc", ScriptedBrain()))) for s in range(6)}
+    assert len(orders) > 1
+
+
+def test_judge_fixed_applies_only_diagnosed_tools_in_the_fixed_order(page):
+    brain = ScriptedBrain(diagnosis=Diagnosis(("shadow", "orientation", "blur"), rotation="rotate_270"), final="j")
+    result = get_strategy("judge-fixed").run(page, "q?", "doc", brain)
+    assert applied(result) == ["rotate_270", "deblurring", "deshadowing"]
+    diag = next(s for s in result.trace if s.phase == "diagnose")
+    assert diag.data["degradations"] == ["shadow", "orientation", "blur"]
+
+
+def test_judge_random_uses_the_same_tools(page):
+    brain = ScriptedBrain(diagnosis=Diagnosis(("shadow", "warp", "moire", "appearance")))
+    tools = applied(get_strategy("judge-random", seed=1).run(page, "q?", "doc", brain))
+    assert sorted(tools) == ["appearance", "demoire", "deshadowing", "dewarping"]
+
+
+def test_unknown_strategy_lists_valid_ones():
+    with pytest.raises(UnknownComponentError, match="valid strategys: agres, docintent, judge-fixed"):
+        get_strategy("magic")
+    with pytest.raises(ConfigError, match="unknown option"):
+        get_strategy("docintent", rounds=3)
+    assert set(STRATEGIES) == {"none", "pipeline-fixed", "pipeline-random", "judge-fixed", "judge-random", "prompt-only", "agres", "docintent"}
+
+
+def test_trace_records_hashes_seconds_and_tokens(page):
+    from docintent.brains import Usage
+
+    brain = ScriptedBrain(decisions=[UseTool("rotate_90", usage=Usage(100, 5, 1))], reviews=[Keep(usage=Usage(50, 2, 1))], final=Answer("a", usage=Usage(10, 1, 1)))
+    result = get_strategy("docintent", max_rounds=1).run(page, "q?", "doc", brain)
+    assert (result.prompt_tokens, result.completion_tokens) == (160, 8)
+    tool_step = next(s for s in result.trace if s.phase == "tool")
+    assert tool_step.before == page.hash and tool_step.after == result.final_page.hash and tool_step.seconds >= 0
+    d = result.to_dict()
+    assert d["tools_used"] == 1 and d["trace"][0]["phase"] == "A"
