@@ -113,6 +113,8 @@ class Brain(ABC):
     """Base class of brains. Implementations: OpenAI-compatible model, offline reader, scripted."""
 
     name: str = "brain"
+    #: Version of the prompts a model brain sends (recorded in run manifests); None for brains without prompts.
+    prompt_version: str | None = None
 
     @abstractmethod
     def decide(self, state: State) -> Decision:

@@ -1,0 +1,132 @@
+"""Read function calls out of model replies: native ``tool_calls`` or calls written as plain text.
+
+Many servers return a call as text when their tool parser is off or the model drifts from the template:
+a bare JSON object, Hermes/Qwen ``<tool_call>...</tool_call>`` tags, or a fenced JSON block. This module turns
+all of them into one :class:`ParsedCall`.
+
+>>> parse_text_calls('<tool_call>{"name": "rotate_90", "arguments": {}}</tool_call>')[0].name
+'rotate_90'
+>>> parse_text_calls('```json\\n{"name": "answer", "arguments": {"answer": "42"}}\\n```')[0].arguments
+{'answer': '42'}
+>>> parse_json_object('Sure! {"answer": "Total: 7"} Hope this helps')
+{'answer': 'Total: 7'}
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_TAG_RE = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
+_FENCE_RE = re.compile(r"```(?:json|JSON|tool_call)?\s*(.*?)```", re.S)
+
+
+@dataclass
+class ParsedCall:
+    """One function call. ``arguments`` is None when they could not be decoded (see ``error``).
+
+    ``call_id`` is the server's id for native calls, None for calls read from text.
+    """
+
+    name: str
+    arguments: dict[str, Any] | None
+    call_id: str | None = None
+    error: str | None = None
+    raw: str = field(default="", repr=False)
+
+    @property
+    def native(self) -> bool:
+        return self.call_id is not None
+
+
+def decode_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """Arguments as a dict from a JSON string, a dict or nothing; returns (arguments, error)."""
+    if raw is None or raw == "":
+        return {}, None
+    if isinstance(raw, dict):
+        return raw, None
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as err:
+            return None, f"arguments are not valid JSON ({err.msg} at character {err.pos}): {raw[:200]!r}"
+        if isinstance(value, dict):
+            return value, None
+        return None, f"arguments must be a JSON object, got {type(value).__name__}: {raw[:200]!r}"
+    return None, f"arguments must be a JSON object, got {type(raw).__name__}"
+
+
+def _json_objects(text: str) -> list[Any]:
+    """Every top-level JSON value that starts with '{' in ``text``, in order (decoder scan, not regex)."""
+    decoder = json.JSONDecoder()
+    found = []
+    i = text.find("{")
+    while i != -1:
+        try:
+            value, end = decoder.raw_decode(text, i)
+        except json.JSONDecodeError:
+            i = text.find("{", i + 1)
+            continue
+        found.append(value)
+        i = text.find("{", end)
+    return found
+
+
+def parse_json_object(text: str | None) -> dict[str, Any] | None:
+    """The first JSON object in a reply (fenced or bare, surrounded by prose or not), else None."""
+    if not text:
+        return None
+    for candidate in [m.group(1) for m in _FENCE_RE.finditer(text)] + [text]:
+        for value in _json_objects(candidate):
+            if isinstance(value, dict):
+                return value
+    return None
+
+
+def _as_call(value: Any, raw: str) -> ParsedCall | None:
+    if not isinstance(value, dict):
+        return None
+    if isinstance(value.get("function"), dict):  # {"type": "function", "function": {...}}
+        value = value["function"]
+    name = value.get("name") or value.get("tool") or value.get("function")
+    if not isinstance(name, str) or not name:
+        return None
+    raw_args = next((value[k] for k in ("arguments", "parameters", "args", "input") if k in value), {})
+    arguments, error = decode_arguments(raw_args)
+    return ParsedCall(name.strip(), arguments, None, error, raw)
+
+
+def parse_text_calls(text: str | None) -> list[ParsedCall]:
+    """Function calls written as text: ``<tool_call>`` tags, fenced JSON or a bare JSON object."""
+    if not text:
+        return []
+    calls: list[ParsedCall] = []
+    for pattern in (_TAG_RE, _FENCE_RE):
+        for match in pattern.finditer(text):
+            for value in _json_objects(match.group(1)):
+                call = _as_call(value, match.group(0))
+                if call:
+                    calls.append(call)
+        if calls:
+            return calls
+    for value in _json_objects(text):
+        call = _as_call(value, text)
+        if call:
+            calls.append(call)
+    return calls
+
+
+def calls_from_message(message: Any) -> list[ParsedCall]:
+    """The calls of a chat-completion message: native ``tool_calls`` first, else those written in its text."""
+    native = []
+    for tc in getattr(message, "tool_calls", None) or []:
+        fn = getattr(tc, "function", None)
+        if fn is None or not getattr(fn, "name", None):
+            continue
+        arguments, error = decode_arguments(fn.arguments)
+        native.append(ParsedCall(fn.name, arguments, tc.id or "call", error, fn.arguments or ""))
+    if native:
+        return native
+    return parse_text_calls(getattr(message, "content", None))

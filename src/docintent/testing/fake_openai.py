@@ -1,0 +1,348 @@
+"""A real OpenAI-compatible HTTP server on loopback that answers from a script: a test double for model brains.
+
+It speaks the chat-completions protocol (``GET /v1/models``, ``POST /v1/chat/completions`` with ``usage``),
+records every request, and can misbehave on purpose: HTTP 429 with ``Retry-After``, 5xx, a delay past the
+client's timeout, plain-text tool calls, malformed arguments. Use it in your own tests::
+
+    from docintent.testing.fake_openai import FakeOpenAI, tool_call
+    with FakeOpenAI([tool_call("answer", answer="42", confidence="high")]) as server:
+        brain = ModelBrain(base_url=server.base_url, model=server.model)
+        ...
+        assert server.chat_requests[0]["tools"][0]["function"]["name"] == "answer"
+
+A script is a list of responses (served in order) or a function ``fn(request_body) -> response``. A response
+is a JSON-ready dict:
+
+==================================== ==============================================================
+``{"tool": NAME, "arguments": {..}}`` a native tool call (``arguments`` may be a string: sent verbatim)
+``{"content": TEXT}``                 a plain-text reply (tool calls written as text go here)
+``{"status": 429, "retry_after": 1}`` an HTTP error, with a ``Retry-After`` header when given
+``{"delay": SECONDS, ...}``           wait before replying (combine with any of the above)
+``{"usage": {...}}``                  override the token counts reported
+==================================== ==============================================================
+
+Prompt tokens are estimated by :func:`docintent.brains.tokens.request_tokens` (Qwen-VL rule for images,
+4 characters per text token). From a shell::
+
+    python -m docintent.testing.fake_openai --port 8011 --script replies.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence, Union
+
+from ..brains.tokens import request_tokens, text_tokens
+
+Response = dict[str, Any]
+Script = Union[Sequence[Response], Callable[[dict[str, Any]], Response]]
+
+
+# -- building responses ---------------------------------------------------------------------------
+
+
+def tool_call(name: str, content: str | None = None, **arguments: Any) -> Response:
+    """A native tool call of ``name`` with ``arguments`` (and optional text before it)."""
+    response: Response = {"tool": name, "arguments": arguments}
+    if content is not None:
+        response["content"] = content
+    return response
+
+
+def text(content: str) -> Response:
+    """A plain-text reply with no tool call."""
+    return {"content": content}
+
+
+def text_tool_call(name: str, style: str = "tags", **arguments: Any) -> Response:
+    """A tool call written as text, the way servers without a tool parser return it.
+
+    ``style``: "tags" (``<tool_call>{...}</tool_call>``), "fenced" (a ```json block) or "json" (bare object).
+    """
+    payload = json.dumps({"name": name, "arguments": arguments})
+    if style == "tags":
+        return text(f"<tool_call>\n{payload}\n</tool_call>")
+    if style == "fenced":
+        return text(f"I will call a function.\n```json\n{payload}\n```")
+    if style == "json":
+        return text(payload)
+    raise ValueError(f"unknown style {style!r}; use 'tags', 'fenced' or 'json'")
+
+
+def http_error(status: int, retry_after: float | None = None, message: str | None = None) -> Response:
+    """An HTTP error reply (e.g. 429 with ``Retry-After`` seconds, 500, 503)."""
+    response: Response = {"status": status}
+    if retry_after is not None:
+        response["retry_after"] = retry_after
+    if message:
+        response["error"] = message
+    return response
+
+
+def delayed(seconds: float, response: Response) -> Response:
+    """``response`` sent after ``seconds`` (longer than the client's timeout makes it time out)."""
+    return {**response, "delay": seconds}
+
+
+# -- reading requests -----------------------------------------------------------------------------
+
+
+def offered_tools(body: dict[str, Any]) -> list[str]:
+    """Names of the functions a chat request offers."""
+    return [t["function"]["name"] for t in body.get("tools") or []]
+
+
+def images(body: dict[str, Any]) -> list[str]:
+    """Every image URL of a chat request, in message order."""
+    urls = []
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if isinstance(content, list):
+            urls += [p["image_url"]["url"] for p in content if p.get("type") == "image_url"]
+    return urls
+
+
+def last_user_text(body: dict[str, Any]) -> str:
+    """The text of the last user message of a chat request."""
+    for message in reversed(body.get("messages", [])):
+        if message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            return "\n".join(p.get("text", "") for p in content or [] if p.get("type") == "text")
+    return ""
+
+
+@dataclass
+class RecordedRequest:
+    """One HTTP request the server received (``body``: the decoded JSON or None; header names lower-case)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any] | None
+    time: float
+
+
+# -- the server -----------------------------------------------------------------------------------
+
+
+class FakeOpenAI:
+    """An OpenAI-compatible server on ``127.0.0.1`` (port 0 = any free port) answering from ``script``.
+
+    ``models``: the model names ``/v1/models`` lists; a chat request for another model gets a 404 like vLLM's.
+    ``requests``: every request received; ``chat_requests``: the bodies of chat-completions requests.
+    """
+
+    def __init__(
+        self,
+        script: Script = (),
+        *,
+        models: Iterable[str] = ("fake-vl",),
+        host: str = "127.0.0.1",
+        port: int = 0,
+        api_key: str | None = None,
+    ) -> None:
+        self.script = script if callable(script) else list(script)
+        self.models = list(models)
+        self.api_key = api_key
+        self.requests: list[RecordedRequest] = []
+        self.served = 0
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._server = ThreadingHTTPServer((host, port), self._handler_class())
+        self._server.daemon_threads = True  # a delayed reply must not hold up shutdown
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        return self._server.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        """The URL to give a client, ending in ``/v1``."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def model(self) -> str:
+        """The first model the server lists."""
+        return self.models[0]
+
+    def start(self) -> "FakeOpenAI":
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._server.serve_forever, name="fake-openai", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._server.shutdown()
+            self._thread.join(timeout=5)
+            self._thread = None
+        self._server.server_close()
+
+    def __enter__(self) -> "FakeOpenAI":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def chat_requests(self) -> list[dict[str, Any]]:
+        """Bodies of the chat-completions requests, in arrival order."""
+        return [r.body for r in self.requests if r.path.endswith("/chat/completions") and r.body is not None]
+
+    # -- behaviour ---------------------------------------------------------------------------------
+
+    def _next_response(self, body: dict[str, Any]) -> Response:
+        with self._lock:
+            index = self.served
+            self.served += 1
+        if callable(self.script):
+            return self.script(body)
+        if index < len(self.script):
+            return self.script[index]
+        return http_error(400, message=f"fake server script exhausted: it holds {len(self.script)} responses")
+
+    def completion(self, body: dict[str, Any], response: Response) -> dict[str, Any]:
+        """The chat-completion JSON for a scripted ``response`` to the request ``body``."""
+        content = response.get("content")
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        completion_text = content or ""
+        finish = "stop"
+        if "tool" in response:
+            arguments = response.get("arguments", {})
+            raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
+            message["tool_calls"] = [
+                {"id": f"call_{next(self._ids)}", "type": "function", "function": {"name": response["tool"], "arguments": raw}}
+            ]
+            completion_text += response["tool"] + raw
+            finish = "tool_calls"
+        prompt = request_tokens(body).total
+        usage = {"prompt_tokens": prompt, "completion_tokens": max(1, text_tokens(completion_text))}
+        usage.update(response.get("usage", {}))
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        return {
+            "id": f"chatcmpl-fake-{next(self._ids)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", self.model),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+            "usage": usage,
+        }
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                try:
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+                    pass
+
+            def _error(self, status: int, message: str, kind: str, headers: dict[str, str] | None = None) -> None:
+                self._send(status, {"error": {"message": message, "type": kind, "code": status}}, headers)
+
+            def _record(self, body: dict[str, Any] | None) -> None:
+                with fake._lock:
+                    headers = {k.lower(): v for k, v in self.headers.items()}
+                    fake.requests.append(RecordedRequest(self.command, self.path, headers, body, time.time()))
+
+            def _authorised(self) -> bool:
+                if fake.api_key is None or self.headers.get("Authorization") == f"Bearer {fake.api_key}":
+                    return True
+                self._error(401, "Incorrect API key provided.", "invalid_request_error")
+                return False
+
+            def do_GET(self) -> None:
+                self._record(None)
+                if not self._authorised():
+                    return
+                if self.path.rstrip("/").endswith("/models"):
+                    data = [{"id": m, "object": "model", "created": 0, "owned_by": "docintent-fake"} for m in fake.models]
+                    self._send(200, {"object": "list", "data": data})
+                else:
+                    self._error(404, f"no route {self.path}", "not_found")
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw or b"{}")
+                except json.JSONDecodeError:
+                    self._record(None)
+                    self._error(400, "request body is not JSON", "invalid_request_error")
+                    return
+                self._record(body)
+                if not self._authorised():
+                    return
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._error(404, f"no route {self.path}", "not_found")
+                    return
+                if body.get("model") not in fake.models:
+                    self._error(404, f"The model `{body.get('model')}` does not exist.", "NotFoundError")
+                    return
+                try:
+                    response = fake._next_response(body)
+                except Exception as err:  # a broken script function is reported to the client, not swallowed
+                    self._error(500, f"fake server script failed: {type(err).__name__}: {err}", "server_error")
+                    return
+                if response.get("delay"):
+                    time.sleep(float(response["delay"]))
+                status = int(response.get("status", 200))
+                if status != 200:
+                    headers = {"Retry-After": str(response["retry_after"])} if "retry_after" in response else None
+                    self._error(status, response.get("error", f"scripted HTTP {status}"), "scripted_error", headers)
+                    return
+                self._send(200, fake.completion(body, response))
+
+        return Handler
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve a script file (a JSON list of responses) until interrupted."""
+    parser = argparse.ArgumentParser(prog="python -m docintent.testing.fake_openai", description=__doc__.split("\n")[0])
+    parser.add_argument("--port", type=int, default=8011)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--script", type=Path, required=True, help="JSON file: a list of responses, served in order")
+    parser.add_argument("--model", action="append", help="model name to serve (repeatable; default fake-vl)")
+    args = parser.parse_args(argv)
+    script = json.loads(args.script.read_text(encoding="utf-8"))
+    if not isinstance(script, list):
+        parser.error(f"{args.script}: the script must be a JSON list of responses")
+    server = FakeOpenAI(script, models=args.model or ["fake-vl"], host=args.host, port=args.port)
+    print(f"fake OpenAI server at http://{args.host}:{server.port}/v1 serving {server.models} "
+          f"({len(script)} scripted responses); Ctrl-C stops it", flush=True)
+    try:
+        server._server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server._server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
