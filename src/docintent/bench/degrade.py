@@ -235,7 +235,7 @@ def moire(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> n
     """Screen moiré: interference gratings with colour fringes, as when photographing a monitor.
 
     Two or three sinusoidal gratings with periods of 3-8 px at random orientations are added with a
-    different phase per colour channel (the sub-pixel layout), with an amplitude of up to ``45 * severity``
+    different phase per colour channel (the sub-pixel layout), each with an amplitude of up to ``60 * severity``
     grey levels, modulated by a slow beat so the bands are stronger in some places than others.
     """
     a, s = _check(img, severity)
@@ -252,7 +252,7 @@ def moire(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> n
             pattern[:, :, c] += np.cos(phase + offsets[c])
     beat_period = rng.uniform(0.3, 0.8) * max(h, w)
     beat = 0.6 + 0.4 * np.cos(2 * np.pi * (xx + 0.7 * yy) / beat_period)
-    pattern *= (45.0 * s / 2.5) * beat[:, :, None]
+    pattern *= (150.0 * s / 2.5) * beat[:, :, None]
     return _to_uint8(a.astype(np.float32) + pattern)
 
 

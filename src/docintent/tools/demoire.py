@@ -1,0 +1,90 @@
+"""Moiré removal: notch out isolated periodic peaks in the luminance spectrum, smooth the chroma."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from scipy import fft as sfft
+
+from ..page import Page
+from .base import Tool
+from .registry import register
+
+MIN_SIDE = 16
+#: A spectral bin is a moiré peak when its log-magnitude exceeds the local spectral floor by this much
+#: (natural log; 2.0 = 7.4 times the mean of its surroundings) ...
+PEAK_LOG_RATIO = 2.0
+#: ... and it is the peak of a sinusoid at least this strong (grey levels), which text alone never gives.
+MIN_AMPLITUDE = 2.0
+#: Frequencies below this (cycles per pixel) carry text lines and letter shapes; they are never notched.
+PROTECT_FREQ = 0.06
+
+
+def moire_peaks(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Find moiré peaks: returns ``(spectrum, mask)`` where ``mask`` is True on the rfft2 bins to notch.
+
+    A peak is a bin that is a 3x3 local maximum of the log-magnitude, stands :data:`PEAK_LOG_RATIO` above the
+    mean log-magnitude around it, is as strong as a sinusoid of :data:`MIN_AMPLITUDE` grey levels
+    (``|F| >= A * h * w / 2``), lies beyond
+    :data:`PROTECT_FREQ` from DC, and off the two frequency axes (which hold the regular line spacing and
+    straight table rules of documents).
+    """
+    g = gray.astype(np.float32)
+    g -= g.mean()
+    spec = sfft.rfft2(g, workers=2)  # callers pass fast FFT sizes (see Demoire.apply)
+    mag = np.abs(spec).astype(np.float32)
+    logmag = np.log1p(mag)
+    h, w = gray.shape
+    floor = cv2.blur(logmag, (15, 15))
+    local_max = logmag >= cv2.dilate(logmag, np.ones((3, 3), np.uint8))
+    fy = np.abs(sfft.fftfreq(h)).astype(np.float32)[:, None]
+    fx = sfft.rfftfreq(w).astype(np.float32)[None, :]
+    radius = np.sqrt(fx**2 + fy**2)
+    off_axis = (np.abs(fx) * w > 2) & (fy * h > 2)
+    strong = mag >= MIN_AMPLITUDE * h * w / 2.0
+    mask = local_max & strong & (logmag - floor > PEAK_LOG_RATIO) & (radius > PROTECT_FREQ) & off_axis
+    return spec, mask
+
+
+def notch(spec: np.ndarray, mask: np.ndarray, floor_radius: int = 3) -> np.ndarray:
+    """Attenuate the spectrum around every masked bin with a smooth (Gaussian-edged) notch."""
+    k = 2 * floor_radius + 1
+    grown = cv2.dilate(mask.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    soft = cv2.GaussianBlur(grown.astype(np.float32), (0, 0), floor_radius / 2)
+    return spec * (1.0 - np.clip(soft * 1.5, 0.0, 1.0))
+
+
+@register
+class Demoire(Tool):
+    """Spectral notch filtering of luminance plus chroma smoothing."""
+
+    name = "demoire"
+    degradation = "moire"
+    description = (
+        "Remove moiré from a photo of a screen or monitor: wavy or rippled bands, fine stripes or rainbow-"
+        "coloured fringes over the content. Call it when such regular patterns overlay the text. It removes "
+        "the periodic pattern from the image's frequency spectrum (keeping the frequencies text is made "
+        "of) and smooths the colour fringes while keeping brightness edges sharp."
+    )
+
+    def apply(self, page: Page) -> Page:
+        if min(page.height, page.width) < MIN_SIDE:
+            return page.derive(page.pixels.copy(), f"{self.name}:too_small")
+        ycc = cv2.cvtColor(page.pixels, cv2.COLOR_RGB2YCrCb).astype(np.float32)
+        h, w = page.height, page.width
+        # Pad (by reflection, which adds no edge spike to the spectrum) to sizes the FFT handles fast:
+        # a prime factor like 181 in 1448 makes it several times slower.
+        fh, fw = sfft.next_fast_len(h, real=True), sfft.next_fast_len(w, real=True)
+        y = cv2.copyMakeBorder(ycc[:, :, 0], 0, fh - h, 0, fw - w, cv2.BORDER_REFLECT)
+        spec, mask = moire_peaks(y)
+        peaks = int(mask.sum())
+        if peaks:
+            cleaned = sfft.irfft2(notch(spec, mask), s=y.shape, workers=2)
+            ycc[:, :, 0] = cleaned[:h, :w] + y.mean()
+        # Moiré is mostly colour fringes of a few pixels' period; text is (nearly) colourless, so chroma
+        # can be smoothed hard without softening letters. Smoothing at quarter size is fast and enough.
+        small = cv2.resize(ycc[:, :, 1:], (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small, (0, 0), 1.0)
+        ycc[:, :, 1:] = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR).reshape(h, w, 2)
+        out = cv2.cvtColor(np.clip(ycc + 0.5, 0, 255).astype(np.uint8), cv2.COLOR_YCrCb2RGB)
+        return page.derive(out, self.name, moire_peaks=peaks)
