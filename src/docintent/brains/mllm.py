@@ -459,8 +459,8 @@ class ModelBrain(Brain):
 
     # -- the four questions -----------------------------------------------------------------------
 
-    def decide(self, state: State) -> Decision:
-        """Phase A: call ``answer`` or one restoration tool still in ``state.available_tools``."""
+    def phase_a_request(self, state: State) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The messages and functions of a Phase A request (in ``full`` context: the stored conversation)."""
         family = FAMILY.get(state.task, "document")
         system = render("decide", family=family, rules=answer_rules(_task(state.task)))
         functions = [ANSWER_FUNCTION] + [get_tool(n).spec() for n in state.available_tools]
@@ -469,6 +469,11 @@ class ModelBrain(Brain):
         if self.options.context == "text":
             text = f"{self.history_text(state)}\n\n{text}".strip()
         messages.append(self._user(state, self._with_text_tools(text, functions), [("", state.page)]))
+        return messages, functions
+
+    def decide(self, state: State) -> Decision:
+        """Phase A: call ``answer`` or one restoration tool still in ``state.available_tools``."""
+        messages, functions = self.phase_a_request(state)
 
         def validate(calls: list[ParsedCall], message: Any) -> tuple[ParsedCall | None, str | None]:
             if not calls:
