@@ -405,3 +405,50 @@ def test_doctor_reports_an_unreachable_endpoint_and_a_missing_model(capsys):
     with FakeOpenAI([], models=["a", "b"]) as server:
         code, out = doctor(server, capsys)
     assert code == 1 and "[fail] model: no --model given and the server lists 2" in out
+
+
+# -- command line ---------------------------------------------------------------------------------
+
+
+def test_ask_command_with_the_openai_brain(page, tmp_path, capsys):
+    from docintent.cli import main
+    from docintent.io import save_page
+
+    image = tmp_path / "page.png"
+    save_page(page, image)
+    script = [tool_call("rotate_180", content="upside down"), tool_call("continue"),
+              tool_call("answer", answer="Invoice 7", confidence="high")]
+    with FakeOpenAI(script) as server:
+        code = main(["ask", str(image), "Which invoice?", "--brain", "openai",
+                     "--brain-opt", f"base_url={server.base_url}", "--brain-opt", "model=fake-vl",
+                     "--brain-opt", "context=full", "--brain-opt", "max_side=64"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "answer: Invoice 7" in out and "kept: rotate_180" in out
+    assert "tokens: " in out
+    assert data_url_size(images(server.chat_requests[0])[0]) == (64, 43)
+
+
+def test_fake_server_runs_from_a_shell_with_a_script_file(page, tmp_path, capsys):
+    import json
+    import re
+    import subprocess
+    import sys
+
+    from docintent.cli import main
+    from docintent.io import save_page
+
+    script = tmp_path / "replies.json"
+    script.write_text(json.dumps([tool_call("answer", answer="from the shell", confidence="medium")]))
+    proc = subprocess.Popen([sys.executable, "-m", "docintent.testing.fake_openai", "--port", "0", "--script", str(script)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        base_url = re.search(r"(http://\S+/v1)", line).group(1)
+        image = tmp_path / "page.png"
+        save_page(page, image)
+        code = main(["ask", str(image), "q?", "--brain", "openai", "--brain-opt", f"base_url={base_url}"])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert code == 0 and "answer: from the shell" in capsys.readouterr().out
