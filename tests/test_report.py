@@ -140,3 +140,29 @@ def test_report_command_compares_runs(tmp_path, capsys):
     assert "| offline | none | 75.00 |" in printed and "| openai | none | 75.00 |" in printed
     with pytest.raises(DatasetError, match="not a run directory"):
         load_run(tmp_path / "nowhere")
+
+
+def test_saved_steps_of_a_real_run_appear_beside_its_failure(tmp_path):
+    from docintent.bench.runner import run_benchmark
+    from docintent.bench.sample import Sample
+    from docintent.brains import Rollback, ScriptedBrain, UseTool
+
+    image = tmp_path / "page.png"
+    _write_image(image, 120)
+    sample = Sample(id="p1", image=str(image), question="total?", answers=("9",), task="doc", subset="DocVQA",
+                    group="p1", degradations=("rotation_90",))
+
+    def brain():
+        return ScriptedBrain(decisions=[UseTool("rotate_90", "page looks sideways")], reviews=[Rollback("worse")],
+                             final="8")
+
+    run_benchmark([sample], ["docintent"], brain, tmp_path / "run", save_steps=True, progress=False)
+    paths = write_report([load_run(tmp_path / "run")], tmp_path / "report")
+    md = paths["markdown"].read_text()
+    assert "### p1 — docintent (run)" in md and "- answer: '8' (score 0.00)" in md
+    pictures = [line for line in md.splitlines() if line.startswith("![") and "images/" in line]
+    assert [p.split("]")[0] for p in pictures] == ["![input", "![after rotate_90 (rollback)"]
+    from PIL import Image
+
+    sizes = [Image.open(tmp_path / "report" / p.rsplit("(", 1)[1].rstrip(")")).size for p in pictures]
+    assert sizes == [(80, 60), (60, 80)]  # the rotated page really is the tool's output

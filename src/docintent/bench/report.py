@@ -315,7 +315,8 @@ class Failure:
 
 def pick_failures(runs: Sequence[Run], limit: int = MAX_FAILURES) -> list[tuple[Run, dict[str, Any], list[str]]]:
     """Wrong rows, one per sample: first those another strategy got right (the informative ones), then
-    errors, then the rest, each in file order."""
+    rows where tools ran (their steps show what restoration did), then errors, then the rest; file order
+    within each rank."""
     correct_by: dict[str, list[str]] = {}
     for run in runs:
         for row in run.rows:
@@ -327,7 +328,7 @@ def pick_failures(runs: Sequence[Run], limit: int = MAX_FAILURES) -> list[tuple[
             if row.get("correct"):
                 continue
             solved = [s for s in correct_by.get(row["sample"]["id"], []) if s != row["strategy"]]
-            rank = 0 if solved else (1 if row.get("error") else 2)
+            rank = (not solved, _tools(row) == 0, not row.get("error"))
             candidates.append((rank, position, run, row, solved))
     candidates.sort(key=lambda c: (c[0], c[1]))
     picked, seen = [], set()

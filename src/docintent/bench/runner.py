@@ -247,21 +247,27 @@ def _slug(text: str) -> str:
     return safe[:80] or "sample"
 
 
-def _save_steps(result: Any, key: tuple[str, str], out_dir: Path) -> str:
+def _save_steps(result: Any, sample_id: str, out_dir: Path) -> str:
     """Write every page state of ``result`` as ``<hash>.jpg`` (longest side 1024) and return the folder,
-    relative to the run directory."""
+    relative to the run directory. Files are named by page hash, so the strategies of one sample share
+    one folder and a page they all saw (the input) is stored once."""
     import cv2
 
-    rel = Path(STEPS_DIR) / f"{_slug(key[0])}__{_slug(key[1])}"
+    rel = Path(STEPS_DIR) / _slug(sample_id)
     folder = out_dir / rel
     folder.mkdir(parents=True, exist_ok=True)
     for page_hash, page in getattr(result, "pages", {}).items():
+        target = folder / f"{page_hash}.jpg"
+        if target.exists():
+            continue
         pixels = page.pixels
         scale = 1024 / max(pixels.shape[:2])
         if scale < 1:
             pixels = cv2.resize(pixels, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        cv2.imwrite(str(folder / f"{page_hash}.jpg"), cv2.cvtColor(pixels, cv2.COLOR_RGB2BGR),
-                    [cv2.IMWRITE_JPEG_QUALITY, 85])
+        # Write under a temporary name first: two workers may save the same input page at once.
+        tmp = folder / f".{page_hash}.{os.getpid()}.jpg"
+        cv2.imwrite(str(tmp), cv2.cvtColor(pixels, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 85])
+        os.replace(tmp, target)
     return rel.as_posix()
 
 
@@ -312,7 +318,7 @@ def run_one(
         if result.error:
             row["error"] = str(result.error)
         if steps_dir is not None:
-            row["steps_dir"] = _save_steps(result, key, steps_dir)
+            row["steps_dir"] = _save_steps(result, sample.id, steps_dir)
     except Exception as err:  # one sample's failure is data, never the end of the run
         row["error"] = _error_text(err)
     row["seconds"] = time.perf_counter() - t0
