@@ -369,10 +369,14 @@ class SearchAgent:
                 seen.add(page.handle)
         kept = kept[:RANKING_SIZE]
         padded = 0
-        pool = [h for _, handles in state.searched() for h in handles]
-        if len(kept) < RANKING_SIZE and not pool:
-            pool = [h.handle for h in self.tools.retriever("bm25").search(state.query, MAX_TOP_K)] + self.index.handles
-        for handle in pool:
+
+        def pool():
+            for _, handles in state.searched():
+                yield from handles
+            yield from (h.handle for h in self.tools.retriever("bm25").search(state.query, MAX_TOP_K))
+            yield from self.index.handles
+
+        for handle in pool():
             if len(kept) >= RANKING_SIZE:
                 break
             if handle not in seen:

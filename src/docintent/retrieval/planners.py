@@ -222,8 +222,15 @@ class OfflinePlanner(Planner):
         else:
             fused = reciprocal_rank_fusion([hs for _, hs in searches])
             pages = [RankedPage(h.handle, (h.handle,), "fused rank over the searches") for h in fused]
-        unique = list({p.handle: p for p in reversed(pages)}.values())[::-1]
-        return unique[:RANKING_SIZE], Usage()
+        unique: dict[str, RankedPage] = {}
+        for page in pages:
+            unique.setdefault(page.handle, page)
+        # Searches return only pages that match at all; a small corpus may need filling up to ten.
+        for handle in tools.index.handles:
+            if len(unique) >= RANKING_SIZE:
+                break
+            unique.setdefault(handle, RankedPage(handle, (), "no search matched more pages"))
+        return list(unique.values())[:RANKING_SIZE], Usage()
 
     def judge(self, query: str, pages: list[tuple[str, Any]], tools: AgentTools) -> tuple[list[float], Usage]:
         """idf-weighted share of the query terms a page contains (with no text, every page scores 0)."""
