@@ -139,3 +139,16 @@ def cell_accuracy(predicted: list[list[str]], truth: list[list[str]]) -> float:
             if got is not None and " ".join(got.split()) == " ".join(want.split()):
                 correct += 1
     return correct / total if total else 0.0
+
+
+def mildly_degraded(image: np.ndarray, seed: int = 0) -> np.ndarray:
+    """A phone-capture look that leaves the table readable: a slight perspective tilt, a soft shadow, a
+    little defocus, sensor noise and JPEG compression (all at low severity)."""
+    from . import degrade
+
+    rng = np.random.default_rng(seed)
+    out = degrade.perspective(image, rng, 0.1)
+    out = degrade.shadow(out, rng, 0.3)
+    out = degrade.defocus(out, rng, 0.15)
+    out = degrade.noise(out, rng, 0.15)
+    return degrade.jpeg(out, rng, 0.3)

@@ -33,31 +33,33 @@ from ..page import Box
 
 __all__ = ["Cell", "Table", "parse_number", "reconstruct_table"]
 
-_NUMBER_RE = re.compile(
-    r"^\(?\s*[-+\u2212\u2013]?\s*[$\u20ac\u00a3\u00a5]?\s*[-+\u2212\u2013]?\s*"
-    r"(\d{1,3}(?:[,\s]\d{3})+|\d+)?(\.\d+)?\s*(%|pts?|bps|x|[kmb]n?)?\s*\)?$",
-    re.IGNORECASE,
-)
+_NUMBER_RE = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+)?(\.\d+)?\s*(%|pts?|bps|x|[kmb]n?)?", re.IGNORECASE)
 _YEAR_RE = re.compile(r"^(?:(?:fy|q[1-4]|h[12])\s*)?'?(?:19|20)\d{2}[a-z]?$|^(?:19|20)\d{2}\s*[-/]\s*\d{2,4}$", re.I)
 _CURRENCY = {"$", "\u20ac", "\u00a3", "\u00a5", "US$", "usd", "eur"}
 _MINUS = ("-", "\u2212", "\u2013")
 
 
 def parse_number(text: str) -> float | None:
-    """The number a table cell shows, or None: ``"$1,234.5"`` -> 1234.5, ``"(612.3)"`` -> -612.3,
-    ``"18.0%"`` -> 18.0, ``"-7"`` -> -7.0. Accounting parentheses and a leading minus mean negative.
+    """The number a table cell shows, or None: ``"$1,234.5"`` -> 1234.5, ``"(612.3)"`` and ``"$(612.3)"`` ->
+    -612.3, ``"18.0%"`` -> 18.0, ``"-7"`` -> -7.0. Accounting parentheses and a leading minus mean negative.
+
+    >>> parse_number("$(1,234)"), parse_number("(4.5%)"), parse_number("Revenue")
+    (-1234.0, -4.5, None)
     """
-    t = text.strip().replace("\u2009", "").replace("\u00a0", " ")
-    if not t or not any(ch.isdigit() for ch in t):
+    t = "".join(text.split())
+    if not any(ch.isdigit() for ch in t):
         return None
-    m = _NUMBER_RE.match(t)
+    negative = False
+    for _ in range(2):  # "$(12)" and "($12)" both occur
+        t = t.removeprefix("US$").lstrip("".join(_CURRENCY - {"US$", "usd", "eur"}))
+        if t.startswith("(") and t.endswith(")"):
+            negative, t = True, t[1:-1]
+        if t[:1] in _MINUS or t[:1] == "+":
+            negative, t = negative or t[0] != "+", t[1:]
+    m = _NUMBER_RE.fullmatch(t)
     if m is None or (m.group(1) is None and m.group(2) is None):
         return None
-    digits = (m.group(1) or "").replace(",", "").replace(" ", "") + (m.group(2) or "")
-    if digits.startswith("."):
-        digits = "0" + digits
-    value = float(digits)
-    negative = (t.startswith("(") and t.endswith(")")) or any(s in t[: t.find(digits[0]) + 1] for s in _MINUS)
+    value = float((m.group(1) or "0").replace(",", "") + (m.group(2) or ""))
     return -value if negative else value
 
 
@@ -388,6 +390,8 @@ def reconstruct_table(words_or_lines: Any, region: Box | None = None, *, page_si
             slots.setdefault((first, n), []).append(s)
         placed.append(_resolve(slots, len(cols)))
 
+    for r in range(max(n_head - 1, 0)):
+        placed[r] = _widen_captions(placed[r], cols)
     placed, row_segs, n_head = _merge_stacked_header(placed, rows, n_head)
     y_ext = [(min(s.y0 for s in r), max(s.y1 for s in r)) for r in row_segs]
     table_rows: list[list[Cell]] = []
@@ -422,6 +426,31 @@ def _resolve(slots: dict[tuple[int, int], list[_Seg]], n_cols: int) -> dict[tupl
                 key = (a, b - a)
                 lo, hi = a, b
                 out[key] = merged
+    return out
+
+
+def _widen_captions(slots: dict[tuple[int, int], list[_Seg]], cols: list[list[float]]) -> dict:
+    """A caption above the column heads is centred over the group of columns it names, which is often wider
+    than the caption: widen its span to the free group (never the stub column) whose centre is nearest."""
+    out = dict(slots)
+    for key, segs in list(slots.items()):
+        first, n = key
+        last = first + n - 1
+        xc = (min(s.x0 for s in segs) + max(s.x1 for s in segs)) / 2
+        taken = {c for k in out if k != key for c in range(k[0], k[0] + k[1])}
+        best, best_dev = key, abs((cols[first][0] + cols[last][1]) / 2 - xc)
+        for a in range(first, 0, -1):
+            if a in taken:
+                break
+            for b in range(last, len(cols)):
+                if b in taken:
+                    break
+                width = cols[b][1] - cols[a][0]
+                dev = abs((cols[a][0] + cols[b][1]) / 2 - xc)
+                if dev < best_dev and dev < 0.1 * width:
+                    best, best_dev = (a, b - a + 1), dev
+        if best != key:
+            out[best] = out.pop(key)
     return out
 
 
