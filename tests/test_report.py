@@ -123,7 +123,7 @@ def test_plots_html_and_failure_pictures(tmp_path):
     # s2 under "none" was solved by docintent: shown with its saved steps (input, then the rolled-back tool)
     steps = failures[("s2", "none")]
     assert len(steps) == 2 and all((out / p).exists() for p in steps)
-    assert "after deshadowing (rollback)" in page
+    assert "after deshadowing (rolled back)" in page
     # a failure without saved steps shows its input image
     others = [images for key, images in failures.items() if key != ("s2", "none")]
     assert others and all(len(images) == 1 and (out / images[0]).exists() for images in others)
@@ -161,7 +161,7 @@ def test_saved_steps_of_a_real_run_appear_beside_its_failure(tmp_path):
     md = paths["markdown"].read_text()
     assert "### p1 — docintent (run)" in md and "- answer: '8' (score 0.00)" in md
     pictures = [line for line in md.splitlines() if line.startswith("![") and "images/" in line]
-    assert [p.split("]")[0] for p in pictures] == ["![input", "![after rotate_90 (rollback)"]
+    assert [p.split("]")[0] for p in pictures] == ["![input", "![after rotate_90 (rolled back)"]
     from PIL import Image
 
     sizes = [Image.open(tmp_path / "report" / p.rsplit("(", 1)[1].rstrip(")")).size for p in pictures]

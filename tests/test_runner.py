@@ -250,3 +250,10 @@ def test_damaged_line_in_the_middle_and_brain_mismatch_are_errors(tmp_path):
     with pytest.raises(DatasetError, match="occurs more than once"):
         run_benchmark(samples + samples[:1], ["none"], SCRIPTED_42, tmp_path / "dup", progress=False)
     assert os.path.exists(results)
+
+
+def test_workers_refuse_an_unpicklable_brain_factory_before_running(tmp_path):
+    samples = _samples(tmp_path, 2)
+    with pytest.raises(ConfigError, match="picklable brain factory"):
+        run_benchmark(samples, ["none"], lambda: None, tmp_path / "run", workers=2, progress=False)
+    assert not (tmp_path / "run" / "results.jsonl").exists()

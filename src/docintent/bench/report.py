@@ -369,7 +369,7 @@ def failure_images(run: Run, row: dict[str, Any], out_dir: Path, index: int) -> 
         verdicts = {}
         for step in result.get("trace") or []:
             if step.get("phase") == "B" and step.get("after"):
-                verdicts[step["after"]] = step["action"]
+                verdicts[step["after"]] = "rolled back" if step["action"] == "rollback" else "kept"
         shown = []
         if result.get("input_page"):
             shown.append(("input", result["input_page"]))

@@ -482,6 +482,18 @@ def _check_ids(samples: Sequence[Sample]) -> None:
         seen.add(s.id)
 
 
+def _check_picklable(brain_factory: Callable[[], Any], strategies: list[Any]) -> None:
+    import pickle
+
+    for what, value in (("brain factory", brain_factory), ("strategies", strategies)):
+        try:
+            pickle.dumps(value)
+        except Exception as err:
+            raise ConfigError(
+                f"workers > 1 need a picklable {what} (a module-level function or class, BrainFactory or "
+                f"functools.partial; not a lambda or local function): {err}") from None
+
+
 def run_benchmark(
     samples: Sequence[Sample],
     strategies: Sequence[Any],
@@ -513,6 +525,8 @@ def run_benchmark(
     _check_ids(samples)
     resolved = _resolve_strategies(strategies, seed)
 
+    if workers > 1:
+        _check_picklable(brain_factory, resolved)
     brain = brain_factory()
     brain_name = str(getattr(brain, "name", None) or getattr(brain_factory, "kind", None) or type(brain).__name__)
     prompt_version = getattr(brain, "prompt_version", None)
