@@ -1,0 +1,110 @@
+"""Measured degradation signals: each rises with its degradation, stays quiet on clean pages, and copes with
+odd inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from docintent.bench import degrade
+from docintent.bench.render import render_page
+from docintent.page import Box, Page
+from docintent.perception import FAMILIES, Thresholds, diagnose, measure, rotation_fix
+from docintent.tools import get_tool
+
+
+@pytest.fixture(scope="module")
+def clean() -> np.ndarray:
+    return render_page(width=900, seed=4)[0]
+
+
+def _severity(img: np.ndarray, family: str) -> float:
+    return getattr(measure(Page.from_array(img), orientation=False), family)
+
+
+# (degradation function, family it should raise, seed of its random details)
+CASES = [
+    (degrade.defocus, "blur", 0),
+    (degrade.motion_blur, "blur", 0),
+    (degrade.shadow, "shadow", 0),
+    (degrade.low_contrast, "appearance", 0),
+    (degrade.color_cast, "appearance", 0),
+    (degrade.stain, "appearance", 3),
+    (degrade.moire, "moire", 0),
+    (degrade.perspective, "warp", 0),
+    (degrade.curl, "warp", 0),
+]
+
+
+@pytest.mark.parametrize("fn,family,seed", CASES, ids=[f"{c[0].__name__}" for c in CASES])
+def test_signal_rises_with_severity(clean, fn, family, seed):
+    levels = [_severity(fn(clean, np.random.default_rng(seed), s), family) for s in (0.2, 0.55, 0.95)]
+    assert levels[0] <= levels[1] + 0.02 and levels[1] <= levels[2] + 0.02, levels
+    assert levels[2] > levels[0], levels
+    assert levels[2] > Thresholds().of(family), f"{fn.__name__} at 0.95 not diagnosed: {levels}"
+    assert _severity(clean, family) < Thresholds().of(family)
+
+
+def test_clean_render_has_nothing_to_fix(clean):
+    signals = measure(Page.from_array(clean))
+    assert diagnose(Page.from_array(clean)) == [], signals.severities
+    assert signals.rotation is None
+    assert all(0.0 <= v <= 1.0 for v in signals.severities.values())
+
+
+def test_raw_measurements_explain_the_severity(clean):
+    blurred = degrade.defocus(clean, np.random.default_rng(0), 0.9)
+    sharp, soft = measure(Page.from_array(clean)), measure(Page.from_array(blurred))
+    # the edges of the defocused page are several pixels wider, at the same text size
+    assert soft.raw["edge_width"] > sharp.raw["edge_width"] + 2.0
+    assert soft.raw["text_height"] == pytest.approx(sharp.raw["text_height"], rel=0.25)
+
+
+@pytest.mark.parametrize("turns,fix", [(1, "rotate_270"), (2, "rotate_180"), (3, "rotate_90")])
+def test_rotation_fix_makes_the_page_upright(clean, turns, fix):
+    turned = Page.from_array(np.rot90(clean, -turns))  # content turned clockwise by 90 * turns degrees
+    assert rotation_fix(turned) == fix
+    assert measure(turned).orientation > Thresholds().orientation
+    assert "orientation" in diagnose(turned)
+    assert rotation_fix(get_tool(fix)(turned)) is None
+
+
+def test_region_is_measured_on_its_own_pixels(clean):
+    w = clean.shape[1]
+    mixed = clean.copy()
+    mixed[:, : w // 2] = degrade.defocus(clean, np.random.default_rng(0), 0.9)[:, : w // 2]
+    page = Page.from_array(mixed)
+    left, right = Box(0.0, 0.0, 0.45, 0.6), Box(0.55, 0.0, 1.0, 0.6)
+    assert measure(page, right).blur < Thresholds().blur
+    assert measure(page, left).blur > Thresholds().blur
+    assert "blur" in diagnose(page, left) and "blur" not in diagnose(page, right)
+    assert measure(page, left).region == left
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 3), (40, 10000), (10000, 40), (7, 900), (64, 64)])
+def test_tiny_and_odd_pages_do_not_crash(shape):
+    rng = np.random.default_rng(0)
+    page = Page.from_array(rng.integers(0, 256, shape + (3,), dtype=np.uint8))
+    signals = measure(page)
+    assert set(signals.severities) == set(FAMILIES)
+    assert all(0.0 <= v <= 1.0 for v in signals.severities.values())
+    assert isinstance(diagnose(page, Box(0.0, 0.0, 0.5, 0.5)), list)
+
+
+def test_blank_page_is_clean():
+    page = Page.from_array(np.full((600, 400, 3), 250, np.uint8))
+    assert diagnose(page) == []
+
+
+def test_real_photo_with_uneven_light():
+    skimage_data = pytest.importorskip("skimage.data")
+    page = Page.from_array(skimage_data.page())
+    found = diagnose(page)
+    assert "shadow" in found or "appearance" in found, measure(page).severities
+    assert "moire" not in found and "warp" not in found, measure(page).severities
+
+
+def test_custom_thresholds_change_the_diagnosis(clean):
+    shaded = Page.from_array(degrade.shadow(clean, np.random.default_rng(0), 0.5))
+    assert "shadow" in diagnose(shaded)
+    assert "shadow" not in diagnose(shaded, thresholds=Thresholds(shadow=1.0))
