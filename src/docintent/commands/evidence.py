@@ -1,0 +1,81 @@
+"""``docintent evidence DOC "QUESTION"``: per-page evidence ``[{evidence, bbox}]`` and an answer over it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "evidence",
+        help="find the evidence for a question on each page of a PDF (or image) and answer from it",
+        description="Prints, per page, a JSON list [{evidence, bbox}] (bbox in 0-1000 page coordinates; [] when "
+        "the page is irrelevant), the estimated input tokens of the page, page+ocr and evidence+ocr "
+        "contexts (images: one token per 28x28 px after capping at 2048 px; text: ~4 characters per token), "
+        "and the answer of the brain in the chosen context.",
+    )
+    p.add_argument("document", help="PDF or image file")
+    p.add_argument("question")
+    p.add_argument("--pages", help="1-based pages or ranges, e.g. 1-20 or 1,3,5-7 (default: all)")
+    p.add_argument("--mode", choices=["page", "page+ocr", "evidence+ocr"], default="evidence+ocr",
+                   help="context the answer step sees (default evidence+ocr)")
+    p.add_argument("--brain", default="offline", help="brain for the answer step: offline (default), openai, ...")
+    p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="brain option, e.g. base_url=http://localhost:8000/v1")
+    p.add_argument("--no-answer", action="store_true", help="only find evidence; skip the answer step")
+    p.add_argument("--threshold", type=float, default=None, help="share of the question's keyword weight a line must match (default 0.5)")
+    p.add_argument("--dpi", type=int, default=None, help="PDF render resolution (default DOCINTENT_PDF_DPI)")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..evidence import DEFAULT_THRESHOLD, MODES, answer, collect_evidence, context, parse_pages
+    from ..io import load_page, load_pdf, pdf_page_count
+    from ..io.load import _is_pdf, _check_file
+
+    path = _check_file(args.document)
+    if _is_pdf(path):
+        numbers = parse_pages(args.pages, pdf_page_count(path))
+        pages = load_pdf(path, pages=[n - 1 for n in numbers], dpi=args.dpi)
+    else:
+        numbers = parse_pages(args.pages, 1)
+        pages = [load_page(path)]
+    threshold = DEFAULT_THRESHOLD if args.threshold is None else args.threshold
+    found = collect_evidence(pages, args.question, threshold=threshold, numbers=numbers)
+    costs = {mode: context([d for d in found if d.relevant] if mode == "evidence+ocr" else found, mode)[2] for mode in MODES}
+    result = None
+    if not args.no_answer:
+        from ..brains import get_brain
+        from ._common import parse_options
+
+        brain = get_brain(args.brain, **parse_options(args.brain_opt))
+        try:
+            result = answer(found, args.question, brain, mode=args.mode)
+        finally:
+            close = getattr(brain, "close", None)
+            if close:
+                close()
+    if args.json:
+        data = {
+            "question": args.question,
+            "pages": {str(d.number): d.to_list() for d in found},
+            "tokens": {m: {"images": c.images, "image_tokens": c.image_tokens, "text_tokens": c.text_tokens, "total": c.total}
+                       for m, c in costs.items()},
+        }
+        if result is not None:
+            data["answer"] = {"text": result.answer.text, "confidence": result.answer.confidence, "mode": result.mode,
+                              "pages_used": list(result.pages_used), "seconds": round(result.seconds, 2)}
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    for d in found:
+        print(f"page {d.number}: {json.dumps(d.to_list(), ensure_ascii=False)}")
+    relevant = [d.number for d in found if d.relevant]
+    print(f"\nrelevant pages: {', '.join(map(str, relevant)) or 'none'} of {len(found)}")
+    print("input tokens (estimated: images 1 per 28x28 px after a 2048-px cap, text ~4 chars per token):")
+    for mode, c in costs.items():
+        print(f"  {mode:<13} {c.total:>8}  ({c.images} images = {c.image_tokens}, text = {c.text_tokens})")
+    if result is not None:
+        print(f"\nanswer ({result.mode}, pages {', '.join(map(str, result.pages_used)) or '-'}): {result.answer.text}")
+        print(f"confidence: {result.answer.confidence:.2f}   seconds: {result.seconds:.2f}")
+    return 0
