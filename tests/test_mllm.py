@@ -452,3 +452,26 @@ def test_fake_server_runs_from_a_shell_with_a_script_file(page, tmp_path, capsys
         proc.terminate()
         proc.wait(timeout=10)
     assert code == 0 and "answer: from the shell" in capsys.readouterr().out
+
+
+def test_reasoning_models_get_max_completion_tokens(page):
+    with FakeOpenAI([text('{"answer": "F"}')]) as server:
+        brain_for(server, max_tokens_param="max_completion_tokens", max_tokens=900).answer(State("q?", "doc", page, page, []))
+    (request,) = server.chat_requests
+    assert request["max_completion_tokens"] == 900 and "max_tokens" not in request
+
+
+def test_retry_wait_reads_retry_after_forms():
+    import email.utils
+
+    class Err:
+        def __init__(self, headers):
+            self.response = type("R", (), {"headers": headers})()
+
+    brain = ModelBrain(base_url="http://localhost:1/v1", model="m", backoff=0.5, max_wait=30)
+    assert brain._retry_wait(Err({"retry-after": "3"}), 0) == 3.0
+    assert brain._retry_wait(Err({"retry-after-ms": "250"}), 0) == 0.25
+    later = email.utils.formatdate(time.time() + 10, usegmt=True)
+    assert 8.0 < brain._retry_wait(Err({"retry-after": later}), 0) <= 10.0
+    assert brain._retry_wait(Err({"retry-after": "3600"}), 0) == 30.0  # capped by max_wait
+    assert brain._retry_wait(Err({}), 2) == 2.0  # backoff 0.5 doubled twice

@@ -106,11 +106,13 @@ class ModelBrainOptions(BaseModel):
     temperature: float = Field(0.0, description="Sampling temperature (the paper decodes greedily).")
     top_p: float = Field(1.0, description="Nucleus sampling mass.")
     max_tokens: int = Field(4096, ge=1, description="Most output tokens per call.")
+    max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = Field(
+        "max_tokens", description="Request field for max_tokens (OpenAI's reasoning models need max_completion_tokens).")
     timeout: float = Field(120.0, gt=0, description="Seconds to wait for one reply before retrying.")
     max_retries: int = Field(4, ge=0, description="Retries after HTTP 429, 5xx or a timeout.")
     backoff: float = Field(1.0, ge=0, description="First retry wait in seconds (doubles each retry) when no Retry-After is given.")
     max_wait: float = Field(60.0, ge=0, description="Longest single wait between retries, Retry-After included.")
-    max_side: int = Field(2048, ge=28, description="Longest image side sent to the model, in pixels.")
+    max_side: int | None = Field(None, ge=28, description="Longest image side sent to the model; default DOCINTENT_MAX_SIDE (2048).")
     max_pixels: int | None = Field(None, ge=784, description="Cap on width x height of each image sent (small contexts).")
     image_format: Literal["auto", "png", "jpeg"] = Field("auto", description="auto: PNG for line art, JPEG for photos.")
     jpeg_quality: int = Field(90, ge=1, le=100)
@@ -160,6 +162,7 @@ class ModelBrain(Brain):
                 "or set DOCINTENT_BASE_URL or OPENAI_BASE_URL"
             )
         self.api_key = opts.api_key or settings.resolved_api_key() or PLACEHOLDER_KEY
+        self.max_side = opts.max_side or settings.max_side
         self._model = opts.model or settings.model
         self._client = client
         own_price = Price(opts.price_in, opts.price_out)
@@ -301,7 +304,7 @@ class ModelBrain(Brain):
             "messages": messages,
             "temperature": opts.temperature,
             "top_p": opts.top_p,
-            "max_tokens": opts.max_tokens,
+            opts.max_tokens_param: opts.max_tokens,
         }
         if functions and opts.native_tools:
             kwargs["tools"] = functions
@@ -326,7 +329,7 @@ class ModelBrain(Brain):
         url = self._urls.get(page.hash)
         if url is None:
             opts = self.options
-            small = resize_longest(page, opts.max_side)
+            small = resize_longest(page, self.max_side)
             if opts.max_pixels:
                 small = cap_pixels(small, opts.max_pixels)
             url = to_data_url(small, opts.image_format, quality=opts.jpeg_quality)
