@@ -359,7 +359,9 @@ class ModelBrain(Brain):
         lines = []
         for step in state.history:
             round_label = f"round {step.round + 1}" if step.round is not None else "earlier"
-            reason = f" ({step.reason})" if step.reason else ""
+            # long model reasoning would make the summary cost what the full context costs
+            short = step.reason if len(step.reason) <= 200 else step.reason[:197] + "..."
+            reason = f" ({short})" if short else ""
             if step.phase == "A" and step.action == "use_tool":
                 lines.append(f"- {round_label}: the evidence was not readable enough{reason}; you called {step.tool}.")
             elif step.phase == "tool" and step.action in ("failed", "skipped"):
