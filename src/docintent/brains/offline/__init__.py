@@ -56,7 +56,8 @@ class OfflineReader(Brain):
     """Brain that reads with OCR and decides with measured signals (see the module docstring).
 
     ``engine``: OCR engine kind; ``answer_threshold``: confidence at which a question counts as answerable;
-    ``severity_threshold``: minimum measured severity for a degradation to justify a tool;
+    ``severity_threshold``: minimum measured severity for a degradation to justify a tool (None: the
+    per-family thresholds calibrated in :class:`docintent.perception.signals.Thresholds`);
     ``orientation_confidence``: classifier confidence needed to rotate the page.
     """
 
@@ -66,13 +67,13 @@ class OfflineReader(Brain):
         self,
         engine: str | None = None,
         answer_threshold: float = 0.6,
-        severity_threshold: float = 0.35,
+        severity_threshold: float | None = None,
         orientation_confidence: float = 0.6,
         keep_margin: float = 0.0,
     ) -> None:
         self.engine_kind = engine
         self.answer_threshold = float(answer_threshold)
-        self.severity_threshold = float(severity_threshold)
+        self.severity_threshold = severity_threshold
         self.orientation_confidence = float(orientation_confidence)
         self.keep_margin = float(keep_margin)
 
@@ -128,7 +129,7 @@ class OfflineReader(Brain):
         ranked = sorted(severities.items(), key=lambda kv: -kv[1])
         for degradation, severity in ranked:
             tool = TOOL_FOR.get(degradation)
-            if severity >= self.severity_threshold and tool in state.available_tools:
+            if severity > self._threshold(degradation) and tool in state.available_tools:
                 where = "the evidence region" if reading.region != Box.FULL else "the page"
                 return UseTool(tool, f"{degradation} severity {severity:.2f} in {where}; answer confidence {reading.confidence:.2f}")
         return Answer(reading.answer, reading.confidence, f"no restorable degradation found; {reading.source}")
@@ -151,7 +152,7 @@ class OfflineReader(Brain):
 
     def diagnose(self, state: State) -> Diagnosis:
         page = state.page
-        found = [d for d, s in sorted(self._severities(page, None).items(), key=lambda kv: -kv[1]) if s >= self.severity_threshold]
+        found = [d for d, s in sorted(self._severities(page, None).items(), key=lambda kv: -kv[1]) if s > self._threshold(d)]
         rotation = self._orientation_fix(state, page)
         if rotation:
             found.insert(0, "orientation")
@@ -159,11 +160,19 @@ class OfflineReader(Brain):
 
     # -- measurements ---------------------------------------------------------------------------
 
+    def _threshold(self, degradation: str) -> float:
+        if self.severity_threshold is not None:
+            return float(self.severity_threshold)
+        from ...perception.signals import Thresholds
+
+        return Thresholds().of(degradation)
+
     @staticmethod
     def _severities(page: Page, region: Box | None) -> dict[str, float]:
         from ...perception import signals
 
-        measured = signals.measure(page, None if region in (None, Box.FULL) else region)
+        # Orientation is judged by the classifier on the whole page (in decide), not per region.
+        measured = signals.measure(page, None if region in (None, Box.FULL) else region, orientation=False)
         return {d: float(s) for d, s in measured.severities.items() if d in TOOL_FOR}
 
     def _legibility(self, state: State, page: Page, region: Box | None) -> float:

@@ -11,6 +11,9 @@ from .extract import (
     Matcher,
     aggregate_candidates,
     best_candidate,
+    cell_value,
+    column_values,
+    heading_candidates,
     row_typed_candidates,
     intersection_candidates,
     key_value_candidates,
@@ -52,7 +55,15 @@ def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution
         sol = _difference(info, task, layout, page)
         if sol is not None:
             return sol
-    cands: list[Candidate] = []
+    if info.intent == "compare" and len(info.targets) == 2:
+        sol = _compare(info, layout)
+        if sol is not None:
+            return sol
+    if info.intent == "count" and info.condition is not None:
+        sol = _conditional_count(info, layout, matcher)
+        if sol is not None:
+            return sol
+    cands: list[Candidate] = heading_candidates(info, layout)
     if info.intent in ("max", "min", "sum", "avg", "count"):
         cands += aggregate_candidates(info, layout, matcher)
     cands += intersection_candidates(info, layout, matcher)
@@ -100,6 +111,42 @@ def _difference(info: QuestionInfo, task: str, layout: Layout, page: Page) -> So
     return Solution(format_number(diff), min(a.score, b.score), region, "difference of two look-ups")
 
 
+_LESS = re.compile(r"\b(less|lower|smaller|fewer|least|below|under|cheaper|worse)\b", re.I)
+
+
+def _compare(info: QuestionInfo, layout: Layout) -> Solution | None:
+    """"Which has more X, A or B?": look both up under the X column and name the winner."""
+    col = [k for k in info.keywords if k not in {"more", "less", "higher", "lower", "greater", "larger", "bigger", "smaller", "fewer", "most", "least"}]
+    found = []
+    for target in info.targets:
+        cell = cell_value(layout, [w.lower() for w in re.findall(r"[A-Za-z0-9]+", target)], col)
+        if cell is None:
+            return None
+        found.append((target, cell))
+    pick = min(found, key=lambda t: t[1].value) if _LESS.search(info.text) else max(found, key=lambda t: t[1].value)
+    label = pick[1].items[0].text if pick[1].items else pick[0]
+    text = pick[0] if len(label) > 2 * len(pick[0]) + 10 else label
+    items = [i for _, c in found for i in c.items]
+    return Solution(text, min(c.score for _, c in found), layout.region_of(items), "comparison of two rows")
+
+
+def _conditional_count(info: QuestionInfo, layout: Layout, matcher: Matcher) -> Solution | None:
+    """"How many X have Y above N?": count the cells of column Y that satisfy the condition."""
+    word, bound = info.condition
+    found = column_values(info, layout, matcher)
+    if found is None:
+        return None
+    header, column = found
+    tests = {
+        "above": lambda v: v > bound, "over": lambda v: v > bound, "more than": lambda v: v > bound,
+        "greater than": lambda v: v > bound, "higher than": lambda v: v > bound, "at least": lambda v: v >= bound,
+        "below": lambda v: v < bound, "under": lambda v: v < bound, "less than": lambda v: v < bound,
+        "lower than": lambda v: v < bound, "fewer than": lambda v: v < bound, "at most": lambda v: v <= bound,
+    }
+    n = sum(1 for _, v in column if tests[word](v))
+    return Solution(str(n), 0.6 * matcher.match(header)[0] + 0.2, layout.region_of([header] + [c for c, _ in column]), "conditional count over a column")
+
+
 _COMPARATIVE = re.compile(r"\b(more|higher|greater|larger|bigger|exceeds?|above|over|less|lower|smaller|fewer|below|under)\b", re.I)
 
 
@@ -107,6 +154,24 @@ def _verify(info: QuestionInfo, task: str, layout: Layout, matcher: Matcher) -> 
     """Check a claim against the page: its numbers must sit in the row its words point to."""
     yes, no = ("True", "False") if info.answer_type == "truefalse" else ("Yes", "No")
     claim = re.sub(r"(?i)^(is it true that|true or false:?|verify( that)?:?|is the (following )?(claim|statement) (true|correct):?)", "", info.text).strip()
+    low = claim.lower()
+    claim_words = [k for k in info.keywords if k not in {"true", "false", "table", "statement", "claim", "correct", "figure", "support", "according"}]
+    sign = re.search(r"\b(?:for|in) ([\w.-]+) (?:is|was|were|are) (positive|negative|zero)\b", low)
+    if sign:
+        col = sign.group(1)
+        row = [w for w in claim_words if w not in {col, "positive", "negative", "zero"}]
+        cell = cell_value(layout, row, [col])
+        if cell is not None:
+            holds = {"positive": cell.value > 0, "negative": cell.value < 0, "zero": cell.value == 0}[sign.group(2)]
+            return Solution(yes if holds else no, min(0.5 + cell.score / 2, 0.95), layout.region_of(cell.items), f"sign of the cell {cell.text}")
+    cmp = re.search(r"\b(higher|greater|larger|more|bigger|lower|less|smaller|fewer) in ([\w.-]+) than in ([\w.-]+)", low)
+    if cmp:
+        a_col, b_col = cmp.group(2), cmp.group(3)
+        row = [w for w in claim_words if w not in {a_col, b_col, cmp.group(1)}]
+        a, b = cell_value(layout, row, [a_col]), cell_value(layout, row, [b_col])
+        if a is not None and b is not None:
+            holds = a.value > b.value if cmp.group(1) in ("higher", "greater", "larger", "more", "bigger") else a.value < b.value
+            return Solution(yes if holds else no, min(0.5 + min(a.score, b.score) / 2, 0.95), layout.region_of(a.items + b.items), "comparison of two cells")
     numbers = [n for n in find_numbers(claim) if not re.fullmatch(r"(19|20)\d\d", n.text)]
     ranked = matcher.ranked()
     if not ranked:

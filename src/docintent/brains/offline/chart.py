@@ -10,7 +10,7 @@ import numpy as np
 from ...page import Box, Page
 from .extract import Matcher
 from .layout import Item, Layout
-from .question import QuestionInfo
+from .question import QuestionInfo, content_words
 from .values import find_numbers, format_number, parse_number
 
 
@@ -26,6 +26,17 @@ class Axis:
     def value(self, pos: float) -> float:
         return self.slope * pos + self.intercept
 
+    @property
+    def step(self) -> float:
+        """Value difference between neighbouring tick labels."""
+        vals = sorted(parse_number(t.text) or 0.0 for t in self.ticks)
+        return float(np.median(np.diff(vals))) if len(vals) > 1 else 0.0
+
+    def snap(self, value: float) -> float:
+        """Round a measured value to a tenth of the tick step (the resolution a reader measures at)."""
+        unit = self.step / 10.0
+        return round(value / unit) * unit if unit > 0 else value
+
     def pos(self, value: float) -> float:
         return (value - self.intercept) / self.slope
 
@@ -40,7 +51,7 @@ def find_axis(numeric: list[Item], vertical: bool) -> Axis | None:
     best_n = 0
     for anchor in numeric:
         if vertical:
-            group = [o for o in numeric if abs(o.box.x1 - anchor.box.x1) < 1.2 * anchor.h]
+            group = [o for o in numeric if abs(o.box.x1 - anchor.box.x1) < 0.5 * anchor.h]
             pos = np.array([o.cy for o in group])
         else:
             group = [o for o in numeric if abs(o.cy - anchor.cy) < 0.6 * anchor.h]
@@ -50,6 +61,9 @@ def find_axis(numeric: list[Item], vertical: bool) -> Axis | None:
         vals = np.array([_numeric(o) for o in group], dtype=float)
         if np.ptp(pos) <= 0 or np.ptp(vals) <= 0:
             continue
+        steps = np.diff(np.sort(vals))
+        if steps.min() <= 0 or steps.max() - steps.min() > 0.02 * steps.max():
+            continue  # tick labels step evenly; value labels do not
         slope, intercept = np.polyfit(pos, vals, 1)
         resid = np.abs(vals - (slope * pos + intercept))
         if resid.max() <= 0.03 * np.ptp(vals):
@@ -57,8 +71,144 @@ def find_axis(numeric: list[Item], vertical: bool) -> Axis | None:
     return best
 
 
-def _categories(layout: Layout, exclude: set[int]) -> list[Item]:
-    return [it for it in layout.items if it.index not in exclude and re.search(r"[A-Za-z]", it.text) and _numeric(it) is None]
+_NOTE_RE = re.compile(r"^\s*(source|note|notes|data|\*)\b", re.I)
+
+
+def _rows(items: list[Item]) -> list[list[Item]]:
+    """Group items into horizontal rows by vertical-centre proximity."""
+    rows: list[list[Item]] = []
+    for it in sorted(items, key=lambda i: i.cy):
+        if rows and abs(rows[-1][-1].cy - it.cy) < 0.6 * max(it.h, rows[-1][-1].h):
+            rows[-1].append(it)
+        else:
+            rows.append([it])
+    return rows
+
+
+def _categories(layout: Layout, axis: "Axis | None", tick_ids: set[int]) -> tuple[list[Item], list[Item]]:
+    """(category labels, legend/other text) of a chart.
+
+    Vertical bars / lines: the row of labels under the plot (years allowed). Horizontal bars: the labels
+    left of the plot. Pies: every label except the title and source notes.
+    """
+    texts = [it for it in layout.items if it.index not in tick_ids and not _NOTE_RE.match(it.text)]
+    if axis is not None and axis.vertical:
+        top = min(t.box.y0 for t in axis.ticks)
+        bottom = max(t.box.y1 for t in axis.ticks)
+        left = max(t.box.x1 for t in axis.ticks)
+        under = [it for it in texts if it.cy > bottom - 0.6 * it.h and it.box.x0 > left - it.h]
+        rows = [r for r in _rows(under) if len(r) >= 2]
+        cats = max(rows, key=len) if rows else []
+        others = [it for it in texts if it not in cats and top - 2 * it.h <= it.cy <= bottom and _numeric(it) is None]
+        return sorted(cats, key=lambda i: i.cx), others
+    if axis is not None:
+        # horizontal bars: value ticks along the bottom, category labels left of the plot
+        left_edge = min(t.box.x0 for t in axis.ticks)
+        cats = [it for it in texts if it.box.x1 <= left_edge + it.h and it.cy < min(t.box.y0 for t in axis.ticks) and _numeric(it) is None]
+        title = min(cats, key=lambda i: i.box.y0) if cats and cats[0].box.y0 < 0.1 else None
+        cats = [c for c in cats if c is not title]
+        return sorted(cats, key=lambda i: i.cy), []
+    words = [it for it in texts if re.search(r"[A-Za-z]", it.text) and _numeric(it) is None]
+    if words:
+        title = min(words, key=lambda i: i.box.y0)
+        if title.box.y0 < 0.12:
+            words = [w for w in words if w is not title]
+    return words, []
+
+
+def _best_category(info: QuestionInfo, cats: list[Item], matcher: Matcher) -> tuple[Item | None, float]:
+    scored = [(matcher.match(c)[0], c) for c in cats]
+    scored = [s for s in scored if s[0] > 0]
+    if not scored:
+        return None, 0.0
+    score, item = max(scored, key=lambda s: s[0])
+    return item, score
+
+
+def _value_label_for(cat: Item, labels: list[Item], vertical_bars: bool) -> Item | None:
+    """The value label in the category's lane (same column for vertical bars, same row for horizontal)."""
+    if vertical_bars:
+        lane = [l for l in labels if abs(l.cx - cat.cx) < max(cat.box.width, 3 * cat.h) * 0.6]
+        return min(lane, key=lambda l: abs(l.cx - cat.cx)) if lane else None
+    lane = [l for l in labels if abs(l.cy - cat.cy) < 0.7 * cat.h]
+    return min(lane, key=lambda l: abs(l.cx - cat.cx)) if lane else None
+
+
+def _bar_end(page: Page, cat: Item, axis: Axis, vertical_bars: bool) -> float | None:
+    """Measure the series in a category's lane: the end of a bar, or the centre of a line where it crosses.
+
+    Coloured (saturated) pixels are the data; dark text and grey grid lines are not. A long run from the
+    baseline is a bar (its far end is the value); a short run is a line or marker (its centre is the value).
+    """
+    rgb = page.pixels.astype(np.int16)
+    h, w = rgb.shape[:2]
+    colour = (rgb.max(axis=2) - rgb.min(axis=2)) > 40
+    if vertical_bars:
+        x = int(round(cat.cx * w))
+        lane = colour[:, max(0, x - 2) : x + 3].any(axis=1)
+        lo = max(int(min(t.box.y0 for t in axis.ticks) * h) - 5, 0)
+        hi = min(int(max(t.box.y1 for t in axis.ticks) * h) + 5, h)
+        rows = np.where(lane[lo:hi])[0]
+        if rows.size == 0:
+            return None
+        runs = np.split(rows, np.where(np.diff(rows) > 2)[0] + 1)
+        run = max(runs, key=len)
+        end = run.min() if len(run) > 0.03 * h else float(np.mean(run))
+        return axis.value((end + lo) / h)
+    y = int(round(cat.cy * h))
+    lane = colour[max(0, y - 2) : y + 3, :].mean(axis=0) > 0.5
+    start = int(cat.box.x1 * w) + 2
+    cols = np.where(lane[start:])[0]
+    if cols.size == 0:
+        return None
+    runs = np.split(cols, np.where(np.diff(cols) > 2)[0] + 1)
+    run = max(runs, key=len)
+    return axis.value((run.max() + start) / w)
+
+
+_NOTE_RE = re.compile(r"^\s*(source|note|notes|data|\*)\b", re.I)
+
+
+def _rows(items: list[Item]) -> list[list[Item]]:
+    """Group items into horizontal rows by vertical-centre proximity."""
+    rows: list[list[Item]] = []
+    for it in sorted(items, key=lambda i: i.cy):
+        if rows and abs(rows[-1][-1].cy - it.cy) < 0.6 * max(it.h, rows[-1][-1].h):
+            rows[-1].append(it)
+        else:
+            rows.append([it])
+    return rows
+
+
+def _categories(layout: Layout, axis: "Axis | None", tick_ids: set[int]) -> tuple[list[Item], list[Item]]:
+    """(category labels, legend/other text) of a chart.
+
+    Vertical bars / lines: the row of labels under the plot (years allowed). Horizontal bars: the labels
+    left of the plot. Pies: every label except the title and source notes.
+    """
+    texts = [it for it in layout.items if it.index not in tick_ids and not _NOTE_RE.match(it.text)]
+    if axis is not None and axis.vertical:
+        top = min(t.box.y0 for t in axis.ticks)
+        bottom = max(t.box.y1 for t in axis.ticks)
+        left = max(t.box.x1 for t in axis.ticks)
+        under = [it for it in texts if it.cy > bottom - 0.6 * it.h and it.box.x0 > left - it.h]
+        rows = [r for r in _rows(under) if len(r) >= 2]
+        cats = max(rows, key=len) if rows else []
+        others = [it for it in texts if it not in cats and top - 2 * it.h <= it.cy <= bottom and _numeric(it) is None]
+        return sorted(cats, key=lambda i: i.cx), others
+    if axis is not None:
+        # horizontal bars: value ticks along the bottom, category labels left of the plot
+        left_edge = min(t.box.x0 for t in axis.ticks)
+        cats = [it for it in texts if it.box.x1 <= left_edge + it.h and it.cy < min(t.box.y0 for t in axis.ticks) and _numeric(it) is None]
+        title = min(cats, key=lambda i: i.box.y0) if cats and cats[0].box.y0 < 0.1 else None
+        cats = [c for c in cats if c is not title]
+        return sorted(cats, key=lambda i: i.cy), []
+    words = [it for it in texts if re.search(r"[A-Za-z]", it.text) and _numeric(it) is None]
+    if words:
+        title = min(words, key=lambda i: i.box.y0)
+        if title.box.y0 < 0.12:
+            words = [w for w in words if w is not title]
+    return words, []
 
 
 def _best_category(info: QuestionInfo, cats: list[Item], matcher: Matcher) -> tuple[Item | None, float]:
@@ -109,6 +259,41 @@ def _bar_end(page: Page, cat: Item, axis: Axis, vertical_bars: bool) -> float | 
     return axis.value((run.max() + start) / w)
 
 
+def _pie_center(page: Page) -> tuple[float, float] | None:
+    """Centre of the coloured disc of a pie chart (centroid of saturated pixels), as page fractions."""
+    small = page.pixels[::4, ::4].astype(np.int16)
+    sat = (small.max(axis=2) - small.min(axis=2)) > 40
+    if sat.mean() < 0.02:
+        return None
+    ys, xs = np.nonzero(sat)
+    return float(xs.mean() / sat.shape[1]), float(ys.mean() / sat.shape[0])
+
+
+def _by_angle(cat: Item, cats: list[Item], labels: list[Item], center: tuple[float, float]) -> Item | None:
+    """The percentage label whose direction from the pie centre is closest to the category label's."""
+    pct = [l for l in labels if find_numbers(l.text)]
+    if not pct:
+        return None
+    cx, cy = center
+
+    def angle(it: Item) -> float:
+        return float(np.arctan2(it.cy - cy, it.cx - cx))
+
+    # greedy one-to-one matching, closest angular pairs first
+    pairs = sorted(
+        ((abs((angle(c) - angle(l) + np.pi) % (2 * np.pi) - np.pi), c.index, l.index) for c in cats for l in pct),
+    )
+    used_c, used_l, match = set(), set(), {}
+    for d, ci, li in pairs:
+        if ci in used_c or li in used_l:
+            continue
+        used_c.add(ci)
+        used_l.add(li)
+        match[ci] = li
+    li = match.get(cat.index)
+    return next((l for l in pct if l.index == li), None)
+
+
 def solve_chart(info: QuestionInfo, layout: Layout, page: Page, matcher: Matcher):
     """Answer chart questions about category values, extremes, differences and counts; None to fall back."""
     from .answer import Solution
@@ -119,15 +304,17 @@ def solve_chart(info: QuestionInfo, layout: Layout, page: Page, matcher: Matcher
     axis = y_axis or x_axis
     vertical_bars = axis is None or axis.vertical
     tick_ids = {t.index for t in axis.ticks} if axis else set()
-    labels = [it for it in numeric if it.index not in tick_ids]
-    cats = _categories(layout, tick_ids)
-    if vertical_bars and axis is not None:
-        # category labels sit below the plot, under the lowest tick
-        bottom = max(t.box.y1 for t in axis.ticks)
-        cats = [c for c in cats if c.box.y0 >= bottom - 2 * c.h] or cats
+    cats, legend = _categories(layout, axis, tick_ids)
+    cat_ids = {c.index for c in cats}
+    labels = [it for it in numeric if it.index not in tick_ids and it.index not in cat_ids]
+    pie_center = _pie_center(page) if axis is None else None
 
     def value_of(cat: Item) -> tuple[float | None, str]:
-        label = _value_label_for(cat, labels, vertical_bars)
+        if pie_center is not None:
+            label = _by_angle(cat, cats, labels, pie_center)
+            if label is not None:
+                return find_numbers(label.text)[0].value, "slice label"
+        label = _value_label_for(cat, labels, vertical_bars) if axis is not None else None
         if label is not None:
             nums = find_numbers(label.text)
             if nums:
@@ -143,18 +330,16 @@ def solve_chart(info: QuestionInfo, layout: Layout, page: Page, matcher: Matcher
         if axis is not None:
             v = _bar_end(page, cat, axis, vertical_bars)
             if v is not None:
-                return v, "bar measured on the axis"
+                return axis.snap(v), "bar measured on the axis"
         return None, ""
 
     if info.intent == "count":
-        lane_cats = cats
-        if axis is not None and vertical_bars:
-            bottom = max(t.box.y1 for t in axis.ticks)
-            row = [c for c in cats if c.box.y0 >= bottom - 2 * c.h]
-            lane_cats = row or cats
-        n = len(lane_cats)
-        if n:
-            return Solution(str(n), 0.5, layout.region_of(lane_cats), "counted category labels")
+        group = cats
+        legend_words = {w for it in legend for w in re.findall(r"[a-z]+", it.text.lower())}
+        if legend and (set(info.keywords) & legend_words or any(k in ("series", "years", "groups", "legend") and all(_numeric(l) is not None or l.text.isdigit() for l in legend) for k in info.keywords)):
+            group = legend
+        if group:
+            return Solution(str(len(group)), 0.55, layout.region_of(group), "counted category labels")
         return None
 
     if info.intent in ("max", "min") and cats:
@@ -169,7 +354,8 @@ def solve_chart(info: QuestionInfo, layout: Layout, page: Page, matcher: Matcher
     if info.intent in ("diff", "sum", "avg", "ratio") and len(info.targets) == 2:
         picked = []
         for target in info.targets:
-            sub = Matcher(QuestionInfo(target, "number", "lookup", [w.lower() for w in re.findall(r"[A-Za-z0-9]+", target)]), layout)
+            words = [w for w in content_words(target) if w not in ("share", "shares", "value", "values")] or [w.lower() for w in re.findall(r"[A-Za-z0-9]+", target)]
+            sub = Matcher(QuestionInfo(target, "number", "lookup", words), layout)
             item, score = _best_category(info, cats, sub)
             if item is None:
                 return None

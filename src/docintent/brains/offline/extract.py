@@ -161,10 +161,15 @@ def typed_span(text: str, answer_type: str) -> tuple[str, float]:
         if dates:
             return dates[0], 1.0
         return text, 0.35 if re.search(r"\d", text) else 0.1
+    if answer_type == "digits":
+        runs = re.findall(r"\d{3,}", text)
+        return (runs[-1][-4:], 1.0) if runs else (text, 0.1)
     if answer_type == "name":
-        if re.search(r"\d", text):
-            return text, 0.3
-        return text, 1.0 if re.search(r"[A-Z][a-z]", text) else 0.6
+        # "Shirley Cox, Information Technology": a name is the first comma-separated chunk
+        chunk = text.split(",")[0].strip()
+        if re.search(r"\d", chunk):
+            return chunk, 0.3
+        return chunk, 1.0 if re.search(r"[A-Z][a-z]", chunk) and len(chunk.split()) <= 5 else 0.6
     return text, 0.9
 
 
@@ -251,6 +256,39 @@ def row_typed_candidates(info: QuestionInfo, layout: Layout, matcher: Matcher, t
             cell, span, _ = good[0]
             out.append(Candidate(span, key_score * 0.7 / len(good) ** 0.5, "row-typed", [key, cell]))
     return out
+
+
+def heading_candidates(info: QuestionInfo, layout: Layout) -> list[Candidate]:
+    """The document's main heading (largest text in the top third) for title / issuer questions."""
+    if not info.heading:
+        return []
+    top = [it for it in layout.items if it.box.y0 < 0.35 and len(it.text) > 2]
+    if not top:
+        return []
+    head = max(top, key=lambda it: (round(it.h / max(layout.median_h, 1e-6), 1), -it.box.y0))
+    return [Candidate(head.text.strip(), 0.75, "main heading", [head])]
+
+
+def cell_value(layout: Layout, row_words: list[str], col_words: list[str]) -> Candidate | None:
+    """The numeric cell where the row named by ``row_words`` meets the column named by ``col_words``."""
+    info = QuestionInfo("", "number", "lookup", list(dict.fromkeys(row_words + col_words)))
+    matcher = Matcher(info, layout)
+    cands = [c for c in intersection_candidates(info, layout, matcher) if find_numbers(c.text)]
+    if not cands:
+        return None
+    best = max(cands, key=lambda c: c.score)
+    best.value = find_numbers(best.text)[0].value
+    return best
+
+
+def column_values(info: QuestionInfo, layout: Layout, matcher: Matcher) -> tuple[Item, list[tuple[Item, float]]] | None:
+    """The numeric column whose header best matches the question."""
+    best = None
+    for score, header in matcher.ranked()[:8]:
+        column = numeric_column(layout, header)
+        if len(column) >= 2 and (best is None or score > best[0]):
+            best = (score, header, column)
+    return (best[1], best[2]) if best else None
 
 
 def best_candidate(cands: list[Candidate]) -> Candidate | None:

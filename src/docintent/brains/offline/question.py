@@ -14,8 +14,28 @@ STOPWORDS = frozenset(
 )
 #: Words that often name a field but say little on their own; they count less when matching evidence.
 GENERIC_WORDS = frozenset("value values number amount name total data year date".split())
+#: Question words -> words documents use as labels for the same field.
+CONCEPTS = {
+    "wrote|written|writer|author|authored": ("prepared", "author", "by"),
+    "copy|copied": ("cc",),
+    "customer|client|billed": ("bill", "customer", "client", "sold"),
+    "card": ("card", "debit", "credit", "visa", "mastercard"),
+    "sender|sent": ("from",),
+    "recipient|addressed|receives|receive": ("to", "attention"),
+    "signed|signature": ("signature", "sincerely", "regards", "signed"),
+    "cashier|served": ("cashier", "server", "clerk"),
+    "department": ("department", "dept"),
+    "subject|about|regarding": ("subject", "re"),
+    "phone": ("tel", "telephone"),
+    "paid|payment": ("paid", "payment", "total"),
+}
+#: Questions answered by the document's main heading (the issuer, the title).
+HEADING_RE = re.compile(
+    r"\b(title|headline|heading)\b|\bname of the (store|shop|company|business|merchant|restaurant|organi[sz]ation|firm)\b"
+    r"|\bwhere was (this|the) (purchase|receipt|order)\b|\bwhich (store|shop|company|business|merchant|restaurant)\b|\bwho (issued|sent) (this|the) (receipt|invoice)\b"
+)
 #: Words that ask for the whole-column/row aggregate or comparison rather than a single cell.
-MAX_WORDS = ("highest", "largest", "biggest", "greatest", "most", "maximum", "max", "top", "peak", "tallest", "longest", "best")
+MAX_WORDS = ("peak", "highest", "largest", "biggest", "greatest", "most", "maximum", "max", "top", "peak", "tallest", "longest", "best")
 MIN_WORDS = ("lowest", "smallest", "least", "minimum", "min", "fewest", "shortest", "bottom", "worst")
 
 
@@ -35,6 +55,8 @@ class QuestionInfo:
     keywords: list[str]
     phrases: list[str] = field(default_factory=list)
     targets: list[str] = field(default_factory=list)  # e.g. the two things compared in a difference question
+    condition: tuple[str, float] | None = None  # count questions: ("above", 41.0)
+    heading: bool = False  # asks for the document's title / issuer (its largest heading)
 
 
 _WORD_RE = re.compile(r"[A-Za-z0-9$%][A-Za-z0-9$%&'./-]*")
@@ -87,9 +109,11 @@ def analyse(question: str, task: str = "doc") -> QuestionInfo:
         intent, answer_type = "verify", "truefalse"
     elif first in ("is", "are", "does", "do", "did", "was", "were", "can", "has", "have", "will", "should") and " or " not in low:
         intent, answer_type = "verify", "yesno"
-    elif re.search(r"\bhow many\b|\bnumber of (?!the )\w+s\b|\bcount\b", low) and not re.search(r"\bhow many (dollars|percent|points|units)\b", low):
+    elif (re.search(r"\bhow many\b|\bcount\b", low) or re.search(r"\bnumber of (?!the )\w+s\b", low) and not any(re.search(rf"\b{w}\b", low) for w in MAX_WORDS + MIN_WORDS + ("peak",))) and not re.search(r"\bhow many (dollars|percent|points|units)\b", low):
         intent, answer_type = "count", "count"
-    elif re.search(r"\b(difference|differ|gap)\b|\bhow much (more|less|higher|lower|greater|bigger|smaller)\b|\b(more|less|higher|lower) than\b", low):
+    elif re.search(r"^(which|who)\b.*\bor\b", low) and re.search(r"\b(more|less|higher|lower|greater|larger|bigger|smaller|fewer|most|least)\b", low):
+        intent, answer_type = "compare", "category"
+    elif re.search(r"\b(difference|differ|gap|change|changed|increase|increased|decrease|decreased|grow|grew|growth|drop|dropped|decline|declined|rise|rose|fall|fell)\b|\bhow much (more|less|higher|lower|greater|bigger|smaller)\b|\b(more|less|higher|lower) than\b", low):
         intent, answer_type = "diff", "number"
     elif re.search(r"\b(sum|combined|altogether|in total|total of)\b", low):
         intent, answer_type = "sum", "number"
@@ -115,15 +139,33 @@ def analyse(question: str, task: str = "doc") -> QuestionInfo:
             answer_type = "percent"
         elif re.search(r"\b(price|cost|amount|total|balance|fee|salary|revenue|sales|income|paid|pay|payment|budget|tax|subtotal|charge|\$)\b", low):
             answer_type = "money"
-        elif re.search(r"\b(who|whom|name of the (person|manager|author|sender|recipient|customer|client))\b", low) or re.search(r"\b(signed|addressed|sent|prepared|approved|written)\s+by\b", low):
+        elif re.search(r"\b(who|whom|which person|name of the (person|manager|author|sender|recipient|customer|client))\b", low) or re.search(r"\b(signed|addressed|sent|prepared|approved|written)\s+by\b", low):
             answer_type = "name"
         elif re.search(r"\b(how much|how long|how old|value|score|quantity|qty|weight|height|age|count|number|figure|level|percentage|year)\b", low) or task == "chart":
             answer_type = "number"
 
+    if intent == "lookup" and re.search(r"\blast (four|4|three|3) digits\b", low):
+        answer_type = "digits"
     keywords = content_words(q)
+    # Questions name fields by what they mean; documents label them with their own words.
+    for trigger, labels in CONCEPTS.items():
+        if re.search(rf"\b{trigger}\b", low):
+            keywords += [w for w in labels if w not in keywords]
     info = QuestionInfo(q, answer_type, intent, keywords, _phrases(q))
     if intent in ("diff", "ratio", "sum", "avg"):
-        m = re.search(r"between (.+?) and (.+?)(?:\?|$| in | for | on )", q, re.IGNORECASE)
+        m = re.search(r"between (.+?) and (.+?)(?:\?|$|,| in | for | on )", q, re.IGNORECASE) or re.search(
+            r"from (.+?) to (.+?)(?:\?|$|,| in | for | on )", q, re.IGNORECASE
+        )
         if m:
             info.targets = [m.group(1).strip(" ?"), m.group(2).strip(" ?")]
+    elif intent == "compare":
+        m = re.search(r",?\s*([^,?]+?)\s+or\s+([^,?]+?)\s*\??$", q, re.IGNORECASE)
+        if m:
+            info.targets = [m.group(1).strip(" ?"), m.group(2).strip(" ?")]
+            info.keywords = [k for k in info.keywords if k not in " ".join(info.targets).lower()]
+    if intent == "count":
+        m = re.search(r"\b(above|over|more than|greater than|higher than|at least|below|under|less than|lower than|fewer than|at most)\s+\$?(-?[\d,.]+)", low)
+        if m:
+            info.condition = (m.group(1), float(m.group(2).replace(",", "").rstrip(".")))
+    info.heading = bool(HEADING_RE.search(low))
     return info
