@@ -15,6 +15,10 @@ from .questions import QA, Document, phrase
 
 KINDS = ("financial", "general")
 
+# line items that financial statements print in parentheses when they are losses or outflows
+_CAN_BE_NEGATIVE = {"Operating income", "Interest expense", "Other income (expense), net", "Net income",
+                    "Income before income taxes", "Restructuring charges", "Capital expenditures"}
+
 _NUMERIC = re.compile(r"[-$()%,.\d ]+")
 
 _FIN_ROWS = (
@@ -152,7 +156,7 @@ def render_financial(rng: np.random.Generator) -> Document:
     for r, item in enumerate(items):
         base = float(rng.integers(50, 90000))
         vals = [round(base * rng.uniform(0.8, 1.2)) for _ in years]
-        if rng.random() < 0.25:
+        if item in _CAN_BE_NEGATIVE and rng.random() < 0.4:
             vals = [-v for v in vals]
         kinds[item] = "num"
         data[item] = dict(zip(years, vals))
@@ -175,7 +179,7 @@ def render_financial(rng: np.random.Generator) -> Document:
         value, cell = data[item][year], printed[item][year]
         qas.append(QA(phrase(rng, ("What was the {i} in {y}?", "What is the value of {i} for {y}?",
                                    "How much was {i} in fiscal {y}?", "In {y}, what did {i} amount to?",
-                                   "What {i} does the table report for {y}?"), i=item.lower() if item[1].islower() else item, y=year),
+                                   "What does the table report for {i} in {y}?"), i=item.lower() if item[1].islower() else item, y=year),
                       _fin_answers(value, cell, kinds[item]), "lookup", "fintabnetqa", True,
                       {"row": item, "column": year}))
     item = V.pick(rng, [k for k in keys if kinds[k] == "num"])
@@ -183,7 +187,7 @@ def render_financial(rng: np.random.Generator) -> Document:
     change = data[item][b] - data[item][a]
     qas.append(QA(phrase(rng, ("By how much did {i} change from {a} to {b}?",
                                "What was the change in {i} between {a} and {b}?"), i=item, a=a, b=b),
-                  tuple(dict.fromkeys([f"{change:,.0f}", f"{change:.0f}"])), "difference", "fintabnetqa", False,
+                  tuple(dict.fromkeys([f"{change:,.0f}", f"{change:.0f}"] + ([f"({abs(change):,.0f})"] if change < 0 else []))), "difference", "fintabnetqa", False,
                   {"row": item, "value": change}))
     # true/false claims: half true, half false
     item = V.pick(rng, keys)
@@ -235,14 +239,15 @@ def render_general(rng: np.random.Generator) -> Document:
                   c=num_name, lc=num_name.lower(), k=keys[i]),
            tuple(dict.fromkeys([rows[i][2 + [h for h, _, _ in numeric].index(num_name)], str(col[i])])),
            "lookup", "vwtq", True, {"row": keys[i], "column": num_name}),
-        QA(phrase(rng, ("What is the {t} for {k}?", "Which {lt} is listed for {k}?", "Who or what is the {lt} of {k}?"),
+        QA(phrase(rng, ("What is the {t} for {k}?", "Which {lt} is listed for {k}?",
+                        "Who is the {lt} of {k}?" if text_pool == "person" else "What {lt} does {k} have?"),
                   t=text_header, lt=text_header.lower(), k=keys[i]),
            (texts[i],), "lookup", "vwtq", True, {"row": keys[i], "column": text_header}),
     ]
     if len(set(col)) == n:
         best = keys[int(np.argmax(col))]
         qas.append(QA(phrase(rng, ("Which {kh} has the highest {c}?", "Which {kh} has the most {lc}?",
-                                   "Who or what ranks first by {c}?"), kh=key_header.lower(), c=num_name,
+                                   "Which {kh} ranks first by {c}?"), kh=key_header.lower(), c=num_name,
                              lc=num_name.lower()), (best,), "compare", "vwtq", True, {"column": num_name}))
     j = int(rng.integers(n))
     if j != i and col[i] != col[j]:
