@@ -198,3 +198,31 @@ def test_registered_as_inspection_tool_with_agenticocr_schema():
     props = tool.spec()["function"]["parameters"]["properties"]
     assert set(props) == {"label", "bbox", "angle", "type"}
     assert props["type"]["enum"] == ["region", "text", "table", "equation", "image"]
+
+
+def test_region_mode_splits_layout_blocks_and_reads_the_table(zoom):
+    pytest.importorskip("rapid_layout", reason="region mode needs the 'layout' extra")
+    from docintent.bench.render import render_page
+
+    img, reference = render_page(700, seed=2, chart=False)
+    page = Page.from_array(img)
+    ev = zoom.inspect(page, label="lower part", bbox=[0, 300, 1000, 900], type="region")
+    kinds = [b.kind for b in ev.blocks]
+    assert "table" in kinds, kinds
+    table = next(b for b in ev.blocks if b.kind == "table")
+    header = reference.splitlines()[-5]  # the table's header row, e.g. "Region Units Revenue"
+    assert table.markdown.startswith("| " + " | ".join(header.split()) + " |"), table.markdown
+    # block boxes are on the page and inside the zoomed region
+    for b in ev.blocks:
+        assert 0.29 <= b.box.y0 and b.box.y1 <= 0.91
+    assert "blocks" in ev.summary()
+
+
+def test_region_mode_without_rapid_layout_names_the_extra(zoom, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "rapid_layout", None)  # importing it now fails
+    fresh = Zoom(engine=zoom.engine)
+    page, _ = _page_with_turned_block(0)
+    with pytest.raises(MissingDependencyError, match=r"pip install 'docintent\[layout\]'"):
+        fresh.inspect(page, bbox=[0, 0, 1000, 1000], type="region")

@@ -278,7 +278,10 @@ class Zoom(Tool):
                 raise MissingDependencyError("rapid-layout", "layout", "zoom with type='region' (layout analysis)") from err
             import logging
 
-            logging.getLogger("rapid_layout").setLevel(logging.WARNING)
+            # rapid-layout logs every model load at INFO through its own per-module loggers.
+            for name in list(logging.root.manager.loggerDict):
+                if name.startswith("rapid_layout"):
+                    logging.getLogger(name).setLevel(logging.WARNING)
             self._layout = RapidLayout()
         return self._layout
 
@@ -298,7 +301,13 @@ class Zoom(Tool):
                     raw_blocks.append((str(name), Box.from_pixels((bx0, by0, bx1, by1), crop.width, crop.height), float(score)))
                 except InvalidBoxError:
                     continue  # a degenerate detection holds nothing to read
-        raw_blocks.sort(key=lambda b: (round(b[1].y0, 2), b[1].x0))
+        # The layout model often proposes the same area twice under two labels: keep the more confident one.
+        raw_blocks.sort(key=lambda b: -b[2])
+        kept: list[tuple[str, Box, float]] = []
+        for block in raw_blocks:
+            if all(block[1].intersection_area(k[1]) < 0.5 * min(block[1].area, k[1].area) for k in kept):
+                kept.append(block)
+        raw_blocks = sorted(kept, key=lambda b: (round(b[1].y0, 2), b[1].x0))
         assigned: list[list] = [[] for _ in raw_blocks]
         loose = []
         for line in result.lines:
