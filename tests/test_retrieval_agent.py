@@ -89,7 +89,8 @@ def test_offline_planner_follows_a_bridge_that_bm25_misses(corpus):
     assert bm25[0] == anchor and bm25.index(target) > 0
     result = SearchAgent(index, OfflinePlanner()).run(BRIDGE_QUERY)
     assert not result.forced and result.handles[0] == target
-    assert result.ranking[0].evidence == (anchor,)
+    assert result.ranking[0].evidence == (anchor, target)
+    assert "zzplace" in result.ranking[0].rationale
     assert [s.tool for s in result.trace][:2] == ["search", "inspect_pages"]
 
 

@@ -108,16 +108,31 @@ class OfflinePlanner(Planner):
 
     name = "offline"
 
-    def __init__(self, method: str = "bm25", *, prf_terms: int = 5, prf_pages: int = 3, bridges: int = 4) -> None:
+    def __init__(
+        self,
+        method: str = "bm25",
+        *,
+        prf_terms: int = 5,
+        prf_pages: int = 3,
+        bridges: int = 4,
+        bridge_inspections: int = 3,
+        inspect_depth: int = 20,
+        first_weight: int = 2,
+        heading_weight: float = 0.5,
+    ) -> None:
         self.method = method
         self.prf_terms = prf_terms
         self.prf_pages = prf_pages
         self.bridges = bridges
+        self.bridge_inspections = bridge_inspections
+        self.inspect_depth = inspect_depth
+        self.first_weight = first_weight
+        self.heading_weight = heading_weight
 
     # --- the plan ------------------------------------------------------------------------------------
 
     def _plan(self, state: AgentState, tools: AgentTools) -> list[Action]:
-        """All actions so far are deterministic functions of the history, so the plan is recomputed each step."""
+        """The remaining actions; every step is a deterministic function of the history, so it is recomputed."""
         split = split_bridge(state.query)
         anchor = split[1] if split else state.query
         searches = state.searched()
@@ -125,26 +140,67 @@ class OfflinePlanner(Planner):
         if not searches:
             return [Action("search", {"query": anchor, "method": self.method, "top_k": MAX_TOP_K}, "search the anchor" if split else "first search")]
         first = searches[0][1]
-        if state.inspection and not any(h in texts for h in first[:MAX_INSPECT]) and first:
-            return [Action("inspect_pages", {"handles": first[:MAX_INSPECT]}, "read the best pages of the first search")]
         done_queries = {q for q, _ in searches}
-        if split:
-            nouns = [n for n in TYPE_NOUNS if re.search(rf"\b{n}s?\b", split[0].lower())] or ["package"]
-            plan = []
-            for term, _support in self._bridge_candidates(state, tools, nouns)[: self.bridges]:
-                q = f"{term} {nouns[0]} {split[0]}"
-                if q not in done_queries:
-                    plan.append(Action("search", {"query": q, "method": self.method, "top_k": 20}, f"follow bridge term {term!r}"))
-            if not state.inspection and f"{split[0]}" not in done_queries and split[0]:
-                plan.append(Action("search", {"query": split[0], "method": self.method, "top_k": MAX_TOP_K}, "search the target clause"))
-            return plan
+        plan: list[Action] = []
         if state.inspection:
+            for start in range(0, self.inspect_depth if not split else MAX_INSPECT, MAX_INSPECT):
+                batch = [h for h in first[start : start + MAX_INSPECT] if h not in texts]
+                if batch:
+                    plan.append(Action("inspect_pages", {"handles": batch}, "read the best pages of the first search"))
+            if plan:
+                return plan[:1]
+        if split:
+            noun = self._target_noun(split[0])
+            for term, _support, _weight in self._bridge_candidates(state, tools, [noun])[: self.bridges]:
+                q = f"{term} {noun}"
+                if q not in done_queries:
+                    plan.append(Action("search", {"query": q, "method": self.method, "top_k": 30}, f"follow bridge term {term!r}"))
+            if not state.inspection and split[0] not in done_queries:
+                plan.append(Action("search", {"query": split[0], "method": self.method, "top_k": MAX_TOP_K}, "search the target clause"))
+            if plan:
+                return plan
+            if state.inspection and state.steps_left > 1:
+                # Read the bridge results rank by rank across the searches: the page that opens with the name wins.
+                noun = self._target_noun(split[0])
+                weights = {f"{t} {noun}": w for t, _, w in self._bridge_candidates(state, tools, [noun])}
+                priority: dict[str, float] = defaultdict(float)
+                for q, hs in searches[1:]:
+                    for rank, h in enumerate(hs):
+                        priority[h] = max(priority[h], weights.get(q, 0.0) / (rank + 1))
+                interleaved = sorted(priority, key=lambda h: -priority[h])
+                inspected_bridge = sum(1 for a, _ in state.history[2:] if a.tool == "inspect_pages")
+                tops = list(dict.fromkeys(h for h in interleaved if h not in texts))[:MAX_INSPECT]
+                if tops and inspected_bridge < self.bridge_inspections:
+                    return [Action("inspect_pages", {"handles": tops}, "read the bridge results")]
+            return []
+        if state.inspection and self.prf_terms:
             expansion = self._feedback_terms(state, tools)
             if expansion:
                 q = f"{state.query} {' '.join(expansion)}"
                 if q not in done_queries:
                     return [Action("search", {"query": q, "method": self.method, "top_k": MAX_TOP_K}, "pseudo-relevance feedback")]
         return []
+
+    @staticmethod
+    def _target_noun(target_clause: str) -> str:
+        low = target_clause.lower()
+        found = [(low.rfind(n), n) for n in TYPE_NOUNS if re.search(rf"\b{n}s?\b", low)]
+        return max(found)[1] if found else "package"
+
+    @staticmethod
+    def heading_match(text: str, terms: set[str], tools: AgentTools, *, lines: int = 40) -> float:
+        """Best idf-weighted share of ``terms`` found in one short line (a heading) among the first ``lines``."""
+        total = sum(tools.idf(t) for t in terms)
+        if not total:
+            return 0.0
+        best = 0.0
+        for line in text.split("\n")[:lines]:
+            words = line.split()
+            if not 0 < len(words) <= 10:
+                continue
+            have = terms & set(tokenize(line))
+            best = max(best, sum(tools.idf(t) for t in have) / total)
+        return best
 
     def next_action(self, state: AgentState, tools: AgentTools) -> Action:
         plan = self._plan(state, tools)
@@ -175,22 +231,28 @@ class OfflinePlanner(Planner):
         candidates.sort(key=lambda t: -weight[t])
         return candidates[: self.prf_terms]
 
-    def _bridge_candidates(self, state: AgentState, tools: AgentTools, nouns: Sequence[str]) -> list[tuple[str, str]]:
-        """(bridge term, the anchor page it was found on), best first.
-
-        A term scores by the rank of the anchor pages it appears on (1/rank), times its idf, so a rare name on
-        the best anchor page leads. Terms of the query itself are not bridges.
-        """
+    def _anchor_order(self, state: AgentState, tools: AgentTools) -> list[str]:
+        """Anchor-search pages, those whose heading matches the anchor clause first (inspected pages only)."""
         texts = state.texts()
         first = state.searched()[0][1]
         split = split_bridge(state.query)
+        terms = set(tokenize(split[1] if split else state.query))
+        inspected = [h for h in first if h in texts]
+        scored = {h: self.heading_match(texts[h], terms, tools) for h in inspected}
+        return sorted(inspected, key=lambda h: (-(scored[h] + 1.0 / (first.index(h) + 2)), first.index(h)))
+
+    def _bridge_candidates(self, state: AgentState, tools: AgentTools, nouns: Sequence[str]) -> list[tuple[str, str, float]]:
+        """(bridge term, the anchor page it was found on, weight), best first.
+
+        A term scores by the rank of the anchor pages it appears on (1/rank, after the heading re-ranking),
+        times its idf, so a rare name on the best anchor page leads. Terms of the query itself are not bridges.
+        """
+        texts = state.texts()
         query_words = {w.lower() for w in re.findall(r"[A-Za-z0-9-]+", state.query)}
         query_stems = set(tokenize(state.query))
         scores: dict[str, float] = defaultdict(float)
         support: dict[str, str] = {}
-        for rank, handle in enumerate(first[:MAX_INSPECT], start=1):
-            if handle not in texts:
-                continue
+        for rank, handle in enumerate(self._anchor_order(state, tools), start=1):
             for term, count in bridge_terms(texts[handle], nouns).items():
                 if term in query_words or stem(term) in query_stems:
                     continue
@@ -198,30 +260,48 @@ class OfflinePlanner(Planner):
                 scores[term] += idf * (1.0 + math.log(count)) / rank
                 support.setdefault(term, handle)
         ranked = sorted(scores, key=lambda t: -scores[t])
-        return [(t, support[t]) for t in ranked]
+        return [(t, support[t], scores[t]) for t in ranked]
 
     def finalize(self, state: AgentState, tools: AgentTools) -> tuple[list[RankedPage], Usage]:
         searches = state.searched()
         if not searches:
             return [], Usage()
+        texts = state.texts()
         split = split_bridge(state.query)
+        first = searches[0][1]
+        pages: list[RankedPage] = []
         if split and len(searches) > 1:
-            first = searches[0][1]
-            bridge_runs = [(q, hs) for q, hs in searches[1:]]
-            fused = reciprocal_rank_fusion([hs for _, hs in bridge_runs] + [hs for _, hs in bridge_runs[:1]])
-            support = {}
-            for q, hs in bridge_runs:
-                for h in hs:
-                    support.setdefault(h, q)
-            ranked = [h.handle for h in fused] + [h for h in first if h not in {x.handle for x in fused}]
-            anchors = tuple(first[:1])
-            pages = [
-                RankedPage(h, anchors if h in support else (h,), f"found by bridge search {support[h]!r}" if h in support else "anchor search")
-                for h in ranked
-            ]
+            noun = self._target_noun(split[0])
+            candidates = {f"{t} {noun}": (t, sup, w) for t, sup, w in self._bridge_candidates(state, tools, [noun])}
+            score: dict[str, float] = defaultdict(float)
+            why: dict[str, tuple[str, str]] = {}
+            for q, hs in searches[1:]:
+                if q not in candidates:
+                    continue
+                term, sup, weight = candidates[q]
+                for rank, h in enumerate(hs, start=1):
+                    bonus = 1.0
+                    if h in texts and term in " ".join(texts[h].split("\n")[:3]).lower():
+                        bonus = 3.0  # the name in the first lines: the page that introduces it
+                    gain = weight * bonus / (rank + 1)
+                    if gain > score[h]:
+                        why[h] = (term, sup)
+                    score[h] = max(score[h], gain)
+            for h in sorted(score, key=lambda h: -score[h]):
+                term, sup = why[h]
+                pages.append(RankedPage(h, (sup, h), f"introduces {term!r}, named on {sup}"))
+            pages += [RankedPage(h, (h,), "anchor search") for h in first]
         else:
-            fused = reciprocal_rank_fusion([hs for _, hs in searches])
-            pages = [RankedPage(h.handle, (h.handle,), "fused rank over the searches") for h in fused]
+            runs = [hs for _, hs in searches]
+            fused = reciprocal_rank_fusion([runs[0]] * self.first_weight + runs[1:])
+            terms = set(tokenize(state.query))
+            best = fused[0].score if fused else 1.0
+            combined = {
+                h.handle: h.score / best + (self.heading_weight * self.heading_match(texts[h.handle], terms, tools) if h.handle in texts else 0.0)
+                for h in fused
+            }
+            order = sorted(combined, key=lambda h: -combined[h])
+            pages = [RankedPage(h, (h,), "search rank and heading match") for h in order]
         unique: dict[str, RankedPage] = {}
         for page in pages:
             unique.setdefault(page.handle, page)
