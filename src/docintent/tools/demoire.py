@@ -16,18 +16,24 @@ MIN_SIDE = 16
 PEAK_LOG_RATIO = 2.0
 #: ... and it is the peak of a sinusoid at least this strong (grey levels), which text alone never gives.
 MIN_AMPLITUDE = 2.0
+#: ... and it shows in the colour channels with at least this amplitude (grey levels).
+MIN_CHROMA_AMPLITUDE = 0.4
 #: Frequencies below this (cycles per pixel) carry text lines and letter shapes; they are never notched.
 PROTECT_FREQ = 0.06
 
 
-def moire_peaks(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def moire_peaks(gray: np.ndarray, chroma: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Find moiré peaks: returns ``(spectrum, mask)`` where ``mask`` is True on the rfft2 bins to notch.
 
     A peak is a bin that is a 3x3 local maximum of the log-magnitude, stands :data:`PEAK_LOG_RATIO` above the
     mean log-magnitude around it, is as strong as a sinusoid of :data:`MIN_AMPLITUDE` grey levels
     (``|F| >= A * h * w / 2``), lies beyond
     :data:`PROTECT_FREQ` from DC, and off the two frequency axes (which hold the regular line spacing and
-    straight table rules of documents).
+    straight table rules of documents). With ``chroma`` (an HxWx2 array of the colour-difference
+    channels), a peak must also carry colour: at least :data:`MIN_CHROMA_AMPLITUDE` grey levels at the same
+    frequency. Screen moiré comes from the display's red/green/blue sub-pixel grid and is coloured, while
+    the regular structure of black-on-white text (identical rows, aligned table columns) is not. Colourless
+    peaks at the sum or difference of two coloured ones (intermodulation) are kept as moiré.
     """
     g = gray.astype(np.float32)
     g -= g.mean()
@@ -43,6 +49,24 @@ def moire_peaks(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     off_axis = (np.abs(fx) * w > 2) & (fy * h > 2)
     strong = mag >= MIN_AMPLITUDE * h * w / 2.0
     mask = local_max & strong & (logmag - floor > PEAK_LOG_RATIO) & (radius > PROTECT_FREQ) & off_axis
+    if chroma is not None and mask.any():
+        c = chroma.astype(np.float32)
+        c -= c.mean(axis=(0, 1))
+        cmag = np.hypot(np.abs(sfft.rfft2(c[:, :, 0], workers=2)), np.abs(sfft.rfft2(c[:, :, 1], workers=2)))
+        cmag = cv2.dilate(cmag.astype(np.float32), np.ones((3, 3), np.uint8))
+        rows, cols = np.nonzero(mask)
+        coloured = cmag[rows, cols] >= MIN_CHROMA_AMPLITUDE * h * w / 2.0
+        # Sums and differences of two coloured peaks are moiré too (the camera's tone curve mixes them),
+        # even though they carry little colour of their own.
+        freqs = np.stack([sfft.fftfreq(h)[rows] * h, cols.astype(np.float64)], axis=1)  # in bins
+        base = freqs[coloured]
+        if len(base) >= 2:
+            combos = np.concatenate([base[:, None] + base[None], base[:, None] - base[None]]).reshape(-1, 2)
+            for i in np.nonzero(~coloured)[0]:
+                near = np.minimum(np.abs(combos - freqs[i]).max(axis=1), np.abs(combos + freqs[i]).max(axis=1))
+                coloured[i] = bool(near.min() <= 2.0)
+        mask = np.zeros_like(mask)
+        mask[rows[coloured], cols[coloured]] = True
     return spec, mask
 
 
@@ -75,8 +99,9 @@ class Demoire(Tool):
         # Pad (by reflection, which adds no edge spike to the spectrum) to sizes the FFT handles fast:
         # a prime factor like 181 in 1448 makes it several times slower.
         fh, fw = sfft.next_fast_len(h, real=True), sfft.next_fast_len(w, real=True)
-        y = cv2.copyMakeBorder(ycc[:, :, 0], 0, fh - h, 0, fw - w, cv2.BORDER_REFLECT)
-        spec, mask = moire_peaks(y)
+        padded = cv2.copyMakeBorder(ycc, 0, fh - h, 0, fw - w, cv2.BORDER_REFLECT)
+        y = padded[:, :, 0]
+        spec, mask = moire_peaks(y, padded[:, :, 1:])
         peaks = int(mask.sum())
         if peaks:
             cleaned = sfft.irfft2(notch(spec, mask), s=y.shape, workers=2)

@@ -156,7 +156,7 @@ def fit_displacement(samples: LineSamples) -> tuple[np.ndarray, float] | None:
     for _ in range(2):
         design = np.concatenate([np.eye(n_lines)[samples.line[keep]], _basis(u[keep], v[keep])], axis=1)
         ridge = np.zeros((n_basis, n_lines + n_basis))
-        ridge[:, n_lines:] = np.eye(n_basis) * 0.2 * np.sqrt(keep.sum())
+        ridge[:, n_lines:] = np.eye(n_basis) * 0.05 * np.sqrt(keep.sum())
         coef, *_ = np.linalg.lstsq(
             np.concatenate([design, ridge]), np.concatenate([samples.y[keep], np.zeros(n_basis)]), rcond=None
         )
