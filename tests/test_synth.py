@@ -83,6 +83,16 @@ def test_images_have_photo_resolution(tiny):
             assert 1600 <= max(im.size) <= 2000, (path.name, im.size)
 
 
+def test_a_smaller_rerun_leaves_no_stale_images(tmp_path):
+    generate(tmp_path, n=4, families=["table"], questions_per_document=2, workers=1, contact_sheet=False)
+    assert len(list((tmp_path / "images").glob("*.jpg"))) == 8
+    (tmp_path / "images" / "notes.txt").write_text("mine")
+    generate(tmp_path, n=2, families=["table"], questions_per_document=2, workers=1, contact_sheet=False)
+    rows = [json.loads(line) for line in (tmp_path / "samples.jsonl").read_text().splitlines()]
+    assert sorted(p.name for p in (tmp_path / "images").glob("*.jpg")) == sorted({Path(r["image"]).name for r in rows})
+    assert (tmp_path / "images" / "notes.txt").read_text() == "mine", "files it did not write are kept"
+
+
 def test_unknown_family_is_refused_with_the_valid_ones(tmp_path):
     with pytest.raises(ConfigError, match="valid families: doc, chart, table"):
         generate(tmp_path, n=1, families=["docs"])

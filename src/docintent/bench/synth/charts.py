@@ -109,11 +109,17 @@ def render_chart(rng: np.random.Generator, kind: str | None = None) -> Document:
     return Document("chart", kind, image, content, qas, [face.name])
 
 
-def _value_q(rng, what: str, cat: str, value: float, decimals: int, labelled: bool, kind: str) -> QA:
+def _with_unit(answers: tuple[str, ...], unit: str) -> tuple[str, ...]:
+    """Digits first (ChartQA's form); with a percent axis the same numbers written with ``%`` too."""
+    return answers + tuple(f"{a}{unit}" for a in answers) if unit else answers
+
+
+def _value_q(rng, what: str, cat: str, value: float, decimals: int, labelled: bool, kind: str,
+             unit: str = "") -> QA:
     q = phrase(rng, ("What is the value for {c}?", "What value does {c} have?", "How high is the {w} for {c}?",
                      "What was the {w} in {c}?", "According to the chart, what is the {w} for {c}?"),
                c=cat, w=what)
-    return QA(q, V.number_answers(value, decimals), "value", kind, labelled, {"value": value})
+    return QA(q, _with_unit(V.number_answers(value, decimals), unit), "value", kind, labelled, {"value": value})
 
 
 def _extreme_qs(rng, cats, vals, what: str, kind: str, noun: str = "category") -> list[QA]:
@@ -153,7 +159,7 @@ def _bar(rng, ax, title, unit, lo, hi, decimals, labelled):
     ax.set_title(title)
     what = title.split(" (")[0].lower()
     i, j = rng.choice(n, 2, replace=False)
-    qas = [_value_q(rng, what, cats[i], vals[i], decimals, labelled, "bar"),
+    qas = [_value_q(rng, what, cats[i], vals[i], decimals, labelled, "bar", unit),
            *_extreme_qs(rng, cats, vals, what, "bar", "country"),
            _diff_q(rng, cats[i], vals[i], cats[j], vals[j], decimals, "bar"),
            QA(phrase(rng, ("How many bars are there?", "How many bars does the chart show?",
@@ -186,7 +192,7 @@ def _grouped(rng, ax, title, unit, lo, hi, decimals, labelled):
     qas = [
         QA(phrase(rng, ("What is the value for {c} in {s}?", "What was the {w} in {c} in {s}?",
                         "In {s}, what value does {c} have?"), c=cats[i], s=s, w=what),
-           V.number_answers(v, decimals), "value", "grouped_bar", labelled, {"value": v}),
+           _with_unit(V.number_answers(v, decimals), unit), "value", "grouped_bar", labelled, {"value": v}),
         *_extreme_qs(rng, cats, data[s], f"{what} in {s}", "grouped_bar", "country"),
         QA(phrase(rng, ("By how much did the value for {c} change between {a} and {b}?",
                         "What is the difference between {a} and {b} for {c}?"), c=cats[i], a=a, b=b),
@@ -221,7 +227,7 @@ def _line(rng, ax, title, unit, lo, hi, decimals, labelled):
     a, b = sorted((int(i), int(j)))
     qas = [
         QA(phrase(rng, ("What was the value in {y}?", "What was the {w} in {y}?", "In {y}, what was the {w}?"),
-                  y=years[i], w=what), V.number_answers(vals[i], decimals), "value", "line", labelled,
+                  y=years[i], w=what), _with_unit(V.number_answers(vals[i], decimals), unit), "value", "line", labelled,
            {"value": vals[i]}),
         QA(phrase(rng, ("In which year was the value highest?", "Which year had the peak {w}?",
                         "In what year did the {w} reach its maximum?"), w=what),

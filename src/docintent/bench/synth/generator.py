@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -146,8 +147,7 @@ def generate(out: str | Path, n: int = 30, seed: int = 0, families: Sequence[str
     started = time.perf_counter()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    if (out / "samples.jsonl").exists():
-        (out / "samples.jsonl").unlink()  # a rerun replaces the set instead of mixing two seeds
+    _remove_previous_set(out)
 
     jobs = []
     for family in FAMILIES:  # each family has its own generators, so it does not depend on the others
@@ -203,6 +203,22 @@ def generate(out: str | Path, n: int = 30, seed: int = 0, families: Sequence[str
         make_sheet(out, records, out / "contact_sheet.jpg")
     return SynthSummary(out, len(rows), len(rows) // CAPTURES, len(records), len(images),
                         time.perf_counter() - started, share)
+
+
+_OWN_FILE = re.compile(r"(doc|chart|table)-\d{5}(-c\d)?\.(jpg|png)")
+
+
+def _remove_previous_set(out: Path) -> None:
+    """Delete what an earlier run wrote here (only files named as this generator names them), so a
+    smaller rerun does not leave stale images beside the new set."""
+    for name in ("samples.jsonl", "documents.jsonl", "manifest.json", "contact_sheet.jpg"):
+        if (out / name).is_file():
+            (out / name).unlink()
+    for folder in ("images", "clean"):
+        if (out / folder).is_dir():
+            for path in (out / folder).iterdir():
+                if path.is_file() and _OWN_FILE.fullmatch(path.name):
+                    path.unlink()
 
 
 def _count(values) -> dict[str, int]:
