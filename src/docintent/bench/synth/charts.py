@@ -125,13 +125,14 @@ def _value_q(rng, what: str, cat: str, value: float, decimals: int, labelled: bo
 def _extreme_qs(rng, cats, vals, what: str, kind: str, noun: str = "category") -> list[QA]:
     hi_cat = cats[int(np.argmax(vals))]
     lo_cat = cats[int(np.argmin(vals))]
+    high = ["Which {n} has the largest {w}?", "What is the {n} with the highest {w}?"]
+    low = ["Which {n} has the smallest {w}?", "What is the {n} with the lowest {w}?"]
+    if kind != "grouped_bar":  # with one series "the highest value" is unambiguous
+        high += ["Which {n} has the highest value?", "Which {n} is the highest?"]
+        low += ["Which {n} has the lowest value?"]
     return [
-        QA(phrase(rng, ("Which {n} has the highest value?", "Which {n} has the largest {w}?",
-                        "What is the {n} with the highest {w}?", "Which {n} is the highest?"), n=noun, w=what),
-           (hi_cat,), "extreme", kind, True),
-        QA(phrase(rng, ("Which {n} has the lowest value?", "Which {n} has the smallest {w}?",
-                        "What is the {n} with the lowest {w}?"), n=noun, w=what),
-           (lo_cat,), "extreme", kind, True),
+        QA(phrase(rng, high, n=noun, w=what), (hi_cat,), "extreme", kind, True),
+        QA(phrase(rng, low, n=noun, w=what), (lo_cat,), "extreme", kind, True),
     ]
 
 
