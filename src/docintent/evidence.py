@@ -174,6 +174,7 @@ def page_evidence(
 
     A line's score is the weight of the question words it contains (fuzzy) over the total weight; lines are
     matched together with their row neighbours, so a label and its value on the same row share one score.
+    When the question holds numbers or codes, a page that shows none of them has no evidence.
     """
     keywords = list(weights) if weights is not None else _keywords(question)
     weights = weights if weights is not None else {k: 1.0 for k in keywords}
@@ -182,6 +183,13 @@ def page_evidence(
     if not total or not lines:
         return [], 0.0
     words = [_line_words(l) for l in lines]
+    # A question that names something specific by number or code ("contract 5521", "AC-55213", "2023") is
+    # about pages that show it: a page with the same field for another contract is not evidence.
+    required = [k for k in weights if any(ch.isdigit() for ch in k)]
+    if required:
+        page_words = [w for ws in words for w in ws]
+        if not any(_matches(k, page_words) for k in required):
+            return [], 0.0
     hoods = [_neighbourhood(lines, i) for i in range(len(lines))]
     scores = []
     for i in range(len(lines)):
