@@ -8,7 +8,7 @@ degradations in :mod:`docintent.bench.degrade` (plus folds and desk backgrounds)
 
 >>> from docintent.bench.synth import generate
 >>> summary = generate("/tmp/synth", n=30, seed=0)  # doctest: +SKIP
->>> summary.samples  # 30 questions x 3 families x 4 captures
+>>> summary.samples  # 30 questions x 3 families x 4 captures  # doctest: +SKIP
 360
 """
 

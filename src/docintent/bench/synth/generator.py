@@ -132,7 +132,7 @@ def generate(out: str | Path, n: int = 30, seed: int = 0, families: Sequence[str
     and ``contact_sheet.jpg``. The same arguments give byte-identical files.
 
     >>> summary = generate("/tmp/synth-demo", n=2, families=["table"], workers=1)  # doctest: +SKIP
-    >>> summary.samples
+    >>> summary.samples  # doctest: +SKIP
     8
     """
     families = [f.strip() for f in families if f.strip()]
