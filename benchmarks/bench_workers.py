@@ -85,6 +85,8 @@ def _run(samples: Path, workers: int, strategy: str, brain: str, scratch: Path, 
 
 
 def main() -> None:
+    from docintent.bench.runner import usable_cores
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", help="dataset spec (default: a generated synthetic set, seed 0)")
     parser.add_argument("--samples", type=int, default=8)
@@ -121,7 +123,7 @@ def main() -> None:
         "# docintent bench: 1 vs 2 worker processes",
         "",
         f"Strategy `{args.strategy}`, brain `{args.brain}` (RapidOCR + offline reader on every sample, OCR cache "
-        f"off), {args.samples} samples with distinct images, {os.cpu_count()} CPU cores, "
+        f"off), {args.samples} samples with distinct images, {usable_cores()} CPU cores, "
         f"Python {platform.python_version()}. Inference threads per process: "
         f"{args.threads or 'runner default (1 worker: library default; 2 workers: cores/2 each)'}. "
         "Samples/s = rows / run seconds (worker start-up included).",
@@ -139,7 +141,7 @@ def main() -> None:
     name = "bench_workers" + (f"_{args.tag}" if args.tag else "")
     (RESULTS / f"{name}.md").write_text(text, encoding="utf-8")
     (RESULTS / f"{name}.json").write_text(json.dumps({
-        "strategy": args.strategy, "brain": args.brain, "samples": args.samples, "cpu_count": os.cpu_count(),
+        "strategy": args.strategy, "brain": args.brain, "samples": args.samples, "cpu_count": usable_cores(),
         "threads": args.threads,
         "runs": runs, "median_ratio": median_ratio,
     }, indent=2) + "\n", encoding="utf-8")

@@ -354,11 +354,19 @@ def _work(sample: Sample, strategy_index: int) -> dict[str, Any]:
                    seed=w["seed"], steps_dir=w["steps_dir"])
 
 
+def usable_cores() -> int:
+    """CPU cores this process may run on (its affinity mask where the OS has one, e.g. under taskset)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 @contextlib.contextmanager
 def _worker_environment(workers: int) -> Iterator[None]:
     """Give each worker an equal share of the cores (unless the user chose thread counts), so ``workers``
     processes do not each start a thread per core and fight over them."""
-    share = str(max(1, (os.cpu_count() or 1) // workers))
+    share = str(max(1, usable_cores() // workers))
     names = ("DOCINTENT_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
     added = [n for n in names if n not in os.environ]
     for name in added:
