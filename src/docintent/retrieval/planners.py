@@ -6,8 +6,9 @@ pages it inspects, plus corpus idf statistics:
 1. If the query refers to its target indirectly ("the package named in the section about X"), it is split
    at the cue into a *target* clause ("the package") and an *anchor* clause ("the section about X").
 2. Search the anchor clause (the whole query when there is no cue) and inspect the top pages.
-3. Direct queries: add pseudo-relevance-feedback terms (high tf-idf terms shared by the top inspected pages)
-   and search again; the final ranking fuses both searches.
+3. Direct queries: read the top 30 pages, add pseudo-relevance-feedback terms (high tf-idf terms shared by
+   the top inspected pages) and search again; the final ranking fuses both searches and re-ranks the pages it
+   read by :meth:`OfflinePlanner.judge` (query-term coverage plus a match in a short heading line).
 4. Bridged queries: collect *bridge terms* from the inspected anchor pages, i.e. names that stand next to
    the target's type noun ("graphicx package", "package graphicx", ``\\usepackage{graphicx}``), titles
    and defined terms; search each promising one together with the target clause; rank those results first,
@@ -116,9 +117,9 @@ class OfflinePlanner(Planner):
         prf_pages: int = 3,
         bridges: int = 4,
         bridge_inspections: int = 3,
-        inspect_depth: int = 20,
+        inspect_depth: int = 30,
         first_weight: int = 2,
-        heading_weight: float = 0.5,
+        rank_weight: float = 0.2,
     ) -> None:
         self.method = method
         self.prf_terms = prf_terms
@@ -127,7 +128,7 @@ class OfflinePlanner(Planner):
         self.bridge_inspections = bridge_inspections
         self.inspect_depth = inspect_depth
         self.first_weight = first_weight
-        self.heading_weight = heading_weight
+        self.rank_weight = rank_weight
 
     # --- the plan ------------------------------------------------------------------------------------
 
@@ -294,12 +295,10 @@ class OfflinePlanner(Planner):
         else:
             runs = [hs for _, hs in searches]
             fused = reciprocal_rank_fusion([runs[0]] * self.first_weight + runs[1:])
-            terms = set(tokenize(state.query))
             best = fused[0].score if fused else 1.0
-            combined = {
-                h.handle: h.score / best + (self.heading_weight * self.heading_match(texts[h.handle], terms, tools) if h.handle in texts else 0.0)
-                for h in fused
-            }
+            read = [h.handle for h in fused if h.handle in texts]
+            judged = dict(zip(read, self.judge(state.query, [(h, texts[h]) for h in read], tools)[0]))
+            combined = {h.handle: self.rank_weight * h.score / best + judged.get(h.handle, 0.0) for h in fused}
             order = sorted(combined, key=lambda h: -combined[h])
             pages = [RankedPage(h, (h,), "search rank and heading match") for h in order]
         unique: dict[str, RankedPage] = {}
@@ -313,7 +312,11 @@ class OfflinePlanner(Planner):
         return list(unique.values())[:RANKING_SIZE], Usage()
 
     def judge(self, query: str, pages: list[tuple[str, Any]], tools: AgentTools) -> tuple[list[float], Usage]:
-        """idf-weighted share of the query terms a page contains (with no text, every page scores 0)."""
+        """Heading match plus BM25-style saturated coverage of the query terms (0 for pages it cannot read).
+
+        coverage = sum over query terms t of idf(t) * tf / (tf + 1.2), over the sum of idf(t); the heading match
+        (see :meth:`heading_match`) counts once more, since a manual page about X usually opens with X.
+        """
         terms = set(tokenize(query))
         total = sum(tools.idf(t) for t in terms) or 1.0
         out = []
@@ -321,8 +324,9 @@ class OfflinePlanner(Planner):
             if not isinstance(text, str):
                 out.append(0.0)
                 continue
-            have = set(tokenize(text))
-            out.append(sum(tools.idf(t) for t in terms & have) / total)
+            counts = Counter(tokenize(text))
+            coverage = sum(tools.idf(t) * counts[t] / (counts[t] + 1.2) for t in terms if counts[t]) / total
+            out.append(coverage + self.heading_match(text, terms, tools))
         return out, Usage()
 
 
