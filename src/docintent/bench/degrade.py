@@ -26,6 +26,7 @@ __all__ = [
     "low_contrast",
     "color_cast",
     "stain",
+    "uneven_light",
     "moire",
     "noise",
     "jpeg",
@@ -149,6 +150,25 @@ def shadow(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> 
     tint = np.array([1.0 - 0.08 * s, 1.0 - 0.04 * s, 1.0], np.float32)
     field = light[:, :, None] * (1.0 - shade[:, :, None] * (1.0 - tint[None, None, :]))
     return _to_uint8(a.astype(np.float32) * field)
+
+
+def uneven_light(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> np.ndarray:
+    """Uneven lighting without a hard shadow edge: a smooth random light field (gradient + off-centre falloff)
+    that darkens parts of the page by up to ``65 % * severity``."""
+    a, s = _check(img, severity)
+    h, w = a.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    xx /= max(w, 1)
+    yy /= max(h, 1)
+    angle = rng.uniform(0, 2 * np.pi)
+    ramp = np.cos(angle) * xx + np.sin(angle) * yy
+    ramp = (ramp - ramp.min()) / max(float(np.ptp(ramp)), 1e-6)
+    cx, cy = rng.uniform(0.0, 1.0, 2)
+    falloff = np.sqrt((xx - cx) ** 2 + (yy - cy) ** 2) / np.sqrt(2.0)
+    field = 0.55 * ramp + 0.45 * falloff
+    field = (field - field.min()) / max(float(np.ptp(field)), 1e-6)
+    light = 1.0 - 0.65 * s * field
+    return _to_uint8(a.astype(np.float32) * light[:, :, None])
 
 
 def _disk(radius: float) -> np.ndarray:
@@ -288,7 +308,7 @@ DEGRADATIONS = {
     "warp": (perspective, curl),
     "shadow": (shadow,),
     "blur": (defocus, motion_blur),
-    "appearance": (low_contrast, color_cast, stain),
+    "appearance": (low_contrast, color_cast, stain, uneven_light),
     "moire": (moire,),
     "orientation": (rotate,),
     "noise": (noise, jpeg),

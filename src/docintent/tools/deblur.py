@@ -158,13 +158,14 @@ class Deblur(Tool):
     def apply(self, page: Page) -> Page:
         if min(page.height, page.width) < MIN_SIDE:
             return page.derive(page.pixels.copy(), f"{self.name}:too_small")
-        rgb = page.pixels.astype(np.float32)
-        gray = rgb @ np.array([0.299, 0.587, 0.114], np.float32)
+        ycc = cv2.cvtColor(page.pixels, cv2.COLOR_RGB2YCrCb)
+        gray = ycc[:, :, 0].astype(np.float32)
         name, kernel, gain = estimate_kernel(gray)
         if kernel is None:
             return page.derive(page.pixels.copy(), f"{self.name}:sharp", blur_kernel=None)
         sharp = wiener_deconvolve(gray, kernel)
-        # Deconvolve luminance only and add the same correction to every channel: 3x cheaper, and colour
-        # (which blur barely changes on documents) is kept.
-        out = np.clip(rgb + (sharp - gray)[:, :, None] + 0.5, 0, 255).astype(np.uint8)
+        # Deconvolve luminance only and keep the chroma: 3x cheaper, and colour (which blur barely changes
+        # on documents) is kept. Replacing Y adds the same correction to R, G and B.
+        ycc[:, :, 0] = np.clip(sharp + 0.5, 0, 255).astype(np.uint8)
+        out = cv2.cvtColor(ycc, cv2.COLOR_YCrCb2RGB)
         return page.derive(out, f"{self.name}:{name}", blur_kernel=name, blur_gain=round(gain, 3))

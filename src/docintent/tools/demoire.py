@@ -25,7 +25,7 @@ PROTECT_FREQ = 0.06
 def moire_peaks(gray: np.ndarray, chroma: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Find moiré peaks: returns ``(spectrum, mask)`` where ``mask`` is True on the rfft2 bins to notch.
 
-    A peak is a bin that is a 3x3 local maximum of the log-magnitude, stands :data:`PEAK_LOG_RATIO` above the
+    A peak is a bin that is a 3x3 local maximum of the magnitude, stands :data:`PEAK_LOG_RATIO` above the
     mean log-magnitude around it, is as strong as a sinusoid of :data:`MIN_AMPLITUDE` grey levels
     (``|F| >= A * h * w / 2``), lies beyond
     :data:`PROTECT_FREQ` from DC, and off the two frequency axes (which hold the regular line spacing and
@@ -35,23 +35,24 @@ def moire_peaks(gray: np.ndarray, chroma: np.ndarray | None = None) -> tuple[np.
     the regular structure of black-on-white text (identical rows, aligned table columns) is not. Colourless
     peaks at the sum or difference of two coloured ones (intermodulation) are kept as moiré.
     """
-    g = gray.astype(np.float32)
-    g -= g.mean()
-    spec = sfft.rfft2(g, workers=2)  # callers pass fast FFT sizes (see Demoire.apply)
-    mag = np.abs(spec).astype(np.float32)
-    logmag = np.log1p(mag)
     h, w = gray.shape
-    floor = cv2.blur(logmag, (15, 15))
-    local_max = logmag >= cv2.dilate(logmag, np.ones((3, 3), np.uint8))
-    fy = np.abs(sfft.fftfreq(h)).astype(np.float32)[:, None]
-    fx = sfft.rfftfreq(w).astype(np.float32)[None, :]
-    radius = np.sqrt(fx**2 + fy**2)
-    off_axis = (np.abs(fx) * w > 2) & (fy * h > 2)
+    # The DC term is left in: it lies inside the protected low frequencies and is never notched.
+    spec = sfft.rfft2(gray.astype(np.float32, copy=False), workers=2)  # callers pass fast FFT sizes
+    mag = np.abs(spec)
     strong = mag >= MIN_AMPLITUDE * h * w / 2.0
-    mask = local_max & strong & (logmag - floor > PEAK_LOG_RATIO) & (radius > PROTECT_FREQ) & off_axis
+    if not strong.any():  # a clean page ends here, cheaply
+        return spec, np.zeros(mag.shape, bool)
+    logmag = np.log1p(mag)
+    floor = cv2.blur(logmag, (15, 15))
+    rows, cols = np.nonzero(strong & (mag >= cv2.dilate(mag, np.ones((3, 3), np.uint8))))
+    fy = sfft.fftfreq(h)[rows]
+    fx = cols / float(w)
+    keep = (logmag[rows, cols] - floor[rows, cols] > PEAK_LOG_RATIO) & (np.hypot(fx, fy) > PROTECT_FREQ)
+    keep &= (cols > 2) & (np.abs(fy) * h > 2)  # off the axes
+    mask = np.zeros(mag.shape, bool)
+    mask[rows[keep], cols[keep]] = True
     if chroma is not None and mask.any():
-        c = chroma.astype(np.float32)
-        c -= c.mean(axis=(0, 1))
+        c = chroma.astype(np.float32, copy=False)
         cmag = np.hypot(np.abs(sfft.rfft2(c[:, :, 0], workers=2)), np.abs(sfft.rfft2(c[:, :, 1], workers=2)))
         cmag = cv2.dilate(cmag.astype(np.float32), np.ones((3, 3), np.uint8))
         rows, cols = np.nonzero(mask)
@@ -94,22 +95,22 @@ class Demoire(Tool):
     def apply(self, page: Page) -> Page:
         if min(page.height, page.width) < MIN_SIDE:
             return page.derive(page.pixels.copy(), f"{self.name}:too_small")
-        ycc = cv2.cvtColor(page.pixels, cv2.COLOR_RGB2YCrCb).astype(np.float32)
+        ycc = cv2.cvtColor(page.pixels, cv2.COLOR_RGB2YCrCb)
         h, w = page.height, page.width
         # Pad (by reflection, which adds no edge spike to the spectrum) to sizes the FFT handles fast:
         # a prime factor like 181 in 1448 makes it several times slower.
         fh, fw = sfft.next_fast_len(h, real=True), sfft.next_fast_len(w, real=True)
         padded = cv2.copyMakeBorder(ycc, 0, fh - h, 0, fw - w, cv2.BORDER_REFLECT)
-        y = padded[:, :, 0]
-        spec, mask = moire_peaks(y, padded[:, :, 1:])
+        spec, mask = moire_peaks(padded[:, :, 0], padded[:, :, 1:])
         peaks = int(mask.sum())
+        luma = ycc[:, :, 0]
         if peaks:
-            cleaned = sfft.irfft2(notch(spec, mask), s=y.shape, workers=2)
-            ycc[:, :, 0] = cleaned[:h, :w] + y.mean()
+            cleaned = sfft.irfft2(notch(spec, mask), s=padded.shape[:2], workers=2)[:h, :w]
+            luma = np.clip(cleaned + 0.5, 0, 255).astype(np.uint8)
         # Moiré is mostly colour fringes of a few pixels' period; text is (nearly) colourless, so chroma
         # can be smoothed hard without softening letters. Smoothing at quarter size is fast and enough.
         small = cv2.resize(ycc[:, :, 1:], (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
         small = cv2.GaussianBlur(small, (0, 0), 1.0)
-        ycc[:, :, 1:] = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR).reshape(h, w, 2)
-        out = cv2.cvtColor(np.clip(ycc + 0.5, 0, 255).astype(np.uint8), cv2.COLOR_YCrCb2RGB)
+        chroma = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR).reshape(h, w, 2)
+        out = cv2.cvtColor(cv2.merge([luma, chroma[:, :, 0], chroma[:, :, 1]]), cv2.COLOR_YCrCb2RGB)
         return page.derive(out, self.name, moire_peaks=peaks)

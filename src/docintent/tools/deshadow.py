@@ -24,7 +24,7 @@ def paper_background(
     chroma_ratio: float = 0.3,
     dark_ratio: float | None = None,
 ) -> np.ndarray:
-    """Estimate the paper's illumination, per channel, as a float32 HxWx3 image in [1, 255].
+    """Estimate the paper's illumination, per channel, as a uint8 HxWx3 image in [1, 255].
 
     At ``work_side`` px (longest side) each channel is morphologically closed with a kernel of
     ``text_kernel`` times that side, which replaces dark ink by the surrounding paper yet keeps the edges of
@@ -69,16 +69,16 @@ def paper_background(
         fill = np.where(weight[:, :, None] > 1e-3, fill, bg)
         bg = np.where(paper[:, :, None] > 0, bg, fill)
     bg = cv2.GaussianBlur(bg, (0, 0), max(0.5, k / 6))
-    full = cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR)
-    if full.ndim == 2:
-        full = full[:, :, None]
-    return np.maximum(full, 1.0)
+    # Upscaled as uint8: a quarter of the memory traffic of float32, and the background is smooth, so
+    # whole grey levels lose nothing visible.
+    small8 = np.clip(bg + 0.5, 1, 255).astype(np.uint8)
+    full = cv2.resize(small8, (w, h), interpolation=cv2.INTER_LINEAR)
+    return full.reshape(h, w, -1)
 
 
 def divide_background(pixels: np.ndarray, background: np.ndarray) -> np.ndarray:
-    """``pixels / background`` rescaled so that paper becomes white (uint8)."""
-    out = pixels.astype(np.float32) * (255.0 / background)
-    return np.clip(out + 0.5, 0, 255).astype(np.uint8)
+    """``pixels / background * 255`` as uint8 (saturated), so that paper becomes white."""
+    return cv2.divide(pixels, np.maximum(background, 1), scale=255.0)
 
 
 @register
