@@ -542,6 +542,11 @@ def run_benchmark(
     if previous and previous.get("brain") not in (None, brain_name):
         raise ConfigError(f"{out}: this run was made with brain {previous['brain']!r}, not {brain_name!r}; "
                           "use another --out directory")
+    options = _public_options(getattr(brain_factory, "options", {}) or {})
+    old_options = ((previous or {}).get("config") or {}).get("brain_options")
+    if old_options is not None and old_options != json.loads(json.dumps(options, default=_json_default)):
+        log.warning("%s: brain options changed from %s to %s; earlier rows keep the old ones", out, old_options,
+                    options)
 
     writer = ResultsWriter(out / RESULTS_FILE)
     latest = {row_key(r): r for r in writer.rows}
@@ -565,7 +570,7 @@ def run_benchmark(
     manifest.update(
         config={**(config or {}), "strategies": [s.name for s in resolved], "workers": workers,
                 "retry_failed": retry_failed, "save_steps": save_steps,
-                "brain_options": _public_options(getattr(brain_factory, "options", {}) or {})},
+                "brain_options": options},
         brain=brain_name,
         prompt_version=prompt_version,
         seed=seed,
