@@ -42,7 +42,7 @@ class RapidOcrEngine(OcrEngine):
                 raise MissingDependencyError("rapidocr", "all", "the RapidOCR engine") from err
             params: dict[str, Any] = {
                 "Global.use_cls": False,
-                "Global.log_level": "warning",
+                "Global.log_level": "error",
                 "Global.text_score": self.text_score,
                 "Global.max_side_len": 100000,  # never shrink the image before detection: we set det size below
                 "Det.limit_type": "max",
@@ -50,7 +50,7 @@ class RapidOcrEngine(OcrEngine):
             }
             if self.threads:
                 params["EngineConfig.onnxruntime.intra_op_num_threads"] = self.threads
-            logging.getLogger("RapidOCR").setLevel(logging.WARNING)
+            logging.getLogger("RapidOCR").setLevel(logging.ERROR)
             self._engine = RapidOCR(params=params)
         return self._engine
 

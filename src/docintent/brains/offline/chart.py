@@ -321,9 +321,9 @@ def solve_chart(info: QuestionInfo, layout: Layout, page: Page, matcher: Matcher
                 return nums[0].value, "value label"
         # pie/legend style: "Category 35%" in one item, or the number right next to it
         nums = find_numbers(cat.text)
-        if nums:
+        if nums and re.search(r"[A-Za-z]", cat.text):
             return nums[-1].value, "label text"
-        for o in layout.right_of(cat)[:1]:
+        for o in layout.right_of(cat)[:1] if axis is None else []:
             v = _numeric(o)
             if v is not None:
                 return v, "value beside label"
@@ -333,7 +333,13 @@ def solve_chart(info: QuestionInfo, layout: Layout, page: Page, matcher: Matcher
                 return axis.snap(v), "bar measured on the axis"
         return None, ""
 
-    if info.intent == "count":
+    intent = info.intent
+    if intent == "count":
+        # "How many rainy days did Cairo have?" asks for Cairo's value, not for a number of categories.
+        named = [c for c in cats if len(c.text) > 2 and c.text.lower() in info.text.lower()]
+        if named:
+            intent = "lookup"
+    if intent == "count":
         group = cats
         legend_words = {w for it in legend for w in re.findall(r"[a-z]+", it.text.lower())}
         if legend and (set(info.keywords) & legend_words or any(k in ("series", "years", "groups", "legend") and all(_numeric(l) is not None or l.text.isdigit() for l in legend) for k in info.keywords)):
@@ -367,7 +373,7 @@ def solve_chart(info: QuestionInfo, layout: Layout, page: Page, matcher: Matcher
         result = {"diff": abs(a - b), "sum": a + b, "avg": (a + b) / 2, "ratio": a / b if b else 0.0}[info.intent]
         return Solution(format_number(result), 0.6, layout.region_of([p[0] for p in picked]), f"{info.intent} of two categories")
 
-    if info.intent == "lookup":
+    if intent == "lookup":
         item, score = _best_category(info, cats, matcher)
         if item is None:
             return None

@@ -298,13 +298,20 @@ def best_candidate(cands: list[Candidate]) -> Candidate | None:
 # -- aggregates over a column ------------------------------------------------------------------------
 
 
+_TOTAL_RE = re.compile(r"^\s*(sub-?total|total|grand total|sum|net total|balance due|amount due)\b", re.I)
+
+
 def numeric_column(layout: Layout, header: Item) -> list[tuple[Item, float]]:
-    """Numeric cells under a header, with their values."""
+    """Numeric cells under a header, with their values; rows labelled as totals are not data."""
     out = []
     for cell in layout.column_under(header):
         nums = find_numbers(cell.text)
-        if len(nums) == 1:
-            out.append((cell, nums[0].value))
+        if len(nums) != 1:
+            continue
+        label = row_label(layout, cell)
+        if label is not None and label is not cell and _TOTAL_RE.match(label.text):
+            continue
+        out.append((cell, nums[0].value))
     return out
 
 
@@ -326,7 +333,9 @@ def aggregate_candidates(info: QuestionInfo, layout: Layout, matcher: Matcher) -
         column = numeric_column(layout, header)
         if len(column) < 2:
             continue
-        s = matcher.match(header)[0]
+        # A numeric column under a header the question names answers aggregate questions better than any
+        # single labelled value, so its score starts at one half.
+        s = 0.5 + 0.5 * matcher.match(header)[0]
         values = [v for _, v in column]
         if info.intent in ("max", "min"):
             pick = max(column, key=lambda cv: cv[1]) if info.intent == "max" else min(column, key=lambda cv: cv[1])

@@ -1,0 +1,149 @@
+"""The offline reader on pages the tests render: question analysis, layout reading, decisions and reviews."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from docintent import Page
+from docintent.brains import Answer, Keep, Rollback, State, UseTool, get_brain
+from docintent.brains.offline.question import analyse
+from docintent.brains.offline.values import find_dates, find_numbers, format_number, parse_number
+from docintent.tools import get_tool
+
+from conftest import font_path
+
+
+@pytest.mark.parametrize(
+    "question,task,answer_type,intent",
+    [
+        ("What is the total amount due?", "doc", "money", "lookup"),
+        ("When is the payment due?", "doc", "date", "lookup"),
+        ("What is the invoice number?", "doc", "id", "lookup"),
+        ("Who signed the letter?", "doc", "name", "lookup"),
+        ("How many bars are in the chart?", "chart", "count", "count"),
+        ("Which country has the highest share?", "chart", "category", "max"),
+        ("What is the difference between 2008 and 2012?", "chart", "number", "diff"),
+        ("By how much did Revenue change from 2014 to 2016?", "table", "number", "diff"),
+        ("Which has more points, Albion or Olympic?", "table", "category", "compare"),
+        ("Is the following statement true or false? Sales were higher in 2020 than in 2019.", "table", "truefalse", "verify"),
+    ],
+)
+def test_question_analysis(question, task, answer_type, intent):
+    info = analyse(question, task)
+    assert (info.answer_type, info.intent) == (answer_type, intent)
+
+
+def test_targets_and_conditions_are_extracted():
+    assert analyse("By how much did Revenue change from 2014 to 2016?", "table").targets == ["2014", "2016"]
+    assert analyse("How many teams have a Points value above 41?", "table").condition == ("above", 41.0)
+
+
+def test_values_in_text():
+    nums = find_numbers("Total: $1,250.00, loss (3,400) and -12.5%")
+    assert [(n.value, n.money, n.percent) for n in nums] == [(1250.0, True, False), (-3400.0, False, False), (-12.5, False, True)]
+    assert parse_number("(1,234)") == -1234 and parse_number("Total 12 apples and pears") is None
+    assert find_dates("Issued 12 March 2024, due 2024-04-01") == ["12 March 2024", "2024-04-01"]
+    assert format_number(12.0) == "12" and format_number(3.14159) == "3.14"
+
+
+def _invoice() -> Page:
+    img = Image.new("RGB", (1400, 1000), "white")
+    d = ImageDraw.Draw(img)
+    f = ImageFont.truetype(font_path("DejaVuSerif.ttf"), 30)
+    b = ImageFont.truetype(font_path("DejaVuSerif-Bold.ttf"), 44)
+    d.text((60, 50), "Northwind Supplies Ltd.", font=b, fill="black")
+    for i, (k, v) in enumerate([("Invoice No.", "NW-58213"), ("Issue date", "4 June 2023"), ("Customer", "Alder & Finch LLP")]):
+        d.text((60, 160 + 50 * i), k, font=f, fill="black")
+        d.text((420, 160 + 50 * i), v, font=f, fill="black")
+    cols = [60, 560, 820, 1100]
+    for x, h in zip(cols, ["Item", "Qty", "Unit price", "Amount"]):
+        d.text((x, 380), h, font=f, fill="black")
+    items = [("Copy paper", "12", "$4.50", "$54.00"), ("Toner cartridge", "3", "$61.20", "$183.60"), ("Stapler", "5", "$8.00", "$40.00")]
+    for r, row in enumerate(items):
+        for x, cell in zip(cols, row):
+            d.text((x, 440 + 50 * r), cell, font=f, fill="black")
+    d.text((820, 640), "Total due", font=f, fill="black")
+    d.text((1100, 640), "$277.60", font=f, fill="black")
+    return Page.from_array(np.asarray(img), source="rendered-invoice")
+
+
+@pytest.fixture(scope="module")
+def reader():
+    return get_brain("offline")
+
+
+def _ask(reader, page, question, task="doc"):
+    return reader.answer(State(question, task, page, page, []))
+
+
+@pytest.mark.parametrize(
+    "question,expected",
+    [
+        ("What is the invoice number?", "NW-58213"),
+        ("When was the invoice issued?", "4 June 2023"),
+        ("What is the total due?", "$277.60"),
+        ("What is the unit price of the toner cartridge?", "$61.20"),
+        ("How many staplers were ordered?", "5"),
+        ("Which item has the highest amount?", "Toner cartridge"),
+        ("What is the name of the company that issued this invoice?", "Northwind Supplies Ltd."),
+    ],
+)
+def test_reads_fields_cells_and_aggregates_of_a_rendered_invoice(reader, question, expected):
+    assert _ask(reader, _invoice(), question).text == expected
+
+
+@pytest.fixture(scope="module")
+def bar_chart() -> Page:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5), dpi=150)
+    names, values = ["Oslo", "Lima", "Cairo", "Perth"], [42, 17, 65, 30]
+    bars = ax.bar(names, values, color="#2b6cb0")
+    ax.bar_label(bars, fontsize=12)
+    ax.set_title("Rainy days in spring")
+    fig.canvas.draw()
+    arr = np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy()
+    plt.close(fig)
+    return Page.from_array(arr)
+
+
+@pytest.mark.parametrize(
+    "question,expected",
+    [
+        ("How many rainy days did Cairo have?", "65"),
+        ("Which city has the lowest value?", "Lima"),
+        ("How many bars are in the chart?", "4"),
+        ("What is the difference between Oslo and Perth?", "12"),
+    ],
+)
+def test_reads_a_labelled_bar_chart(reader, bar_chart, question, expected):
+    assert _ask(reader, bar_chart, question, "chart").text == expected
+
+
+def test_decide_rotates_a_sideways_page_first(reader):
+    page = get_tool("rotate_90").run(_invoice())
+    state = State("What is the total due?", "doc", page, page, ["rotate_90", "rotate_180", "rotate_270", "deblurring"])
+    decision = reader.decide(state)
+    assert isinstance(decision, UseTool) and decision.name == "rotate_270"
+
+
+def test_decide_answers_when_the_evidence_reads(reader):
+    page = _invoice()
+    state = State("What is the total due?", "doc", page, page, ["rotate_90", "deblurring", "deshadowing"])
+    decision = reader.decide(state)
+    assert isinstance(decision, Answer) and decision.text == "$277.60"
+
+
+def test_review_keeps_what_helped_and_rolls_back_what_hurt(reader):
+    sharp = _invoice()
+    blurred = sharp.derive(cv2.GaussianBlur(sharp.pixels, (0, 0), 5), "blur")  # too blurred for RapidOCR to find text
+    state = State("What is the total due?", "doc", blurred, blurred, ["deblurring"])
+    assert isinstance(reader.review(state, blurred, sharp), Keep)
+    state = State("What is the total due?", "doc", sharp, sharp, ["deblurring"])
+    assert isinstance(reader.review(state, sharp, blurred), Rollback)
