@@ -96,7 +96,14 @@ class OfflineReader(Brain):
         hit = cache.get(page.hash)
         if hit is not None:
             return hit
-        ocr = self.engine.read(page)
+        patch = state.scratch.get("patches", {}).get(page.hash)
+        if patch is not None:
+            # A photometric tool changed only how the page looks, not where things are: keep the earlier
+            # reading outside the evidence region and take the re-read region from the restored page.
+            base, region_result = patch
+            ocr = _merge(base, region_result, page.hash)
+        else:
+            ocr = self.engine.read(page)
         layout = Layout.from_ocr(ocr)
         info = self._info(state)
         result = solve(info, state.task, layout, page)
@@ -136,15 +143,23 @@ class OfflineReader(Brain):
 
     def review(self, state: State, before: Page, after: Page):
         last_tool = next((s.tool for s in reversed(state.history) if s.phase == "tool"), None)
+        if last_tool in ("rotate_90", "rotate_180", "rotate_270"):
+            # Text cannot be read on a sideways page, so the orientation classifier is the judge here.
+            b_fix, a_fix = self._orientation_fix(state, before), self._orientation_fix(state, after)
+            verdict = f"orientation before: {'upright' if b_fix is None else 'needs ' + b_fix}; after: {'upright' if a_fix is None else 'needs ' + a_fix}"
+            return Keep(verdict) if a_fix is None and b_fix is not None else Rollback(verdict)
         if last_tool in GEOMETRIC_TOOLS or before.size != after.size:
             b = self._legibility(state, before, None)
             a = self._legibility(state, after, None)
             scope = "page"
         else:
-            region = self.read(state, before).region
+            reading = self.read(state, before)
+            region = reading.region
             b = self._legibility(state, before, region)
             a = self._legibility(state, after, region)
             scope = "evidence region"
+            if region != Box.FULL:
+                state.scratch.setdefault("patches", {})[after.hash] = (reading.ocr, self.engine.read(after, region))
         verdict = f"{scope} legibility {b:.3f} -> {a:.3f}"
         if a >= b * (1.0 + self.keep_margin) and a > 0:
             return Keep(verdict)
@@ -194,6 +209,19 @@ class OfflineReader(Brain):
         plain = sum(sum(ch.isalnum() for ch in line.text) for line in result.lines) or 1
         quality = chars / plain  # mean squared confidence per character
         return quality * (0.5 + 0.5 * best) * (1.0 - 1.0 / (1.0 + plain / 20.0))
+
+
+def _merge(base: OcrResult, region_result: OcrResult, page_hash: str) -> OcrResult:
+    """``base`` lines outside ``region_result.region`` plus the lines read inside it."""
+    region = region_result.region
+    assert region is not None
+    keep = []
+    for line in base.lines:
+        cx, cy = line.box.center
+        if not (region.x0 <= cx <= region.x1 and region.y0 <= cy <= region.y1):
+            keep.append(line)
+    lines = sorted(keep + list(region_result.lines), key=lambda l: (round(l.box.center[1], 3), l.box.x0))
+    return OcrResult(tuple(lines), base.engine, page_hash, None, base.seconds + region_result.seconds, {"merged": True})
 
 
 __all__ = ["OfflineReader", "Reading"]
