@@ -119,6 +119,49 @@ def estimate_paper(
     return PaperLight(background, luminance, paper, page, paper_rgb, distance, small, scale, k)
 
 
+def page_margins(paper: PaperLight, ink: np.ndarray, band: float = 0.3, min_rise: float = 0.12,
+                 min_support: float = 0.6) -> tuple[float, float, float, float]:
+    """How far in from each image side (top, right, bottom, left; fractions of the side) the sheet's edge
+    lies, or 0 where no edge shows.
+
+    Walking in from a side, a page edge is a rise in paper brightness (desk to paper) with no print on the
+    outside of it, at about the same depth along most of that side. A shadow falling from the side fails
+    the test: print lies under it, or its edge crosses the page instead of following the side.
+    ``ink`` is a boolean ink mask of any size (resized here to the paper map).
+    """
+    sh, sw = paper.luminance.shape
+    if min(sh, sw) < 16:
+        return (0.0, 0.0, 0.0, 0.0)
+    # The plain small image, not the paper map: the map's maximum filter spreads paper over the desk.
+    small = paper.small.reshape(sh, sw, 3)
+    lum = cv2.medianBlur(np.ascontiguousarray(small @ LUMA).astype(np.uint8), 3).astype(np.float32)
+    lum /= max(paper.paper_luminance, 1.0)
+    ink_small = cv2.resize(ink.astype(np.uint8) * 255, (sw, sh), interpolation=cv2.INTER_AREA).reshape(sh, sw) > 20
+    step = max(2, paper.kernel)
+    depths = []
+    for turns in range(4):  # top, right, bottom, left: rotate each side to the top
+        L = np.rot90(lum, turns)
+        marks = np.rot90(ink_small, turns)
+        n = max(step + 2, int(band * L.shape[0]))
+        part = L[:n]
+        rise = part[step:] - part[:-step]  # brightening over ``step`` px going inward
+        # only rises that start before the first print seen from the image side count: text on paper
+        # rises too, but from dark ink, never from the open paper outside it
+        first_ink = np.where(marks[:n].any(axis=0), np.argmax(marks[:n], axis=0), n)
+        rows = np.arange(rise.shape[0])[:, None]
+        rise = np.where(rows < first_ink[None, :], rise, -1.0)
+        where = np.argmax(rise, axis=0)
+        best = rise[where, np.arange(L.shape[1])]
+        edge = where + step // 2
+        cols = slice(int(0.1 * L.shape[1]), max(int(0.9 * L.shape[1]), int(0.1 * L.shape[1]) + 1))
+        ok = best > min_rise
+        if ok[cols].mean() >= min_support:
+            depths.append(float(np.median(edge[cols][ok[cols]])) / L.shape[0])
+        else:
+            depths.append(0.0)
+    return tuple(depths)  # type: ignore[return-value]
+
+
 def _largest_filled(mask: np.ndarray, k: int) -> np.ndarray:
     """The largest connected region of ``mask`` (after closing gaps of ``k`` px) with its holes filled."""
     m = mask.astype(np.uint8)

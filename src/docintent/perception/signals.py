@@ -5,7 +5,8 @@ physical measurement that is kept in :attr:`Signals.raw` (so thresholds can be c
 
 ==============  ===========================================================================================
 orientation     1 - P(upright) from the orientation classifier, when it says the page is turned
-blur            edge width beyond a sharp edge's, in text heights (the worst of four edge directions)
+blur            edge width beyond a sharp edge's, in text heights (the worst of four edge directions),
+                and at least a pixel and a half of it
 shadow          light fall-off across open paper: 1 - (darkest paper / brightest paper) of the paper map
 appearance      worst of: narrow tone range (paper brightness x ink depth), colour cast of the paper,
                 warm stains
@@ -33,7 +34,7 @@ import cv2
 import numpy as np
 
 from ..page import Box, Page
-from .background import LUMA, estimate_paper, odd, shrink
+from .background import LUMA, estimate_paper, odd, page_margins, shrink
 from .spectrum import periodic_peaks
 from .text import edge_width, find_ink, text_lines
 
@@ -45,6 +46,7 @@ FAMILIES = ("orientation", "warp", "shadow", "blur", "appearance", "moire")
 RANGES: Mapping[str, tuple[float, float]] = MappingProxyType(
     {
         "blur_relative": (0.06, 0.30),  # blur width / text height
+        "blur_px": (1.5, 3.5),  # blur width in pixels of the page
         "shadow_falloff": (0.06, 0.45),  # 1 - darkest / brightest paper
         "tone_range": (0.80, 0.40),  # (paper - darkest ink) / 255
         "paper_cast": (0.05, 0.25),  # saturation of the reference paper colour
@@ -52,7 +54,7 @@ RANGES: Mapping[str, tuple[float, float]] = MappingProxyType(
         "moire_peak": (1.3, 2.5),  # decades above the ring median
         "line_bend": (0.12, 0.6),  # text heights
         "line_fan": (1.5, 6.0),  # degrees between the 10th and 90th percentile line directions
-        "background_visible": (0.04, 0.30),  # fraction of the image outside the page
+        "background_visible": (0.06, 0.30),  # fraction of the image outside the page
         "corner_skew": (4.0, 15.0),  # degrees a page corner differs from a right angle
     }
 )
@@ -66,12 +68,12 @@ class Thresholds:
     a caller with another trade-off between missed and needless restorations passes its own.
     """
 
-    orientation: float = 0.3
+    orientation: float = 0.7  # act only when the classifier gives upright less than 30 %
     warp: float = 0.3
-    shadow: float = 0.3
-    blur: float = 0.3
-    appearance: float = 0.3
-    moire: float = 0.3
+    shadow: float = 0.5  # about 25 % less light on the darkest paper than on the brightest
+    blur: float = 0.35
+    appearance: float = 0.2
+    moire: float = 0.45
 
     def of(self, family: str) -> float:
         return float(getattr(self, family))
@@ -120,7 +122,7 @@ _CACHE_SIZE = 128
 #: Pages are analysed at no more than this many pixels on the long side for text and line structure.
 MID_SIDE = 1024
 #: Edge widths are measured where text is about this high (px); larger text is downscaled to it.
-BLUR_TEXT_HEIGHT = 20.0
+BLUR_TEXT_HEIGHT = 32.0
 #: Side of the square window (working px) in which edge widths are measured.
 BLUR_WINDOW = 768
 #: A sharp, anti-aliased edge measures this wide (px) with :func:`docintent.perception.text.edge_width`.
@@ -180,16 +182,17 @@ def _measure(page: Page, region: Box | None, with_orientation: bool) -> Signals:
     ref_lum = paper.paper_luminance
     gray_mid = cv2.cvtColor(np.ascontiguousarray(rgb_mid), cv2.COLOR_RGB2GRAY).reshape(mh, mw)
     paper_mid = cv2.resize(paper.luminance, (mw, mh), interpolation=cv2.INTER_LINEAR).reshape(mh, mw)
-    # The paper map bleeds about one kernel over the page edge, so the page is trimmed by that much
-    # before it decides where ink may be.
-    trimmed = paper.page.astype(np.uint8)
-    if paper.page.mean() < 0.97:
-        trimmed = cv2.erode(trimmed, cv2.getStructuringElement(cv2.MORPH_RECT, (paper.kernel, paper.kernel)))
-    page_mid = cv2.resize(trimmed, (mw, mh), interpolation=cv2.INTER_NEAREST).reshape(mh, mw)
-    ink = find_ink(gray_mid, paper_mid, page_mid.astype(bool))
+    # Print sits on paper that is lit at least moderately (a dark desk's texture is not ink), and the paper
+    # map bleeds about one kernel over the page edge, so that region is trimmed by as much (the image
+    # border itself is not trimmed: erosion treats outside as inside).
+    on_paper = (paper.page & (paper.luminance >= 0.45 * ref_lum)).astype(np.uint8)
+    on_paper = cv2.erode(on_paper, cv2.getStructuringElement(cv2.MORPH_RECT, (paper.kernel, paper.kernel)))
+    inside = cv2.resize(on_paper, (mw, mh), interpolation=cv2.INTER_NEAREST).reshape(mh, mw).astype(bool)
+    ink = find_ink(gray_mid, paper_mid, inside)
     text_height = ink.text_height / mid
     raw["text_height"] = text_height
     raw["line_pitch"] = ink.line_pitch / mid
+    raw["mark_height"] = ink.mark_height / mid
     raw["ink_contrast"] = ink.contrast
     raw["text_horizontal"] = float(ink.horizontal)
 
@@ -203,6 +206,7 @@ def _measure(page: Page, region: Box | None, with_orientation: bool) -> Signals:
             scale = min(1.0, BLUR_TEXT_HEIGHT / text_height)
             blur_px = math.sqrt(max(width_px**2 - SHARP_EDGE**2, 0.0))
             blur_relative = blur_px / (text_height * scale)
+            raw["blur_px"] = blur_px / scale
     raw["blur_relative"] = blur_relative
 
     # --- shadow: light fall-off over open paper ---
@@ -229,8 +233,9 @@ def _measure(page: Page, region: Box | None, with_orientation: bool) -> Signals:
     raw["line_bend"] = lines.bend
     raw["line_fan"] = lines.angle_spread
     raw["lines"] = float(lines.count)
-    raw["background_visible"] = float(1.0 - paper.page.mean())
-    raw["corner_skew"] = _corner_skew(paper.page)
+    top, right, bottom, left = page_margins(paper, ink.mask)
+    raw["background_visible"] = float(1.0 - max(0.0, 1.0 - top - bottom) * max(0.0, 1.0 - left - right))
+    raw["corner_skew"] = _corner_skew(paper.page) if min(top, right, bottom, left) > 0 else 0.0
 
     # --- orientation ---
     orientation_severity, rotation = 0.0, None
@@ -255,7 +260,9 @@ def _measure(page: Page, region: Box | None, with_orientation: bool) -> Signals:
             severity("corner_skew", raw["corner_skew"]),
         ),
         shadow=severity("shadow_falloff", falloff),
-        blur=severity("blur_relative", blur_relative),
+        # Blur matters relative to the text, but under about a pixel and a half no text is unreadable
+        # and no deblurring helps: small sharp text must not pass for blurred.
+        blur=min(severity("blur_relative", blur_relative), severity("blur_px", raw.get("blur_px", 0.0))),
         appearance=max(
             severity("tone_range", raw["tone_range"]),
             severity("paper_cast", raw["paper_cast"]),

@@ -236,6 +236,7 @@ class _Seg:
     y0: float
     x1: float
     y1: float
+    words: tuple["_Seg", ...] = ()  # the words a merged segment was made of (empty for a single word)
 
     @property
     def yc(self) -> float:
@@ -265,6 +266,20 @@ def _items(source: Any) -> list[tuple[str, Box]]:
     return [(t.strip(), b) for t, b in out if t and t.strip()]
 
 
+_GLUED = re.compile(r"^(.*[A-Za-z.:)])([$\u20ac\u00a3\u00a5]\(?\d[\d,.]*\)?%?)$")
+
+
+def _split_glued(s: _Seg) -> list[_Seg]:
+    """OCR reads a label and a figure a character apart as one word ("development$66,343.4"): split it,
+    sharing the box by character count."""
+    m = _GLUED.match(s.text)
+    if not m:
+        return [s]
+    left, right = m.group(1), m.group(2)
+    cut = s.x0 + (s.x1 - s.x0) * len(left) / len(s.text)
+    return [_Seg(left, s.x0, s.y0, cut, s.y1), _Seg(right, cut, s.y0, s.x1, s.y1)]
+
+
 def _cluster_rows(segs: list[_Seg], unit: float) -> list[list[_Seg]]:
     rows: list[list[_Seg]] = []
     centres: list[float] = []
@@ -279,17 +294,66 @@ def _cluster_rows(segs: list[_Seg], unit: float) -> list[list[_Seg]]:
 
 
 def _merge_words(row: list[_Seg], xunit: float) -> list[_Seg]:
-    """Join words of one cell: gaps under ~0.8 text heights; a lone currency sign joins its right neighbour."""
+    """Join words of one cell: gaps under ~0.8 text heights; a lone currency sign joins its right neighbour.
+    Two figures side by side are never one cell (tight columns leave only a character between them)."""
     out: list[_Seg] = []
     for s in row:
         if out:
             prev = out[-1]
+            last = prev.words[-1] if prev.words else prev
             gap = s.x0 - prev.x1
-            if gap < 0.8 * xunit or (prev.text in _CURRENCY and gap < 8 * xunit):
-                sep = "" if prev.text in _CURRENCY and prev.text != "US$" else " "
-                out[-1] = _Seg(prev.text + sep + s.text, prev.x0, min(prev.y0, s.y0), s.x1, max(prev.y1, s.y1))
+            currency = last.text in _CURRENCY
+            # A currency sign opens a cell; it never ends the label on its left.
+            opens_cell = s.text[:1] in _CURRENCY or s.text in _CURRENCY
+            if currency and gap < 8 * xunit or (
+                gap < 0.8 * xunit and not opens_cell and not (_is_number(last.text) and _is_number(s.text))
+            ):
+                sep = "" if currency and last.text != "US$" else " "
+                parts = (prev.words or (prev,)) + (s,)
+                out[-1] = _Seg(prev.text + sep + s.text, prev.x0, min(prev.y0, s.y0), s.x1, max(prev.y1, s.y1), parts)
                 continue
         out.append(_Seg(s.text, s.x0, s.y0, s.x1, s.y1))
+    return out
+
+
+def _is_number(text: str) -> bool:
+    return parse_number(text) is not None
+
+
+def _word_space(rows: list[list[_Seg]], xunit: float) -> float:
+    """The typical space between words of one cell (median gap inside merged segments)."""
+    gaps = [b.x0 - a.x1 for r in rows for s in r for a, b in zip(s.words, s.words[1:]) if a.text not in _CURRENCY]
+    return float(np.median(gaps)) if gaps else 0.3 * xunit
+
+
+def _split_at_columns(row: list[_Seg], cols: list[list[float]], space: float, xunit: float) -> list[_Seg]:
+    """Split a merged segment where a wider-than-usual gap separates words standing in different columns
+    (header words of neighbouring columns in a tight table), keeping captions with ordinary spaces whole."""
+
+    def column_of(w: _Seg) -> int:
+        return int(np.argmin([0 if a <= w.xc <= b else min(abs(w.xc - a), abs(w.xc - b)) for a, b in cols]))
+
+    out: list[_Seg] = []
+    for s in row:
+        if len(s.words) < 2:
+            out.append(s)
+            continue
+        pieces: list[list[_Seg]] = [[s.words[0]]]
+        for a, b in zip(s.words, s.words[1:]):
+            # OCR word boxes wobble by a few pixels, so a split also needs a gap of over half a text height.
+            if b.x0 - a.x1 > max(1.6 * space, 0.6 * xunit) and column_of(a) != column_of(b) and a.text not in _CURRENCY:
+                pieces.append([b])
+            else:
+                pieces[-1].append(b)
+        if len(pieces) == 1:
+            out.append(s)
+            continue
+        for piece in pieces:
+            text = " ".join(w.text for w in piece)
+            for cur in _CURRENCY:  # "$ 12" was joined without a space
+                text = text.replace(cur + " ", cur) if cur != "US$" else text
+            out.append(_Seg(text, piece[0].x0, min(w.y0 for w in piece), piece[-1].x1, max(w.y1 for w in piece),
+                            tuple(piece) if len(piece) > 1 else ()))
     return out
 
 
@@ -362,7 +426,7 @@ def reconstruct_table(words_or_lines: Any, region: Box | None = None, *, page_si
         items = [(t, b) for t, b in items if region.x0 <= b.center[0] <= region.x1 and region.y0 <= b.center[1] <= region.y1]
     if not items:
         return Table([], 0, region)
-    segs = [_Seg(t, b.x0, b.y0, b.x1, b.y1) for t, b in items]
+    segs = [piece for t, b in items for piece in _split_glued(_Seg(t, b.x0, b.y0, b.x1, b.y1))]
     unit = float(np.median([s.h for s in segs]))
     if page_size is not None:
         xunit = unit * page_size[1] / page_size[0]
@@ -380,6 +444,8 @@ def reconstruct_table(words_or_lines: Any, region: Box | None = None, *, page_si
             if not any(min(s.x1, b) - max(s.x0, a) > 0 for a, b in cols):
                 cols.append([s.x0, s.x1])
     cols.sort()
+    space = _word_space(rows, xunit)
+    rows = [_split_at_columns(r, cols, space, xunit) for r in rows]
 
     # Assign segments: grid[r][c] -> segments; spans[r] -> (first, n) for multi-column segments.
     placed: list[dict[tuple[int, int], list[_Seg]]] = []

@@ -22,8 +22,7 @@ class Ink:
     ``mask``: ink pixels; ``contrast``: 1 - (darkest ink / local paper), the ink's depth in [0, 1];
     ``horizontal``: whether text lines run along the image rows; ``line_pitch``: distance between text
     lines (working px), which blur leaves unchanged, or 0 when the text shows no regular lines;
-    ``mark_height``: median height of ink marks across the line direction (working px; measured only
-    when no line pitch is found, 0 otherwise).
+    ``mark_height``: median height of ink marks across the line direction (working px, 0 without text).
     """
 
     mask: np.ndarray
@@ -34,8 +33,22 @@ class Ink:
 
     @property
     def text_height(self) -> float:
-        """The text scale in working px: two thirds of the line pitch (text set with ordinary leading), or
-        the mark height where no line pitch could be measured."""
+        """The text scale in working px.
+
+        Two thirds of the line pitch for text set with ordinary leading; tables and forms space their rows
+        wider, so the median mark height caps it (but never below a quarter of the pitch, since blur can
+        break marks into fragments). The mark height alone where no line pitch could be measured.
+        """
+        if self.line_pitch <= 0:
+            return self.mark_height
+        if self.mark_height <= 0:
+            return self.line_pitch / 1.5
+        return float(np.clip(self.mark_height, self.line_pitch / 4.0, self.line_pitch / 1.5))
+
+    @property
+    def line_height(self) -> float:
+        """Two thirds of the line pitch (the mark height without one): the scale at which whole lines are
+        traced, so that neighbouring lines stay apart."""
         return self.line_pitch / 1.5 if self.line_pitch > 0 else self.mark_height
 
 
@@ -44,8 +57,8 @@ def find_ink(
 ) -> Ink:
     """Ink where a pixel is darker than its local paper by more than half the ink depth.
 
-    The depth is read from the darkest few percent of the ink: the cores of the thickest strokes, which keep
-    their darkness under blur, so that blur and low contrast stay apart.
+    The depth is read from the darkest ink: the cores of the thickest strokes, which keep their darkness
+    under blur, so that blur and low contrast stay apart.
 
     ``gray`` and ``paper_luminance`` have the same shape (the paper map upsampled to ``gray``). Dividing by
     the local paper makes the threshold indifferent to shadows and exposure.
@@ -53,28 +66,28 @@ def find_ink(
     ratio = gray.astype(np.float32) / np.maximum(paper_luminance, 1.0)
     if inside is not None and inside.any():
         ratio[~inside] = 1.0  # the surface around the page is not ink, whatever its texture
-    # Ink depth: the darkest 5 % of the pixels that are clearly darker than their paper (every 2nd pixel
-    # each way is plenty for a percentile); with hardly any such pixels, the darkest 0.2 % of all.
+    # Ink depth: the darkest ink, read two ways (every 2nd pixel each way is plenty for a percentile).
+    # The darkest 0.2 % of all pixels are the cores of the thickest strokes, fills and bars, which keep
+    # their darkness under blur (so blur and low contrast stay apart); on a crop with little ink that
+    # percentile lands on paper, and the darkest 5 % of clearly dark pixels answers instead.
     sample = ratio[::2, ::2]
+    depth = float(1.0 - np.percentile(sample, 0.2)) if sample.size else 0.0
     dark = sample[sample < 0.9]
-    if dark.size >= max(30, 0.002 * sample.size):
-        depth = float(1.0 - np.percentile(dark, 5))
-    else:
-        depth = float(1.0 - np.percentile(sample, 0.2)) if sample.size else 0.0
+    if dark.size >= 30:
+        depth = max(depth, float(1.0 - np.percentile(dark, 5)))
     if depth < min_contrast:
         return Ink(np.zeros(gray.shape, bool), max(depth, 0.0), True, 0.0, 0.0)
     mask = ratio < 1.0 - 0.5 * depth
-    rows = mask.mean(axis=1)
-    cols = mask.mean(axis=0)
+    # Judge the line direction in the central half of the picture, which lies on the page even when a
+    # desk shows around it (the page's own outline would otherwise dominate the profiles).
+    h, w = mask.shape
+    centre = mask[h // 4 : max(3 * h // 4, h // 4 + 1), w // 4 : max(3 * w // 4, w // 4 + 1)]
     # Text lines make the row profile alternate between ink and gaps; across the lines it stays even.
-    cv_rows = rows.std() / max(rows.mean(), 1e-6)
-    cv_cols = cols.std() / max(cols.mean(), 1e-6)
-    horizontal = bool(cv_rows >= cv_cols)
+    # Profiles are taken in four strips, within which even bent lines are nearly straight.
+    horizontal = bool(_profile_contrast(centre) >= _profile_contrast(centre.T))
     darkness = np.clip(1.0 - ratio, 0.0, 1.0)
     pitch = line_pitch(darkness if horizontal else darkness.T)
-    # Mark heights cost a connected-component pass; they are only the fallback when lines show no pitch.
-    marks = _text_height(mask, horizontal) if pitch <= 0 else 0.0
-    return Ink(mask, depth, horizontal, pitch, marks)
+    return Ink(mask, depth, horizontal, pitch, _text_height(mask, horizontal))
 
 
 def line_pitch(darkness: np.ndarray, strips: int = 8, min_rise: float = 0.1) -> float:
@@ -113,6 +126,17 @@ def line_pitch(darkness: np.ndarray, strips: int = 8, min_rise: float = 0.1) -> 
     a, b, c = acf[lag - 1], acf[lag], acf[min(lag + 1, h - 1)]
     denom = a - 2 * b + c
     return float(lag + (0.5 * (a - c) / denom if abs(denom) > 1e-12 else 0.0))
+
+
+def _profile_contrast(mask: np.ndarray, strips: int = 4) -> float:
+    """Mean coefficient of variation of the row profiles of ``strips`` vertical strips of ``mask``."""
+    h, w = mask.shape
+    n = max(1, min(strips, w // 8))
+    width = w // n
+    if width == 0 or h == 0:
+        return 0.0
+    profiles = mask[:, : n * width].reshape(h, n, width).mean(axis=2)
+    return float(np.mean(profiles.std(axis=0) / np.maximum(profiles.mean(axis=0), 1e-6)))
 
 
 def _text_height(mask: np.ndarray, horizontal: bool) -> float:
@@ -154,14 +178,14 @@ class TextLines:
 
 def text_lines(ink: Ink, target_height: float = 8.0) -> TextLines:
     """Trace text lines by smearing ink along the line direction and fit each one."""
-    if ink.text_height <= 0:
+    if ink.line_height <= 0:
         return TextLines(0.0, 0.0, 0)
     mask = ink.mask if ink.horizontal else ink.mask.T
-    f = float(np.clip(target_height / ink.text_height, 0.1, 1.0))
+    f = float(np.clip(target_height / ink.line_height, 0.1, 1.0))
     if f < 1.0:
         size = (max(1, round(mask.shape[1] * f)), max(1, round(mask.shape[0] * f)))
         mask = cv2.resize(mask.astype(np.uint8) * 255, size, interpolation=cv2.INTER_AREA) > 80
-    th = max(ink.text_height * f, 2.0)
+    th = max(ink.line_height * f, 2.0)
     h, w = mask.shape
     if h < 8 or w < 16:
         return TextLines(0.0, 0.0, 0)
@@ -200,7 +224,7 @@ def text_lines(ink: Ink, target_height: float = 8.0) -> TextLines:
         bends.append(2.0 * float(np.sqrt(np.mean(residual**2))) / th)
         angles.append(float(np.degrees(np.arctan(slope))))
         lengths.append(float(x[-1] - x[0]))
-    if len(bends) < 3:  # one or two long marks (a rule, a chart axis) are no evidence of a bent page
+    if len(bends) < 5:  # a few long marks (rules, axes, a plotted curve) are no evidence of a bent page
         return TextLines(0.0, 0.0, len(bends))
     bends_a, lengths_a = np.asarray(bends), np.asarray(lengths)
     order = np.argsort(bends_a)
