@@ -134,9 +134,11 @@ class OfflineReader(Brain):
             return Answer(reading.answer, reading.confidence, f"answerable: {reading.source} (confidence {reading.confidence:.2f})")
         severities = self._severities(page, reading.region)
         ranked = sorted(severities.items(), key=lambda kv: -kv[1])
+        # A kept restoration already did what it can; running it again on its own output rarely reads better.
+        kept = {s.tool for s in state.history if s.phase == "B" and s.action == "keep"}
         for degradation, severity in ranked:
             tool = TOOL_FOR.get(degradation)
-            if severity > self._threshold(degradation) and tool in state.available_tools:
+            if severity > self._threshold(degradation) and tool in state.available_tools and tool not in kept:
                 where = "the evidence region" if reading.region != Box.FULL else "the page"
                 return UseTool(tool, f"{degradation} severity {severity:.2f} in {where}; answer confidence {reading.confidence:.2f}")
         return Answer(reading.answer, reading.confidence, f"no restorable degradation found; {reading.source}")
@@ -161,7 +163,7 @@ class OfflineReader(Brain):
             if region != Box.FULL:
                 state.scratch.setdefault("patches", {})[after.hash] = (reading.ocr, self.engine.read(after, region))
         verdict = f"{scope} legibility {b:.3f} -> {a:.3f}"
-        if a >= b * (1.0 + self.keep_margin) and a > 0:
+        if a > b * (1.0 + self.keep_margin):
             return Keep(verdict)
         return Rollback(verdict)
 

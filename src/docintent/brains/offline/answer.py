@@ -14,6 +14,7 @@ from .extract import (
     cell_value,
     column_values,
     heading_candidates,
+    prose_candidates,
     row_typed_candidates,
     intersection_candidates,
     key_value_candidates,
@@ -69,6 +70,7 @@ def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution
     cands += intersection_candidates(info, layout, matcher)
     cands += key_value_candidates(info, layout, matcher)
     cands += row_typed_candidates(info, layout, matcher)
+    cands += prose_candidates(info, layout, matcher)
     best = best_candidate(cands)
     if best is None:
         return Solution("", 0.0, Box.FULL, "no label of the question found")

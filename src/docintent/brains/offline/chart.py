@@ -134,15 +134,28 @@ def _value_label_for(cat: Item, labels: list[Item], vertical_bars: bool) -> Item
     return min(lane, key=lambda l: abs(l.cx - cat.cx)) if lane else None
 
 
+def _colour_mask(page: Page) -> np.ndarray:
+    """Pixels whose colour differs in hue from the paper (the data series), robust to a colour cast.
+
+    The page is white-balanced on its paper colour first (the median of its brightest pixels), so a yellow
+    or blue tint over the whole photo does not make the paper itself look coloured.
+    """
+    rgb = page.pixels.astype(np.float32)
+    lum = rgb.mean(axis=2)
+    bright = lum >= np.percentile(lum, 80)
+    paper = np.median(rgb[bright], axis=0) if bright.any() else np.full(3, 255.0, np.float32)
+    balanced = np.clip(rgb * (235.0 / np.maximum(paper, 1.0)), 0, 255)
+    return (balanced.max(axis=2) - balanced.min(axis=2)) > 45
+
+
 def _bar_end(page: Page, cat: Item, axis: Axis, vertical_bars: bool) -> float | None:
     """Measure the series in a category's lane: the end of a bar, or the centre of a line where it crosses.
 
     Coloured (saturated) pixels are the data; dark text and grey grid lines are not. A long run from the
     baseline is a bar (its far end is the value); a short run is a line or marker (its centre is the value).
     """
-    rgb = page.pixels.astype(np.int16)
-    h, w = rgb.shape[:2]
-    colour = (rgb.max(axis=2) - rgb.min(axis=2)) > 40
+    h, w = page.pixels.shape[:2]
+    colour = _colour_mask(page)
     if vertical_bars:
         x = int(round(cat.cx * w))
         lane = colour[:, max(0, x - 2) : x + 3].any(axis=1)
@@ -229,6 +242,20 @@ def _value_label_for(cat: Item, labels: list[Item], vertical_bars: bool) -> Item
     return min(lane, key=lambda l: abs(l.cx - cat.cx)) if lane else None
 
 
+def _colour_mask(page: Page) -> np.ndarray:
+    """Pixels whose colour differs in hue from the paper (the data series), robust to a colour cast.
+
+    The page is white-balanced on its paper colour first (the median of its brightest pixels), so a yellow
+    or blue tint over the whole photo does not make the paper itself look coloured.
+    """
+    rgb = page.pixels.astype(np.float32)
+    lum = rgb.mean(axis=2)
+    bright = lum >= np.percentile(lum, 80)
+    paper = np.median(rgb[bright], axis=0) if bright.any() else np.full(3, 255.0, np.float32)
+    balanced = np.clip(rgb * (235.0 / np.maximum(paper, 1.0)), 0, 255)
+    return (balanced.max(axis=2) - balanced.min(axis=2)) > 45
+
+
 def _bar_end(page: Page, cat: Item, axis: Axis, vertical_bars: bool) -> float | None:
     """Measure the bar in a category's lane: the far end of saturated / dark non-paper pixels, as a value."""
     rgb = page.pixels.astype(np.int16)
@@ -261,8 +288,7 @@ def _bar_end(page: Page, cat: Item, axis: Axis, vertical_bars: bool) -> float | 
 
 def _pie_center(page: Page) -> tuple[float, float] | None:
     """Centre of the coloured disc of a pie chart (centroid of saturated pixels), as page fractions."""
-    small = page.pixels[::4, ::4].astype(np.int16)
-    sat = (small.max(axis=2) - small.min(axis=2)) > 40
+    sat = _colour_mask(page)[::4, ::4]
     if sat.mean() < 0.02:
         return None
     ys, xs = np.nonzero(sat)

@@ -15,7 +15,7 @@ from rapidfuzz import fuzz
 
 from .layout import Item, Layout, h_overlap, v_overlap
 from .question import GENERIC_WORDS, QuestionInfo
-from .values import clean_span, find_dates, find_numbers, format_number
+from .values import DATE_RE, clean_span, find_dates, find_numbers, format_number
 
 #: Abbreviations documents use for common field words (matched both ways).
 SYNONYMS = {
@@ -255,6 +255,41 @@ def row_typed_candidates(info: QuestionInfo, layout: Layout, matcher: Matcher, t
         if len(good) >= 1:
             cell, span, _ = good[0]
             out.append(Candidate(span, key_score * 0.7 / len(good) ** 0.5, "row-typed", [key, cell]))
+    return out
+
+
+_CAPS_RE = re.compile(r"(?<![.!?]\s)\b([A-Z][a-zA-Z&'-]+(?:\s+(?:of|de|and|&)?\s*[A-Z][a-zA-Z&'-]+)*)")
+
+
+def prose_candidates(info: QuestionInfo, layout: Layout, matcher: Matcher, top: int = 4) -> list[Candidate]:
+    """Answers inside running text: the typed span nearest the question's words in the best sentence."""
+    if info.answer_type in ("yesno", "truefalse", "category", "count", "id"):
+        return []
+    out: list[Candidate] = []
+    qwords = set(info.keywords) | {w.lower() for w in re.findall(r"[A-Za-z]+", info.text)}
+    for score, item in matcher.ranked()[:top]:
+        if len(item.text.split()) < 6:
+            continue
+        nxt = [o for o in layout.below(item, 1.2) if o.box.x0 <= item.box.x0 + 2 * item.h]
+        text = item.text + (" " + nxt[0].text if nxt else "")
+        spans: list[tuple[int, str]] = []
+        if info.answer_type == "date":
+            spans = [(m.start(), m.group(0)) for m in DATE_RE.finditer(text)]
+        elif info.answer_type in ("money", "number", "percent"):
+            spans = [(n.start, typed_span(n.text, info.answer_type)[0]) for n in find_numbers(text) if typed_span(n.text, info.answer_type)[1] >= 0.8]
+        else:
+            for m in _CAPS_RE.finditer(text):
+                words = m.group(1).split()
+                if any(w.lower() in qwords for w in words) or m.start() == 0:
+                    continue
+                spans.append((m.start(), m.group(1)))
+        if not spans:
+            continue
+        # nearest to the matched question words in this sentence
+        anchors = [mm.start() for kw in matcher.match(item)[1] for mm in re.finditer(re.escape(kw), text.lower())]
+        anchor = sum(anchors) / len(anchors) if anchors else 0.0
+        pos, span = min(spans, key=lambda p: abs(p[0] - anchor))
+        out.append(Candidate(span.strip(" ,."), score * 0.85, "running text", [item] + nxt[:1]))
     return out
 
 

@@ -131,6 +131,8 @@ def analyse(question: str, task: str = "doc") -> QuestionInfo:
     if intent == "lookup":
         if re.search(r"\b(terms|method|status|type|mode|category|description|title|subject|purpose|reason)\b", low):
             answer_type = "text"
+        elif re.search(r"\b(which|what) (city|town|country|place|location|venue|room|building)\b|^where\b", low):
+            answer_type = "name"
         elif re.search(r"\b(number|no\.?|id|code|reference|ref|account|zip|postcode|phone|telephone|fax|e-?mail|website|address)\b", low) and not re.search(r"\bhow\b|\bnumber of\b", low):
             answer_type = "id"
         elif re.search(r"\b(when|date|day|deadline|dated|due on|issued on)\b", low) and not re.search(r"\bamount\b", low):
