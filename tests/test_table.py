@@ -89,6 +89,29 @@ def test_rendered_tables_are_rebuilt_cell_for_cell(engine, style, seed):
     assert cell_accuracy(table.grid(), truth.grid) >= 0.95, table.to_markdown()
 
 
+def test_tight_serif_table_keeps_neighbouring_figures_apart(engine):
+    # about one character between the widest figures and their neighbours, header words likewise
+    truth = render_table(503, style="stacked", serif=True, column_em=5.5, font_px=16)
+    page = Page.from_array(truth.image)
+    table = reconstruct_table(engine.read(page), page_size=page.size)
+    assert cell_accuracy(table.grid(), truth.grid) >= 0.95, table.to_markdown()
+
+
+def test_words_the_ocr_glued_together_are_split_into_cells():
+    words = _words(
+        [
+            [("Item", 0.05, 0.2), ("2024", 0.55, 0.62), ("2023", 0.75, 0.82)],
+            [("Research", 0.05, 0.2), ("and", 0.21, 0.26), ("development$66,343.4", 0.27, 0.62), ("$81,455.1", 0.7, 0.82)],
+            [("Gross", 0.05, 0.13), ("profit", 0.14, 0.22), ("(467)(15,974.9)", 0.52, 0.82)],
+        ]
+    )
+    table = reconstruct_table(words, page_size=(1000, 1000))
+    assert table.grid()[1:] == [
+        ["Research and development", "$66,343.4", "$81,455.1"],
+        ["Gross profit", "(467)", "(15,974.9)"],
+    ]
+
+
 def test_mildly_degraded_photo_of_a_table_still_reads(engine):
     truth = render_table(4, style="stacked")
     page = Page.from_array(mildly_degraded(truth.image, seed=4))

@@ -269,15 +269,27 @@ def _items(source: Any) -> list[tuple[str, Box]]:
 _GLUED = re.compile(r"^(.*[A-Za-z.:)])([$\u20ac\u00a3\u00a5]\(?\d[\d,.]*\)?%?)$")
 
 
+_FIGURE_BOUNDARY = re.compile(r"(?<=[)%])(?=[($\u20ac\u00a3\u00a5\d])")
+
+
 def _split_glued(s: _Seg) -> list[_Seg]:
     """OCR reads a label and a figure a character apart as one word ("development$66,343.4"): split it,
     sharing the box by character count."""
     m = _GLUED.match(s.text)
-    if not m:
-        return [s]
-    left, right = m.group(1), m.group(2)
-    cut = s.x0 + (s.x1 - s.x0) * len(left) / len(s.text)
-    return [_Seg(left, s.x0, s.y0, cut, s.y1), _Seg(right, cut, s.y0, s.x1, s.y1)]
+    if m:
+        parts = [m.group(1), m.group(2)]
+    else:
+        # two figures read as one word: "(467)(15,974.9)", "25.6%18.8%"
+        parts = _FIGURE_BOUNDARY.split(s.text)
+        if len(parts) < 2 or not all(_is_number(p) for p in parts):
+            return [s]
+    out, start = [], s.x0
+    width = (s.x1 - s.x0) / len(s.text)
+    for part in parts:
+        end = start + width * len(part)
+        out.append(_Seg(part, start, s.y0, end, s.y1))
+        start = end
+    return out
 
 
 def _cluster_rows(segs: list[_Seg], unit: float) -> list[list[_Seg]]:
