@@ -1,6 +1,7 @@
 """Deblurring: pick the blur kernel that best explains a text-rich patch, then Wiener-deconvolve the page.
 
-The kernel is chosen from a small bank (Gaussian, defocus disks, straight motion at 12 angles). For each
+The kernel is chosen from a small bank (Gaussian, defocus disks, straight motion at 12 angles), the best
+three refined by a few degrees and fractions of a pixel. For each
 candidate the patch is deconvolved and scored by how *two-toned* it became: sharp print is paper and ink,
 with few pixels in between, while both leftover blur and the ringing of a wrong (too large) kernel add
 in-between values and overshoot. The page is only changed when the best kernel beats "no deconvolution"
@@ -58,14 +59,36 @@ def gaussian_kernel(sigma: float) -> np.ndarray:
     return g @ g.T
 
 
+def make_kernel(kind: str, size: float, angle: float = 0.0) -> np.ndarray:
+    """A kernel by family: ``gauss`` (sigma), ``disk`` (radius) or ``motion`` (length, angle)."""
+    if kind == "gauss":
+        return gaussian_kernel(size)
+    if kind == "disk":
+        return disk_kernel(size)
+    return motion_kernel(size, angle)
+
+
+def kernel_name(kind: str, size: float, angle: float = 0.0) -> str:
+    return f"{kind}{size:g}@{angle:g}" if kind == "motion" else f"{kind}{size:g}"
+
+
 @lru_cache(maxsize=1)
-def kernel_bank() -> tuple[tuple[str, np.ndarray], ...]:
-    """The candidate kernels, named like ``gauss1.2``, ``disk3``, ``motion8@45``."""
-    bank: list[tuple[str, np.ndarray]] = []
-    bank += [(f"gauss{s}", gaussian_kernel(s)) for s in (0.8, 1.2, 1.7, 2.4)]
-    bank += [(f"disk{r}", disk_kernel(r)) for r in (1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0)]
-    bank += [(f"motion{n}@{a}", motion_kernel(n, a)) for n in (4, 6, 8, 10, 13, 16, 20) for a in range(0, 180, 15)]
+def kernel_bank() -> tuple[tuple[str, float, float], ...]:
+    """The coarse candidates as ``(kind, size, angle)``: 4 Gaussians, 7 disks, 7 motion lengths x 12 angles."""
+    bank: list[tuple[str, float, float]] = []
+    bank += [("gauss", s, 0.0) for s in (0.8, 1.2, 1.7, 2.4)]
+    bank += [("disk", r, 0.0) for r in (1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0)]
+    bank += [("motion", float(n), float(a)) for n in (4, 6, 8, 10, 13, 16, 20) for a in range(0, 180, 15)]
     return tuple(bank)
+
+
+def refinements(kind: str, size: float, angle: float) -> list[tuple[str, float, float]]:
+    """Finer candidates around a coarse one (a few degrees and a fraction of a pixel matter for long kernels)."""
+    if kind == "motion":
+        return [("motion", max(2.0, size + dl), (angle + da) % 180.0)
+                for dl in (-1.5, 0.0, 1.5) for da in (-10.0, -5.0, 0.0, 5.0, 10.0) if dl or da]
+    step = 0.2 if kind == "gauss" else 0.25
+    return [(kind, max(0.5, size + d * step), 0.0) for d in (-2, -1, 1, 2)]
 
 
 def kernel_spectrum(kernel: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
@@ -77,11 +100,14 @@ def kernel_spectrum(kernel: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     return sfft.rfft2(padded)
 
 
+def _wiener_filters(candidates, shape: tuple[int, int]) -> np.ndarray:
+    spectra = np.stack([kernel_spectrum(make_kernel(*c), shape) for c in candidates])
+    return (np.conj(spectra) / (np.abs(spectra) ** 2 + NSR)).astype(np.complex64)
+
+
 @lru_cache(maxsize=2)
-def _bank_spectra(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    spectra = np.stack([kernel_spectrum(k, shape) for _, k in kernel_bank()])
-    filters = np.conj(spectra) / (np.abs(spectra) ** 2 + NSR)
-    return spectra, filters.astype(np.complex64)
+def _bank_filters(shape: tuple[int, int]) -> np.ndarray:
+    return _wiener_filters(kernel_bank(), shape)
 
 
 def two_tone_score(x: np.ndarray, ink: float, paper: float) -> float:
@@ -109,24 +135,34 @@ def text_patch(gray: np.ndarray, size: int) -> np.ndarray:
 def estimate_kernel(gray: np.ndarray) -> tuple[str, np.ndarray | None, float]:
     """Choose the blur kernel for a grayscale page: ``(name, kernel or None, relative score gain)``.
 
-    ``None`` means no candidate beat leaving the page as it is by :data:`MIN_GAIN`.
+    Every coarse candidate is tried on the text patch; the three best are refined (length, angle, radius)
+    and the best of all wins. ``None`` means no candidate beat leaving the page as it is by
+    :data:`MIN_GAIN`.
     """
     patch = text_patch(gray.astype(np.float32), PATCH)
     ink, paper = np.percentile(patch, [1, 99])
     if paper - ink < 20:  # a blank or flat patch says nothing about blur
         return "flat", None, 0.0
     padded = cv2.copyMakeBorder(patch, PATCH_PAD, PATCH_PAD, PATCH_PAD, PATCH_PAD, cv2.BORDER_REFLECT)
-    _, filters = _bank_spectra(padded.shape)
-    restored = sfft.irfft2(sfft.rfft2(padded)[None] * filters, s=padded.shape, axes=(1, 2), workers=2)
-    inner = restored[:, PATCH_PAD:-PATCH_PAD, PATCH_PAD:-PATCH_PAD]
-    scores = np.array([two_tone_score(r, ink, paper) for r in inner])
-    baseline = two_tone_score(patch, ink, paper)
+    spectrum = sfft.rfft2(padded)
+
+    def score(filters: np.ndarray) -> np.ndarray:
+        restored = sfft.irfft2(spectrum[None] * filters, s=padded.shape, axes=(1, 2), workers=2)
+        inner = restored[:, PATCH_PAD:-PATCH_PAD, PATCH_PAD:-PATCH_PAD]
+        return np.array([two_tone_score(r, ink, paper) for r in inner])
+
+    candidates = list(kernel_bank())
+    scores = list(score(_bank_filters(padded.shape)))
+    finer = [r for i in np.argsort(scores)[:3] for r in refinements(*candidates[i])]
+    candidates += finer
+    scores += list(score(_wiener_filters(finer, padded.shape)))
     best = int(np.argmin(scores))
+    baseline = two_tone_score(patch, ink, paper)
     gain = (baseline - scores[best]) / max(baseline, 1e-6)
-    name, kernel = kernel_bank()[best]
+    name = kernel_name(*candidates[best])
     if gain < MIN_GAIN:
         return name, None, float(gain)
-    return name, kernel, float(gain)
+    return name, make_kernel(*candidates[best]), float(gain)
 
 
 def wiener_deconvolve(gray: np.ndarray, kernel: np.ndarray, nsr: float = NSR) -> np.ndarray:
