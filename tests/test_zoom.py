@@ -226,3 +226,26 @@ def test_region_mode_without_rapid_layout_names_the_extra(zoom, monkeypatch):
     page, _ = _page_with_turned_block(0)
     with pytest.raises(MissingDependencyError, match=r"pip install 'docintent\[layout\]'"):
         fresh.inspect(page, bbox=[0, 0, 1000, 1000], type="region")
+
+
+def test_docintent_loop_runs_zoom_and_hands_the_evidence_to_the_brain():
+    from docintent.brains import Answer, FunctionBrain, UseTool
+    from docintent.strategies.core import get_strategy
+
+    page, (x0, y0, x1, y1) = _page_with_turned_block(1)
+    W, H = page.size
+    bbox = [round(v) for v in ((x0 - 10) / W * 1000, (y0 - 10) / H * 1000, (x1 + 10) / W * 1000, (y1 + 10) / H * 1000)]
+    calls = []
+
+    def decide(state):
+        calls.append(len(state.evidence))
+        if not state.evidence:
+            return UseTool("zoom", "the payment block lies sideways", {"label": "payment", "bbox": bbox, "angle": 90})
+        amount = next(l.text for l in state.evidence[0].lines if "9,310.25" in l.text)
+        return Answer(amount.split()[-1], 0.9)
+
+    result = get_strategy("docintent", inspection=True, tools=[]).run(page, "What amount is due?", "doc", FunctionBrain(decide=decide))
+    assert result.answer == "9,310.25" and calls == [0, 1]
+    step = next(s for s in result.trace if s.phase == "inspect")
+    assert step.action == "inspected" and step.tool == "zoom"
+    assert "9,310.25" in step.data["evidence"] and "turned 90 ccw" in step.data["evidence"]
