@@ -187,14 +187,17 @@ def latency(repeats: int) -> dict:
         tool = get_tool(name)
         page = Page.from_array(pixels)
         tool(page)  # warm-up: caches (kernel bank spectra), lazy imports
-        times = []
+        times, cpu = [], []
         for _ in range(repeats):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             result = tool(page)
             times.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - start_cpu)
         limit = budget.get(name, 0.3)
-        out[name] = {"median_s": statistics.median(times), "min_s": min(times), "limit_s": limit,
-                     "target_met": statistics.median(times) < limit, "op": result.ops[-1]}
+        # CPU seconds (all threads of this process) are reported beside wall time because on a shared
+        # machine the wall time mostly measures the other processes.
+        out[name] = {"median_s": statistics.median(times), "min_s": min(times), "cpu_s": statistics.median(cpu),
+                     "limit_s": limit, "target_met": statistics.median(times) < limit, "op": result.ops[-1]}
     return {"page": "2048x1448", "repeats": repeats, "load_average_1min": os.getloadavg()[0], "tools": out}
 
 
@@ -250,10 +253,12 @@ def markdown(results: dict) -> str:
     lat = results["latency"]
     lines += ["", f"### Tool latency on a {lat['page']} page (median of {lat['repeats']}; "
               f"1-min load average {lat['load_average_1min']:.1f} on {os.cpu_count()} cores)", "",
-              "| tool | median | min | limit | met | op |", "|---|---|---|---|---|---|"]
+              "| tool | wall median | wall min | CPU (all threads) | limit | wall under limit | op |",
+              "|---|---|---|---|---|---|---|"]
     for name, r in lat["tools"].items():
         lines.append(f"| {name} | {1000 * r['median_s']:.0f} ms | {1000 * r['min_s']:.0f} ms | "
-                     f"{1000 * r['limit_s']:.0f} ms | {'yes' if r['target_met'] else 'NO'} | {r['op']} |")
+                     f"{1000 * r['cpu_s']:.0f} ms | {1000 * r['limit_s']:.0f} ms | "
+                     f"{'yes' if r['target_met'] else 'NO'} | {r['op']} |")
     lines += ["", "### OCR seconds per 1200x1696 page", "", "| engine | cold (first read, model load) | warm |",
               "|---|---|---|"]
     for e, r in results["ocr_speed"].items():

@@ -97,7 +97,7 @@ def kernel_spectrum(kernel: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     padded = np.zeros(shape, np.float32)
     padded[:kh, :kw] = kernel
     padded = np.roll(padded, (-(kh // 2), -(kw // 2)), axis=(0, 1))
-    return sfft.rfft2(padded)
+    return sfft.rfft2(padded, workers=2)
 
 
 def _wiener_filters(candidates, shape: tuple[int, int]) -> np.ndarray:
@@ -110,12 +110,17 @@ def _bank_filters(shape: tuple[int, int]) -> np.ndarray:
     return _wiener_filters(kernel_bank(), shape)
 
 
-def two_tone_score(x: np.ndarray, ink: float, paper: float) -> float:
-    """Fraction of in-between pixels plus weighted overshoot beyond [ink, paper]; lower is sharper."""
+def two_tone_score(x: np.ndarray, ink: float, paper: float) -> np.ndarray | float:
+    """Fraction of in-between pixels plus weighted overshoot beyond [ink, paper]; lower is sharper.
+
+    ``x`` is one image (returns a float) or a stack of images (returns one score per image).
+    """
     span = max(paper - ink, 1.0)
-    between = np.mean((x > ink + 0.15 * span) & (x < paper - 0.15 * span))
-    overshoot = np.mean(np.clip(ink - x, 0, None) + np.clip(x - paper, 0, None)) / span
-    return float(between + OVERSHOOT_WEIGHT * overshoot)
+    axes = tuple(range(x.ndim - 2, x.ndim))
+    between = ((x > ink + 0.15 * span) & (x < paper - 0.15 * span)).mean(axis=axes)
+    overshoot = (np.maximum(ink - x, 0) + np.maximum(x - paper, 0)).mean(axis=axes) / span
+    score = between + OVERSHOOT_WEIGHT * overshoot
+    return float(score) if np.ndim(score) == 0 else score
 
 
 def text_patch(gray: np.ndarray, size: int) -> np.ndarray:
@@ -148,8 +153,7 @@ def estimate_kernel(gray: np.ndarray) -> tuple[str, np.ndarray | None, float]:
 
     def score(filters: np.ndarray) -> np.ndarray:
         restored = sfft.irfft2(spectrum[None] * filters, s=padded.shape, axes=(1, 2), workers=2)
-        inner = restored[:, PATCH_PAD:-PATCH_PAD, PATCH_PAD:-PATCH_PAD]
-        return np.array([two_tone_score(r, ink, paper) for r in inner])
+        return two_tone_score(restored[:, PATCH_PAD:-PATCH_PAD, PATCH_PAD:-PATCH_PAD], ink, paper)
 
     candidates = list(kernel_bank())
     scores = list(score(_bank_filters(padded.shape)))
@@ -173,8 +177,10 @@ def wiener_deconvolve(gray: np.ndarray, kernel: np.ndarray, nsr: float = NSR) ->
     fw = sfft.next_fast_len(w + 2 * pad, real=True)
     padded = cv2.copyMakeBorder(gray, pad, fh - h - pad, pad, fw - w - pad, cv2.BORDER_REFLECT)
     spectrum = kernel_spectrum(kernel, padded.shape)
-    filt = np.conj(spectrum) / (np.abs(spectrum) ** 2 + nsr)
-    out = sfft.irfft2(sfft.rfft2(padded, workers=2) * filt, s=padded.shape, workers=2)
+    power = spectrum.real**2 + spectrum.imag**2
+    spectrum.imag *= -1  # conjugate in place
+    spectrum /= power + nsr
+    out = sfft.irfft2(sfft.rfft2(padded, workers=2) * spectrum, s=padded.shape, workers=2)
     return out[pad : pad + h, pad : pad + w].astype(np.float32)
 
 
