@@ -113,6 +113,48 @@ def score(rows: list[dict], thresholds: Thresholds) -> dict[str, dict]:
     return out
 
 
+def recall_by_label(rows: list[dict], thresholds: Thresholds) -> dict[str, dict]:
+    """Per recorded label: images carrying it and the share where its family was diagnosed."""
+    out: dict[str, dict] = {}
+    for label, fam in LABEL_FAMILY.items():
+        hits = [r["severities"][fam] > thresholds.of(fam) for r in rows if label in r["labels"]]
+        if hits:
+            out[label] = {"family": fam, "images": len(hits), "recall": sum(hits) / len(hits)}
+    return out
+
+
+def timing(repeats: int = 5) -> dict[str, float]:
+    """Seconds of measure() on a clean 2048-px render, orientation excluded and included (best and median)."""
+    from docintent.bench.render import render_page
+    from docintent.perception import clear_cache
+
+    img = render_page(width=2048, seed=0)[0]
+    out = {"size": f"{img.shape[1]}x{img.shape[0]}"}
+    for with_orientation in (False, True):
+        times = []
+        for k in range(repeats):
+            page = Page.from_array(img)
+            clear_cache()
+            start = time.perf_counter()
+            measure(page, orientation=with_orientation)
+            times.append(time.perf_counter() - start)
+        key = "with_orientation" if with_orientation else "signals_only"
+        out[key + "_best_ms"] = 1000 * min(times)
+        out[key + "_median_ms"] = 1000 * float(np.median(times))
+    return out
+
+
+def _plain(value):
+    """JSON without NaN: undefined precision/recall becomes null."""
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
 def best_thresholds(rows: list[dict]) -> dict[str, float]:
     """Per family, the threshold in 0.05..0.95 that maximises F1 (ties: the higher threshold)."""
     best = {}
@@ -169,11 +211,13 @@ def main() -> int:
         folder = ensure_set(OUT / f"synth-{seed}-n{args.n}", args.n, seed)
         rows = measure_set(folder)
         splits[name] = {"seed": seed, "images": len(rows), "scores": score(rows, thresholds),
+                        "recall_by_label": recall_by_label(rows, thresholds),
                         "median_ms": 1000 * float(np.median([r["seconds"] for r in rows])),
                         "clean_images": sum(not families_of(r["labels"]) for r in rows)}
         if name == "calibration" and args.calibrate:
             splits[name]["f1_optimal_thresholds"] = best_thresholds(rows)
     checks = real_and_clean_checks()
+    speed = timing()
 
     lines = [
         "# Degradation diagnosis from measured signals (no model)",
@@ -192,7 +236,9 @@ def main() -> int:
         for fam, s in split["scores"].items():
             lines.append(f"| {fam} | {s['positives']} | {fmt(s['precision'])} | {fmt(s['recall'])} | "
                          f"{fmt(s['f1'])} | {s['fp']} |")
-        lines += ["", f"Median time of `measure()` per image (orientation included): {split['median_ms']:.0f} ms.", ""]
+        lines += ["", "Recall per recorded label: " + ", ".join(
+            f"{label} {v['recall']:.2f} ({v['images']})" for label, v in split["recall_by_label"].items()) + ".", ""]
+        lines += [f"Median time of `measure()` per image (orientation included): {split['median_ms']:.0f} ms.", ""]
         if "f1_optimal_thresholds" in split:
             lines += ["F1-optimal thresholds on this split: " + ", ".join(
                 f"{k} {v}" for k, v in split["f1_optimal_thresholds"].items()), ""]
@@ -200,14 +246,18 @@ def main() -> int:
     for c in checks:
         sev = ", ".join(f"{k} {v:.2f}" for k, v in c["severities"].items() if v > 0)
         lines.append(f"| {c['case']} | {c['size']} | {', '.join(c['diagnosis']) or '(none)'} | {sev or '–'} |")
-    lines += ["", f"Load average during the run: {os.getloadavg()[0]:.1f} (2-core machine).", ""]
+    lines += ["", "## Speed", "",
+              f"`measure()` on a clean {speed['size']} render: signals only {speed['signals_only_best_ms']:.0f} ms "
+              f"best / {speed['signals_only_median_ms']:.0f} ms median of 5; with the orientation classifier "
+              f"{speed['with_orientation_best_ms']:.0f} ms best / {speed['with_orientation_median_ms']:.0f} ms median.",
+              "", f"Load average during the run: {os.getloadavg()[0]:.1f} (2-core machine shared with other jobs).", ""]
     text = "\n".join(lines)
     print(text)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "diagnosis.md").write_text(text)
-    (RESULTS / "diagnosis.json").write_text(json.dumps(
+    (RESULTS / "diagnosis.json").write_text(json.dumps(_plain(
         {"thresholds": {f: thresholds.of(f) for f in FAMILIES}, "splits": splits, "checks": checks,
-         "label_family": LABEL_FAMILY}, indent=1, default=lambda x: None if x != x else x))
+         "speed": speed, "label_family": LABEL_FAMILY}), indent=1))
     return 0
 
 

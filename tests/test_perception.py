@@ -33,7 +33,7 @@ CASES = [
     (degrade.color_cast, "appearance", 0, (MILD, MEDIUM, STRONG)),
     (degrade.stain, "appearance", 3, (MILD, MEDIUM, STRONG)),
     (degrade.moire, "moire", 0, (0.05, 0.3, STRONG)),
-    (degrade.perspective, "warp", 0, (0.0, MEDIUM, STRONG)),
+    (degrade.perspective, "warp", 0, (0.0, 0.3, 0.75)),
     (degrade.curl, "warp", 0, (MILD, MEDIUM, STRONG)),
 ]
 

@@ -235,7 +235,9 @@ def _measure(page: Page, region: Box | None, with_orientation: bool) -> Signals:
     raw["lines"] = float(lines.count)
     top, right, bottom, left = page_margins(paper, ink.mask)
     raw["background_visible"] = float(1.0 - max(0.0, 1.0 - top - bottom) * max(0.0, 1.0 - left - right))
-    raw["corner_skew"] = _corner_skew(paper.page) if min(top, right, bottom, left) > 0 else 0.0
+    # The page outline's corners only mean something when the desk around the page shows.
+    visible = raw["background_visible"] >= RANGES["background_visible"][0]
+    raw["corner_skew"] = _corner_skew(paper.page) if visible else 0.0
 
     # --- orientation ---
     orientation_severity, rotation = 0.0, None

@@ -49,7 +49,10 @@ class Ink:
     def line_height(self) -> float:
         """Two thirds of the line pitch (the mark height without one): the scale at which whole lines are
         traced, so that neighbouring lines stay apart."""
-        return self.line_pitch / 1.5 if self.line_pitch > 0 else self.mark_height
+        if self.line_pitch <= 0:
+            return self.mark_height
+        # A pitch far above the marks' height is paragraph structure read through tilted lines.
+        return min(self.line_pitch / 1.5, 2.5 * self.mark_height) if self.mark_height > 0 else self.line_pitch / 1.5
 
 
 def find_ink(
@@ -90,7 +93,7 @@ def find_ink(
     return Ink(mask, depth, horizontal, pitch, _text_height(mask, horizontal))
 
 
-def line_pitch(darkness: np.ndarray, strips: int = 8, min_rise: float = 0.1) -> float:
+def line_pitch(darkness: np.ndarray, strips: int = 16, min_rise: float = 0.1) -> float:
     """Distance (px) between text lines that run along the rows of ``darkness``, or 0 if not periodic.
 
     The page is cut into vertical strips so that tilted or bent lines still line up within each strip;
