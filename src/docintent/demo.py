@@ -30,11 +30,13 @@ class DemoRow:
 
 
 def pick_samples(samples: Sequence[Sample], count: int) -> list[Sample]:
-    """Prefer captures with visible damage (rotation, blur, shadow, warp, moiré), one per question, across families."""
+    """Captures that show one or two kinds of visible damage (rotation, blur, shadow, warp, moiré), one per
+    question, spread over the families: enough damage to need a restoration, not so much that nothing reads."""
     interesting = ("rotation", "blur", "defocus", "shadow", "curl", "perspective", "moire")
 
     def damage(s: Sample) -> int:
-        return sum(any(k in d for k in interesting) for d in s.degradations)
+        hits = sum(any(k in d for k in interesting) for d in s.degradations)
+        return hits if len(s.degradations) <= 2 else 0
 
     chosen: list[Sample] = []
     groups: set[str] = set()

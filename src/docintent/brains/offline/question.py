@@ -22,7 +22,7 @@ CONCEPTS = {
     "card": ("card", "debit", "credit", "visa", "mastercard"),
     "sender|sent": ("from",),
     "recipient|addressed|receives|receive": ("to", "attention"),
-    "signed|signature": ("signature", "sincerely", "regards", "signed"),
+    "signed|signature|signs": ("signature", "sincerely", "regards", "faithfully", "truly", "signed"),
     "cashier|served": ("cashier", "server", "clerk"),
     "department": ("department", "dept"),
     "subject|about|regarding": ("subject", "re"),
