@@ -110,3 +110,18 @@ def test_custom_thresholds_change_the_diagnosis(clean):
     shaded = Page.from_array(degrade.shadow(clean, np.random.default_rng(0), 0.5))
     assert "shadow" in diagnose(shaded)
     assert "shadow" not in diagnose(shaded, thresholds=Thresholds(shadow=1.0))
+
+
+def test_diagnose_command_names_the_degradation(tmp_path, clean, capsys):
+    from PIL import Image
+
+    from docintent.cli import main
+
+    path = tmp_path / "shaded.png"
+    Image.fromarray(degrade.shadow(clean, np.random.default_rng(0), 0.8)).save(path)
+    assert main(["diagnose", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "diagnosis: shadow" in out
+    assert main(["diagnose", str(path), "--json", "--region", "0,0,0.5,0.5"]) == 0
+    data = __import__("json").loads(capsys.readouterr().out)
+    assert set(data["severities"]) == set(FAMILIES) and "shadow_falloff" in data["raw"]

@@ -1,0 +1,45 @@
+"""``docintent diagnose IMAGE``: the measured degradation signals of a page and what needs restoring."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "diagnose",
+        help="measure blur, shadow, warp, moire, appearance and orientation of a page (no model)",
+        description="Print one severity in [0, 1] per degradation family, the families above their "
+        "thresholds (most severe first), the rotation that makes the page upright, and the raw "
+        "measurements behind the severities.",
+    )
+    p.add_argument("image")
+    p.add_argument("--page", type=int, default=0, help="PDF page (0-based)")
+    p.add_argument("--region", help="x0,y0,x1,y1 in [0,1] or 0-1000 integers: measure only this region")
+    p.add_argument("--json", action="store_true", help="print everything as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..io import load_page
+    from ..page import Box
+    from ..perception import Thresholds, measure
+
+    page = load_page(args.image, page=args.page)
+    region = Box.parse([float(v) for v in args.region.split(",")]) if args.region else None
+    signals = measure(page, region)
+    thresholds = Thresholds()
+    found = signals.above(thresholds)
+    if args.json:
+        print(json.dumps({"diagnosis": found, "rotation": signals.rotation, "severities": signals.severities,
+                          "thresholds": {f: thresholds.of(f) for f in signals.severities},
+                          "raw": dict(signals.raw)}, indent=2))
+        return 0
+    for family, value in sorted(signals.severities.items(), key=lambda kv: -kv[1]):
+        mark = "*" if family in found else " "
+        print(f"{mark} {family:<12} {value:.2f}  (threshold {thresholds.of(family):.2f})")
+    print(f"diagnosis: {', '.join(found) or 'nothing to restore'}")
+    if signals.rotation:
+        print(f"upright with: {signals.rotation}")
+    return 0
