@@ -112,3 +112,18 @@ def test_cli_prints_per_page_evidence_and_the_answer(tmp_path, capsys):
     assert any("8,430.75" in e["evidence"] for e in data["pages"]["2"])
     assert data["answer"]["text"] == "8,430.75 EUR" and data["answer"]["pages_used"] == [2]
     assert data["tokens"]["evidence+ocr"]["total"] < data["tokens"]["page+ocr"]["total"]
+
+
+def test_model_brain_prompt_carries_the_ocr_text(found):
+    from docintent.brains.mllm import ModelBrain
+
+    seen = {}
+
+    def read(state):
+        seen["history"] = ModelBrain.history_text(state)
+        return Answer("x")
+
+    answer(found, QUESTION, FunctionBrain(answer=read), mode="page+ocr")
+    assert "ocr found:" in seen["history"] and "8,430.75" in seen["history"] and "[page 5]" in seen["history"]
+    answer(found, QUESTION, FunctionBrain(answer=read), mode="page")
+    assert seen["history"] == ""

@@ -295,7 +295,8 @@ class TextEvidence:
 
 def answer(evidence: Sequence[PageEvidence], question: str, brain: Brain, *, mode: str = "evidence+ocr", task: str = "doc") -> EvidenceAnswer:
     """Ask ``brain`` with the context of ``mode``. Brains read one image, so the context images are stacked
-    vertically into one page; the text part goes into ``state.evidence``. When no page has evidence, the
+    vertically into one page; the text part goes into ``state.evidence`` and, as an "ocr" inspection step,
+    into ``state.history`` (where model brains read earlier findings). When no page has evidence, the
     ``evidence+ocr`` context falls back to the page with the best relevance (a brain still gets to look)."""
     start = time.perf_counter()
     used = [d for d in evidence if d.relevant] if mode == "evidence+ocr" else list(evidence)
@@ -306,6 +307,11 @@ def answer(evidence: Sequence[PageEvidence], question: str, brain: Brain, *, mod
     page = stack(images)
     state = State(question=question, task=task, page=page, original=page, available_tools=[],
                   evidence=[TextEvidence(text)] if text else [])
+    if text:
+        from .strategies.trace import Step
+
+        # Model brains read earlier inspection steps from the history: that is how the OCR text reaches them.
+        state.history.append(Step("inspect", "inspected", "ocr", f"{mode} context", page.hash, data={"evidence": text}))
     result = brain.answer(state)
     return EvidenceAnswer(result, mode, cost, tuple(d.number for d in used), time.perf_counter() - start)
 
