@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"\nrelevant pages: {', '.join(map(str, relevant)) or 'none'} of {len(found)}")
     print("input tokens (estimated: images 1 per 28x28 px after a 2048-px cap, text ~4 chars per token):")
     for mode, c in costs.items():
-        print(f"  {mode:<13} {c.total:>8}  ({c.images} images = {c.image_tokens}, text = {c.text_tokens})")
+        print(f"  {mode:<13} {c.total:>8}  (image tokens {c.image_tokens} for {c.images} image(s), text tokens {c.text_tokens})")
     if result is not None:
         print(f"\nanswer ({result.mode}, pages {', '.join(map(str, result.pages_used)) or '-'}): {result.answer.text}")
         print(f"confidence: {result.answer.confidence:.2f}   seconds: {result.seconds:.2f}")
