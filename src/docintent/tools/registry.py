@@ -21,7 +21,7 @@ from .base import Tool
 log = logging.getLogger(__name__)
 
 #: Modules of ``docintent.tools`` whose import registers the built-in tools.
-BUILTIN_MODULES: tuple[str, ...] = ("rotate", "deshadow", "appearance", "demoire", "deblur", "dewarp")
+BUILTIN_MODULES: tuple[str, ...] = ("rotate", "deshadow", "appearance", "demoire", "deblur", "dewarp", "zoom")
 
 _REGISTRY: dict[str, Tool] = {}
 _loaded_entry_points = False
