@@ -56,8 +56,14 @@ def _load_entry_points() -> None:
             log.warning("could not load docintent tool %r from %s: %s", ep.name, ep.value, err)
 
 
+_loaded_builtin = False
+
+
 def _ensure_loaded() -> None:
-    if not _REGISTRY:
+    # A flag, not "is the registry empty": a tool registered before first use must not hide the built-ins.
+    global _loaded_builtin
+    if not _loaded_builtin:
+        _loaded_builtin = True
         _load_builtin()
     _load_entry_points()
 
