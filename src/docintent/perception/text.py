@@ -49,10 +49,7 @@ class Ink:
     def line_height(self) -> float:
         """Two thirds of the line pitch (the mark height without one): the scale at which whole lines are
         traced, so that neighbouring lines stay apart."""
-        if self.line_pitch <= 0:
-            return self.mark_height
-        # A pitch far above the marks' height is paragraph structure read through tilted lines.
-        return min(self.line_pitch / 1.5, 2.5 * self.mark_height) if self.mark_height > 0 else self.line_pitch / 1.5
+        return self.line_pitch / 1.5 if self.line_pitch > 0 else self.mark_height
 
 
 def find_ink(
@@ -180,15 +177,29 @@ class TextLines:
 
 
 def text_lines(ink: Ink, target_height: float = 8.0) -> TextLines:
-    """Trace text lines by smearing ink along the line direction and fit each one."""
-    if ink.line_height <= 0:
+    """Trace text lines by smearing ink along the line direction and fit each one.
+
+    Lines are traced at the scale the line pitch gives; when that finds too few lines (tilted lines can
+    make paragraph structure pass for the pitch), once more at the scale of the marks.
+    """
+    found = _trace_lines(ink, ink.line_height, target_height)
+    alternative = 2.5 * ink.mark_height
+    if found.count < 5 and ink.mark_height > 0 and abs(alternative - ink.line_height) > 0.2 * ink.line_height:
+        retry = _trace_lines(ink, alternative, target_height)
+        if retry.count > found.count:
+            return retry
+    return found
+
+
+def _trace_lines(ink: Ink, line_height: float, target_height: float) -> TextLines:
+    if line_height <= 0:
         return TextLines(0.0, 0.0, 0)
     mask = ink.mask if ink.horizontal else ink.mask.T
-    f = float(np.clip(target_height / ink.line_height, 0.1, 1.0))
+    f = float(np.clip(target_height / line_height, 0.1, 1.0))
     if f < 1.0:
         size = (max(1, round(mask.shape[1] * f)), max(1, round(mask.shape[0] * f)))
         mask = cv2.resize(mask.astype(np.uint8) * 255, size, interpolation=cv2.INTER_AREA) > 80
-    th = max(ink.line_height * f, 2.0)
+    th = max(line_height * f, 2.0)
     h, w = mask.shape
     if h < 8 or w < 16:
         return TextLines(0.0, 0.0, 0)
@@ -260,6 +271,10 @@ def edge_width(gray: np.ndarray, text_height: float, min_contrast: float, ink_de
     # and the ink (``ink_depth`` below paper), so a texture on the paper (moiré, noise) cannot pass for
     # blurred edges.
     ink = (g < (1.0 - 0.5 * ink_depth) * local_paper).astype(np.uint8)
+    # Strokes, not fills: an opening wider than any stroke keeps only filled areas (bars, solid headers,
+    # photos), whose inside carries no edge and whose texture (noise, moiré) would read as blur.
+    fills = cv2.morphologyEx(ink, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (odd(0.5 * text_height),) * 2))
+    ink &= 1 - fills
     near_ink = cv2.dilate(ink, np.ones((5, 5), np.uint8)).astype(bool)
     sel = peak & near_ink & (contrast >= min_contrast) & (mag >= 0.05 * contrast)
     if sel.sum() < 20:
