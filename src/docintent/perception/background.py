@@ -8,7 +8,9 @@ page wide replaces every glyph by the paper around it, which leaves a low-resolu
 * *paper-like* pixels share the reference's chromaticity and keep at least a fraction of its brightness,
   which separates a shaded part of the page (same colour, darker) from a desk or table around it (another
   colour) and from coloured figures;
-* the page region is the largest connected paper-like area with its holes (figures, photos) filled.
+* the page region is the largest connected paper-like area with its holes (figures, photos) filled;
+* the page's own edges, where a desk shows around it, are brightness rises with no print outside them
+  (:func:`page_margins`).
 """
 
 from __future__ import annotations
