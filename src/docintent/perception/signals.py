@@ -185,7 +185,7 @@ def _measure(page: Page, region: Box | None, with_orientation: bool) -> Signals:
     # Print sits on paper that is lit at least moderately (a dark desk's texture is not ink), and the paper
     # map bleeds about one kernel over the page edge, so that region is trimmed by as much (the image
     # border itself is not trimmed: erosion treats outside as inside).
-    on_paper = (paper.page & (paper.luminance >= 0.45 * ref_lum)).astype(np.uint8)
+    on_paper = (paper.page & (paper.luminance >= 0.3 * ref_lum)).astype(np.uint8)
     on_paper = cv2.erode(on_paper, cv2.getStructuringElement(cv2.MORPH_RECT, (paper.kernel, paper.kernel)))
     inside = cv2.resize(on_paper, (mw, mh), interpolation=cv2.INTER_NEAREST).reshape(mh, mw).astype(bool)
     ink = find_ink(gray_mid, paper_mid, inside)
@@ -209,8 +209,24 @@ def _measure(page: Page, region: Box | None, with_orientation: bool) -> Signals:
             raw["blur_px"] = blur_px / scale
     raw["blur_relative"] = blur_relative
 
-    # --- shadow: light fall-off over open paper ---
-    lit = paper.luminance[paper.paper]
+    # --- shadow: light fall-off over open paper (not over a desk that shows around the page) ---
+    # Print under a deep shadow is left out of ``ink`` (too dark a paper to trust faint marks), yet it
+    # still shows that the dark area is paper, not desk: any mark at less than 45 % of its surroundings
+    # counts here. A desk's texture is never that deep.
+    deep_print = gray_mid < 0.45 * paper_mid
+    top, right, bottom, left = page_margins(paper, ink.mask | deep_print)
+    open_paper = paper.paper.copy()
+    sh, sw = open_paper.shape
+    k = paper.kernel
+    if top > 0:
+        open_paper[: int(top * sh) + k] = False
+    if bottom > 0:
+        open_paper[max(sh - int(bottom * sh) - k, 0) :] = False
+    if left > 0:
+        open_paper[:, : int(left * sw) + k] = False
+    if right > 0:
+        open_paper[:, max(sw - int(right * sw) - k, 0) :] = False
+    lit = paper.luminance[open_paper]
     falloff = 0.0
     if lit.size >= 16:
         falloff = float(1.0 - np.percentile(lit, 2) / max(np.percentile(lit, 98), 1.0))
@@ -233,7 +249,6 @@ def _measure(page: Page, region: Box | None, with_orientation: bool) -> Signals:
     raw["line_bend"] = lines.bend
     raw["line_fan"] = lines.angle_spread
     raw["lines"] = float(lines.count)
-    top, right, bottom, left = page_margins(paper, ink.mask)
     raw["background_visible"] = float(1.0 - max(0.0, 1.0 - top - bottom) * max(0.0, 1.0 - left - right))
     # The page outline's corners only mean something when the desk around the page shows.
     visible = raw["background_visible"] >= RANGES["background_visible"][0]
