@@ -55,6 +55,7 @@ def motion_kernel(length: float, angle_deg: float) -> np.ndarray:
 
 
 def gaussian_kernel(sigma: float) -> np.ndarray:
+    """A normalised 2-D Gaussian kernel (out-of-focus blur of a good lens) with standard deviation ``sigma``."""
     g = cv2.getGaussianKernel(int(6 * sigma) | 1, sigma).astype(np.float32)
     return g @ g.T
 
@@ -69,6 +70,7 @@ def make_kernel(kind: str, size: float, angle: float = 0.0) -> np.ndarray:
 
 
 def kernel_name(kind: str, size: float, angle: float = 0.0) -> str:
+    """The name recorded in the op, e.g. ``disk3.5`` or ``motion10@45`` (length 10 px at 45 degrees)."""
     return f"{kind}{size:g}@{angle:g}" if kind == "motion" else f"{kind}{size:g}"
 
 
