@@ -125,3 +125,13 @@ def test_diagnose_command_names_the_degradation(tmp_path, clean, capsys):
     assert main(["diagnose", str(path), "--json", "--region", "0,0,0.5,0.5"]) == 0
     data = __import__("json").loads(capsys.readouterr().out)
     assert set(data["severities"]) == set(FAMILIES) and "shadow_falloff" in data["raw"]
+
+
+def test_signals_are_read_only_and_survive_pickling(clean):
+    import pickle
+
+    signals = measure(Page.from_array(clean), orientation=False)
+    with pytest.raises(TypeError, match="read-only"):
+        signals.raw["blur_relative"] = 0.0
+    copy = pickle.loads(pickle.dumps(signals))
+    assert copy.severities == signals.severities and dict(copy.raw) == dict(signals.raw)

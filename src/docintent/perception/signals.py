@@ -106,6 +106,18 @@ class Signals:
         return [f for s, f in sorted(hits, key=lambda sf: (-sf[0], FAMILIES.index(sf[1])))]
 
 
+class _ReadOnlyDict(dict):
+    """A dict that refuses changes but still pickles (a mappingproxy does not), for :attr:`Signals.raw`."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("Signals.raw is read-only")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self):
+        return (_ReadOnlyDict, (dict(self),))
+
+
 def severity(name: str, value: float) -> float:
     """Map the raw measurement ``name`` to [0, 1] through :data:`RANGES`."""
     lo, hi = RANGES[name]
@@ -287,7 +299,7 @@ def _measure(page: Page, region: Box | None, with_orientation: bool) -> Signals:
         ),
         moire=severity("moire_peak", raw["moire_peak"]),
         rotation=rotation,
-        raw=MappingProxyType(raw),
+        raw=_ReadOnlyDict(raw),
         region=region,
     )
 
