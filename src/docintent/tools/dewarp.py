@@ -164,10 +164,22 @@ def fit_displacement(samples: LineSamples) -> tuple[np.ndarray, float] | None:
         resid = samples.y - full @ coef
         mad = np.median(np.abs(resid[keep])) * 1.4826
         keep = np.abs(resid) <= max(3 * mad, 1.0)
-    used_lines = np.unique(samples.line[keep]).size
     rms = float(np.sqrt(np.mean(resid[keep] ** 2)))
     spread = np.ptp(samples.y[keep]) / samples.height if keep.any() else 0.0
-    if used_lines < 4 or keep.sum() < 30 or spread < 0.25 or rms > 0.5 * samples.text_height:
+    # The field has 9 coefficients: it needs several long lines (labels scattered over a chart only
+    # give short ones, whose noise it would happily "explain").
+    x_lo = np.full(n_lines, np.inf)
+    x_hi = np.full(n_lines, -np.inf)
+    np.minimum.at(x_lo, samples.line[keep], samples.x[keep])
+    np.maximum.at(x_hi, samples.line[keep], samples.x[keep])
+    used = x_hi >= x_lo
+    long_lines = int(np.sum(x_hi[used] - x_lo[used] >= 0.3 * samples.width))
+    # Many short lines (table cells, form fields) also pin the field down if together they span the page.
+    columns = np.zeros(samples.width + 1, bool)
+    for lo, hi in zip(x_lo[used].astype(int), x_hi[used].astype(int)):
+        columns[lo : hi + 1] = True
+    enough_lines = long_lines >= 4 or (used.sum() >= 8 and columns.mean() >= 0.6)
+    if not enough_lines or keep.sum() < 4 * (n_basis + n_lines) or spread < 0.25 or rms > 0.5 * samples.text_height:
         return None
     return coef[n_lines:], rms
 
