@@ -74,10 +74,11 @@ def find_page_quad(pixels: np.ndarray) -> np.ndarray | None:
     on_border = (quad[:, 0] <= 1) | (quad[:, 0] >= sw - 2) | (quad[:, 1] <= 1) | (quad[:, 1] >= sh - 2)
     if on_border.sum() >= 2:
         return None
-    # The page must be clearly brighter than what surrounds it.
+    # The page must be clearly brighter than what surrounds it (medians: a large dark chart or photo on
+    # the page must not count against it).
     inside = np.zeros_like(gray)
     cv2.fillConvexPoly(inside, quad.astype(np.int32), 255)
-    if gray[inside > 0].mean() - gray[inside == 0].mean() < 30:
+    if np.median(gray[inside > 0]) - np.median(gray[inside == 0]) < 30:
         return None
     return (quad / scale).astype(np.float32)
 
