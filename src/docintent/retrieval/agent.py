@@ -229,18 +229,16 @@ class AgentTools:
         return Observation("submit", {"accepted": True, "ranking": [p.handle for p in ranking]})
 
 
-_IDF_CACHE: dict[int, Any] = {}
-
-
 def _idf_table(bm) -> Any:
+    """Lucene idf of every vocabulary term, computed once per BM25 model and kept on it."""
     import numpy as np
 
-    key = id(bm)
-    if key not in _IDF_CACHE:
+    table = getattr(bm, "_idf_table", None)
+    if table is None:
         df = np.diff(bm.weights.indptr)
-        n = bm.n_docs
-        _IDF_CACHE[key] = np.log1p((n - df + 0.5) / (df + 0.5))
-    return _IDF_CACHE[key]
+        table = np.log1p((bm.n_docs - df + 0.5) / (df + 0.5))
+        bm._idf_table = table
+    return table
 
 
 def parse_ranking(raw: Any) -> list[RankedPage]:
