@@ -138,6 +138,8 @@ def main() -> None:
                          f"{r['seconds_per_sample'][task]:.1f} | {r['zoom_calls'][task]} | {split['rows']} |")
         avg = r["summary"]["average"]
         lines.append(f"| {name} | average | {avg['score']:.2f} | {avg['consistency']:.2f} | | | |")
+    lines += ["", "Runs go one after the other in one process: the first pays for loading the OCR and layout models, "
+              "and the machine's load changes between them, so compare seconds with care."]
     md = "\n".join(lines) + "\n"
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "zoom_strategy.md").write_text(md)
