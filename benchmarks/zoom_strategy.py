@@ -1,10 +1,9 @@
 """DocIntent with and without the zoom tool, on a synthetic benchmark, with the offline reader.
 
-The offline reader on its own never asks for ``zoom``, so this script gives it a zoom policy (``ZoomingReader``,
-defined here): when it is about to answer with less than full confidence and has located the evidence region,
-it calls ``zoom`` on that region (``type="table"`` for table questions, else ``"text"``), then reads the
-returned crop enlarged to at least 1000 px on its longer side and keeps whichever answer (page or crop) it is
-more confident in. Both runs use ``get_strategy("docintent", inspection=...)`` with the same reader settings,
+When the strategy offers ``zoom`` (``inspection=True``), the offline reader uses it in Phase A: about to
+answer with less than full confidence and with the evidence region located, it calls ``zoom`` on that region
+(``type="table"`` for table questions, else ``"text"``), reads the returned crop enlarged to about 1000 px on
+its longer side and keeps whichever answer (page or crop) it is more confident in. Both runs use ``get_strategy("docintent", inspection=...)`` with the same reader settings,
 and the OCR cache is off so both pay for their own reading.
 
 Score: the WildDoc rules per family (``docintent.bench.metrics.summarize``: ANLS for doc, relaxed accuracy for
@@ -30,60 +29,14 @@ from pathlib import Path
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def zooming_reader(**options):
-    """The offline reader with one zoom per page state (see the module docstring)."""
-    import cv2
-
-    from docintent.brains.base import Answer, UseTool
-    from docintent.brains.offline import OfflineReader
-    from docintent.page import Box
-
-    class ZoomingReader(OfflineReader):
-        name = "offline+zoom"
-
-        def _crop_answer(self, state):
-            ev = next((e for e in reversed(state.evidence) if getattr(e, "page_hash", None) == state.page.hash), None)
-            if ev is None:
-                return None
-            crop = ev.crop
-            scale = min(3.0, 1000.0 / max(crop.width, crop.height))
-            if scale > 1.0:
-                crop = crop.derive(cv2.resize(crop.pixels, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC), f"upscale{scale:.2f}")
-            reading = self.read(state, crop)
-            return Answer(reading.answer, reading.confidence, f"read on the zoomed crop by {reading.source}")
-
-        def _better(self, state, base):
-            crop = self._crop_answer(state)
-            if crop is not None and crop.text and crop.confidence > base.confidence:
-                return crop
-            return base
-
-        def decide(self, state):
-            base = super().decide(state)
-            if not isinstance(base, Answer):
-                return base  # restoration first; zoom when about to answer
-            if any(getattr(e, "page_hash", None) == state.page.hash for e in state.evidence):
-                return self._better(state, base)
-            region = self.read(state, state.page).region
-            if "zoom" in state.available_tools and base.confidence < 0.95 and region != Box.FULL and region.area < 0.5:
-                box = region.expand(0.04, 0.03)
-                kind = "table" if state.task == "table" else "text"
-                return UseTool("zoom", f"answer confidence {base.confidence:.2f}: read the evidence region closer",
-                               {"label": "evidence region", "bbox": [round(v, 4) for v in box.as_tuple()], "type": kind})
-            return base
-
-        def answer(self, state):
-            return self._better(state, super().answer(state))
-
-    return ZoomingReader(**options)
-
-
 def run(samples, zoom: bool) -> list[dict]:
     from docintent.io import load_page
     from docintent.strategies.core import get_strategy
 
     strategy = get_strategy("docintent", inspection=zoom)
-    brain = zooming_reader()
+    from docintent.brains import get_brain
+
+    brain = get_brain("offline")
     rows = []
     for s in samples:
         page = load_page(s.image)

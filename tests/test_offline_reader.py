@@ -147,3 +147,15 @@ def test_review_keeps_what_helped_and_rolls_back_what_hurt(reader):
     assert isinstance(reader.review(state, blurred, sharp), Keep)
     state = State("What is the total due?", "doc", sharp, sharp, ["deblurring"])
     assert isinstance(reader.review(state, sharp, blurred), Rollback)
+
+
+def test_reader_zooms_into_the_evidence_region_when_zoom_is_offered(reader):
+    from docintent.strategies import get_strategy
+
+    page = _invoice()
+    result = get_strategy("docintent", inspection=True).run(page, "What is the total due?", "doc", reader)
+    inspections = [s for s in result.trace if s.phase == "inspect" and s.tool == "zoom"]
+    assert len(inspections) == 1 and inspections[0].action == "inspected"
+    assert result.answer == "$277.60" and result.final_page is page  # zoom changes no page
+    plain = get_strategy("docintent").run(page, "What is the total due?", "doc", reader)
+    assert not any(s.tool == "zoom" for s in plain.trace)

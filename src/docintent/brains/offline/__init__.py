@@ -122,9 +122,51 @@ class OfflineReader(Brain):
 
     def answer(self, state: State) -> Answer:
         reading = self.read(state, state.page)
-        return Answer(reading.answer, reading.confidence, f"read by {reading.source}")
+        return self._better_with_zoom(state, Answer(reading.answer, reading.confidence, f"read by {reading.source}"))
 
     def decide(self, state: State):
+        decision = self._decide(state)
+        if isinstance(decision, Answer) and "zoom" in state.available_tools:
+            return self._zoom_or(state, decision)
+        return decision
+
+    # -- zoom (only when the strategy offers the inspection tool) -----------------------------------
+
+    def _zoom_evidence(self, state: State):
+        return next((e for e in reversed(state.evidence) if getattr(e, "page_hash", None) == state.page.hash), None)
+
+    def _zoom_or(self, state: State, base: Answer):
+        """About to answer without full confidence: read the evidence region closer first (once per page)."""
+        if self._zoom_evidence(state) is not None:
+            return self._better_with_zoom(state, base)
+        region = self.read(state, state.page).region
+        if base.confidence < 0.95 and region != Box.FULL and region.area < 0.5:
+            box = region.expand(0.04, 0.03)
+            kind = "table" if state.task == "table" else "text"
+            return UseTool(
+                "zoom",
+                f"answer confidence {base.confidence:.2f}: read the evidence region closer",
+                {"label": "evidence region", "bbox": [round(v, 4) for v in box.as_tuple()], "type": kind},
+            )
+        return base
+
+    def _better_with_zoom(self, state: State, base: Answer) -> Answer:
+        """Read the zoomed crop enlarged to ~1000 px and keep whichever answer is more confident."""
+        evidence = self._zoom_evidence(state)
+        if evidence is None:
+            return base
+        import cv2
+
+        crop = evidence.crop
+        scale = min(3.0, 1000.0 / max(crop.width, crop.height))
+        if scale > 1.0:
+            crop = crop.derive(cv2.resize(crop.pixels, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC), f"upscale{scale:.2f}")
+        reading = self.read(state, crop)
+        if reading.answer and reading.confidence > base.confidence:
+            return Answer(reading.answer, reading.confidence, f"read on the zoomed crop by {reading.source}")
+        return base
+
+    def _decide(self, state: State):
         page = state.page
         fix = self._orientation_fix(state, page)
         if fix and fix in state.available_tools:
