@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -59,6 +60,7 @@ def _run(samples: Path, workers: int, strategy: str, brain: str, scratch: Path, 
         for name in ("DOCINTENT_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             env[name] = str(threads)
     load_before = _load()[0]
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "docintent", "bench", "--dataset", f"jsonl:{samples}", "--strategies", strategy,
@@ -66,6 +68,8 @@ def _run(samples: Path, workers: int, strategy: str, brain: str, scratch: Path, 
         env=env, capture_output=True, text=True,
     )
     wall = time.perf_counter() - t0
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
     if proc.returncode != 0:
         raise SystemExit(f"docintent bench failed ({proc.returncode}):\n{proc.stderr}")
     manifest = json.loads((out / "manifest.json").read_text())
@@ -80,6 +84,7 @@ def _run(samples: Path, workers: int, strategy: str, brain: str, scratch: Path, 
         "process_seconds": round(wall, 3),
         "samples_per_second": len(rows) / session["seconds"],
         "load_before": load_before,
+        "cpu_seconds_per_sample": cpu / max(1, len(rows)),
         "mean_score": statistics.fmean(float(r["score"]) for r in rows),
     }
 
@@ -118,7 +123,8 @@ def main() -> None:
                   f"2 workers {measured[2]['samples_per_second']:.3f}/s, ratio {ratio:.2f}", file=sys.stderr)
 
     median_ratio = statistics.median(r["ratio"] for r in runs)
-    header = "| repeat | 1 worker (samples/s) | 2 workers (samples/s) | ratio | load before (1 / 2) |"
+    header = ("| repeat | 1 worker (samples/s) | 2 workers (samples/s) | ratio | CPU s / sample (1 / 2) "
+              "| load before (1 / 2) |")
     lines = [
         "# docintent bench: 1 vs 2 worker processes",
         "",
@@ -129,11 +135,12 @@ def main() -> None:
         "Samples/s = rows / run seconds (worker start-up included).",
         "",
         header,
-        "|---:|---:|---:|---:|---|",
+        "|---:|---:|---:|---:|---|---|",
     ]
     for r in runs:
         lines.append(f"| {r['repeat']} | {r['one']['samples_per_second']:.3f} | {r['two']['samples_per_second']:.3f} "
-                     f"| {r['ratio']:.2f} | {r['one']['load_before']:.2f} / {r['two']['load_before']:.2f} |")
+                     f"| {r['ratio']:.2f} | {r['one']['cpu_seconds_per_sample']:.1f} / {r['two']['cpu_seconds_per_sample']:.1f} "
+                     f"| {r['one']['load_before']:.2f} / {r['two']['load_before']:.2f} |")
     lines += ["", f"**Median ratio (2 workers / 1 worker): {median_ratio:.2f}x** (target >= 1.7x)", ""]
     text = "\n".join(lines)
     print(text)
