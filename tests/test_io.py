@@ -110,6 +110,12 @@ def test_truncated_image(tmp_path):
         load_page(tmp_path / "cut.png")
 
 
+def test_valid_signature_with_damaged_header_is_corrupt(tmp_path):
+    (tmp_path / "sig.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\x01" * 5)
+    with pytest.raises(CorruptImageError, match="sig.png: cannot decode image"):
+        load_page(tmp_path / "sig.png")
+
+
 def test_garbage_with_image_suffix_is_corrupt(tmp_path):
     (tmp_path / "bad.jpg").write_bytes(b"\x00\x01 not a jpeg at all" * 10)
     with pytest.raises(CorruptImageError, match="bad.jpg: not a readable jpg image"):

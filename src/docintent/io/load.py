@@ -81,6 +81,8 @@ def _load_image(path: Path, max_pixels: int | None) -> Page:
         ) from None
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as err:
         raise DecompressionBombError(path, f"image is too large to decode safely ({err})") from None
+    except (OSError, SyntaxError, ValueError) as err:  # a valid signature followed by a damaged header
+        raise CorruptImageError(path, f"cannot decode image: {err}") from None
     with img:
         if img.format not in IMAGE_FORMATS:
             raise UnsupportedFormatError(path, f"{img.format} images are not supported; use {', '.join(IMAGE_FORMATS)} or PDF")
