@@ -104,3 +104,18 @@ def test_third_party_tools_arrive_through_entry_points(monkeypatch, caplog):
         assert [t.name for t in list_tools("blur")] == ["deblurring", "learned_sharpen"]
     finally:
         registry._REGISTRY.pop("learned_sharpen", None)
+
+
+def test_demo_picks_differently_damaged_captures_across_families():
+    from docintent.bench.sample import Sample
+    from docintent.demo import pick_samples
+
+    def s(i, task, *deg):
+        return Sample(f"{task}-{i}", "x.png", "q?", ("a",), task, task, f"{task}-g{i}", 1, deg)
+
+    samples = [s(0, "doc", "rotation_90"), s(1, "doc", "defocus"), s(2, "doc", "shadow", "noise", "jpeg"),
+               s(0, "chart", "rotation_180"), s(1, "chart", "moire"), s(0, "table", "perspective"), s(1, "table")]
+    picked = pick_samples(samples, 4)
+    assert [p.task for p in picked] == ["doc", "chart", "table", "doc"]
+    assert [p.id for p in picked] == ["doc-0", "chart-1", "table-0", "doc-1"]  # rotation, moire, warp, blur
+    assert all(len(p.degradations) <= 2 and p.degradations for p in picked)

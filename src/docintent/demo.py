@@ -30,39 +30,39 @@ class DemoRow:
 
 
 def pick_samples(samples: Sequence[Sample], count: int) -> list[Sample]:
-    """Captures that show one or two kinds of visible damage (rotation, blur, shadow, warp, moiré), one per
-    question, spread over the families: enough damage to need a restoration, not so much that nothing reads."""
-    interesting = ("rotation", "blur", "defocus", "shadow", "curl", "perspective", "moire")
+    """Captures with one or two kinds of visible damage, one per question, spread over the families and over
+    kinds of damage (a turned page, blur, shadow, warp, moiré): enough damage to need a restoration, not so much
+    that nothing reads."""
+    kinds = {"rotation": "rotation", "blur": "blur", "defocus": "blur", "shadow": "shadow", "curl": "warp",
+             "perspective": "warp", "moire": "moire"}
 
-    def damage(s: Sample) -> int:
-        hits = sum(any(k in d for k in interesting) for d in s.degradations)
-        return hits if len(s.degradations) <= 2 else 0
+    def damage(s: Sample) -> set[str]:
+        if len(s.degradations) > 2:
+            return set()
+        return {kind for d in s.degradations for key, kind in kinds.items() if key in d}
 
+    candidates = sorted((s for s in samples if damage(s)), key=lambda s: s.id)
     chosen: list[Sample] = []
+    seen_kinds: set[str] = set()
     groups: set[str] = set()
-    by_family: dict[str, list[Sample]] = {}
-    for s in sorted(samples, key=lambda s: (-damage(s), s.id)):
-        by_family.setdefault(s.task, []).append(s)
-    while len(chosen) < count and any(by_family.values()):
-        for family in ("doc", "chart", "table"):
-            for s in by_family.get(family, []):
-                if s.group not in groups:
-                    chosen.append(s)
-                    groups.add(s.group)
-                    by_family[family].remove(s)
-                    break
-            if len(chosen) >= count:
-                break
-        else:
-            if all(all(s.group in groups for s in v) for v in by_family.values()):
-                break
+    families = ("doc", "chart", "table")
+    while len(chosen) < count:
+        family = families[len(chosen) % 3]
+        pool = [s for s in candidates if s.group not in groups and s.task == family] or [s for s in candidates if s.group not in groups]
+        if not pool:
+            break
+        # a kind of damage not shown yet, if there is one
+        pick = next((s for s in pool if damage(s) - seen_kinds), pool[0])
+        chosen.append(pick)
+        groups.add(pick.group)
+        seen_kinds |= damage(pick)
     return chosen
 
 
 def run_demo(
     out: str | Path,
     *,
-    count: int = 4,
+    count: int = 6,
     seed: int = 7,
     strategies: Sequence[str] = DEMO_STRATEGIES,
     brain: Brain | None = None,
@@ -77,7 +77,7 @@ def run_demo(
     brain = brain or get_brain("offline")
     with tempfile.TemporaryDirectory(prefix="docintent-demo-") as tmp:
         echo(f"generating damaged documents (seed {seed}) ...")
-        generate(tmp, n=1, seed=seed)
+        generate(tmp, n=2, seed=seed)
         samples = pick_samples(load_dataset(f"synth:{tmp}"), count)
         rows = []
         for i, sample in enumerate(samples, 1):

@@ -8,7 +8,7 @@ import argparse
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="run none / pipeline / judge / docintent on generated damaged documents")
     p.add_argument("--out", default="docintent-demo", help="folder for index.html (default: ./docintent-demo)")
-    p.add_argument("--count", type=int, default=4, help="questions to run (default 4)")
+    p.add_argument("--count", type=int, default=6, help="questions to run (default 6)")
     p.add_argument("--seed", type=int, default=7, help="seed of the generated documents")
     p.set_defaults(func=run)
 
