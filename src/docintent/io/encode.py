@@ -79,4 +79,8 @@ def save_page(page: Page, path, *, quality: int = 92) -> None:
     """Write a page to ``path`` (format from the suffix)."""
     from PIL import Image
 
-    Image.fromarray(page.pixels).save(str(path), quality=quality) if str(path).lower().endswith((".jpg", ".jpeg")) else Image.fromarray(page.pixels).save(str(path))
+    image = Image.fromarray(page.pixels)
+    if str(path).lower().endswith((".jpg", ".jpeg")):
+        image.save(str(path), quality=quality)
+    else:
+        image.save(str(path))
