@@ -49,7 +49,9 @@ def _pick_samples(dataset: str, n: int, out: Path) -> Path:
             if by_family[family] and len(picked) < n:
                 picked.append(by_family[family].pop(0))
     path = out / "samples.jsonl"
-    path.write_text("".join(json.dumps(s.to_dict()) + "\n" for s in picked), encoding="utf-8")
+    # absolute image paths: the JSONL lives in a scratch folder, so relative paths would point nowhere
+    rows = [{**s.to_dict(), "image": str(Path(s.image).resolve())} for s in picked]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
 
 
@@ -72,6 +74,9 @@ def _run(samples: Path, workers: int, strategy: str, brain: str, scratch: Path, 
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
     if proc.returncode != 0:
         raise SystemExit(f"docintent bench failed ({proc.returncode}):\n{proc.stderr}")
+    failed = [json.loads(l)["error"] for l in (out / "results.jsonl").read_text().splitlines() if l.strip() and json.loads(l).get("error")]
+    if failed:
+        raise SystemExit(f"{len(failed)} rows failed, so the timing means nothing; first error: {failed[0]}")
     manifest = json.loads((out / "manifest.json").read_text())
     session = manifest["sessions"][-1]
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines() if line.strip()]
