@@ -201,3 +201,15 @@ def test_resize_longest_and_data_url():
     decoded = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
     assert decoded.size == (2048, 683)
     assert to_data_url(small, "jpeg").startswith("data:image/jpeg;base64,")
+
+
+def test_load_document_reads_pdf_pages_or_the_one_image_page(tmp_path):
+    from docintent.io import load_document, page_count
+
+    _make_pdf(tmp_path / "doc.pdf")
+    Image.fromarray(_rgb()).save(tmp_path / "one.png")
+    assert page_count(tmp_path / "doc.pdf") == 2 and page_count(tmp_path / "one.png") == 1
+    assert [p.size for p in load_document(tmp_path / "doc.pdf", pages=[1], dpi=72)] == [(200, 100)]
+    assert [p.size for p in load_document(tmp_path / "one.png")] == [(40, 30)]
+    with pytest.raises(PdfPageOutOfRangeError, match="one.png: page 2 requested, but an image has only page 0"):
+        load_document(tmp_path / "one.png", pages=[2])

@@ -31,16 +31,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..evidence import DEFAULT_THRESHOLD, MODES, answer, collect_evidence, context, parse_pages
-    from ..io import load_page, load_pdf, pdf_page_count
-    from ..io.load import _is_pdf, _check_file
+    from ..io import load_document, page_count
 
-    path = _check_file(args.document)
-    if _is_pdf(path):
-        numbers = parse_pages(args.pages, pdf_page_count(path))
-        pages = load_pdf(path, pages=[n - 1 for n in numbers], dpi=args.dpi)
-    else:
-        numbers = parse_pages(args.pages, 1)
-        pages = [load_page(path)]
+    numbers = parse_pages(args.pages, page_count(args.document))
+    pages = load_document(args.document, pages=[n - 1 for n in numbers], dpi=args.dpi)
     threshold = DEFAULT_THRESHOLD if args.threshold is None else args.threshold
     found = collect_evidence(pages, args.question, threshold=threshold, numbers=numbers)
     costs = {mode: context([d for d in found if d.relevant] if mode == "evidence+ocr" else found, mode)[2] for mode in MODES}

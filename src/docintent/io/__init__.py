@@ -1,15 +1,17 @@
 """Image and PDF loading, resizing and encoding for models."""
 
 from .encode import cap_pixels, encode, resize_longest, save_page, to_data_url
-from .load import IMAGE_FORMATS, load_bytes, load_page, load_pdf, pdf_page_count
+from .load import IMAGE_FORMATS, load_bytes, load_document, load_page, load_pdf, page_count, pdf_page_count
 
 __all__ = [
     "IMAGE_FORMATS",
     "cap_pixels",
     "encode",
     "load_bytes",
+    "load_document",
     "load_page",
     "load_pdf",
+    "page_count",
     "pdf_page_count",
     "resize_longest",
     "save_page",

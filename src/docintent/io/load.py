@@ -189,6 +189,26 @@ def load_pdf(
         pdf.close()
 
 
+def page_count(path: PathLike, *, password: str | None = None) -> int:
+    """Pages in a document: a PDF's page count, 1 for an image."""
+    p = _check_file(path)
+    return pdf_page_count(p, password=password) if _is_pdf(p) else 1
+
+
+def load_document(
+    path: PathLike, *, pages: Iterable[int] | None = None, dpi: int | None = None, password: str | None = None
+) -> list[Page]:
+    """Pages (0-based indices; all when None) of a PDF, or the one page of an image, with :func:`load_page`'s checks."""
+    p = _check_file(path)
+    if _is_pdf(p):
+        return load_pdf(p, pages=pages, dpi=dpi, password=password)
+    wanted = [0] if pages is None else list(pages)
+    for index in wanted:
+        if index != 0:
+            raise PdfPageOutOfRangeError(p, f"page {index} requested, but an image has only page 0")
+    return [_load_image(p, None) for _ in wanted]
+
+
 def load_bytes(data: bytes, *, name: str = "<bytes>", max_pixels: int | None = None) -> Page:
     """Load an image (not PDF) from bytes, with the same checks as :func:`load_page`."""
     import tempfile
