@@ -34,7 +34,7 @@ def _load() -> tuple[float, float, float]:
 
 def _pick_samples(dataset: str, n: int, out: Path) -> Path:
     """Write the first ``n`` samples with distinct images (spread over the task families) as a JSONL."""
-    from docintent.bench.datasets import load_dataset
+    from docintent.evaluation.datasets import load_dataset
 
     samples = load_dataset(dataset)
     by_family: dict[str, list] = {}
@@ -95,7 +95,7 @@ def _run(samples: Path, workers: int, strategy: str, brain: str, scratch: Path, 
 
 
 def main() -> None:
-    from docintent.bench.runner import usable_cores
+    from docintent.evaluation.runner import usable_cores
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", help="dataset spec (default: a generated synthetic set, seed 0)")
@@ -113,7 +113,7 @@ def main() -> None:
         scratch = Path(tmp)
         dataset = args.dataset
         if dataset is None:
-            from docintent.bench.synth.generator import generate
+            from docintent.synth.generator import generate
 
             generate(scratch / "synth", n=max(1, args.samples // 3 + 1), seed=0, workers=1, contact_sheet=False)
             dataset = f"synth:{scratch / 'synth'}"

@@ -35,15 +35,15 @@ import shutil
 import subprocess
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
-from docintent.bench.visdoc import write_jsonl
+from docintent.evaluation.visdoc import write_jsonl
 from docintent.retrieval import PageIndex, build_index
 from docintent.retrieval.planners import bridge_terms
-from docintent.retrieval.text import STOPWORDS, tokenize
+from docintent.retrieval.text import tokenize
 
 DEBIAN_PACKAGE = "texlive-latex-base-doc"
 

@@ -1,6 +1,6 @@
 """Tokens sent per sample by the model brain under each context strategy (none, text, full).
 
-Synthetic pages (``docintent.bench.render``) are damaged with ``docintent.bench.degrade`` (rotation, shadow,
+Synthetic pages (``docintent.synth.render``) are damaged with ``docintent.synth.degrade`` (rotation, shadow,
 moire, blur, low contrast, curl). Each page gets a fixed restoration trace: the tools for its degradations in
 order, one of them rolled back on some pages, then the answer. The DocIntent strategy runs that trace with
 :class:`~docintent.brains.mllm.ModelBrain` against the loopback fake OpenAI server, once per context strategy,
@@ -45,9 +45,9 @@ PAGES = [
 
 def make_page(index: int, width: int):
     """Page ``index`` of :data:`PAGES`: a rendered document damaged by its degradations (seeded)."""
-    from docintent.bench import degrade
-    from docintent.bench.render import render_page
     from docintent.page import Page
+    from docintent.synth import degrade
+    from docintent.synth.render import render_page
 
     img, _ = render_page(width=width, seed=index)
     rng = np.random.default_rng(1000 + index)

@@ -126,15 +126,15 @@ def recall_by_label(rows: list[dict], thresholds: Thresholds) -> dict[str, dict]
 def timing(repeats: int = 5) -> dict[str, float]:
     """Milliseconds of measure() on a clean 2048-px render, orientation excluded and included: wall clock
     (best and median) and CPU time of this process (median; all threads), which a busy machine distorts less."""
-    from docintent.bench.render import render_page
     from docintent.perception import clear_cache
+    from docintent.synth.render import render_page
 
     img = render_page(width=2048, seed=0)[0]
     out = {"size": f"{img.shape[1]}x{img.shape[0]}"}
     for with_orientation in (False, True):
         times, cpu = [], []
         measure(Page.from_array(img[:, ::-1]), orientation=with_orientation)  # warm-up (model load)
-        for k in range(repeats):
+        for _k in range(repeats):
             page = Page.from_array(img)
             clear_cache()
             start, start_cpu = time.perf_counter(), time.process_time()
@@ -176,8 +176,8 @@ def real_and_clean_checks() -> list[dict]:
     on the photo, nothing on the renders)."""
     import skimage.data
 
-    from docintent.bench.render import render_page
-    from docintent.bench.synth.documents import render as render_document
+    from docintent.synth.documents import render as render_document
+    from docintent.synth.render import render_page
 
     cases = [("skimage.data.page() (real photo, uneven light)", Page.from_array(skimage.data.page()))]
     for seed in range(3):

@@ -25,12 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
-from docintent.bench.visdoc import LEVEL_NAMES, load_annotations, load_page_ids, load_queries, score
+from docintent.evaluation.visdoc import LEVEL_NAMES, load_annotations, load_page_ids, load_queries, score
 from docintent.retrieval import PageIndex, build_index, get_retriever, reciprocal_rank_fusion
 from docintent.retrieval.agent import SearchAgent
 from docintent.retrieval.bm25 import BM25
-from docintent.retrieval.retrievers import FusionRetriever
 from docintent.retrieval.planners import OfflinePlanner
+from docintent.retrieval.retrievers import FusionRetriever
 from docintent.retrieval.text import tokenize
 
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -36,9 +36,9 @@ def sh(*args: str) -> None:
 
 def clean_ceiling(dataset_dir: Path) -> dict[str, float]:
     """Score of the offline reader on the clean render of every question (capture 1 rows, clean image)."""
-    from docintent.bench.datasets import load_dataset
-    from docintent.bench.metrics import score_row
     from docintent.brains import State, get_brain
+    from docintent.evaluation.datasets import load_dataset
+    from docintent.evaluation.metrics import score_row
     from docintent.io import load_page
 
     reader = get_brain("offline")
@@ -60,7 +60,7 @@ def error_analysis(run_dir: Path) -> dict:
         by_sample[sid][strategy] = r
     kinds: Counter = Counter()
     per_family: dict[str, Counter] = defaultdict(Counter)
-    for sid, strategies in by_sample.items():
+    for strategies in by_sample.values():
         mine = strategies.get("docintent")
         if mine is None or mine["correct"]:
             continue
@@ -72,7 +72,7 @@ def error_analysis(run_dir: Path) -> dict:
     tools: Counter = Counter()
     kept: Counter = Counter()
     rolled: Counter = Counter()
-    for (sid, strategy), r in last.items():
+    for (_sid, strategy), r in last.items():
         if strategy != "docintent" or not r.get("result"):
             continue
         for step in r["result"]["trace"]:

@@ -30,8 +30,8 @@ def main() -> None:
     parser.add_argument("--strategies", default="none,docintent")
     args = parser.parse_args()
 
-    from docintent.bench.datasets import load_dataset
     from docintent.brains import get_brain
+    from docintent.evaluation.datasets import load_dataset
     from docintent.io import load_page, resize_longest
     from docintent.perception import signals
     from docintent.strategies import get_strategy

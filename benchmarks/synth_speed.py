@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from docintent.bench.synth import generate
-from docintent.bench.synth.capture import ORDER, CapturePlan, Step, apply
-from docintent.bench.synth.documents import render
+from docintent.synth import generate
+from docintent.synth.capture import ORDER, CapturePlan, Step, apply
+from docintent.synth.documents import render
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"

@@ -1,8 +1,8 @@
 """Restoration tools: OCR character error rate before/after each tool on its own damage, harm on clean
 pages, the real photographed page ``skimage.data.page()``, tool latency at 2048 px and OCR speed.
 
-Pages are rendered with PIL (``docintent.bench.render.render_page``: a title, body text at three sizes, a
-table and a bar chart, DejaVu fonts from matplotlib) and damaged with ``docintent.bench.degrade``. CER is
+Pages are rendered with PIL (``docintent.synth.render.render_page``: a title, body text at three sizes, a
+table and a bar chart, DejaVu fonts from matplotlib) and damaged with ``docintent.synth.degrade``. CER is
 ``Levenshtein(ocr, reference) / len(reference)`` after collapsing whitespace (rapidfuzz), averaged over pages.
 Targets: each tool lowers CER on its own damage by >= 30 % relative (rotations: back to the clean CER); on
 a clean page no tool raises CER by more than 1 point; deshadowing and appearance lower Tesseract's CER on
@@ -50,7 +50,7 @@ def cer(hypothesis: str, reference: str) -> float:
 
 def appearance_damage(img, rng, severity):
     """Low contrast, a colour cast, stains and uneven light together (a used page photographed in bad light)."""
-    from docintent.bench import degrade
+    from docintent.synth import degrade
 
     out = degrade.low_contrast(img, rng, severity)
     out = degrade.color_cast(out, rng, severity)
@@ -64,7 +64,7 @@ def cases(severity: float):
     Moiré is also measured at full severity: at 0.7 it barely disturbs either OCR engine, so that row alone
     would say little about the tool.
     """
-    from docintent.bench import degrade
+    from docintent.synth import degrade
 
     def turn(k):
         return lambda img, rng, s: np.ascontiguousarray(np.rot90(img, -k))
@@ -85,9 +85,9 @@ def cases(severity: float):
 
 
 def quality(pages: int, rapid_pages: int, severity: float) -> dict:
-    from docintent.bench.render import render_page
     from docintent.ocr import get_engine
     from docintent.page import Page
+    from docintent.synth.render import render_page
     from docintent.tools import get_tool
 
     engines = {"tesseract": (get_engine("tesseract", cache=False), pages)}
@@ -166,9 +166,9 @@ def real_page(rapid: bool) -> dict:
 def latency(repeats: int) -> dict:
     import cv2
 
-    from docintent.bench import degrade
-    from docintent.bench.render import render_page
     from docintent.page import Page
+    from docintent.synth import degrade
+    from docintent.synth.render import render_page
     from docintent.tools import get_tool
 
     img, _ = render_page(width=1448, seed=7)
@@ -207,9 +207,9 @@ def latency(repeats: int) -> dict:
 
 
 def ocr_speed(rapid: bool) -> dict:
-    from docintent.bench.render import render_page
     from docintent.ocr import ENGINES
     from docintent.page import Page
+    from docintent.synth.render import render_page
 
     out = {}
     pages = [Page.from_array(render_page(width=1200, seed=s)[0]) for s in (11, 12, 13)]

@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-from docintent.bench.datasets import read_wilddoc_predictions
-from docintent.bench.metrics import summarize
+from docintent.evaluation.datasets import read_wilddoc_predictions
+from docintent.evaluation.metrics import summarize
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT = REPO.parent / "shared" / "data" / "wilddoc" / "qwen25vl72b_predictions.jsonl.gz"

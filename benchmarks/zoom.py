@@ -1,6 +1,6 @@
 """Zoom and evidence: table reading through the zoom tool, and evidence-first context over many pages.
 
-Part 1, tables. Financial tables are rendered with PIL (``docintent.bench.tables``: right-aligned figures,
+Part 1, tables. Financial tables are rendered with PIL (``docintent.synth.table_images``: right-aligned figures,
 ``$``, accounting parentheses, percentages; plain, spanning-caption and two-line headers), placed on a larger
 white page, and read with ``zoom`` (``type="table"``) on the table's box. Clean and mildly degraded (slight
 perspective tilt, soft shadow, a little defocus, noise, JPEG), in DejaVu Sans 20 px with wide gutters and in
@@ -43,8 +43,8 @@ FIELDS = [
 
 
 def table_part(n: int, engine) -> dict:
-    from docintent.bench.tables import cell_accuracy, mildly_degraded, render_table
     from docintent.page import Page
+    from docintent.synth.table_images import cell_accuracy, mildly_degraded, render_table
     from docintent.tools.zoom import Zoom
 
     zoom = Zoom(engine=engine)
@@ -90,7 +90,7 @@ def table_part(n: int, engine) -> dict:
 
 def _documents(n_docs: int, pages_per_doc: int, seed: int = 0):
     """(pages as arrays, question, answer pages (1-based), gold answer or None for two-field questions)."""
-    from docintent.bench.render import _sentence, render_text_lines
+    from docintent.synth.render import _sentence, render_text_lines
 
     rng = np.random.default_rng(seed)
     docs = []
@@ -123,10 +123,10 @@ def _documents(n_docs: int, pages_per_doc: int, seed: int = 0):
 
 
 def evidence_part(n_docs: int, pages_per_doc: int, engine, brain_kind: str) -> dict:
-    from docintent.bench.metrics import anls
     from docintent.brains import get_brain
-    from docintent.evidence import MODES, answer, collect_evidence, context
+    from docintent.evaluation.metrics import anls
     from docintent.page import Page
+    from docintent.retrieval.evidence import MODES, answer, collect_evidence, context
 
     brain = get_brain(brain_kind) if brain_kind != "none" else None
     tp = fp = fn = 0

@@ -6,7 +6,7 @@ answer with less than full confidence and with the evidence region located, it c
 its longer side and keeps whichever answer (page or crop) it is more confident in. Both runs use ``get_strategy("docintent", inspection=...)`` with the same reader settings,
 and the OCR cache is off so both pay for their own reading.
 
-Score: the WildDoc rules per family (``docintent.bench.metrics.summarize``: ANLS for doc, relaxed accuracy for
+Score: the WildDoc rules per family (``docintent.evaluation.metrics.summarize``: ANLS for doc, relaxed accuracy for
 chart, the TableVQA sub-split rule for table); consistency = questions whose every capture is correct.
 
     docintent synth --out /tmp/synth --n 3 --questions-per-document 3 --no-contact-sheet
@@ -59,8 +59,8 @@ def main() -> None:
     args = ap.parse_args()
     # Both runs read the same pages: with the OCR cache on, the second would skip the OCR the first paid for.
     os.environ["DOCINTENT_CACHE"] = "0"
-    from docintent.bench.datasets import load_dataset
-    from docintent.bench.metrics import score_row, summarize
+    from docintent.evaluation.datasets import load_dataset
+    from docintent.evaluation.metrics import score_row, summarize
 
     samples = load_dataset(args.dataset)[: args.limit]
     out = {"dataset": args.dataset, "samples": len(samples),

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 from PIL import Image
 
+from conftest import render_text_page
 from docintent.cli import main
 from docintent.tools import registry
-
-from conftest import render_text_page
 
 
 @pytest.fixture
@@ -54,7 +52,7 @@ def test_ask_command_names_a_missing_file(tmp_path, capsys):
 
 
 def test_bench_with_the_openai_brain_against_a_loopback_server(tmp_path):
-    from docintent.bench.sample import Sample
+    from docintent.sample import Sample
     from docintent.testing.fake_openai import FakeOpenAI, tool_call
 
     image = tmp_path / "p.png"
@@ -107,8 +105,8 @@ def test_third_party_tools_arrive_through_entry_points(monkeypatch, caplog):
 
 
 def test_demo_picks_differently_damaged_captures_across_families():
-    from docintent.bench.sample import Sample
     from docintent.demo import pick_samples
+    from docintent.sample import Sample
 
     def s(i, task, *deg):
         return Sample(f"{task}-{i}", "x.png", "q?", ("a",), task, task, f"{task}-g{i}", 1, deg)

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from docintent.bench.datasets import load_dataset, parse_wilddoc_index
-from docintent.bench.sample import Sample
 from docintent.errors import DatasetError
+from docintent.evaluation.datasets import load_dataset, parse_wilddoc_index
+from docintent.sample import Sample
 
 
 def _png(value: int) -> bytes:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from docintent.bench import degrade
-from docintent.bench.render import render_page
+from docintent.synth import degrade
+from docintent.synth.render import render_page
 
 FUNCTIONS = [
     degrade.perspective, degrade.curl, degrade.shadow, degrade.defocus, degrade.motion_blur,

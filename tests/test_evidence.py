@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from docintent.bench.render import _sentence, render_text_lines
 from docintent.brains import Answer, FunctionBrain, ScriptedBrain
 from docintent.cli import main
 from docintent.errors import ConfigError
-from docintent.evidence import answer, collect_evidence, context, parse_pages
 from docintent.ocr import get_engine
 from docintent.page import Page
+from docintent.retrieval.evidence import answer, collect_evidence, context, parse_pages
+from docintent.synth.render import _sentence, render_text_lines
 
 QUESTION = "When is the payment for contract 5521 due, and what total amount is due?"
 FACTS = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from docintent import Box, Page
+from docintent import Page
 from docintent.errors import UnknownComponentError
 from docintent.ocr import detect_orientation, get_engine
 from docintent.tools import get_tool

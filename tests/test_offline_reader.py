@@ -7,13 +7,12 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
+from conftest import font_path
 from docintent import Page
 from docintent.brains import Answer, Keep, Rollback, State, UseTool, get_brain
 from docintent.brains.offline.question import analyse
 from docintent.brains.offline.values import find_dates, find_numbers, format_number, parse_number
 from docintent.tools import get_tool
-
-from conftest import font_path
 
 
 @pytest.mark.parametrize(

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from docintent.bench import degrade
-from docintent.bench.render import render_page
 from docintent.page import Box, Page
 from docintent.perception import FAMILIES, Thresholds, diagnose, measure, rotation_fix
+from docintent.synth import degrade
+from docintent.synth.render import render_page
 from docintent.tools import get_tool
 
 

@@ -9,9 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
-from docintent.bench.report import load_run, write_report
 from docintent.cli import main
 from docintent.errors import DatasetError
+from docintent.evaluation.report import load_run, write_report
 
 # (id, task, group, degradations)
 SAMPLES = [
@@ -143,9 +143,9 @@ def test_report_command_compares_runs(tmp_path, capsys):
 
 
 def test_saved_steps_of_a_real_run_appear_beside_its_failure(tmp_path):
-    from docintent.bench.runner import run_benchmark
-    from docintent.bench.sample import Sample
     from docintent.brains import Rollback, ScriptedBrain, UseTool
+    from docintent.evaluation.runner import run_benchmark
+    from docintent.sample import Sample
 
     image = tmp_path / "page.png"
     _write_image(image, 120)

@@ -11,7 +11,6 @@ import pytest
 from docintent.retrieval import PageIndex, build_index, get_retriever
 from docintent.retrieval.agent import Action, SearchAgent
 from docintent.retrieval.planners import OfflinePlanner, OpenAIPlanner, ScriptedPlanner, split_bridge
-
 from retrieval_helpers import FILLER, make_pdf
 
 ANCHOR = "Float placement tips\nTo keep figures near their text,\nload the zzplace package with the here option."

@@ -9,7 +9,6 @@ import pytest
 from docintent.cli import main
 from docintent.errors import ConfigError, DatasetError
 from docintent.retrieval import PageIndex, build_index, get_retriever
-
 from retrieval_helpers import FILLER, make_pdf
 
 

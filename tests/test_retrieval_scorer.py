@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from docintent.bench.visdoc import Annotation, load_annotations, load_page_ids, load_queries, score, write_jsonl
 from docintent.errors import DatasetError
+from docintent.evaluation.visdoc import Annotation, load_annotations, load_page_ids, load_queries, score, write_jsonl
 
 KNOWN = {f"p{i:02d}" for i in range(1, 21)}
 TEN = [f"p{i:02d}" for i in range(1, 11)]

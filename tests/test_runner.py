@@ -15,16 +15,16 @@ import cv2
 import numpy as np
 import pytest
 
-from docintent.bench.runner import (
+from docintent.cli import main
+from docintent.errors import ConfigError, DatasetError
+from docintent.evaluation.runner import (
     BrainFactory,
     parse_shard,
     read_results,
     run_benchmark,
     select_shard,
 )
-from docintent.bench.sample import Sample
-from docintent.cli import main
-from docintent.errors import ConfigError, DatasetError
+from docintent.sample import Sample
 from docintent.strategies import Result
 
 SCRIPTED_42 = BrainFactory("scripted", {"final": "42"})
@@ -113,8 +113,8 @@ def test_interrupted_run_plus_cut_line_resumes_without_loss_or_repeat(tmp_path):
 
 _SLOW_RUN = """
 import sys, time
-from docintent.bench.datasets import load_dataset
-from docintent.bench.runner import run_benchmark
+from docintent.evaluation.datasets import load_dataset
+from docintent.evaluation.runner import run_benchmark
 from docintent.brains import ScriptedBrain
 
 class SlowScripted(ScriptedBrain):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from docintent.bench.sample import Sample
 from docintent.cli import main
+from docintent.sample import Sample
 
 REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "wilddoc" / "qwen25vl72b_predictions.jsonl.gz"
 

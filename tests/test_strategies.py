@@ -9,8 +9,7 @@ from docintent import Page
 from docintent.brains import Answer, Diagnosis, FunctionBrain, Keep, Rollback, ScriptedBrain, UseTool
 from docintent.errors import ConfigError, UnknownComponentError
 from docintent.strategies import PIPELINE_ORDER, STRATEGIES, get_strategy
-from docintent.tools import Tool, get_tool, register
-from docintent.tools import registry
+from docintent.tools import Tool, get_tool, register, registry
 
 
 @pytest.fixture

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from docintent.bench.datasets import load_synth
-from docintent.bench.sample import Sample
-from docintent.bench.synth import ALL_NAMES, CapturePlan, Planner, apply, generate
-from docintent.bench.synth.capture import ORDER, Step
 from docintent.errors import ConfigError
+from docintent.evaluation.datasets import load_synth
+from docintent.sample import Sample
+from docintent.synth import ALL_NAMES, CapturePlan, Planner, apply, generate
+from docintent.synth.capture import ORDER, Step
 
 
 @pytest.fixture(scope="module")
@@ -162,7 +162,7 @@ def test_planner_mix_covers_every_degradation():
 
 
 def test_bundled_fonts_are_enough(monkeypatch):
-    from docintent.bench.synth import fonts
+    from docintent.synth import fonts
 
     monkeypatch.setenv("DOCINTENT_SYNTH_BUNDLED_FONTS_ONLY", "1")
     fonts.available_faces.cache_clear()
@@ -170,7 +170,7 @@ def test_bundled_fonts_are_enough(monkeypatch):
         faces = fonts.available_faces()
         assert {f.style for f in faces} == {"sans", "serif", "mono"}
         assert all("matplotlib" in f.regular for f in faces)
-        from docintent.bench.synth.documents import render
+        from docintent.synth.documents import render
 
         doc = render(np.random.default_rng(0), "letter")
         assert doc.fonts[0].startswith(("DejaVu", "STIX"))
@@ -191,8 +191,8 @@ def test_printed_answers_are_on_the_clean_page(family, kind, seed):
     from PIL import Image
     from rapidfuzz import fuzz
 
-    from docintent.bench.synth.documents import render
-    from docintent.bench.synth.tables import render_table
+    from docintent.synth.documents import render
+    from docintent.synth.tables import render_table
 
     doc = (render if family == "doc" else render_table)(np.random.default_rng(seed), kind)
     printed = [qa for qa in doc.questions if qa.printed]

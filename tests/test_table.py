@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from docintent.bench.tables import cell_accuracy, mildly_degraded, render_table
+from docintent.layout.table import Table, reconstruct_table
+from docintent.numbers import parse_cell_number as parse_number
 from docintent.ocr import get_engine
 from docintent.page import Box, Page
-from docintent.perception.table import Table, parse_number, reconstruct_table
+from docintent.synth.table_images import cell_accuracy, mildly_degraded, render_table
 
 
 def _words(rows: list[list[tuple[str, float, float]]], top: float = 0.1, pitch: float = 0.1) -> list[tuple[str, Box]]:

@@ -8,11 +8,11 @@ import cv2
 import numpy as np
 import pytest
 
-from docintent.bench import degrade
-from docintent.bench.render import render_page, render_text_lines
 from docintent.cli import main
 from docintent.errors import UnknownComponentError
 from docintent.page import Page
+from docintent.synth import degrade
+from docintent.synth.render import render_page, render_text_lines
 from docintent.tools import get_tool, list_tools
 
 RESTORATION = ["deshadowing", "appearance", "demoire", "deblurring", "dewarping"]

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from docintent.bench.metrics import (
+from docintent.errors import DatasetError, UnknownComponentError
+from docintent.evaluation.metrics import (
     anls,
     fintabnet_match,
     normalize_table_text,
@@ -19,7 +20,6 @@ from docintent.bench.metrics import (
     tabfact_match,
     wtq_match,
 )
-from docintent.errors import DatasetError, UnknownComponentError
 
 REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "wilddoc" / "qwen25vl72b_predictions.jsonl.gz"
 
@@ -206,7 +206,7 @@ def test_summary_of_nothing_is_an_error():
 def reference_summary():
     if not REFERENCE.is_file():
         pytest.skip(f"reference predictions not found at {REFERENCE}")
-    from docintent.bench.datasets import read_wilddoc_predictions
+    from docintent.evaluation.datasets import read_wilddoc_predictions
 
     rows = read_wilddoc_predictions(REFERENCE)
     assert len(rows) == 37_396

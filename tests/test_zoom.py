@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
-from docintent.bench.render import font
-from docintent.bench.tables import cell_accuracy, render_table
 from docintent.errors import InvalidBoxError, MissingDependencyError, ToolError
 from docintent.ocr import get_engine
-from docintent.page import Box, Page
+from docintent.page import Page
+from docintent.synth.render import font
+from docintent.synth.table_images import cell_accuracy, render_table
 from docintent.tools import get_tool
-from docintent.tools.zoom import EQUATION_NOTE, Zoom, ZoomEvidence
+from docintent.tools.zoom import EQUATION_NOTE, Zoom
 
 WORDS = ["Invoice 4471 total", "amount due 9,310.25", "paid by Walker Ltd"]
 
@@ -202,7 +202,7 @@ def test_registered_as_inspection_tool_with_agenticocr_schema():
 
 def test_region_mode_splits_layout_blocks_and_reads_the_table(zoom):
     pytest.importorskip("rapid_layout", reason="region mode needs the 'layout' extra")
-    from docintent.bench.render import render_page
+    from docintent.synth.render import render_page
 
     img, reference = render_page(700, seed=2, chart=False)
     page = Page.from_array(img)

@@ -6,10 +6,9 @@ made the evidence harder to read.
 
 from __future__ import annotations
 
+from ._version import __version__
 from .errors import DocIntentError
 from .page import Box, Page
-
-__version__ = "0.1.0"
 
 
 def ask(*args, **kwargs):

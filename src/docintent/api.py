@@ -8,11 +8,11 @@ from typing import Any
 import numpy as np
 
 from .brains import Brain, get_brain
-from .brains.base import TASKS
 from .errors import ConfigError
 from .io import load_page
 from .page import Page
 from .strategies import Result, get_strategy
+from .vocabulary import check_task
 
 
 def as_page(image: Page | np.ndarray | str | os.PathLike) -> Page:
@@ -44,8 +44,7 @@ def ask(
     >>> result.answer, result.tools_kept                                         # doctest: +SKIP
     ('$1,250.00', ['deshadowing'])
     """
-    if task not in TASKS:
-        raise ConfigError(f"task {task!r} is not one of {', '.join(TASKS)}")
+    check_task(task)
     if not question or not question.strip():
         raise ConfigError("the question is empty")
     page = as_page(image)

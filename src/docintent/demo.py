@@ -9,15 +9,18 @@ from __future__ import annotations
 import html
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
-from .bench.metrics import score_row
-from .bench.sample import Sample
 from .brains import Brain, get_brain
+from .evaluation.datasets import load_dataset
+from .evaluation.metrics import score_row
 from .io import load_page, resize_longest, to_data_url
+from .sample import Sample
 from .strategies import Result, get_strategy
+from .synth import generate
+from .trace import Action, Phase
 
 DEMO_STRATEGIES = ("none", "pipeline-fixed", "judge-fixed", "docintent")
 
@@ -69,8 +72,6 @@ def run_demo(
     echo: Callable[[str], None] = print,
 ) -> list[DemoRow]:
     """Generate damaged documents, answer their questions with each strategy, write ``out/index.html``."""
-    from .bench.datasets import load_dataset
-    from .bench.synth import generate
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -153,13 +154,13 @@ def _write_html(path: Path, rows: Sequence[DemoRow], strategies: Sequence[str]) 
         if first in result.pages:
             parts.append(f"<div class='step'><b>input</b><img src='{_thumb(result.pages[first])}'></div>")
         for step in result.trace:
-            if step.phase == "B" and step.after in result.pages:
-                verdict = "kept" if step.action == "keep" else "rolled back"
+            if step.phase == Phase.REVIEW and step.after in result.pages:
+                verdict = "kept" if step.action == Action.KEEP else "rolled back"
                 parts.append(
                     f"<div class='step'><b>{e(step.tool or '')}: {verdict}</b><br><small>{e(step.reason)}</small>"
                     f"<img src='{_thumb(result.pages[step.after])}'></div>"
                 )
-            elif step.phase in ("A", "answer") and step.action == "answer":
+            elif step.phase in (Phase.DECIDE, Phase.ANSWER) and step.action == Action.ANSWER:
                 parts.append(f"<div class='step'><b>answer</b>: {e(str(step.data.get('answer', '')))}<br><small>{e(step.reason)}</small></div>")
         parts.append("</div>")
     path.write_text("\n".join(parts), encoding="utf-8")

@@ -14,9 +14,10 @@ rollback is simply "keep the previous Page", and ``page.hash`` keys every cache.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import ClassVar, Sequence
+from typing import ClassVar
 
 import numpy as np
 
@@ -87,14 +88,14 @@ class Page:
             object.__setattr__(self, "pixels", _frozen(p.copy()))
 
     @classmethod
-    def from_array(cls, array: np.ndarray, *, source: str | None = None, ops: Sequence[str] = ()) -> "Page":
+    def from_array(cls, array: np.ndarray, *, source: str | None = None, ops: Sequence[str] = ()) -> Page:
         """A Page from any 2-D/3-D image array (converted to RGB uint8; the input is copied)."""
         converted = to_rgb_uint8(array)
         if converted is array or (isinstance(array, np.ndarray) and np.shares_memory(converted, array)):
             converted = converted.copy()
         return cls(_frozen(converted), tuple(ops), source)
 
-    def derive(self, pixels: np.ndarray, op: str, **meta) -> "Page":
+    def derive(self, pixels: np.ndarray, op: str, **meta) -> Page:
         """A new Page made from this one by operation ``op`` (appended to the provenance)."""
         # Tools hand over freshly computed arrays, so the new Page takes ownership without a copy.
         return Page(_frozen(to_rgb_uint8(pixels)), self.ops + (op,), self.source, {**self.meta, **meta})
@@ -126,7 +127,7 @@ class Page:
 
         return cv2.cvtColor(self.pixels, cv2.COLOR_RGB2GRAY)
 
-    def crop(self, box: "Box", op: str | None = None) -> "Page":
+    def crop(self, box: Box, op: str | None = None) -> Page:
         """The region ``box`` as a new Page (at least 1x1 pixel); provenance records the box."""
         x0, y0, x1, y1 = box.to_pixels(self.width, self.height)
         return self.derive(self.pixels[y0:y1, x0:x1], op or f"crop{box.as_tuple(4)}", crop_box=box.as_tuple())
@@ -157,10 +158,10 @@ class Box:
         if not (self.x0 < self.x1 and self.y0 < self.y1):
             raise InvalidBoxError(vals, "box is degenerate: need x0 < x1 and y0 < y1")
 
-    FULL: ClassVar["Box"]  # the whole page, set below
+    FULL: ClassVar[Box]  # the whole page, set below
 
     @classmethod
-    def clamped(cls, x0: float, y0: float, x1: float, y1: float) -> "Box":
+    def clamped(cls, x0: float, y0: float, x1: float, y1: float) -> Box:
         """A box clipped to the page; refuses one that lies entirely outside or has no area."""
         cx0, cy0 = min(max(x0, 0.0), 1.0), min(max(y0, 0.0), 1.0)
         cx1, cy1 = min(max(x1, 0.0), 1.0), min(max(y1, 0.0), 1.0)
@@ -169,12 +170,12 @@ class Box:
         return cls(float(cx0), float(cy0), float(cx1), float(cy1))
 
     @classmethod
-    def from_pixels(cls, xyxy: Sequence[float], width: int, height: int) -> "Box":
+    def from_pixels(cls, xyxy: Sequence[float], width: int, height: int) -> Box:
         x0, y0, x1, y1 = (float(v) for v in xyxy)
         return cls.clamped(x0 / width, y0 / height, x1 / width, y1 / height)
 
     @classmethod
-    def from_points(cls, points: Sequence[Sequence[float]], width: int, height: int) -> "Box":
+    def from_points(cls, points: Sequence[Sequence[float]], width: int, height: int) -> Box:
         """The axis-aligned box around pixel points (e.g. an OCR quadrilateral)."""
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
         x0, y0 = pts.min(axis=0)
@@ -183,13 +184,13 @@ class Box:
         return cls.from_pixels((x0, y0, x1, y1), width, height)
 
     @classmethod
-    def from_1000(cls, xyxy: Sequence[float]) -> "Box":
+    def from_1000(cls, xyxy: Sequence[float]) -> Box:
         """From the 0-1000 integer convention of AgenticOCR-style prompts."""
         x0, y0, x1, y1 = (float(v) / 1000.0 for v in xyxy)
         return cls.clamped(x0, y0, x1, y1)
 
     @classmethod
-    def parse(cls, value: Sequence[float]) -> "Box":
+    def parse(cls, value: Sequence[float]) -> Box:
         """Accept [0,1] floats or 0-1000 integers (any coordinate > 1 means the 0-1000 convention)."""
         vals = [float(v) for v in value]
         if len(vals) != 4:
@@ -229,24 +230,24 @@ class Box:
     def center(self) -> tuple[float, float]:
         return (self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2
 
-    def union(self, other: "Box") -> "Box":
+    def union(self, other: Box) -> Box:
         return Box(min(self.x0, other.x0), min(self.y0, other.y0), max(self.x1, other.x1), max(self.y1, other.y1))
 
-    def intersection_area(self, other: "Box") -> float:
+    def intersection_area(self, other: Box) -> float:
         w = min(self.x1, other.x1) - max(self.x0, other.x0)
         h = min(self.y1, other.y1) - max(self.y0, other.y0)
         return max(w, 0.0) * max(h, 0.0)
 
-    def iou(self, other: "Box") -> float:
+    def iou(self, other: Box) -> float:
         inter = self.intersection_area(other)
         return inter / (self.area + other.area - inter) if inter > 0 else 0.0
 
-    def expand(self, dx: float, dy: float | None = None) -> "Box":
+    def expand(self, dx: float, dy: float | None = None) -> Box:
         """Grow by ``dx``/``dy`` (fractions of the page) on each side, clipped to the page."""
         dy = dx if dy is None else dy
         return Box.clamped(self.x0 - dx, self.y0 - dy, self.x1 + dx, self.y1 + dy)
 
-    def within(self, outer: "Box") -> "Box":
+    def within(self, outer: Box) -> Box:
         """Map this box, given relative to ``outer``, to the coordinates ``outer`` is relative to."""
         return Box(
             outer.x0 + self.x0 * outer.width,
@@ -255,7 +256,7 @@ class Box:
             outer.y0 + self.y1 * outer.height,
         )
 
-    def relative_to(self, outer: "Box") -> "Box":
+    def relative_to(self, outer: Box) -> Box:
         """Map this box into the coordinates of ``outer`` (inverse of :meth:`within`), clipped."""
         return Box.clamped(
             (self.x0 - outer.x0) / outer.width,

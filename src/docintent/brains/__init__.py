@@ -6,7 +6,19 @@ import importlib
 from typing import Any
 
 from ..errors import UnknownComponentError
-from .base import TASKS, Answer, Brain, Decision, Diagnosis, Keep, Review, Rollback, State, Usage, UseTool
+from .base import (
+    TASKS,
+    Answer,
+    Brain,
+    Decision,
+    Diagnosis,
+    Keep,
+    Review,
+    Rollback,
+    State,
+    Usage,
+    UseTool,
+)
 from .scripted import FunctionBrain, ScriptedBrain
 
 #: Brain kinds -> "module:Class" (imported lazily: the model brain pulls in the HTTP client).

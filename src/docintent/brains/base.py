@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, TypeVar
 
 from ..page import Page
+from ..trace import Step
+from ..vocabulary import TASKS, Task
 
-Task = Literal["doc", "chart", "table"]
-TASKS: tuple[str, ...] = ("doc", "chart", "table")
+__all__ = ["TASKS", "Answer", "Brain", "Decision", "Diagnosis", "Keep", "Review", "Rollback", "State", "Task", "Usage",
+           "UseTool"]
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,7 @@ class Usage:
     completion_tokens: int = 0
     calls: int = 0
 
-    def __add__(self, other: "Usage") -> "Usage":
+    def __add__(self, other: Usage) -> Usage:
         return Usage(
             self.prompt_tokens + other.prompt_tokens,
             self.completion_tokens + other.completion_tokens,
@@ -78,7 +80,7 @@ class Rollback:
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """The degradations a brain sees on a page (names from ``docintent.tools.DEGRADATIONS``).
+    """The degradations a brain sees on a page (names from :data:`docintent.vocabulary.DEGRADATIONS`).
 
     ``rotation``: when "orientation" is listed, the rotation tool that makes the page upright
     ("rotate_90", "rotate_180" or "rotate_270").
@@ -89,8 +91,10 @@ class Diagnosis:
     usage: Usage = Usage()
 
 
-Decision = Union[Answer, UseTool]
-Review = Union[Keep, Rollback]
+M = TypeVar("M")
+
+Decision = Answer | UseTool
+Review = Keep | Rollback
 
 
 @dataclass
@@ -102,11 +106,13 @@ class State:
     page: Page
     original: Page
     available_tools: list[str]
-    history: list[Any] = field(default_factory=list)  # the Steps so far (docintent.strategies.trace.Step)
+    history: list[Step] = field(default_factory=list)  # the steps so far
     round: int = 0
     max_rounds: int = 10
     evidence: list[Any] = field(default_factory=list)  # zoom / OCR evidence gathered in Phase A
-    scratch: dict[str, Any] = field(default_factory=dict)  # brain-private memo (e.g. cached analysis)
+    #: The brain's private memo for this question (a typed object the brain defines and owns, e.g. cached
+    #: readings); strategies never read it. See :meth:`Brain.memo`.
+    memo: Any = None
 
 
 class Brain(ABC):
@@ -131,6 +137,12 @@ class Brain(ABC):
     @abstractmethod
     def answer(self, state: State) -> Answer:
         """Answer the question from ``state.page`` without any tool."""
+
+    def memo(self, state: State, kind: type[M]) -> M:
+        """This brain's memo of type ``kind`` for the question in ``state``, created empty on first use."""
+        if not isinstance(state.memo, kind):
+            state.memo = kind()
+        return state.memo
 
     def close(self) -> None:
         """Release resources (HTTP clients, models)."""

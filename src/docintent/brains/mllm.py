@@ -31,7 +31,9 @@ import json
 import logging
 import re
 import time
-from typing import Any, Callable, Literal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -40,7 +42,20 @@ from ..io.encode import cap_pixels, resize_longest, to_data_url
 from ..page import Page
 from ..settings import get_settings
 from ..tools import get_tool
-from .base import Answer, Brain, Decision, Diagnosis, Keep, Review, Rollback, State, Usage, UseTool
+from ..trace import Action, Phase
+from ..vocabulary import DEGRADATIONS
+from .base import (
+    Answer,
+    Brain,
+    Decision,
+    Diagnosis,
+    Keep,
+    Review,
+    Rollback,
+    State,
+    Usage,
+    UseTool,
+)
 from .pricing import Price, PriceTable
 from .prompts import FAMILY, PROMPT_VERSION, answer_rules, render
 from .toolcalls import ParsedCall, calls_from_message, parse_json_object
@@ -50,7 +65,7 @@ log = logging.getLogger(__name__)
 #: The ``confidence`` levels of the answer function, as numbers for :class:`Answer`.
 CONFIDENCE = {"low": 0.3, "medium": 0.6, "high": 0.9}
 #: Degradation names the diagnosis may list (the MLLM-Judge baseline's vocabulary).
-DEGRADATION_NAMES = ("orientation", "warp", "moire", "blur", "shadow", "appearance")
+DEGRADATION_NAMES = DEGRADATIONS
 #: Sent as the API key when none is configured: local servers ignore it, the SDK insists on one.
 PLACEHOLDER_KEY = "no-key-needed"
 
@@ -91,6 +106,17 @@ ROLLBACK_FUNCTION = {
         },
     },
 }
+
+
+@dataclass
+class _Conversation:
+    """The model brain's memo for one question (``full`` context): the conversation so far and the call whose
+    outcome the next phase reports. ``open_call`` is False when no call awaits its outcome, None for a call made
+    in text (its outcome goes into the next user turn as ``note``), else the native call id."""
+
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    open_call: str | None | bool = False
+    note: str = ""
 
 
 class ModelBrainOptions(BaseModel):
@@ -362,15 +388,15 @@ class ModelBrain(Brain):
             # long model reasoning would make the summary cost what the full context costs
             short = step.reason if len(step.reason) <= 200 else step.reason[:197] + "..."
             reason = f" ({short})" if short else ""
-            if step.phase == "A" and step.action == "use_tool":
+            if step.phase == Phase.DECIDE and step.action == Action.USE_TOOL:
                 lines.append(f"- {round_label}: the evidence was not readable enough{reason}; you called {step.tool}.")
-            elif step.phase == "tool" and step.action in ("failed", "skipped"):
+            elif step.phase == Phase.TOOL and step.action in (Action.FAILED, Action.SKIPPED):
                 lines.append(f"- {round_label}: {step.tool} did not run{reason}; it is no longer offered.")
-            elif step.phase == "B" and step.action == "keep":
+            elif step.phase == Phase.REVIEW and step.action == Action.KEEP:
                 lines.append(f"- {round_label}: review kept the result of {step.tool}{reason}.")
-            elif step.phase == "B" and step.action == "rollback":
+            elif step.phase == Phase.REVIEW and step.action == Action.ROLLBACK:
                 lines.append(f"- {round_label}: review rolled back {step.tool}{reason}; it is no longer offered.")
-            elif step.phase == "inspect" and step.action == "inspected":
+            elif step.phase == Phase.INSPECT and step.action == Action.INSPECTED:
                 lines.append(f"- {round_label}: {step.tool} found: {step.data.get('evidence', '')}")
         return "Earlier steps:\n" + "\n".join(lines) if lines else ""
 
@@ -380,15 +406,15 @@ class ModelBrain(Brain):
         if not state.history:
             return "Done."
         step = state.history[-1]
-        if step.phase == "tool" and step.action == "applied":
+        if step.phase == Phase.TOOL and step.action == Action.APPLIED:
             return f"{step.tool} was applied to the page."
-        if step.phase == "tool":
+        if step.phase == Phase.TOOL:
             return f"{step.tool} did not run ({step.reason}); it is no longer offered."
-        if step.phase == "B" and step.action == "keep":
+        if step.phase == Phase.REVIEW and step.action == Action.KEEP:
             return "The restored page is kept; work continues from it."
-        if step.phase == "B" and step.action == "rollback":
+        if step.phase == Phase.REVIEW and step.action == Action.ROLLBACK:
             return f"The restoration was rolled back to the previous page; {step.tool} is no longer offered."
-        if step.phase == "inspect":
+        if step.phase == Phase.INSPECT:
             return f"{step.tool}: {step.data.get('evidence', step.reason)}"
         return "Done."
 
@@ -396,20 +422,24 @@ class ModelBrain(Brain):
         """The messages a phase starts from: the stored conversation (``full``) or a fresh one."""
         if self.options.context != "full":
             return [{"role": "system", "content": system}]
-        conv = state.scratch.setdefault("mllm_conversation", [])
+        memo = self.memo(state, _Conversation)
+        conv = memo.messages
         if not conv:
             conv.append({"role": "system", "content": system})
-        open_call = state.scratch.pop("mllm_open_call", False)
+        open_call, memo.open_call = memo.open_call, False
         if open_call is not False:
             note = self._outcome_note(state)
             if open_call:
                 conv.append({"role": "tool", "tool_call_id": open_call, "content": note})
             else:
-                state.scratch["mllm_note"] = note
+                memo.note = note
         return conv
 
     def _user(self, state: State, text: str, images: list[tuple[str, Page]]) -> dict[str, Any]:
-        note = state.scratch.pop("mllm_note", "") if self.options.context == "full" else ""
+        note = ""
+        if self.options.context == "full":
+            memo = self.memo(state, _Conversation)
+            note, memo.note = memo.note, ""
         content: list[dict[str, Any]] = [{"type": "text", "text": f"{note}\n\n{text}".strip()}]
         for label, page in images:
             if label:
@@ -447,7 +477,7 @@ class ModelBrain(Brain):
             messages.append(reply)
             if problem is None:
                 if self.options.context == "full":
-                    state.scratch["mllm_open_call"] = first.call_id if first is not None and first.native else None
+                    self.memo(state, _Conversation).open_call = first.call_id if first is not None and first.native else None
                 return call, message, usage, None
             log.info("unusable model reply (%s)%s", problem, "; asking again" if attempt == 0 else "")
             if attempt == 1:
@@ -459,7 +489,7 @@ class ModelBrain(Brain):
                 messages.append({"role": "user", "content": correction})
         if self.options.context == "full":
             # the second unusable reply stays in the conversation; the next phase's note answers it
-            state.scratch["mllm_open_call"] = first.call_id if first is not None and first.native else None
+            self.memo(state, _Conversation).open_call = first.call_id if first is not None and first.native else None
         return None, message, usage, problem
 
     # -- the four questions -----------------------------------------------------------------------
@@ -519,7 +549,7 @@ class ModelBrain(Brain):
 
     def review(self, state: State, before: Page, after: Page) -> Review:
         """Phase B: show the page before and after the last tool; ``continue`` keeps it, ``rollback`` undoes it."""
-        tool = next((s.tool for s in reversed(state.history) if s.phase == "tool" and s.action == "applied"), None) or "the tool"
+        tool = next((s.tool for s in reversed(state.history) if s.phase == Phase.TOOL and s.action == Action.APPLIED), None) or "the tool"
         try:
             degradation = get_tool(tool).degradation
         except Exception:  # an unregistered name only changes the wording of the prompt

@@ -13,9 +13,9 @@ or as one price for the brain (``ModelBrain(price_in=..., price_out=...)``). A l
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from ..errors import ConfigError
 from .base import Usage
@@ -55,7 +55,7 @@ class PriceTable:
         return self.price(model).cost(usage)
 
     @classmethod
-    def from_json(cls, path: str | Path) -> "PriceTable":
+    def from_json(cls, path: str | Path) -> PriceTable:
         """Read ``{"model": [input_per_million, output_per_million], ...}`` from a JSON file."""
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))

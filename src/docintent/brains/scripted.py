@@ -12,7 +12,7 @@ pipelines deterministically, with no model and no OCR.
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from ..page import Page
 from .base import Answer, Brain, Decision, Diagnosis, Keep, Review, State

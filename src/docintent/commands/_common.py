@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..errors import ConfigError
+
 
 def parse_options(pairs: list[str] | None) -> dict[str, Any]:
     """``["a=1", "b=x"]`` -> ``{"a": 1, "b": "x"}`` (values parsed as JSON when they can be)."""
     out: dict[str, Any] = {}
     for pair in pairs or []:
         if "=" not in pair:
-            from ..errors import ConfigError
-
             raise ConfigError(f"option {pair!r} must look like key=value")
         key, value = pair.split("=", 1)
         try:

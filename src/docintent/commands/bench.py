@@ -33,9 +33,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..bench.datasets import load_dataset
-    from ..bench.runner import BrainFactory, parse_options, parse_shard, read_results, run_benchmark, select_shard
     from ..errors import ConfigError
+    from ..evaluation.datasets import load_dataset
+    from ..evaluation.runner import (
+        BrainFactory,
+        parse_options,
+        parse_shard,
+        read_results,
+        run_benchmark,
+        select_shard,
+    )
 
     if args.limit is not None and args.limit < 0:
         raise ConfigError(f"--limit must be >= 0, got {args.limit}")
@@ -70,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     names = set(strategies)
     rows = [r for r in rows if r["strategy"] in names and r["sample"]["id"] in {s.id for s in samples}]
     if rows:
-        from ..bench.report import strategy_rows, table_markdown
+        from ..evaluation.report import strategy_rows, table_markdown
 
         print(table_markdown(strategy_rows([(summary.out_dir.name, rows)])))
     if summary.failed:

@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..brains.doctor import format_checks, healthy, run_checks
+    from ..doctor import format_checks, healthy, run_checks
     from ..settings import get_settings
 
     model = args.model or get_settings().model

@@ -30,8 +30,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evidence import DEFAULT_THRESHOLD, MODES, answer, collect_evidence, context, parse_pages
     from ..io import load_document, page_count
+    from ..retrieval.evidence import (
+        DEFAULT_THRESHOLD,
+        MODES,
+        answer,
+        collect_evidence,
+        context,
+        parse_pages,
+    )
 
     numbers = parse_pages(args.pages, page_count(args.document))
     pages = load_document(args.document, pages=[n - 1 for n in numbers], dpi=args.dpi)

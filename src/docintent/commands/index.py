@@ -49,6 +49,6 @@ def run(args: argparse.Namespace) -> int:
         from ..retrieval import DenseRetriever
 
         index = PageIndex.open(args.out)
-        DenseRetriever(index).embeddings
+        _ = DenseRetriever(index).embeddings  # computing the property builds and stores the embeddings
         print(f"{args.out}: dense embeddings ready")
     return 0

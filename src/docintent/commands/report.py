@@ -19,7 +19,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..bench.report import load_run, split_tables, strategy_rows, table_markdown, write_report
+    from ..evaluation.report import (
+        load_run,
+        split_tables,
+        strategy_rows,
+        table_markdown,
+        write_report,
+    )
 
     runs = [load_run(path) for path in args.runs]
     paths = write_report(runs, args.out, failures=args.failures)

@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..bench.scoring import score_path, scores_json, scores_markdown
+    from ..evaluation.scoring import score_path, scores_json, scores_markdown
 
     scores = score_path(args.run)
     text = scores_json(scores) if args.json else scores_markdown(scores)

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..bench.synth import generate
+    from ..synth import generate
 
     summary = generate(args.out, n=args.n, seed=args.seed, families=args.families.split(","),
                        questions_per_document=args.questions_per_document, workers=args.workers,

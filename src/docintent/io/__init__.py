@@ -1,7 +1,18 @@
 """Image and PDF loading, resizing and encoding for models."""
 
 from .encode import cap_pixels, encode, resize_longest, save_page, to_data_url
-from .load import IMAGE_FORMATS, load_bytes, load_document, load_page, load_pdf, page_count, pdf_page_count
+from .load import (
+    IMAGE_FORMATS,
+    load_bytes,
+    load_document,
+    load_page,
+    load_pdf,
+    open_pdf,
+    page_count,
+    pdf_page_count,
+    pdf_page_text,
+    render_pdf_page,
+)
 
 __all__ = [
     "IMAGE_FORMATS",
@@ -11,8 +22,11 @@ __all__ = [
     "load_document",
     "load_page",
     "load_pdf",
+    "open_pdf",
     "page_count",
     "pdf_page_count",
+    "pdf_page_text",
+    "render_pdf_page",
     "resize_longest",
     "save_page",
     "to_data_url",

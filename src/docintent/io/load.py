@@ -7,11 +7,10 @@
 
 from __future__ import annotations
 
-import io
 import os
 import warnings
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -124,16 +123,22 @@ def _to_array(img) -> np.ndarray:
 
 def pdf_page_count(path: PathLike, *, password: str | None = None) -> int:
     """Number of pages of a PDF."""
-    pdf = _open_pdf(_check_file(path), password)
+    pdf = open_pdf(path, password=password)
     try:
         return len(pdf)
     finally:
         pdf.close()
 
 
-def _open_pdf(path: Path, password: str | None):
+def open_pdf(path: PathLike, *, password: str | None = None):
+    """An open pypdfium2 document (close it when done), or the loader's error: missing, corrupt, encrypted.
+
+    Every PDF docintent reads (``ask``, ``evidence``, the page index) is opened here, so they refuse the same
+    files with the same messages.
+    """
     import pypdfium2 as pdfium
 
+    path = _check_file(path)
     try:
         return pdfium.PdfDocument(str(path), password=password)
     except pdfium.PdfiumError as err:
@@ -157,7 +162,7 @@ def load_pdf(
     p = _check_file(path)
     dpi = dpi or get_settings().pdf_dpi
     limit = max_pixels or get_settings().max_pixels
-    pdf = _open_pdf(p, password)
+    pdf = open_pdf(p, password=password)
     try:
         count = len(pdf)
         wanted: Sequence[int] = list(range(count)) if pages is None else list(pages)
@@ -166,19 +171,7 @@ def load_pdf(
             if not 0 <= index < count:
                 raise PdfPageOutOfRangeError(p, f"page {index} requested, but the PDF has {count} page(s) (0-based)")
             pdf_page = pdf[index]
-            w_pt, h_pt = pdf_page.get_size()
-            scale = dpi / 72.0
-            if w_pt * scale * h_pt * scale > limit:
-                raise DecompressionBombError(
-                    p, f"page {index} at {dpi} dpi would be {int(w_pt * scale)}x{int(h_pt * scale)} pixels, over the limit of {limit:,}"
-                )
-            bitmap = pdf_page.render(scale=scale)
-            array = bitmap.to_numpy()
-            mode = bitmap.mode
-            if mode in ("BGRA", "BGRX"):
-                array = array[:, :, [2, 1, 0]]
-            elif mode == "BGR":
-                array = array[:, :, ::-1]
+            array = render_pdf_page(pdf_page, dpi, max_pixels=limit, source=p, index=index)
             page = Page.from_array(array, source=f"{p}#page={index}")
             page.meta["pdf_page"] = index
             page.meta["dpi"] = dpi
@@ -187,6 +180,36 @@ def load_pdf(
         return out
     finally:
         pdf.close()
+
+
+def render_pdf_page(pdf_page, dpi: int, *, max_pixels: int | None = None, source: object = "<pdf>",
+                    index: int | None = None) -> np.ndarray:
+    """RGB uint8 rendering of an open pypdfium2 page at ``dpi``; a page that would decode to more than
+    ``max_pixels`` (default ``DOCINTENT_MAX_PIXELS``) raises :class:`DecompressionBombError` before rendering."""
+    limit = max_pixels or get_settings().max_pixels
+    w_pt, h_pt = pdf_page.get_size()
+    scale = dpi / 72.0
+    if w_pt * scale * h_pt * scale > limit:
+        where = f"page {index}" if index is not None else "the page"
+        raise DecompressionBombError(
+            source, f"{where} at {dpi} dpi would be {int(w_pt * scale)}x{int(h_pt * scale)} pixels, over the limit of {limit:,}"
+        )
+    bitmap = pdf_page.render(scale=scale)
+    array = bitmap.to_numpy()
+    if bitmap.mode in ("BGRA", "BGRX"):
+        array = array[:, :, [2, 1, 0]]
+    elif bitmap.mode == "BGR":
+        array = array[:, :, ::-1]
+    return np.ascontiguousarray(array[:, :, :3]) if array.ndim == 3 else array
+
+
+def pdf_page_text(pdf_page) -> str:
+    """The text layer of an open pypdfium2 page ("" when it has none), with ``\n`` line ends."""
+    textpage = pdf_page.get_textpage()
+    try:
+        return textpage.get_text_range().replace("\r\n", "\n").replace("\r", "\n")
+    finally:
+        textpage.close()
 
 
 def page_count(path: PathLike, *, password: str | None = None) -> int:

@@ -65,7 +65,7 @@ class OcrResult:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "OcrResult":
+    def from_dict(cls, d: dict[str, Any]) -> OcrResult:
         def box(b: dict | None) -> Box | None:
             return Box(**b) if b else None
 

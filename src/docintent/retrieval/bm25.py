@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -52,7 +52,7 @@ class BM25:
         b: float = 0.75,
         idf: str = "lucene",
         epsilon: float = 0.25,
-    ) -> "BM25":
+    ) -> BM25:
         """Count terms and precompute every (document, term) weight."""
         if idf not in ("lucene", "okapi"):
             raise ConfigError(f"BM25 idf variant {idf!r} is unknown; valid: 'lucene', 'okapi'")
@@ -126,7 +126,7 @@ class BM25:
         (directory / "bm25_vocab.json").write_text(json.dumps(meta), encoding="utf-8")
 
     @classmethod
-    def load(cls, directory: Path) -> "BM25":
+    def load(cls, directory: Path) -> BM25:
         directory = Path(directory)
         meta = json.loads((directory / "bm25_vocab.json").read_text(encoding="utf-8"))
         weights = sp.load_npz(directory / "bm25.npz").tocsc()

@@ -28,15 +28,20 @@ import logging
 import sqlite3
 import sys
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..errors import ConfigError, DatasetError, FileMissingError, InputError
+from ..io import load_page, open_pdf, pdf_page_text, render_pdf_page
+from ..ocr import get_engine
 from ..page import Box, Page
+from .bm25 import BM25
+from .text import tokenize
 
 log = logging.getLogger(__name__)
 
@@ -123,40 +128,12 @@ def _connect(path: Path) -> sqlite3.Connection:
     return con
 
 
-def _open_pdf(path: Path):
-    import pypdfium2 as pdfium
-
-    try:
-        return pdfium.PdfDocument(str(path))
-    except pdfium.PdfiumError as err:
-        raise InputError(path, f"cannot open PDF: {err}") from None
-
-
 def _pdf_title(pdf, fallback: str) -> str:
     try:
         title = (pdf.get_metadata_dict().get("Title") or "").strip()
     except Exception:  # noqa: BLE001 - broken metadata must not stop an index build
         title = ""
     return title or fallback
-
-
-def render_pdf_page(pdf_page, dpi: int) -> np.ndarray:
-    """RGB uint8 rendering of a pypdfium2 page at ``dpi``."""
-    bitmap = pdf_page.render(scale=dpi / 72.0)
-    array = bitmap.to_numpy()
-    if bitmap.mode in ("BGRA", "BGRX"):
-        array = array[:, :, [2, 1, 0]]
-    elif bitmap.mode == "BGR":
-        array = array[:, :, ::-1]
-    return np.ascontiguousarray(array[:, :, :3])
-
-
-def _pdf_text(pdf_page) -> str:
-    textpage = pdf_page.get_textpage()
-    try:
-        return textpage.get_text_range().replace("\r\n", "\n").replace("\r", "\n")
-    finally:
-        textpage.close()
 
 
 def _fingerprint(files: Sequence[Path]) -> list[list[Any]]:
@@ -226,7 +203,7 @@ def _plan(con: sqlite3.Connection, files: list[Path], settings: dict, seed: int)
     for doc_id, path in enumerate(files):
         if path.suffix.lower() in PDF_SUFFIXES:
             try:
-                pdf = _open_pdf(path)
+                pdf = open_pdf(path)
             except InputError as err:
                 log.warning("skipping %s", err)
                 skipped.append(str(err))
@@ -262,8 +239,6 @@ class _OcrReader:
 
     def __call__(self, page: Page) -> tuple[str, str]:
         if self._engine is None:
-            from ..ocr import get_engine
-
             self._engine = get_engine(self._spec)
         result = self._engine.read(page)
         return result.text, f"ocr:{getattr(self._engine, 'name', type(self._engine).__name__)}"
@@ -306,13 +281,13 @@ def _process(
                 if open_doc is None or open_doc[0] != doc_id:
                     if open_doc is not None:
                         open_doc[1].close()
-                    open_doc = (doc_id, _open_pdf(Path(path)))
+                    open_doc = (doc_id, open_pdf(path))
                 pdf_page = open_doc[1][page_no]
                 w_pt, h_pt = pdf_page.get_size()
                 width, height = round(w_pt * dpi / 72.0), round(h_pt * dpi / 72.0)
                 page_text, source = ("", "")
                 if mode in ("auto", "pdf"):
-                    page_text, source = _pdf_text(pdf_page), "pdf"
+                    page_text, source = pdf_page_text(pdf_page), "pdf"
                 rgb = None
                 if mode == "ocr" or (mode == "auto" and len("".join(page_text.split())) < MIN_TEXT_CHARS):
                     rgb = render_pdf_page(pdf_page, dpi)
@@ -322,7 +297,6 @@ def _process(
                     _save_jpeg(rgb, out / "images" / f"{handle}.jpg")
                 pdf_page.close()
             else:
-                from ..io import load_page
 
                 page = load_page(path)
                 width, height = page.size
@@ -360,9 +334,6 @@ def _save_jpeg(rgb: np.ndarray, path: Path) -> None:
 
 
 def _write_bm25(con: sqlite3.Connection, out: Path) -> None:
-    from .bm25 import BM25
-    from .text import tokenize
-
     rows = con.execute("SELECT text FROM pages ORDER BY handle").fetchall()
     BM25.fit(tokenize(t) for (t,) in rows).save(out)
 
@@ -384,7 +355,7 @@ class PageIndex:
         self._pdfs: dict[str, Any] = {}
 
     @classmethod
-    def open(cls, directory: str | Path) -> "PageIndex":
+    def open(cls, directory: str | Path) -> PageIndex:
         """Open an index built by :func:`build_index`; refuses an unfinished one (re-run the build to finish it)."""
         directory = Path(directory)
         db = directory / "index.sqlite"
@@ -406,7 +377,6 @@ class PageIndex:
     @cached_property
     def bm25(self):
         """The BM25 model (rows in :attr:`handles` order), loaded on first use."""
-        from .bm25 import BM25
 
         return BM25.load(self.directory)
 
@@ -447,19 +417,17 @@ class PageIndex:
         rec = self.record(handle)
         jpeg = self.directory / "images" / f"{handle}.jpg"
         if jpeg.is_file():
-            from ..io import load_page
 
             return load_page(jpeg)
         if rec.doc_path.lower().endswith(".pdf"):
             pdf = self._pdfs.get(rec.doc_path)
             if pdf is None:
-                pdf = self._pdfs[rec.doc_path] = _open_pdf(Path(rec.doc_path))
+                pdf = self._pdfs[rec.doc_path] = open_pdf(rec.doc_path)
             pdf_page = pdf[rec.page_no]
             try:
                 return Page.from_array(render_pdf_page(pdf_page, self.settings["dpi"]), source=handle)
             finally:
                 pdf_page.close()
-        from ..io import load_page
 
         page = load_page(rec.doc_path)
         return Page(page.pixels, source=handle)
@@ -470,7 +438,7 @@ class PageIndex:
         if rec.text_source == "pdf":
             pdf = self._pdfs.get(rec.doc_path)
             if pdf is None:
-                pdf = self._pdfs[rec.doc_path] = _open_pdf(Path(rec.doc_path))
+                pdf = self._pdfs[rec.doc_path] = open_pdf(rec.doc_path)
             pdf_page = pdf[rec.page_no]
             try:
                 w_pt, h_pt = pdf_page.get_size()
@@ -484,7 +452,6 @@ class PageIndex:
                     textpage.close()
             finally:
                 pdf_page.close()
-        from ..ocr import get_engine
 
         return get_engine().read(self.image(handle), box).text
 

@@ -21,10 +21,12 @@ import json
 import math
 import re
 from collections import Counter, defaultdict
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ..brains.base import Usage
 from ..errors import ModelEndpointError
+from ..settings import get_settings
 from .agent import (
     MAX_INSPECT,
     MAX_TOP_K,
@@ -419,8 +421,6 @@ class OpenAIPlanner(Planner):
         timeout: float = 120.0,
         temperature: float = 0.0,
     ) -> None:
-        from ..settings import get_settings
-
         settings = get_settings()
         self.model = model or settings.model
         if not self.model:

@@ -1,6 +1,13 @@
 """Strategies: DocIntent's answerability-guided loop and the baselines/ablations it is compared with."""
 
-from .core import JUDGE_ORDER, PIPELINE_ORDER, STRATEGIES, Strategy, StrategyConfig, get_strategy
-from .trace import Result, Step
+from ..trace import Result, Step
+from .core import (
+    JUDGE_ORDER,
+    PIPELINE_ORDER,
+    STRATEGIES,
+    Strategy,
+    StrategyConfig,
+    get_strategy,
+)
 
 __all__ = ["JUDGE_ORDER", "PIPELINE_ORDER", "STRATEGIES", "Result", "Step", "Strategy", "StrategyConfig", "get_strategy"]

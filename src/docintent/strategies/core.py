@@ -18,28 +18,30 @@ from __future__ import annotations
 import hashlib
 import random
 import time
-from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
-from ..brains.base import Answer, Brain, Diagnosis, Keep, Rollback, State, UseTool, Usage
+from ..brains.base import (
+    Answer,
+    Brain,
+    Diagnosis,
+    Keep,
+    Rollback,
+    State,
+    Usage,
+    UseTool,
+)
 from ..errors import ConfigError, DocIntentError, UnknownComponentError
 from ..page import Page
-from ..tools import get_tool, list_tools
-from .trace import Result, Step
+from ..tools import Tool, get_tool, list_tools, tools_for
+from ..trace import Action, Phase, Result, Step
+from ..vocabulary import INSPECTION
 
 #: The paper's fixed order of the non-rotation restoration tools (pipeline baseline).
 PIPELINE_ORDER = ("dewarping", "demoire", "deblurring", "deshadowing", "appearance")
 #: The judge baseline's fixed order of degradations (orientation first).
 JUDGE_ORDER = ("orientation", "warp", "moire", "blur", "shadow", "appearance")
-#: Degradation name -> the tool that restores it (orientation picks a rotation from the diagnosis).
-TOOL_FOR_DEGRADATION = {
-    "warp": "dewarping",
-    "moire": "demoire",
-    "blur": "deblurring",
-    "shadow": "deshadowing",
-    "appearance": "appearance",
-}
-ROTATIONS = ("rotate_90", "rotate_180", "rotate_270")
 
 
 @dataclass(frozen=True)
@@ -147,9 +149,9 @@ class _Run:
                 get_tool(name)  # unknown names fail before any work
             names = list(self.config.tools)
         else:
-            names = [t.name for t in list_tools() if t.degradation != "inspection"]
+            names = [t.name for t in list_tools() if t.degradation != INSPECTION]
         if self.config.inspection:
-            names += [t.name for t in list_tools("inspection") if t.name not in names]
+            names += [t.name for t in list_tools(INSPECTION) if t.name not in names]
         return names
 
     def _rng(self) -> random.Random:
@@ -170,7 +172,8 @@ class _Run:
         before = self.state.page
         call = f"{name}{sorted(args.items())}"
         if (before.hash, call) in self.tried:
-            self._record(Step("tool", "skipped", name, "already run on this page state", before.hash, round=self.state.round))
+            self._record(Step(Phase.TOOL, Action.SKIPPED, name, "already run on this page state", before.hash,
+                              round=self.state.round))
             return None
         self.tried.add((before.hash, call))
         t0 = time.perf_counter()
@@ -179,20 +182,22 @@ class _Run:
         except Exception as err:  # a failing tool never ends the run: it is recorded and treated as a rollback
             reason = f"{type(err).__name__}: {err}"
             self._record(
-                Step("tool", "failed", name, reason, before.hash, None, time.perf_counter() - t0, round=self.state.round)
+                Step(Phase.TOOL, Action.FAILED, name, reason, before.hash, None, time.perf_counter() - t0,
+                     round=self.state.round)
             )
             return None
         self.pages[after.hash] = after
         self._record(
-            Step("tool", "applied", name, why, before.hash, after.hash, time.perf_counter() - t0, round=self.state.round, data={"args": args} if args else {})
+            Step(Phase.TOOL, Action.APPLIED, name, why, before.hash, after.hash, time.perf_counter() - t0,
+                 round=self.state.round, data={"args": args} if args else {})
         )
         return after
 
-    def _answer(self, phase: str = "answer") -> Answer:
+    def _answer(self, phase: Phase = Phase.ANSWER) -> Answer:
         t0 = time.perf_counter()
         answer = self.brain.answer(self.state)
         self._record(
-            Step(phase, "answer", None, answer.reasoning, self.state.page.hash, seconds=time.perf_counter() - t0,
+            Step(phase, Action.ANSWER, None, answer.reasoning, self.state.page.hash, seconds=time.perf_counter() - t0,
                  data={"answer": answer.text, "confidence": answer.confidence}),
             answer.usage,
         )
@@ -219,7 +224,7 @@ class _Run:
         except DocIntentError as err:
             # A brain that cannot answer (endpoint down, bad output) ends with an empty answer and the reason.
             error = f"{type(err).__name__}: {err}"
-            self._record(Step("answer", "failed", None, error, self.state.page.hash))
+            self._record(Step(Phase.ANSWER, Action.FAILED, None, error, self.state.page.hash))
             answer = Answer("", 0.0, error)
         return Result(
             answer=answer.text,
@@ -254,7 +259,7 @@ class _Run:
         t0 = time.perf_counter()
         diagnosis: Diagnosis = self.brain.diagnose(self.state)
         self._record(
-            Step("diagnose", "diagnosed", None, ", ".join(diagnosis.degradations) or "no degradation",
+            Step(Phase.DIAGNOSE, Action.DIAGNOSED, None, ", ".join(diagnosis.degradations) or "no degradation",
                  self.state.page.hash, seconds=time.perf_counter() - t0,
                  data={"degradations": list(diagnosis.degradations), "rotation": diagnosis.rotation}),
             diagnosis.usage,
@@ -265,10 +270,11 @@ class _Run:
         names = []
         for degradation in found:
             if degradation == "orientation":
-                tool = diagnosis.rotation
+                candidates = [diagnosis.rotation] if diagnosis.rotation else []
             else:
-                tool = TOOL_FOR_DEGRADATION.get(degradation)
-            if tool and tool in self.state.available_tools and tool not in names:
+                candidates = tools_for(degradation)
+            tool = next((t for t in candidates if t in self.state.available_tools and t not in names), None)
+            if tool:
                 names.append(tool)
         self._run_sequence(names, "judge: diagnosed degradation")
         return self._answer()
@@ -284,7 +290,7 @@ class _Run:
             decision = self.brain.decide(state)
             if isinstance(decision, Answer):
                 self._record(
-                    Step("A", "answer", None, decision.reasoning, state.page.hash, seconds=time.perf_counter() - t0,
+                    Step(Phase.DECIDE, Action.ANSWER, None, decision.reasoning, state.page.hash, seconds=time.perf_counter() - t0,
                          round=t, data={"answer": decision.text, "confidence": decision.confidence}),
                     decision.usage,
                 )
@@ -292,16 +298,16 @@ class _Run:
             if not isinstance(decision, UseTool):
                 raise TypeError(f"{type(self.brain).__name__}.decide returned {decision!r}, expected Answer or UseTool")
             self._record(
-                Step("A", "use_tool", decision.name, decision.why, state.page.hash, seconds=time.perf_counter() - t0,
+                Step(Phase.DECIDE, Action.USE_TOOL, decision.name, decision.why, state.page.hash, seconds=time.perf_counter() - t0,
                      round=t, data={"args": decision.args} if decision.args else {}),
                 decision.usage,
             )
             if decision.name not in state.available_tools:
                 # The brain asked for a tool that is not offered (disabled or unknown): nothing runs this round.
-                self._record(Step("tool", "skipped", decision.name, "tool not available", state.page.hash, round=t))
+                self._record(Step(Phase.TOOL, Action.SKIPPED, decision.name, "tool not available", state.page.hash, round=t))
                 continue
             tool = get_tool(decision.name)
-            if tool.degradation == "inspection":
+            if tool.degradation == INSPECTION:
                 self._inspect(tool, decision)
                 continue
             before = state.page
@@ -318,14 +324,14 @@ class _Run:
             verdict = self.brain.review(state, before, after)
             if isinstance(verdict, Keep):
                 self._record(
-                    Step("B", "keep", decision.name, verdict.why, before.hash, after.hash, time.perf_counter() - t0, round=t),
+                    Step(Phase.REVIEW, Action.KEEP, decision.name, verdict.why, before.hash, after.hash, time.perf_counter() - t0, round=t),
                     verdict.usage,
                 )
                 state.page = after
                 self.kept.append(decision.name)
             elif isinstance(verdict, Rollback):
                 self._record(
-                    Step("B", "rollback", decision.name, verdict.why, before.hash, after.hash, time.perf_counter() - t0, round=t),
+                    Step(Phase.REVIEW, Action.ROLLBACK, decision.name, verdict.why, before.hash, after.hash, time.perf_counter() - t0, round=t),
                     verdict.usage,
                 )
                 state.page = before  # exactly the previous Page object
@@ -335,16 +341,16 @@ class _Run:
                 raise TypeError(f"{type(self.brain).__name__}.review returned {verdict!r}, expected Keep or Rollback")
         return self._answer()
 
-    def _inspect(self, tool, decision: UseTool) -> None:
+    def _inspect(self, tool: Tool, decision: UseTool) -> None:
         """Inspection tools (zoom/OCR) gather evidence and change no page, so no Phase B follows."""
         t0 = time.perf_counter()
         try:
             evidence = tool.inspect(self.state.page, **tool.check_args(decision.args))
         except Exception as err:
-            self._record(Step("inspect", "failed", tool.name, f"{type(err).__name__}: {err}", self.state.page.hash,
+            self._record(Step(Phase.INSPECT, Action.FAILED, tool.name, f"{type(err).__name__}: {err}", self.state.page.hash,
                               seconds=time.perf_counter() - t0, round=self.state.round))
             return
         self.state.evidence.append(evidence)
-        self._record(Step("inspect", "inspected", tool.name, decision.why, self.state.page.hash,
+        self._record(Step(Phase.INSPECT, Action.INSPECTED, tool.name, decision.why, self.state.page.hash,
                           seconds=time.perf_counter() - t0, round=self.state.round,
                           data={"args": decision.args, "evidence": getattr(evidence, "summary", lambda: str(evidence)[:500])()}))

@@ -34,15 +34,16 @@ import itertools
 import json
 import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, Union
+from typing import Any
 
 from ..brains.tokens import request_tokens, text_tokens
 
 Response = dict[str, Any]
-Script = Union[Sequence[Response], Callable[[dict[str, Any]], Response]]
+Script = Sequence[Response] | Callable[[dict[str, Any]], Response]
 
 
 # -- building responses ---------------------------------------------------------------------------
@@ -177,7 +178,7 @@ class FakeOpenAI:
         """The first model the server lists."""
         return self.models[0]
 
-    def start(self) -> "FakeOpenAI":
+    def start(self) -> FakeOpenAI:
         if self._thread is None:
             self._thread = threading.Thread(target=self._server.serve_forever, name="fake-openai", daemon=True)
             self._thread.start()
@@ -190,7 +191,7 @@ class FakeOpenAI:
             self._thread = None
         self._server.server_close()
 
-    def __enter__(self) -> "FakeOpenAI":
+    def __enter__(self) -> FakeOpenAI:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

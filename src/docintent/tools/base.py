@@ -20,9 +20,11 @@ from typing import Any, ClassVar
 
 from ..errors import ToolError
 from ..page import Page
+from ..vocabulary import TOOL_KINDS
 
-#: The degradation families of the DocIntent paper, plus "inspection" for tools that change no page.
-DEGRADATIONS = ("orientation", "warp", "shadow", "blur", "appearance", "moire", "inspection")
+#: What a tool may target: a degradation family of the DocIntent paper, or "inspection" for tools that change
+#: no page (see :mod:`docintent.vocabulary`).
+DEGRADATIONS = TOOL_KINDS
 
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -43,6 +45,9 @@ class Tool(ABC):
     abstract: ClassVar[bool] = False
     #: True for tools that only rotate/flip pixels (no resampling).
     lossless: ClassVar[bool] = False
+    #: True for tools that move content (rotation, dewarping): a region found on the page before them does not
+    #: lie at the same place after them, and their effect is judged on the whole page.
+    geometric: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

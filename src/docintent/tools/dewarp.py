@@ -236,6 +236,7 @@ class Dewarp(Tool):
 
     name = "dewarping"
     degradation = "warp"
+    geometric = True
     description = (
         "Flatten a page that was photographed at an angle or is bent: a trapezoid-shaped page on a table, "
         "text lines that curve (a book page near the spine, a curled or folded sheet), or a slightly "

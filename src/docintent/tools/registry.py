@@ -12,8 +12,8 @@ strategies and models call it by; a third-party tool with a built-in tool's name
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from importlib import metadata
-from typing import Iterable
 
 from ..errors import UnknownComponentError
 from .base import Tool
@@ -75,6 +75,24 @@ def get_tool(name: str) -> Tool:
         return _REGISTRY[name]
     except KeyError:
         raise UnknownComponentError("tool", name, list(_REGISTRY)) from None
+
+
+def is_builtin(tool: Tool) -> bool:
+    """True for the tools docintent ships (their class lives in ``docintent.tools``)."""
+    return type(tool).__module__.startswith(__package__ + ".")
+
+
+def tools_for(degradation: str) -> list[str]:
+    """Names of the registered tools that restore ``degradation``, plug-ins first, then the built-ins by name.
+
+    This is the one degradation -> tool map: strategies and brains ask it, so a tool installed through the
+    ``docintent.tools`` entry points is offered wherever a built-in tool for the same degradation is.
+
+    >>> tools_for("shadow")[-1]
+    'deshadowing'
+    """
+    found = list_tools(degradation)
+    return [t.name for t in found if not is_builtin(t)] + [t.name for t in found if is_builtin(t)]
 
 
 def list_tools(degradation: str | None = None) -> list[Tool]:

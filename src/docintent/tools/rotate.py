@@ -13,6 +13,7 @@ class _Rotate(Tool):
     abstract = True
     degradation = "orientation"
     lossless = True
+    geometric = True
     quarter_turns_clockwise: int
 
     def apply(self, page: Page) -> Page:

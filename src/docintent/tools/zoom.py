@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidBoxError, MissingDependencyError, ToolError
+from ..layout.table import reconstruct_table
+from ..ocr import get_engine
 from ..page import Box, Page
 from .base import Tool
 from .registry import register
@@ -90,7 +92,7 @@ class ZoomEvidence:
     page_hash: str
     lines: tuple[EvidenceLine, ...] = ()
     blocks: tuple[EvidenceBlock, ...] = ()
-    table: Any = None  # docintent.perception.table.Table in table mode
+    table: Any = None  # docintent.layout.table.Table in table mode
     markdown: str = ""
     html: str = ""
     note: str = ""
@@ -182,8 +184,6 @@ class Zoom(Tool):
     def engine(self):
         """The OCR engine (the shared default engine unless one was given)."""
         if self._engine is None:
-            from ..ocr import get_engine
-
             self._engine = get_engine()
         return self._engine
 
@@ -213,8 +213,6 @@ class Zoom(Tool):
         result = self.engine.read(crop, min_side=self.min_side)
         lines = tuple(self._line(l.text, l.box, l.confidence, box, angle) for l in result.lines)
         if kind == "table":
-            from ..perception.table import reconstruct_table
-
             # Reconstruct in the upright crop's frame (rows run horizontally there), then report page boxes.
             table = reconstruct_table(result, page_size=crop.size)
             return ZoomEvidence(
@@ -290,7 +288,6 @@ class Zoom(Tool):
         table blocks are reconstructed as tables. Lines in no block form a trailing 'text' block."""
         import cv2
 
-        from ..perception.table import reconstruct_table
 
         out = self._layout_engine()(cv2.cvtColor(crop.pixels, cv2.COLOR_RGB2BGR))
         result = self.engine.read(crop, min_side=self.min_side)

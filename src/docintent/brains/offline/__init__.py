@@ -21,23 +21,26 @@ How it answers each of the Brain's questions:
 from __future__ import annotations
 
 import logging
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from ...layout.lines import Layout
 from ...ocr import detect_orientation, get_engine
 from ...ocr.base import OcrResult
 from ...page import Box, Page
+from ...perception import signals
+from ...perception.signals import Thresholds
+from ...tools import get_tool, tools_for
+from ...trace import Action, Phase
+from ...vocabulary import DEGRADATIONS, ROTATION_TOOLS
 from ..base import Answer, Brain, Diagnosis, Keep, Rollback, State, UseTool
 from .answer import solve
-from .layout import Layout
-from .question import QuestionInfo, analyse
+from .extract import Matcher
+from .question import GENERIC_WORDS, QuestionInfo, analyse, content_words
 
 log = logging.getLogger(__name__)
 
-#: Tools whose output moves content: their effect is judged on the whole page, not a region.
-GEOMETRIC_TOOLS = frozenset({"rotate_90", "rotate_180", "rotate_270", "dewarping"})
-#: Degradation -> tool, in the order ties are broken (the most disruptive first).
-TOOL_FOR = {"warp": "dewarping", "moire": "demoire", "blur": "deblurring", "shadow": "deshadowing", "appearance": "appearance"}
+#: Degradations a restoration tool can fix from the measured signals (orientation is the classifier's).
+RESTORABLE = tuple(d for d in DEGRADATIONS if d != "orientation")
 
 
 @dataclass
@@ -50,6 +53,17 @@ class Reading:
     confidence: float
     region: Box
     source: str
+
+
+@dataclass
+class _ReaderMemo:
+    """The reader's memo for one question: its analysis, readings and orientation verdicts by page hash, and
+    the region re-reads ("patches") that let a photometric restoration reuse the earlier reading elsewhere."""
+
+    info: QuestionInfo | None = None
+    readings: dict[str, Reading] = field(default_factory=dict)
+    patches: dict[str, tuple[OcrResult, OcrResult]] = field(default_factory=dict)
+    orientation: dict[str, str | None] = field(default_factory=dict)
 
 
 class OfflineReader(Brain):
@@ -84,19 +98,19 @@ class OfflineReader(Brain):
         return get_engine(self.engine_kind)
 
     def _info(self, state: State) -> QuestionInfo:
-        info = state.scratch.get("question_info")
-        if info is None:
-            info = analyse(state.question, state.task)
-            state.scratch["question_info"] = info
-        return info
+        memo = self.memo(state, _ReaderMemo)
+        if memo.info is None:
+            memo.info = analyse(state.question, state.task)
+        return memo.info
 
     def read(self, state: State, page: Page) -> Reading:
         """OCR ``page`` (cached by hash) and read the answer from its layout."""
-        cache = state.scratch.setdefault("readings", {})
+        memo = self.memo(state, _ReaderMemo)
+        cache = memo.readings
         hit = cache.get(page.hash)
         if hit is not None:
             return hit
-        patch = state.scratch.get("patches", {}).get(page.hash)
+        patch = memo.patches.get(page.hash)
         if patch is not None:
             # A photometric tool changed only how the page looks, not where things are: keep the earlier
             # reading outside the evidence region and take the re-read region from the restored page.
@@ -112,11 +126,11 @@ class OfflineReader(Brain):
         return reading
 
     def _orientation_fix(self, state: State, page: Page) -> str | None:
-        key = ("orientation", page.hash)
-        if key not in state.scratch:
+        fixes = self.memo(state, _ReaderMemo).orientation
+        if page.hash not in fixes:
             orient = detect_orientation(page)
-            state.scratch[key] = orient.fix if orient.confidence >= self.orientation_confidence else None
-        return state.scratch[key]
+            fixes[page.hash] = orient.fix if orient.confidence >= self.orientation_confidence else None
+        return fixes[page.hash]
 
     # -- the four questions ---------------------------------------------------------------------
 
@@ -177,22 +191,22 @@ class OfflineReader(Brain):
         severities = self._severities(page, reading.region)
         ranked = sorted(severities.items(), key=lambda kv: -kv[1])
         # A kept restoration already did what it can; running it again on its own output rarely reads better.
-        kept = {s.tool for s in state.history if s.phase == "B" and s.action == "keep"}
+        kept = {s.tool for s in state.history if s.phase == Phase.REVIEW and s.action == Action.KEEP}
         for degradation, severity in ranked:
-            tool = TOOL_FOR.get(degradation)
-            if severity > self._threshold(degradation) and tool in state.available_tools and tool not in kept:
+            tool = next((t for t in tools_for(degradation) if t in state.available_tools and t not in kept), None)
+            if severity > self._threshold(degradation) and tool is not None:
                 where = "the evidence region" if reading.region != Box.FULL else "the page"
                 return UseTool(tool, f"{degradation} severity {severity:.2f} in {where}; answer confidence {reading.confidence:.2f}")
         return Answer(reading.answer, reading.confidence, f"no restorable degradation found; {reading.source}")
 
     def review(self, state: State, before: Page, after: Page):
-        last_tool = next((s.tool for s in reversed(state.history) if s.phase == "tool"), None)
-        if last_tool in ("rotate_90", "rotate_180", "rotate_270"):
+        last_tool = next((s.tool for s in reversed(state.history) if s.phase == Phase.TOOL), None)
+        if last_tool in ROTATION_TOOLS:
             # Text cannot be read on a sideways page, so the orientation classifier is the judge here.
             b_fix, a_fix = self._orientation_fix(state, before), self._orientation_fix(state, after)
             verdict = f"orientation before: {'upright' if b_fix is None else 'needs ' + b_fix}; after: {'upright' if a_fix is None else 'needs ' + a_fix}"
             return Keep(verdict) if a_fix is None and b_fix is not None else Rollback(verdict)
-        if last_tool in GEOMETRIC_TOOLS or before.size != after.size:
+        if (last_tool is not None and get_tool(last_tool).geometric) or before.size != after.size:
             b = self._legibility(state, before, None)
             a = self._legibility(state, after, None)
             scope = "page"
@@ -203,7 +217,7 @@ class OfflineReader(Brain):
             a = self._legibility(state, after, region)
             scope = "evidence region"
             if region != Box.FULL:
-                state.scratch.setdefault("patches", {})[after.hash] = (reading.ocr, self.engine.read(after, region))
+                self.memo(state, _ReaderMemo).patches[after.hash] = (reading.ocr, self.engine.read(after, region))
         verdict = f"{scope} legibility {b:.3f} -> {a:.3f}"
         if a > b * (1.0 + self.keep_margin):
             return Keep(verdict)
@@ -222,17 +236,14 @@ class OfflineReader(Brain):
     def _threshold(self, degradation: str) -> float:
         if self.severity_threshold is not None:
             return float(self.severity_threshold)
-        from ...perception.signals import Thresholds
 
         return Thresholds().of(degradation)
 
     @staticmethod
     def _severities(page: Page, region: Box | None) -> dict[str, float]:
-        from ...perception import signals
-
         # Orientation is judged by the classifier on the whole page (in decide), not per region.
         measured = signals.measure(page, None if region in (None, Box.FULL) else region, orientation=False)
-        return {d: float(s) for d, s in measured.severities.items() if d in TOOL_FOR}
+        return {d: float(s) for d, s in measured.severities.items() if d in RESTORABLE}
 
     def _legibility(self, state: State, page: Page, region: Box | None) -> float:
         """How well the evidence reads: confidence-weighted characters plus the strength of the label match."""
@@ -246,7 +257,6 @@ class OfflineReader(Brain):
         if not result.lines:
             return 0.0
         chars = sum(sum(ch.isalnum() for ch in line.text) * line.confidence**2 for line in result.lines)
-        from .extract import Matcher
 
         matcher = Matcher(info, layout)
         best = max((matcher.match(it)[0] for it in layout.items), default=0.0)
@@ -268,4 +278,4 @@ def _merge(base: OcrResult, region_result: OcrResult, page_hash: str) -> OcrResu
     return OcrResult(tuple(lines), base.engine, page_hash, None, base.seconds + region_result.seconds, {"merged": True})
 
 
-__all__ = ["OfflineReader", "Reading"]
+__all__ = ["GENERIC_WORDS", "OfflineReader", "Reading", "content_words"]

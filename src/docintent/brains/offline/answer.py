@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from ...layout.lines import Layout
 from ...page import Box, Page
+from .chart import solve_chart
 from .extract import (
     Candidate,
     Matcher,
@@ -14,23 +15,14 @@ from .extract import (
     cell_value,
     column_values,
     heading_candidates,
-    prose_candidates,
-    row_typed_candidates,
     intersection_candidates,
     key_value_candidates,
-    typed_span,
+    prose_candidates,
+    row_typed_candidates,
 )
-from .layout import Layout
 from .question import QuestionInfo, analyse
+from .solution import Solution
 from .values import find_numbers, format_number
-
-
-@dataclass
-class Solution:
-    text: str
-    confidence: float
-    region: Box
-    source: str
 
 
 def _region(layout: Layout, cand: Candidate | None) -> Box:
@@ -45,8 +37,6 @@ def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution
         return Solution("", 0.0, Box.FULL, "nothing readable")
     matcher = Matcher(info, layout)
     if task == "chart":
-        from .chart import solve_chart
-
         chart = solve_chart(info, layout, page, matcher)
         if chart is not None:
             return chart

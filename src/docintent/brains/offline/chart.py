@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...page import Box, Page
+from ...layout.lines import Item, Layout
+from ...page import Page
 from .extract import Matcher
-from .layout import Item, Layout
 from .question import QuestionInfo, content_words
+from .solution import Solution
 from .values import find_numbers, format_number, parse_number
 
 
@@ -85,7 +86,7 @@ def _rows(items: list[Item]) -> list[list[Item]]:
     return rows
 
 
-def _categories(layout: Layout, axis: "Axis | None", tick_ids: set[int]) -> tuple[list[Item], list[Item]]:
+def _categories(layout: Layout, axis: Axis | None, tick_ids: set[int]) -> tuple[list[Item], list[Item]]:
     """(category labels, legend/other text) of a chart.
 
     Vertical bars / lines: the row of labels under the plot (years allowed). Horizontal bars: the labels
@@ -202,7 +203,7 @@ def _by_angle(cat: Item, cats: list[Item], labels: list[Item], center: tuple[flo
         ((abs((angle(c) - angle(l) + np.pi) % (2 * np.pi) - np.pi), c.index, l.index) for c in cats for l in pct),
     )
     used_c, used_l, match = set(), set(), {}
-    for d, ci, li in pairs:
+    for _d, ci, li in pairs:
         if ci in used_c or li in used_l:
             continue
         used_c.add(ci)
@@ -214,8 +215,6 @@ def _by_angle(cat: Item, cats: list[Item], labels: list[Item], center: tuple[flo
 
 def solve_chart(info: QuestionInfo, layout: Layout, page: Page, matcher: Matcher):
     """Answer chart questions about category values, extremes, differences and counts; None to fall back."""
-    from .answer import Solution
-
     numeric = [it for it in layout.items if _numeric(it) is not None]
     y_axis = find_axis(numeric, vertical=True)
     x_axis = find_axis(numeric, vertical=False)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
-from .layout import Item, Layout, h_overlap, v_overlap
+from ...layout.lines import Item, Layout, h_overlap
 from .question import GENERIC_WORDS, QuestionInfo
 from .values import DATE_RE, clean_span, find_dates, find_numbers, format_number
 
@@ -218,9 +218,9 @@ def intersection_candidates(info: QuestionInfo, layout: Layout, matcher: Matcher
     """Cells where the row of a row label meets the column under a header (tables, invoices, reports)."""
     ranked = matcher.ranked()[: top * 2]
     out: list[Candidate] = []
-    for s_row, row_item in ranked:
+    for _s_row, row_item in ranked:
         _, row_words, _ = matcher.match(row_item)
-        for s_col, col_item in ranked:
+        for _s_col, col_item in ranked:
             if col_item is row_item or col_item.cy >= row_item.cy - 0.5 * row_item.h:
                 continue
             _, col_words, _ = matcher.match(col_item)

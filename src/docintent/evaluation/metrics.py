@@ -15,7 +15,7 @@ whose every capture is correct). The WildDoc average is the plain mean of the th
 
 Example::
 
-    >>> from docintent.bench.metrics import score_row, summarize, summary_markdown
+    >>> from docintent.evaluation.metrics import score_row, summarize, summary_markdown
     >>> score_row("chart", "ChartQA", "10.4", ["10"])
     1.0
     >>> rows = [dict(task="doc", subset="DocVQA", group="q1", prediction="40", answers=["40"])]
@@ -37,8 +37,8 @@ from typing import Any
 from rapidfuzz.distance import Levenshtein
 
 from ..errors import DatasetError, UnknownComponentError
+from ..vocabulary import TASKS
 
-TASKS: tuple[str, ...] = ("doc", "chart", "table")
 TASK_TITLES: dict[str, str] = {
     "doc": "DocVQA (ANLS, tau 0.5)",
     "chart": "ChartQA (relaxed accuracy, 5%)",
@@ -269,7 +269,7 @@ class _Denotation:
             return ("date", self.ymd)
         return ("string", self.normalized)
 
-    def matches(self, other: "_Denotation") -> bool:
+    def matches(self, other: _Denotation) -> bool:
         if self.normalized == other.normalized:
             return True
         if self.kind == other.kind == "number":
@@ -279,6 +279,7 @@ class _Denotation:
         return False
 
 
+# The leaderboard parses numbers by its own rules (plain int/float literals), not docintent.numbers: scores must match it.
 def _parse_number(text: str) -> float | int | None:
     try:
         return int(text)
@@ -424,7 +425,7 @@ class SplitScore:
     consistency: float
     rows: int
     questions: int
-    subsets: dict[str, "SplitScore"] = field(default_factory=dict)
+    subsets: dict[str, SplitScore] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {

@@ -1,7 +1,7 @@
 """Text documents like DocVQA's: forms, letters, invoices, receipts, reports and memos.
 
 Each ``render_<kind>(rng)`` typesets one page with PIL in a randomly chosen face, size and layout, and
-returns a :class:`~docintent.bench.synth.questions.Document` whose questions ask for a field value, a date,
+returns a :class:`~docintent.synth.questions.Document` whose questions ask for a field value, a date,
 an amount, a name or a phrase printed on the page (plus a few counts that must be worked out).
 """
 

@@ -36,15 +36,19 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..brains import get_brain
 from ..errors import ConfigError, DatasetError, DocIntentError
-from .sample import Sample
+from ..io import load_page
+from ..sample import Sample
+from ..strategies import STRATEGIES, get_strategy
+from .metrics import row_correct, score_row
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +75,6 @@ class BrainFactory:
     options: dict[str, Any] = field(default_factory=dict)
 
     def __call__(self):
-        from ..brains import get_brain
-
         return get_brain(self.kind, **self.options)
 
 
@@ -287,8 +289,6 @@ def run_one(
 ) -> dict[str, Any]:
     """Run ``strategy`` with ``brain`` on one sample and return its row. Never raises for the sample's sake:
     a failure (image, strategy, scoring) is the row's ``error``."""
-    from ..io import load_page
-    from .metrics import row_correct, score_row
 
     key = (sample.id, strategy.name)
     row_seed = _row_seed(seed, key)
@@ -382,7 +382,7 @@ def _worker_environment(workers: int) -> Iterator[None]:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def package_versions() -> dict[str, str | None]:
@@ -464,8 +464,6 @@ class RunSummary:
 
 
 def _resolve_strategies(strategies: Sequence[Any], seed: int) -> list[Any]:
-    from ..strategies import STRATEGIES, get_strategy
-
     resolved = []
     for item in strategies:
         if isinstance(item, str):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
-from ...ocr.base import OcrLine, OcrResult
-from ...page import Box
+from ..ocr.base import OcrLine, OcrResult
+from ..page import Box
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class Layout:
         self.median_h = sorted(i.h for i in self.items)[len(self.items) // 2] if self.items else 0.02
 
     @classmethod
-    def from_ocr(cls, result: OcrResult, split_gap: float = 1.2) -> "Layout":
+    def from_ocr(cls, result: OcrResult, split_gap: float = 1.2) -> Layout:
         items: list[Item] = []
         for line in result.lines:
             for text, box, conf in _split_line(line, split_gap):

@@ -34,7 +34,7 @@ class Sample:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Sample":
+    def from_dict(cls, d: dict[str, Any]) -> Sample:
         return cls(
             id=str(d["id"]),
             image=str(d["image"]),

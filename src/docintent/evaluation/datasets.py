@@ -1,4 +1,4 @@
-"""Dataset loaders: every benchmark becomes a list of :class:`~docintent.bench.sample.Sample`.
+"""Dataset loaders: every benchmark becomes a list of :class:`~docintent.sample.Sample`.
 
 One entry point, :func:`load_dataset`, takes a spec ``KIND:PATH``:
 
@@ -11,7 +11,7 @@ One entry point, :func:`load_dataset`, takes a spec ``KIND:PATH``:
 
 Example::
 
-    >>> from docintent.bench.datasets import load_dataset
+    >>> from docintent.evaluation.datasets import load_dataset
     >>> samples = load_dataset("wilddoc:/data/WildDoc.tsv")      # doctest: +SKIP
     >>> samples[0].task, samples[0].group                        # doctest: +SKIP
     ('doc', 'DocVQA-val-1')
@@ -39,8 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DatasetError
+from ..sample import Sample
+from ..settings import get_settings
 from .metrics import parse_answers
-from .sample import Sample
 
 DATASET_KINDS: tuple[str, ...] = ("synth", "wilddoc", "jsonl")
 WILDDOC_FAMILIES: dict[str, str] = {"DocVQA": "doc", "ChartQA": "chart", "TableVQA": "table"}
@@ -254,7 +255,6 @@ def cache_base64_image(encoded: str, cache_dir: Path, source: str) -> Path:
 
 def default_image_cache() -> Path:
     """Where decoded dataset images go: ``<DOCINTENT_CACHE_DIR>/images``."""
-    from ..settings import get_settings
 
     return Path(get_settings().cache_dir) / "images"
 

@@ -11,7 +11,7 @@ from .fonts import FontFace
 class Canvas:
     """A white page of ``width`` x ``height`` pixels drawn with PIL, text set in one face at a time.
 
-    >>> from docintent.bench.synth.fonts import available_faces
+    >>> from docintent.synth.fonts import available_faces
     >>> c = Canvas(400, 200, available_faces()[0])
     >>> c.text(20, 20, "Total: $12.00", 24)[2] > 20
     True

@@ -107,7 +107,7 @@ def render_page(width: int = 1200, seed: int = 0, *, chart: bool = True, table: 
 
     if table:
         px = max(int(22 * scale), 6)
-        f = font(px)
+        font(px)
         cols = 3
         col_w = usable // cols
         row_h = int(px * 1.9)

@@ -23,9 +23,10 @@ Metrics, in percent over all annotated queries (and per level and per topic):
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from ..errors import DatasetError
 

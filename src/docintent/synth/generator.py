@@ -6,18 +6,24 @@ import json
 import math
 import re
 import time
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from ...errors import ConfigError
+from .._version import __version__
+from ..errors import ConfigError
 from ..sample import Sample
+from ..vocabulary import TASKS
+from . import charts, documents, tables
 from .capture import ALL_NAMES, CapturePlan, Planner, apply
+from .contact import contact_sheet as make_sheet
+from .questions import choose
 
-FAMILIES = ("doc", "chart", "table")
+FAMILIES = TASKS  # one synthetic family per WildDoc task
 FORMAT_VERSION = 1
 CAPTURES = 4
 
@@ -41,22 +47,14 @@ def _family_seed(seed: int, family: str) -> int:
 
 def _render(family: str, rng: np.random.Generator, kind: str):
     if family == "doc":
-        from .documents import render
-    elif family == "chart":
-        from .charts import render_chart as render
-    else:
-        from .tables import render_table as render
-    return render(rng, kind)
+        return documents.render(rng, kind)
+    if family == "chart":
+        return charts.render_chart(rng, kind)
+    return tables.render_table(rng, kind)
 
 
 def _kinds(family: str) -> tuple[str, ...]:
-    if family == "doc":
-        from .documents import KINDS
-    elif family == "chart":
-        from .charts import KINDS
-    else:
-        from .tables import KINDS
-    return KINDS
+    return {"doc": documents.KINDS, "chart": charts.KINDS}.get(family, tables.KINDS)
 
 
 def _save(path: Path, image: np.ndarray) -> None:
@@ -76,7 +74,6 @@ def _make_document(job: tuple) -> tuple[dict, list[dict]]:
 
     cv2.setNumThreads(1)  # the pool already keeps every core busy
     out, family, index, doc_seed, kind, n_questions, plans = job
-    from .questions import choose
 
     rng = np.random.default_rng(doc_seed)
     doc = _render(family, rng, kind)
@@ -127,7 +124,7 @@ def generate(out: str | Path, n: int = 30, seed: int = 0, families: Sequence[str
 
     Every document is rendered once; ``questions_per_document`` of its questions share its 4 captures
     (as in WildDoc, where each printed document is photographed under 4 conditions). Output:
-    ``images/*.jpg`` (captures), ``clean/*.png``, ``samples.jsonl`` (one :class:`~docintent.bench.sample.Sample`
+    ``images/*.jpg`` (captures), ``clean/*.png``, ``samples.jsonl`` (one :class:`~docintent.sample.Sample`
     per question and capture), ``documents.jsonl`` (clean content, for debugging only), ``manifest.json``
     and ``contact_sheet.jpg``. The same arguments give byte-identical files.
 
@@ -185,8 +182,6 @@ def generate(out: str | Path, n: int = 30, seed: int = 0, families: Sequence[str
     share = {name: round(sum(name in c["degradations"] for c in images) / max(len(images), 1), 4)
              for name in ALL_NAMES}
     share["none"] = round(sum(not c["degradations"] for c in images) / max(len(images), 1), 4)
-    from ... import __version__
-
     manifest = {
         "generator": "docintent synth", "format_version": FORMAT_VERSION, "docintent_version": __version__,
         "seed": seed, "n": n, "families": [f for f in FAMILIES if f in families],
@@ -198,8 +193,6 @@ def generate(out: str | Path, n: int = 30, seed: int = 0, families: Sequence[str
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     if contact_sheet:
-        from .contact import contact_sheet as make_sheet
-
         make_sheet(out, records, out / "contact_sheet.jpg")
     return SynthSummary(out, len(rows), len(rows) // CAPTURES, len(records), len(images),
                         time.perf_counter() - started, share)

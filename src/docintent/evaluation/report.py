@@ -1,14 +1,14 @@
 """Reports of benchmark runs: Markdown and a self-contained HTML page with tables, plots and failures.
 
 Tables follow the layout of the DocIntent paper's results tables: one line per strategy (and run), per
-subtask score and consistency (WildDoc rules, :mod:`docintent.bench.metrics`), their average, the mean
+subtask score and consistency (WildDoc rules, :mod:`docintent.evaluation.metrics`), their average, the mean
 number of tools run per sample ("Avg. Tools"), the median seconds per sample and the tokens per sample.
 Table 1 holds the baselines and DocIntent, Table 2 the ablations (with DocIntent again for reference).
 A breakdown by recorded capture degradation shows which damage each strategy copes with.
 
 Example::
 
-    >>> from docintent.bench.report import load_run, write_report
+    >>> from docintent.evaluation.report import load_run, write_report
     >>> paths = write_report([load_run("runs/offline")], "reports/offline")   # doctest: +SKIP
     >>> paths["markdown"]                                                      # doctest: +SKIP
     PosixPath('reports/offline/report.md')
@@ -27,7 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DatasetError
-from .metrics import TASKS, Summary, summarize
+from ..trace import Action, Phase
+from ..vocabulary import TASKS
+from .metrics import Summary, summarize
 from .runner import RESULTS_FILE, read_manifest, read_results
 
 #: Column titles of the task families.
@@ -368,13 +370,13 @@ def failure_images(run: Run, row: dict[str, Any], out_dir: Path, index: int) -> 
         folder = run.path / steps_dir
         verdicts = {}
         for step in result.get("trace") or []:
-            if step.get("phase") == "B" and step.get("after"):
+            if step.get("phase") == Phase.REVIEW and step.get("after"):
                 verdicts[step["after"]] = "rolled back" if step["action"] == "rollback" else "kept"
         shown = []
         if result.get("input_page"):
             shown.append(("input", result["input_page"]))
         for step in result.get("trace") or []:
-            if step.get("phase") == "tool" and step.get("action") == "applied" and step.get("after"):
+            if step.get("phase") == Phase.TOOL and step.get("action") == Action.APPLIED and step.get("after"):
                 verdict = verdicts.get(step["after"], "kept")
                 shown.append((f"after {step.get('tool')} ({verdict})", step["after"]))
         for caption, page_hash in shown:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageDraw
 
+from . import degrade
 from .render import font
 
 _LABELS = (
@@ -31,7 +32,7 @@ _LABELS = (
 class RenderedTable:
     """A rendered table and its truth. ``grid``: dense texts (a spanning caption repeats in each column it
     covers); ``grid_boxes``: pixel box of each drawn text (None where empty); ``header_rows``: header lines
-    as :class:`~docintent.perception.table.Table` should report them (stacked lines count once)."""
+    as :class:`~docintent.layout.table.Table` should report them (stacked lines count once)."""
 
     image: np.ndarray
     grid: list[list[str]]
@@ -165,7 +166,6 @@ def cell_accuracy(predicted: list[list[str]], truth: list[list[str]]) -> float:
 def mildly_degraded(image: np.ndarray, seed: int = 0) -> np.ndarray:
     """A phone-capture look that leaves the table readable: a slight perspective tilt, a soft shadow, a
     little defocus, sensor noise and JPEG compression (all at low severity)."""
-    from . import degrade
 
     rng = np.random.default_rng(seed)
     out = degrade.perspective(image, rng, 0.1)

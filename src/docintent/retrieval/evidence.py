@@ -28,16 +28,20 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
-from .brains.base import Answer, Brain, State
-from .brains.tokens import image_tokens, text_tokens
-from .errors import ConfigError
-from .ocr.base import OcrLine, OcrResult
-from .page import Box, Page
+from ..brains.base import Answer, Brain, State
+from ..brains.offline import GENERIC_WORDS, content_words
+from ..brains.tokens import image_tokens, text_tokens
+from ..errors import ConfigError
+from ..ocr import get_engine
+from ..ocr.base import OcrLine, OcrResult
+from ..page import Box, Page
+from ..trace import Action, Phase, Step
 
 MODES = ("page", "page+ocr", "evidence+ocr")
 #: Fraction of the question's keyword weight a line must match to count as evidence.
@@ -108,8 +112,6 @@ class EvidenceAnswer:
 
 
 def _keywords(question: str) -> list[str]:
-    from .brains.offline.question import content_words
-
     seen: list[str] = []
     for word in content_words(question):
         w = word.strip("?,;:!()\"'").lower()
@@ -135,8 +137,6 @@ def _matches(keyword: str, words: Sequence[str]) -> bool:
 
 def _weights(keywords: list[str], ocrs: Sequence[OcrResult]) -> dict[str, float]:
     """Inverse document frequency over the pages (a word on every page, like a running header, counts little)."""
-    from .brains.offline.question import GENERIC_WORDS
-
     n = len(ocrs)
     page_words = [[w for line in ocr.lines for w in _line_words(line)] for ocr in ocrs]
     weights = {}
@@ -236,8 +236,6 @@ def collect_evidence(
     ``numbers``: the 1-based page numbers to report (default 1..len(pages)).
     """
     if engine is None:
-        from .ocr import get_engine
-
         engine = get_engine()
     numbers = list(numbers) if numbers is not None else list(range(1, len(pages) + 1))
     ocrs = [engine.read(p) for p in pages]
@@ -308,10 +306,8 @@ def answer(evidence: Sequence[PageEvidence], question: str, brain: Brain, *, mod
     state = State(question=question, task=task, page=page, original=page, available_tools=[],
                   evidence=[TextEvidence(text)] if text else [])
     if text:
-        from .strategies.trace import Step
-
         # Model brains read earlier inspection steps from the history: that is how the OCR text reaches them.
-        state.history.append(Step("inspect", "inspected", "ocr", f"{mode} context", page.hash, data={"evidence": text}))
+        state.history.append(Step(Phase.INSPECT, Action.INSPECTED, "ocr", f"{mode} context", page.hash, data={"evidence": text}))
     result = brain.answer(state)
     return EvidenceAnswer(result, mode, cost, tuple(d.number for d in used), time.perf_counter() - start)
 

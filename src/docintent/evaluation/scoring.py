@@ -4,7 +4,7 @@ A run is a directory with ``results.jsonl``: one row per (sample, strategy) with
 (a ``Sample.to_dict()``), ``strategy``, ``answer`` (the prediction) and ``error``. A WildDoc predictions
 file is JSONL (optionally gzipped) with ``index``, ``question``, ``answer``, ``prediction``.
 
-    >>> from docintent.bench.scoring import score_path
+    >>> from docintent.evaluation.scoring import score_path
     >>> for run in score_path("runs/wilddoc-offline"):            # doctest: +SKIP
     ...     print(run.strategy, run.summary.average_score)
 """

@@ -2,7 +2,7 @@
 
 A :class:`CapturePlan` is pure data (degradation names, severities, seeds), drawn for all captures before any
 pixel is touched so the mix can be balanced across the whole set and the plan is recorded per image. The
-degradation functions come from :mod:`docintent.bench.degrade`; placing the page on a desk and folding it
+degradation functions come from :mod:`docintent.synth.degrade`; placing the page on a desk and folding it
 live here. Steps run in physical order: the paper (stain, fold), the screen it may be shown on (moiré),
 the page's shape in space (curl, perspective), the light (shadow, low contrast, colour cast), the lens
 (defocus, motion blur), the sensor (noise), how the photo is held (rotation) and how it is saved (JPEG).
@@ -17,7 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .. import degrade
+from . import degrade
 
 #: Degradation names a plan may contain besides the rotations, in the order they are applied.
 ORDER = ("stain", "fold", "moire", "curl", "perspective", "shadow", "low_contrast", "color_cast", "defocus",

@@ -14,8 +14,15 @@ its context holds our Phase A prompt with a full-size page image. ``docintent do
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from ..errors import ModelEndpointError
-from ..page import Page
+
+from .brains.base import State
+from .brains.mllm import ANSWER_FUNCTION, ModelBrain
+from .brains.tokens import request_tokens
+from .brains.toolcalls import calls_from_message
+from .errors import ModelEndpointError
+from .io.encode import resize_longest
+from .page import Page
+from .synth.render import render_page, render_text_lines
 
 #: What to change on each kind of server when tool calls only come back as text (or not at all).
 TOOL_FIXES = [
@@ -51,15 +58,10 @@ class Check:
 
 
 def _number_page() -> Page:
-    from ..bench.render import render_text_lines
-
     return Page.from_array(render_text_lines(["Code: 4821"], width=360, font_px=40), source="doctor-number")
 
 
 def _full_page(max_side: int) -> Page:
-    from ..bench.render import render_page
-    from ..io.encode import resize_longest
-
     # A small render scaled up: the image costs the model the same tokens and the check stays quick.
     img, _ = render_page(width=600, seed=0)
     return resize_longest(Page.from_array(img, source="doctor-page"), max_side, upscale=True)
@@ -68,11 +70,6 @@ def _full_page(max_side: int) -> Page:
 def run_checks(base_url: str | None, model: str | None = None, api_key: str | None = None, *,
                max_side: int = 2048, timeout: float = 120.0) -> list[Check]:
     """Run the checks against an endpoint and return them (stops after the first one that makes the rest moot)."""
-    from ..io.encode import resize_longest
-    from .base import State
-    from .mllm import ANSWER_FUNCTION, ModelBrain
-    from .tokens import request_tokens
-    from .toolcalls import calls_from_message
 
     brain = ModelBrain(base_url=base_url, model=model, api_key=api_key, max_retries=1, timeout=timeout,
                        max_side=max_side, max_tokens=64)

@@ -24,49 +24,22 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
+from ..numbers import CURRENCY, parse_cell_number
 from ..page import Box
 
-__all__ = ["Cell", "Table", "parse_number", "reconstruct_table"]
+__all__ = ["Cell", "Table", "reconstruct_table"]
 
-_NUMBER_RE = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+)?(\.\d+)?\s*(%|pts?|bps|x|[kmb]n?)?", re.IGNORECASE)
 _YEAR_RE = re.compile(r"^(?:(?:fy|q[1-4]|h[12])\s*)?'?(?:19|20)\d{2}[a-z]?$|^(?:19|20)\d{2}\s*[-/]\s*\d{2,4}$", re.I)
-_CURRENCY = {"$", "\u20ac", "\u00a3", "\u00a5", "US$", "usd", "eur"}
-_MINUS = ("-", "\u2212", "\u2013")
-
-
-def parse_number(text: str) -> float | None:
-    """The number a table cell shows, or None: ``"$1,234.5"`` -> 1234.5, ``"(612.3)"`` and ``"$(612.3)"`` ->
-    -612.3, ``"18.0%"`` -> 18.0, ``"-7"`` -> -7.0. Accounting parentheses and a leading minus mean negative.
-
-    >>> parse_number("$(1,234)"), parse_number("(4.5%)"), parse_number("Revenue")
-    (-1234.0, -4.5, None)
-    """
-    t = "".join(text.split())
-    if not any(ch.isdigit() for ch in t):
-        return None
-    negative = False
-    for _ in range(2):  # "$(12)" and "($12)" both occur
-        t = t.removeprefix("US$").lstrip("".join(_CURRENCY - {"US$", "usd", "eur"}))
-        if t.startswith("(") and t.endswith(")"):
-            negative, t = True, t[1:-1]
-        if t[:1] in _MINUS or t[:1] == "+":
-            negative, t = negative or t[0] != "+", t[1:]
-    m = _NUMBER_RE.fullmatch(t)
-    if m is None or (m.group(1) is None and m.group(2) is None):
-        return None
-    value = float((m.group(1) or "0").replace(",", "") + (m.group(2) or ""))
-    return -value if negative else value
-
-
 def _is_figure(text: str) -> bool:
     """A value a body cell holds (a number that is not a year-like header label)."""
     t = text.strip()
-    return parse_number(t) is not None and not _YEAR_RE.match(t) and t not in ("-", "\u2014")
+    return parse_cell_number(t) is not None and not _YEAR_RE.match(t) and t not in ("-", "\u2014")
 
 
 @dataclass(frozen=True)
@@ -81,8 +54,8 @@ class Cell:
 
     @property
     def value(self) -> float | None:
-        """The cell's number (see :func:`parse_number`), or None for text cells."""
-        return parse_number(self.text)
+        """The cell's number (see :func:`docintent.numbers.parse_cell_number`), or None for text cells."""
+        return parse_cell_number(self.text)
 
 
 @dataclass
@@ -236,7 +209,7 @@ class _Seg:
     y0: float
     x1: float
     y1: float
-    words: tuple["_Seg", ...] = ()  # the words a merged segment was made of (empty for a single word)
+    words: tuple[_Seg, ...] = ()  # the words a merged segment was made of (empty for a single word)
 
     @property
     def yc(self) -> float:
@@ -314,9 +287,9 @@ def _merge_words(row: list[_Seg], xunit: float) -> list[_Seg]:
             prev = out[-1]
             last = prev.words[-1] if prev.words else prev
             gap = s.x0 - prev.x1
-            currency = last.text in _CURRENCY
+            currency = last.text in CURRENCY
             # A currency sign opens a cell; it never ends the label on its left.
-            opens_cell = s.text[:1] in _CURRENCY or s.text in _CURRENCY
+            opens_cell = s.text[:1] in CURRENCY or s.text in CURRENCY
             if currency and gap < 8 * xunit or (
                 gap < 0.8 * xunit and not opens_cell and not (_is_number(last.text) and _is_number(s.text))
             ):
@@ -329,12 +302,12 @@ def _merge_words(row: list[_Seg], xunit: float) -> list[_Seg]:
 
 
 def _is_number(text: str) -> bool:
-    return parse_number(text) is not None
+    return parse_cell_number(text) is not None
 
 
 def _word_space(rows: list[list[_Seg]], xunit: float) -> float:
     """The typical space between words of one cell (median gap inside merged segments)."""
-    gaps = [b.x0 - a.x1 for r in rows for s in r for a, b in zip(s.words, s.words[1:]) if a.text not in _CURRENCY]
+    gaps = [b.x0 - a.x1 for r in rows for s in r for a, b in zip(s.words, s.words[1:]) if a.text not in CURRENCY]
     return float(np.median(gaps)) if gaps else 0.3 * xunit
 
 
@@ -353,7 +326,7 @@ def _split_at_columns(row: list[_Seg], cols: list[list[float]], space: float, xu
         pieces: list[list[_Seg]] = [[s.words[0]]]
         for a, b in zip(s.words, s.words[1:]):
             # OCR word boxes wobble by a few pixels, so a split also needs a gap of over half a text height.
-            if b.x0 - a.x1 > max(1.6 * space, 0.6 * xunit) and column_of(a) != column_of(b) and a.text not in _CURRENCY:
+            if b.x0 - a.x1 > max(1.6 * space, 0.6 * xunit) and column_of(a) != column_of(b) and a.text not in CURRENCY:
                 pieces.append([b])
             else:
                 pieces[-1].append(b)
@@ -362,7 +335,7 @@ def _split_at_columns(row: list[_Seg], cols: list[list[float]], space: float, xu
             continue
         for piece in pieces:
             text = " ".join(w.text for w in piece)
-            for cur in _CURRENCY:  # "$ 12" was joined without a space
+            for cur in CURRENCY:  # "$ 12" was joined without a space
                 text = text.replace(cur + " ", cur) if cur != "US$" else text
             out.append(_Seg(text, piece[0].x0, min(w.y0 for w in piece), piece[-1].x1, max(w.y1 for w in piece),
                             tuple(piece) if len(piece) > 1 else ()))

@@ -1,0 +1,1 @@
+"""Evaluation: datasets, WildDoc metrics, the resumable benchmark runner, scoring and reports."""

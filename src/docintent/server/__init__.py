@@ -1,1 +1,0 @@
-"""docintent.server"""
