@@ -520,7 +520,7 @@ class ModelBrain(Brain):
             if call.error:
                 return None, f"{call.name}: {call.error}"
             if call.name == "answer":
-                value = call.arguments.get("answer")
+                value = (call.arguments or {}).get("answer")
                 if not isinstance(value, (str, int, float)):
                     return None, "answer needs an 'answer' argument holding the answer text"
                 return call, None
@@ -528,7 +528,7 @@ class ModelBrain(Brain):
                 offered = ", ".join(["answer"] + state.available_tools)
                 return None, f"{call.name!r} is not an offered function; offered: {offered}"
             try:
-                call.arguments = get_tool(call.name).check_args(call.arguments)
+                call.arguments = get_tool(call.name).check_args(call.arguments or {})
             except ToolError as err:
                 return None, str(err)
             return call, None
@@ -541,11 +541,11 @@ class ModelBrain(Brain):
                           f"forced answer after an unusable reply ({problem}). {forced.reasoning}".strip(),
                           usage + forced.usage)
         if call.name == "answer":
-            args = call.arguments
+            args = call.arguments or {}
             confidence = CONFIDENCE.get(str(args.get("confidence", "medium")).strip().lower(), 0.5)
             reasoning = str(args.get("reasoning") or content)
             return Answer(str(args["answer"]).strip(), confidence, reasoning, usage)
-        return UseTool(call.name, content, dict(call.arguments), usage)
+        return UseTool(call.name, content, dict(call.arguments or {}), usage)
 
     def review(self, state: State, before: Page, after: Page) -> Review:
         """Phase B: show the page before and after the last tool; ``continue`` keeps it, ``rollback`` undoes it."""
@@ -584,7 +584,7 @@ class ModelBrain(Brain):
             return Rollback(f"no usable verdict ({problem})", usage)
         if call.name == "continue":
             return Keep(content, usage)
-        return Rollback(str(call.arguments.get("reason") or content or "the model rolled back"), usage)
+        return Rollback(str((call.arguments or {}).get("reason") or content or "the model rolled back"), usage)
 
     def answer(self, state: State) -> Answer:
         """Answer from the current page with the baseline prompt (JSON ``{"answer": ...}``), no tools."""
@@ -592,8 +592,10 @@ class ModelBrain(Brain):
         text = f"Question: {state.question}"
         if self.options.context != "none":
             text = f"{self.history_text(state)}\n\n{text}".strip()
-        messages = [{"role": "system", "content": system},
-                    {"role": "user", "content": [{"type": "text", "text": text}, self.image_part(state.page)]}]
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": [{"type": "text", "text": text}, self.image_part(state.page)]},
+        ]
         message, usage = self.chat(messages)
         content = getattr(message, "content", None) or ""
         obj = parse_json_object(content)
@@ -611,7 +613,7 @@ class ModelBrain(Brain):
 
     def diagnose(self, state: State) -> Diagnosis:
         """List the degradations on the page (MLLM-Judge baseline), with the rotation for orientation."""
-        messages = [{"role": "system", "content": render("diagnose")},
+        messages: list[dict[str, Any]] = [{"role": "system", "content": render("diagnose")},
                     {"role": "user", "content": [{"type": "text", "text": "Which degradations does this page show?"},
                                                  self.image_part(state.page)]}]
         message, usage = self.chat(messages)

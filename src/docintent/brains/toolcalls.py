@@ -93,7 +93,7 @@ def _as_call(value: Any, raw: str) -> ParsedCall | None:
     name = value.get("name") or value.get("tool") or value.get("function")
     if not isinstance(name, str) or not name:
         return None
-    raw_args = next((value[k] for k in ("arguments", "parameters", "args", "input") if k in value), {})
+    raw_args: Any = next((value[k] for k in ("arguments", "parameters", "args", "input") if k in value), {})
     arguments, error = decode_arguments(raw_args)
     return ParsedCall(name.strip(), arguments, None, error, raw)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     if args.k < 1:
         raise ConfigError(f"-k must be at least 1, got {args.k}")
     index = PageIndex.open(args.index)
-    rows = []
+    rows: list[dict[str, Any]] = []
     if args.method == "agent":
         from ..retrieval.agent import SearchAgent
         from ..retrieval.planners import OfflinePlanner, OpenAIPlanner

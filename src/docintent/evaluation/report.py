@@ -21,7 +21,7 @@ import json
 import math
 import os
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -256,7 +256,7 @@ def degradation_table(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]]) -> D
 # --- plots -----------------------------------------------------------------------------------------
 
 
-def _bar_plot(path: Path, groups: Sequence[str], series: dict[str, Sequence[float | None]], title: str,
+def _bar_plot(path: Path, groups: Sequence[str], series: Mapping[str, Sequence[float | None]], title: str,
               ylabel: str) -> None:
     import matplotlib
 
@@ -349,8 +349,8 @@ def _thumbnail(source: Path, target: Path, max_side: int = 640) -> bool:
     try:
         from PIL import Image
 
-        with Image.open(source) as img:
-            img = img.convert("RGB")
+        with Image.open(source) as opened:
+            img = opened.convert("RGB")
             img.thumbnail((max_side, max_side))
             target.parent.mkdir(parents=True, exist_ok=True)
             img.save(target, quality=85)

@@ -93,8 +93,8 @@ def _load_image(path: Path, max_pixels: int | None) -> Page:
         try:
             img.seek(0)  # first frame of animations / multi-page TIFF
             img.load()
-            img = ImageOps.exif_transpose(img) or img
-            array = _to_array(img)
+            upright = ImageOps.exif_transpose(img) or img
+            array = _to_array(upright)
         except (OSError, SyntaxError, ValueError) as err:
             raise CorruptImageError(path, f"cannot decode image: {err}") from None
     return Page.from_array(array, source=str(path))

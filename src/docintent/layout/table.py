@@ -95,7 +95,7 @@ class Table:
     def grid(self) -> list[list[str]]:
         """Texts as a dense ``n_rows x n_cols`` grid; a spanning cell's text fills each column it covers."""
         n = self.n_cols
-        return [[(self.cell(r, c).text if self.cell(r, c) else "") for c in range(n)] for r in range(self.n_rows)]
+        return [[getattr(self.cell(r, c), "text", "") for c in range(n)] for r in range(self.n_rows)]
 
     def column_names(self) -> list[str]:
         """Per column, the header texts above it (spanning captions included), joined top to bottom."""

@@ -66,8 +66,8 @@ class OcrResult:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> OcrResult:
-        def box(b: dict | None) -> Box | None:
-            return Box(**b) if b else None
+        def box(b: dict | None) -> Box:
+            return Box(**b) if b else Box.FULL
 
         lines = tuple(
             OcrLine(

@@ -163,7 +163,7 @@ def page_margins(paper: PaperLight, ink: np.ndarray, band: float = 0.3, min_rise
             depths.append(float(np.median(edge[cols][ok[cols]])) / L.shape[0])
         else:
             depths.append(0.0)
-    return tuple(depths)  # type: ignore[return-value]
+    return tuple(depths)
 
 
 def _largest_filled(mask: np.ndarray, k: int) -> np.ndarray:

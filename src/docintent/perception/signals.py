@@ -114,7 +114,7 @@ class _ReadOnlyDict(dict):
     def _refuse(self, *args, **kwargs):
         raise TypeError("Signals.raw is read-only")
 
-    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse
 
     def __reduce__(self):
         return (_ReadOnlyDict, (dict(self),))
@@ -315,8 +315,8 @@ def _edge_width_at_text(pixels: np.ndarray, ink, mid: float, text_height: float,
         # Densest ink: a box filter over the mid-resolution ink mask, window-sized.
         k = max(1, int(side * mid))
         density = cv2.blur(ink.mask.astype(np.float32), (k, k))
-        cy, cx = np.unravel_index(int(np.argmax(density)), density.shape)
-        cy, cx = cy / mid, cx / mid
+        iy, ix = np.unravel_index(int(np.argmax(density)), density.shape)
+        cy, cx = iy / mid, ix / mid
         side = int(side)
         y0 = int(np.clip(cy - side / 2, 0, h - side))
         x0 = int(np.clip(cx - side / 2, 0, w - side))

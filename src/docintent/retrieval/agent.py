@@ -205,7 +205,7 @@ class AgentTools:
             raise ToolArgumentError(f"crop_pages: at most {MAX_INSPECT} crops per call, got {len(crops)}")
         data, images = [], []
         for crop in crops:
-            handle = crop.get("handle") if isinstance(crop, dict) else None
+            handle = str(crop.get("handle")) if isinstance(crop, dict) else ""
             self._handles([handle], 1, "crop_pages")
             region = crop.get("region")
             if not isinstance(region, (list, tuple)) or len(region) != 4 or not all(0.0 <= float(v) <= 1.0 for v in region):

@@ -205,16 +205,17 @@ def page_evidence(
     # Group the chosen lines into runs of consecutive reading order; each run is one evidence item.
     items = []
     run: list[int] = []
-    for i in sorted(chosen) + [None]:  # type: ignore[list-item]
-        if i is not None and (not run or i == run[-1] + 1):
-            run.append(i)
+    ordered: list[int | None] = [*sorted(chosen), None]
+    for nxt in ordered:
+        if nxt is not None and (not run or nxt == run[-1] + 1):
+            run.append(nxt)
             continue
         if run:
             box = lines[run[0]].box
             for j in run[1:]:
                 box = box.union(lines[j].box)
             items.append(EvidenceItem("\n".join(lines[j].text for j in run), box, max(scores[j] for j in run)))
-        run = [i] if i is not None else []
+        run = [nxt] if nxt is not None else []
     return items, best
 
 

@@ -463,7 +463,9 @@ class OpenAIPlanner(Planner):
         import openai
 
         try:
-            reply = self.client.chat.completions.create(model=self.model, messages=messages, temperature=self.temperature)
+            reply = self.client.chat.completions.create(
+                model=self.model or "", messages=messages, temperature=self.temperature  # type: ignore[arg-type]
+            )
         except openai.APIError as err:
             raise ModelEndpointError(f"{self.client.base_url}: model {self.model!r}: {err}") from None
         u = reply.usage

@@ -34,7 +34,7 @@ from ..brains.base import (
 )
 from ..errors import ConfigError, DocIntentError, UnknownComponentError
 from ..page import Page
-from ..tools import Tool, get_tool, list_tools, tools_for
+from ..tools import InspectionTool, get_tool, list_tools, tools_for
 from ..trace import Action, Phase, Result, Step
 from ..vocabulary import INSPECTION
 
@@ -307,7 +307,7 @@ class _Run:
                 self._record(Step(Phase.TOOL, Action.SKIPPED, decision.name, "tool not available", state.page.hash, round=t))
                 continue
             tool = get_tool(decision.name)
-            if tool.degradation == INSPECTION:
+            if isinstance(tool, InspectionTool):
                 self._inspect(tool, decision)
                 continue
             before = state.page
@@ -341,7 +341,7 @@ class _Run:
                 raise TypeError(f"{type(self.brain).__name__}.review returned {verdict!r}, expected Keep or Rollback")
         return self._answer()
 
-    def _inspect(self, tool: Tool, decision: UseTool) -> None:
+    def _inspect(self, tool: InspectionTool, decision: UseTool) -> None:
         """Inspection tools (zoom/OCR) gather evidence and change no page, so no Phase B follows."""
         t0 = time.perf_counter()
         try:

@@ -118,3 +118,17 @@ class Tool(ABC):
 
     def __repr__(self) -> str:
         return f"<Tool {self.name} ({self.degradation})>"
+
+
+class InspectionTool(Tool):
+    """A tool that changes no page: :meth:`inspect` returns evidence (text, a table, a crop) with its box.
+
+    Strategies run inspection tools without a Phase B review, since no page state changes.
+    """
+
+    abstract = True
+    degradation = "inspection"
+
+    @abstractmethod
+    def inspect(self, page: Page, **args: Any) -> Any:
+        """Evidence read from ``page`` (``args`` unchecked: call :meth:`check_args` first)."""

@@ -155,7 +155,7 @@ def estimate_kernel(gray: np.ndarray) -> tuple[str, np.ndarray | None, float]:
 
     def score(filters: np.ndarray) -> np.ndarray:
         restored = sfft.irfft2(spectrum[None] * filters, s=padded.shape, axes=(1, 2), workers=2)
-        return two_tone_score(restored[:, PATCH_PAD:-PATCH_PAD, PATCH_PAD:-PATCH_PAD], ink, paper)
+        return np.asarray(two_tone_score(restored[:, PATCH_PAD:-PATCH_PAD, PATCH_PAD:-PATCH_PAD], ink, paper))
 
     candidates = list(kernel_bank())
     scores = list(score(_bank_filters(padded.shape)))

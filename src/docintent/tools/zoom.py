@@ -26,7 +26,7 @@ from ..errors import InvalidBoxError, MissingDependencyError, ToolError
 from ..layout.table import reconstruct_table
 from ..ocr import get_engine
 from ..page import Box, Page
-from .base import Tool
+from .base import InspectionTool
 from .registry import register
 
 KINDS = ("region", "text", "table", "equation", "image")
@@ -144,7 +144,7 @@ class ZoomEvidence:
 
 
 @register
-class Zoom(Tool):
+class Zoom(InspectionTool):
     """Crop a region, turn it upright, and read it: text lines, a table, layout blocks or an equation."""
 
     name = "zoom"

@@ -115,15 +115,24 @@ def _compare(info: QuestionInfo, layout: Layout) -> Solution | None:
         if cell is None:
             return None
         found.append((target, cell))
-    pick = min(found, key=lambda t: t[1].value) if _LESS.search(info.text) else max(found, key=lambda t: t[1].value)
+    pick = min(found, key=lambda t: _num(t[1])) if _LESS.search(info.text) else max(found, key=lambda t: _num(t[1]))
     label = pick[1].items[0].text if pick[1].items else pick[0]
     text = pick[0] if len(label) > 2 * len(pick[0]) + 10 else label
     items = [i for _, c in found for i in c.items]
     return Solution(text, min(c.score for _, c in found), layout.region_of(items), "comparison of two rows")
 
 
+def _num(cell: Candidate) -> float:
+    """The value of a numeric cell (:func:`cell_value` only returns cells that hold a number)."""
+    if cell.value is None:
+        raise ValueError(f"cell {cell.text!r} holds no number")
+    return cell.value
+
+
 def _conditional_count(info: QuestionInfo, layout: Layout, matcher: Matcher) -> Solution | None:
     """"How many X have Y above N?": count the cells of column Y that satisfy the condition."""
+    if info.condition is None:
+        return None
     word, bound = info.condition
     found = column_values(info, layout, matcher)
     if found is None:
@@ -154,7 +163,8 @@ def _verify(info: QuestionInfo, task: str, layout: Layout, matcher: Matcher) -> 
         row = [w for w in claim_words if w not in {col, "positive", "negative", "zero"}]
         cell = cell_value(layout, row, [col])
         if cell is not None:
-            holds = {"positive": cell.value > 0, "negative": cell.value < 0, "zero": cell.value == 0}[sign.group(2)]
+            value = _num(cell)
+            holds = {"positive": value > 0, "negative": value < 0, "zero": value == 0}[sign.group(2)]
             return Solution(yes if holds else no, min(0.5 + cell.score / 2, 0.95), layout.region_of(cell.items), f"sign of the cell {cell.text}")
     cmp = re.search(r"\b(higher|greater|larger|more|bigger|lower|less|smaller|fewer) in ([\w.-]+) than in ([\w.-]+)", low)
     if cmp:
@@ -162,7 +172,7 @@ def _verify(info: QuestionInfo, task: str, layout: Layout, matcher: Matcher) -> 
         row = [w for w in claim_words if w not in {a_col, b_col, cmp.group(1)}]
         a, b = cell_value(layout, row, [a_col]), cell_value(layout, row, [b_col])
         if a is not None and b is not None:
-            holds = a.value > b.value if cmp.group(1) in ("higher", "greater", "larger", "more", "bigger") else a.value < b.value
+            holds = _num(a) > _num(b) if cmp.group(1) in ("higher", "greater", "larger", "more", "bigger") else _num(a) < _num(b)
             return Solution(yes if holds else no, min(0.5 + min(a.score, b.score) / 2, 0.95), layout.region_of(a.items + b.items), "comparison of two cells")
     numbers = [n for n in find_numbers(claim) if not re.fullmatch(r"(19|20)\d\d", n.text)]
     ranked = matcher.ranked()
@@ -171,8 +181,8 @@ def _verify(info: QuestionInfo, task: str, layout: Layout, matcher: Matcher) -> 
     if numbers:
         best_item, best_score, found = None, 0.0, False
         for score, item in ranked[:6]:
-            row = [item] + layout.same_row(item, 0.4)
-            values = [n.value for cell in row for n in find_numbers(cell.text)]
+            row_items = [item] + layout.same_row(item, 0.4)
+            values = [n.value for cell in row_items for n in find_numbers(cell.text)]
             for target in numbers:
                 if any(abs(v - target.value) <= 1e-6 + 1e-9 * abs(target.value) for v in values):
                     if score > best_score:

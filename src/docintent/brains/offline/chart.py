@@ -209,8 +209,8 @@ def _by_angle(cat: Item, cats: list[Item], labels: list[Item], center: tuple[flo
         used_c.add(ci)
         used_l.add(li)
         match[ci] = li
-    li = match.get(cat.index)
-    return next((l for l in pct if l.index == li), None)
+    matched = match.get(cat.index)
+    return next((l for l in pct if l.index == matched), None)
 
 
 def solve_chart(info: QuestionInfo, layout: Layout, page: Page, matcher: Matcher):
@@ -266,8 +266,7 @@ def solve_chart(info: QuestionInfo, layout: Layout, page: Page, matcher: Matcher
         return None
 
     if info.intent in ("max", "min") and cats:
-        values = [(c, *value_of(c)) for c in cats]
-        values = [v for v in values if v[1] is not None]
+        values = [(c, v, how) for c in cats for v, how in [value_of(c)] if v is not None]
         if len(values) >= 2:
             pick = max(values, key=lambda v: v[1]) if info.intent == "max" else min(values, key=lambda v: v[1])
             text = pick[0].text if info.answer_type == "category" else format_number(pick[1])
