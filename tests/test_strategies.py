@@ -35,7 +35,7 @@ def exploding_tool():
 
 
 def applied(result):
-    return [s.tool for s in result.trace if s.phase == "tool" and s.action == "applied"]
+    return [s.tool for s in result.trace if s.phase == "tool" and s.action in ("applied", "no_change")]
 
 
 def test_rollback_restores_exactly_the_previous_page_and_disables_the_tool(page):
@@ -171,3 +171,69 @@ def test_trace_records_hashes_seconds_and_tokens(page):
     assert tool_step.before == page.hash and tool_step.after == result.final_page.hash and tool_step.seconds >= 0
     d = result.to_dict()
     assert d["tools_used"] == 1 and d["trace"][0]["phase"] == "A"
+
+
+class Identity(Tool):
+    name = "identity"
+    degradation = "appearance"
+    description = "Returns the page unchanged (a restoration that finds nothing to fix)."
+
+    def apply(self, page):
+        return Page.from_array(page.pixels.copy(), source=page.source)
+
+
+@pytest.fixture
+def identity_tool():
+    register(Identity)
+    yield "identity"
+    registry._REGISTRY.pop("identity", None)
+
+
+def test_a_tool_that_changes_no_pixel_is_neither_reviewed_nor_rolled_back(page, identity_tool):
+    brain = ScriptedBrain(decisions=[UseTool("identity"), Answer("done")], reviews=[Rollback("would roll back")])
+    result = get_strategy("docintent", tools=("identity", "rotate_90")).run(page, "q?", "doc", brain)
+    assert "review" not in [c[0] for c in brain.calls]  # nothing to compare: the page state did not change
+    step = next(s for s in result.trace if s.tool == "identity" and s.phase == "tool")
+    assert step.action == "no_change" and step.before == step.after == page.hash
+    assert result.tools_kept == [] and result.tools_rolled_back == [] and result.tools_used == 1
+    assert result.final_page is page
+
+
+def test_a_skipped_repeat_is_not_counted_as_a_rollback(page):
+    # rotate_90 four times returns to the original page state, where rotate_90 already ran: it is skipped.
+    brain = FunctionBrain(decide=lambda s: UseTool("rotate_90"), review=lambda s, b, a: Keep("fine"))
+    result = get_strategy("docintent", max_rounds=5, tools=("rotate_90",)).run(page, "q?", "doc", brain)
+    assert [s.action for s in result.trace if s.phase == "tool"] == ["applied"] * 4 + ["skipped"]
+    assert result.tools_kept == ["rotate_90"] * 4 and result.tools_rolled_back == []
+
+
+class PluginDeshadow(Tool):
+    # Defined outside docintent.tools, as an entry-point tool would be.
+    name = "plugin_deshadow"
+    degradation = "shadow"
+    description = "A third-party shadow remover (for tests): flattens the page to its median grey."
+
+    def apply(self, page):
+        return Page.from_array(np.full_like(page.pixels, int(np.median(page.pixels))), source=page.source)
+
+
+@pytest.fixture
+def plugin_tool():
+    register(PluginDeshadow)
+    yield "plugin_deshadow"
+    registry._REGISTRY.pop("plugin_deshadow", None)
+
+
+def test_a_plugin_tool_for_a_degradation_is_offered_and_preferred_everywhere(page, plugin_tool):
+    from docintent.tools import tools_for
+
+    assert tools_for("shadow") == ["plugin_deshadow", "deshadowing"]
+    # The judge maps the diagnosed degradation to the plug-in, not to the built-in deshadowing.
+    brain = ScriptedBrain(diagnosis=Diagnosis(("shadow",)), final="a")
+    result = get_strategy("judge-fixed").run(page, "q?", "doc", brain)
+    assert applied(result) == ["plugin_deshadow"]
+    # The loop offers it beside the built-in tools.
+    seen = []
+    brain = FunctionBrain(decide=lambda s: seen.append(list(s.available_tools)) or Answer("a"))
+    get_strategy("docintent").run(page, "q?", "doc", brain)
+    assert "plugin_deshadow" in seen[0] and "deshadowing" in seen[0]

@@ -390,6 +390,8 @@ class ModelBrain(Brain):
             reason = f" ({short})" if short else ""
             if step.phase == Phase.DECIDE and step.action == Action.USE_TOOL:
                 lines.append(f"- {round_label}: the evidence was not readable enough{reason}; you called {step.tool}.")
+            elif step.phase == Phase.TOOL and step.action == Action.NO_CHANGE:
+                lines.append(f"- {round_label}: {step.tool} found nothing to change on the page; it is no longer offered.")
             elif step.phase == Phase.TOOL and step.action in (Action.FAILED, Action.SKIPPED):
                 lines.append(f"- {round_label}: {step.tool} did not run{reason}; it is no longer offered.")
             elif step.phase == Phase.REVIEW and step.action == Action.KEEP:
@@ -408,6 +410,8 @@ class ModelBrain(Brain):
         step = state.history[-1]
         if step.phase == Phase.TOOL and step.action == Action.APPLIED:
             return f"{step.tool} was applied to the page."
+        if step.phase == Phase.TOOL and step.action == Action.NO_CHANGE:
+            return f"{step.tool} found nothing to change on the page; it is no longer offered."
         if step.phase == Phase.TOOL:
             return f"{step.tool} did not run ({step.reason}); it is no longer offered."
         if step.phase == Phase.REVIEW and step.action == Action.KEEP:

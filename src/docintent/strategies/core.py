@@ -167,14 +167,18 @@ class _Run:
         self.state.history.append(step)
         return step
 
-    def _apply(self, name: str, args: dict[str, Any], why: str) -> Page | None:
-        """Run a tool on the current page. Returns the new page, or None when it failed or was refused."""
+    def _apply(self, name: str, args: dict[str, Any], why: str) -> tuple[Page | None, Action]:
+        """Run a tool on the current page. Returns the new page (None unless APPLIED) and what happened:
+
+        APPLIED (a new page state), NO_CHANGE (the tool returned the same pixels: it found nothing to fix),
+        FAILED (it raised; the error is in the trace) or SKIPPED (this call already ran on this page state).
+        """
         before = self.state.page
         call = f"{name}{sorted(args.items())}"
         if (before.hash, call) in self.tried:
             self._record(Step(Phase.TOOL, Action.SKIPPED, name, "already run on this page state", before.hash,
                               round=self.state.round))
-            return None
+            return None, Action.SKIPPED
         self.tried.add((before.hash, call))
         t0 = time.perf_counter()
         try:
@@ -185,13 +189,19 @@ class _Run:
                 Step(Phase.TOOL, Action.FAILED, name, reason, before.hash, None, time.perf_counter() - t0,
                      round=self.state.round)
             )
-            return None
+            return None, Action.FAILED
+        data = {"args": args} if args else {}
+        if after.hash == before.hash:
+            # Nothing to review: the page state is the same one, so a Phase B could only compare it with itself.
+            self._record(Step(Phase.TOOL, Action.NO_CHANGE, name, f"{why}; the tool changed no pixel", before.hash,
+                              before.hash, time.perf_counter() - t0, round=self.state.round, data=data))
+            return None, Action.NO_CHANGE
         self.pages[after.hash] = after
         self._record(
             Step(Phase.TOOL, Action.APPLIED, name, why, before.hash, after.hash, time.perf_counter() - t0,
-                 round=self.state.round, data={"args": args} if args else {})
+                 round=self.state.round, data=data)
         )
-        return after
+        return after, Action.APPLIED
 
     def _answer(self, phase: Phase = Phase.ANSWER) -> Answer:
         t0 = time.perf_counter()
@@ -243,7 +253,7 @@ class _Run:
 
     def _run_sequence(self, names: Sequence[str], why: str) -> None:
         for name in names:
-            after = self._apply(name, {}, why)
+            after, _ = self._apply(name, {}, why)
             if after is not None:
                 self.state.page = after
                 self.kept.append(name)
@@ -311,9 +321,12 @@ class _Run:
                 self._inspect(tool, decision)
                 continue
             before = state.page
-            after = self._apply(decision.name, decision.args, decision.why)
-            if after is None:  # failed or repeated: counts as a rollback of that tool
-                self.rolled_back.append(decision.name)
+            after, outcome = self._apply(decision.name, decision.args, decision.why)
+            if after is None:
+                # A failed tool counts as rolled back; one that changed nothing, or was already run on this
+                # page state, is neither kept nor rolled back. Either way it is not offered again.
+                if outcome == Action.FAILED:
+                    self.rolled_back.append(decision.name)
                 self._disable(decision.name)
                 continue
             if not config.review:
