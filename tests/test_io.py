@@ -21,6 +21,7 @@ from docintent.errors import (
     UnsupportedFormatError,
 )
 from docintent.io import load_page, load_pdf, pdf_page_count, resize_longest, to_data_url
+from needs import need_module
 
 
 def _rgb(w=40, h=30):
@@ -169,7 +170,7 @@ def test_pdf_page_out_of_range(tmp_path):
 
 
 def test_encrypted_pdf(tmp_path):
-    pypdf = pytest.importorskip("pypdf", reason="pypdf makes the encrypted test file")
+    pypdf = need_module("pypdf", "pypdf makes the encrypted test file")
     writer = pypdf.PdfWriter()
     writer.add_blank_page(100, 100)
     writer.encrypt("secret")

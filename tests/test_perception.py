@@ -11,6 +11,7 @@ from docintent.perception import FAMILIES, Thresholds, diagnose, measure, rotati
 from docintent.synth import degrade
 from docintent.synth.render import render_page
 from docintent.tools import get_tool
+from needs import need_module
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +100,7 @@ def test_blank_page_is_clean():
 
 
 def test_real_photo_with_uneven_light():
-    skimage_data = pytest.importorskip("skimage.data")
+    skimage_data = need_module("skimage.data", "the real photographed page skimage ships")
     page = Page.from_array(skimage_data.page())
     found = diagnose(page)
     assert "shadow" in found or "appearance" in found, measure(page).severities

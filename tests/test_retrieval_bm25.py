@@ -11,6 +11,7 @@ from docintent.errors import MissingDependencyError
 from docintent.retrieval import reciprocal_rank_fusion
 from docintent.retrieval.bm25 import BM25
 from docintent.retrieval.text import tokenize
+from needs import need_module
 
 DOCS = [
     "The graphicx package scales and rotates included graphics.",
@@ -25,7 +26,7 @@ QUERIES = ["color package driver", "tabular tables column", "font shape", "packa
 
 
 def test_okapi_scores_match_rank_bm25():
-    rank_bm25 = pytest.importorskip("rank_bm25")
+    rank_bm25 = need_module("rank_bm25", "the outside check of BM25 scores")
     corpus = [tokenize(d) for d in DOCS]
     ours = BM25.fit(corpus, idf="okapi")
     reference = rank_bm25.BM25Okapi(corpus, k1=1.2, b=0.75, epsilon=0.25)
@@ -37,7 +38,7 @@ def test_okapi_scores_match_rank_bm25():
 
 
 def test_lucene_scores_match_bm25s():
-    bm25s = pytest.importorskip("bm25s")
+    bm25s = need_module("bm25s", "the outside check of BM25 rankings")
     corpus = [tokenize(d) for d in DOCS]
     ours = BM25.fit(corpus)
     reference = bm25s.BM25(method="lucene", k1=1.2, b=0.75)

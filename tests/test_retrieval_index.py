@@ -9,6 +9,7 @@ import pytest
 from docintent.cli import main
 from docintent.errors import ConfigError, DatasetError
 from docintent.retrieval import PageIndex, build_index, get_retriever
+from needs import need_module
 from retrieval_helpers import FILLER, make_pdf
 
 
@@ -89,7 +90,7 @@ def test_ctrl_c_keeps_finished_pages(two_pdfs, tmp_path):
 
 
 def test_page_without_text_layer_is_read_by_ocr(tmp_path):
-    pytest.importorskip("tesserocr")
+    need_module("tesserocr", "indexing with OCR uses the Tesseract engine")
     from PIL import Image
 
     from conftest import render_text_page

@@ -10,6 +10,7 @@ import pytest
 
 from docintent.cli import main
 from docintent.sample import Sample
+from needs import need_file
 
 REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "wilddoc" / "qwen25vl72b_predictions.jsonl.gz"
 
@@ -97,8 +98,7 @@ def test_score_errors_name_the_input(tmp_path, capsys):
 
 
 def test_score_reference_predictions_prints_the_published_table(capsys):
-    if not REFERENCE.is_file():
-        pytest.skip(f"reference predictions not found at {REFERENCE}")
+    need_file(REFERENCE, "WildDoc reference predictions")
     assert main(["score", str(REFERENCE)]) == 0
     out = capsys.readouterr().out
     for line in (

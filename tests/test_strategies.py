@@ -94,13 +94,24 @@ def test_failing_tool_counts_as_rollback_and_the_run_goes_on(page, exploding_too
 
 
 def test_same_tool_never_runs_twice_on_the_same_page_state(page):
-    # A brain that rolls back nothing but asks again after Keep on an unchanged page state would loop;
-    # identical (page, tool) pairs are refused.
-    brain = FunctionBrain(decide=lambda s: UseTool("rotate_90"), review=lambda s, b, a: Rollback("no"))
-    result = get_strategy("agres", max_rounds=2, tools=("rotate_90",)).run(page, "q?", "doc", brain)
-    assert applied(result) == ["rotate_90", "rotate_90"]  # agres keeps: the page changes each time
-    result = get_strategy("docintent", max_rounds=4).run(page, "q?", "doc", brain)
-    assert applied(result) == ["rotate_90"]  # rolled back once, then disabled
+    # rotate_90 then rotate_270 returns to the original page state, where rotate_90 already ran: the third call
+    # is refused (agres keeps every tool, so nothing else would stop it from running again).
+    brain = ScriptedBrain(decisions=[UseTool("rotate_90"), UseTool("rotate_270"), UseTool("rotate_90"), Answer("a")])
+    result = get_strategy("agres", tools=("rotate_90", "rotate_270")).run(page, "q?", "doc", brain)
+    assert [(s.tool, s.action) for s in result.trace if s.phase == "tool"] == [
+        ("rotate_90", "applied"), ("rotate_270", "applied"), ("rotate_90", "skipped")]
+    assert result.final_page.hash == page.hash and result.tools_kept == ["rotate_90", "rotate_270"]
+    # A different tool on that state still runs.
+    brain = ScriptedBrain(decisions=[UseTool("rotate_90"), UseTool("rotate_270"), UseTool("rotate_180"), Answer("a")])
+    result = get_strategy("agres", tools=("rotate_90", "rotate_270", "rotate_180")).run(page, "q?", "doc", brain)
+    assert applied(result) == ["rotate_90", "rotate_270", "rotate_180"]
+
+
+def test_default_T_is_ten_rounds(page):
+    assert STRATEGIES["docintent"].max_rounds == 10 and get_strategy("docintent").config.max_rounds == 10
+    brain = FunctionBrain(decide=lambda s: UseTool("inspect_nothing"))  # never answers, never runs a tool
+    result = get_strategy("docintent").run(page, "q?", "doc", brain)
+    assert sum(1 for s in result.trace if s.phase == "A") == 10
 
 
 def test_agres_has_no_phase_b(page):

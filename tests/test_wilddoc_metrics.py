@@ -20,6 +20,7 @@ from docintent.evaluation.metrics import (
     tabfact_match,
     wtq_match,
 )
+from needs import need_file
 
 REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "wilddoc" / "qwen25vl72b_predictions.jsonl.gz"
 
@@ -204,8 +205,7 @@ def test_summary_of_nothing_is_an_error():
 
 @pytest.fixture(scope="module")
 def reference_summary():
-    if not REFERENCE.is_file():
-        pytest.skip(f"reference predictions not found at {REFERENCE}")
+    need_file(REFERENCE, "WildDoc reference predictions")
     from docintent.evaluation.datasets import read_wilddoc_predictions
 
     rows = read_wilddoc_predictions(REFERENCE)

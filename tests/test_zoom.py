@@ -13,6 +13,7 @@ from docintent.synth.render import font
 from docintent.synth.table_images import cell_accuracy, render_table
 from docintent.tools import get_tool
 from docintent.tools.zoom import EQUATION_NOTE, Zoom
+from needs import need_module
 
 WORDS = ["Invoice 4471 total", "amount due 9,310.25", "paid by Walker Ltd"]
 
@@ -70,7 +71,7 @@ def _full_page_words(engine, page: Page, k: int) -> dict[str, tuple[float, ...]]
 
 @pytest.fixture(scope="module")
 def tesseract():
-    pytest.importorskip("tesserocr", reason="the exact round trip uses Tesseract's ink-tight word boxes")
+    need_module("tesserocr", "the exact round trip uses Tesseract's ink-tight word boxes")
     return get_engine("tesseract", cache=False)
 
 
@@ -201,7 +202,7 @@ def test_registered_as_inspection_tool_with_agenticocr_schema():
 
 
 def test_region_mode_splits_layout_blocks_and_reads_the_table(zoom):
-    pytest.importorskip("rapid_layout", reason="region mode needs the 'layout' extra")
+    need_module("rapid_layout", "region mode needs the 'layout' extra")
     from docintent.synth.render import render_page
 
     img, reference = render_page(700, seed=2, chart=False)
