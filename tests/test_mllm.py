@@ -471,9 +471,9 @@ def test_retry_wait_reads_retry_after_forms():
             self.response = type("R", (), {"headers": headers})()
 
     brain = ModelBrain(base_url="http://localhost:1/v1", model="m", backoff=0.5, max_wait=30)
-    assert brain._retry_wait(Err({"retry-after": "3"}), 0) == 3.0
-    assert brain._retry_wait(Err({"retry-after-ms": "250"}), 0) == 0.25
+    assert brain.endpoint.retry_wait(Err({"retry-after": "3"}), 0) == 3.0
+    assert brain.endpoint.retry_wait(Err({"retry-after-ms": "250"}), 0) == 0.25
     later = email.utils.formatdate(time.time() + 10, usegmt=True)
-    assert 8.0 < brain._retry_wait(Err({"retry-after": later}), 0) <= 10.0
-    assert brain._retry_wait(Err({"retry-after": "3600"}), 0) == 30.0  # capped by max_wait
-    assert brain._retry_wait(Err({}), 2) == 2.0  # backoff 0.5 doubled twice
+    assert 8.0 < brain.endpoint.retry_wait(Err({"retry-after": later}), 0) <= 10.0
+    assert brain.endpoint.retry_wait(Err({"retry-after": "3600"}), 0) == 30.0  # capped by max_wait
+    assert brain.endpoint.retry_wait(Err({}), 2) == 2.0  # backoff 0.5 doubled twice

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from .brains.base import State
 from .brains.mllm import ANSWER_FUNCTION, ModelBrain
 from .brains.tokens import request_tokens
-from .brains.toolcalls import calls_from_message
 from .errors import ModelEndpointError
 from .io.encode import resize_longest
 from .page import Page
@@ -89,7 +88,7 @@ def run_checks(base_url: str | None, model: str | None = None, api_key: str | No
                                 ["pass --model with one of the listed names"]))
             return checks
         model = served[0]
-        brain._model = model
+        brain.endpoint.model = model
     if model in served or any(s.endswith("/" + model) for s in served):
         checks.append(Check("model", "ok", f"{model} is served"))
     else:
@@ -99,8 +98,7 @@ def run_checks(base_url: str | None, model: str | None = None, api_key: str | No
     number = _number_page()
     question = "What number is written in the image? Reply with the number only."
     try:
-        message, _ = brain.chat([{"role": "user", "content": [{"type": "text", "text": question}, brain.image_part(number)]}])
-        reply = (getattr(message, "content", None) or "").strip()
+        reply = brain.chat([{"role": "user", "content": [{"type": "text", "text": question}, brain.image_part(number)]}]).text
         if "4821" in reply:
             checks.append(Check("image input", "ok", "read 4821 from a test image"))
         else:
@@ -111,16 +109,16 @@ def run_checks(base_url: str | None, model: str | None = None, api_key: str | No
         return checks
 
     try:
-        message, _ = brain.chat([{"role": "user", "content": "Call the function answer with answer='ok' and confidence='high'."}],
-                                [ANSWER_FUNCTION])
-        calls = calls_from_message(message)
+        message = brain.chat([{"role": "user", "content": "Call the function answer with answer='ok' and confidence='high'."}],
+                             [ANSWER_FUNCTION])
+        calls = message.calls
         if calls and calls[0].native:
             checks.append(Check("tool calls", "ok", "native tool calls"))
         elif calls:
             checks.append(Check("tool calls", "warn", "tool calls come back only as text; docintent parses them, "
                                 "but native calls are more reliable", TOOL_FIXES))
         else:
-            content = (getattr(message, "content", None) or "")[:80]
+            content = message.content[:80]
             checks.append(Check("tool calls", "fail", f"no tool call, native or as text (reply: {content!r})", TOOL_FIXES))
     except ModelEndpointError as err:
         checks.append(Check("tool calls", "fail", str(err), TOOL_FIXES))
@@ -129,7 +127,7 @@ def run_checks(base_url: str | None, model: str | None = None, api_key: str | No
     state = State("What is the title of this page?", "doc", page, page, ["rotate_90", "rotate_180", "rotate_270"])
     try:
         messages, functions = brain.phase_a_request(state)
-        _, usage = brain.chat(messages, functions)
+        usage = brain.chat(messages, functions).usage
         estimate = request_tokens({"messages": messages, "tools": functions}, max_side=max_side).total
         reported = usage.prompt_tokens
         side = max(resize_longest(page, max_side).size)

@@ -26,7 +26,6 @@ Options (constructor keywords, or ``--brain-opt key=value`` on the command line)
 
 from __future__ import annotations
 
-import email.utils
 import json
 import logging
 import re
@@ -37,8 +36,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import ConfigError, ModelEndpointError, ToolError
-from ..io.encode import cap_pixels, resize_longest, to_data_url
+from ..errors import ConfigError, ToolError
 from ..page import Page
 from ..settings import get_settings
 from ..tools import get_tool
@@ -56,9 +54,10 @@ from .base import (
     Usage,
     UseTool,
 )
+from .endpoint import PLACEHOLDER_KEY, Endpoint, Reply
 from .pricing import Price, PriceTable
 from .prompts import FAMILY, PROMPT_VERSION, answer_rules, render
-from .toolcalls import ParsedCall, calls_from_message, parse_json_object
+from .toolcalls import ParsedCall, parse_json_object
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +65,6 @@ log = logging.getLogger(__name__)
 CONFIDENCE = {"low": 0.3, "medium": 0.6, "high": 0.9}
 #: Degradation names the diagnosis may list (the MLLM-Judge baseline's vocabulary).
 DEGRADATION_NAMES = DEGRADATIONS
-#: Sent as the API key when none is configured: local servers ignore it, the SDK insists on one.
-PLACEHOLDER_KEY = "no-key-needed"
 
 ANSWER_FUNCTION = {
     "type": "function",
@@ -189,180 +186,50 @@ class ModelBrain(Brain):
             )
         self.api_key = opts.api_key or settings.resolved_api_key() or PLACEHOLDER_KEY
         self.max_side = opts.max_side or settings.max_side
-        self._model = opts.model or settings.model
-        self._client = client
+        self.endpoint = Endpoint(
+            self.base_url, opts.model or settings.model, self.api_key, timeout=opts.timeout,
+            max_retries=opts.max_retries, backoff=opts.backoff, max_wait=opts.max_wait, temperature=opts.temperature,
+            top_p=opts.top_p, max_tokens=opts.max_tokens, max_tokens_param=opts.max_tokens_param,
+            extra_body=opts.extra_body, client=client, sleep=sleep,
+        )
         own_price = Price(opts.price_in, opts.price_out)
         self.prices = prices or PriceTable(default=own_price)
-        self.usage = Usage()
-        self._sleep = sleep
-        self._urls: dict[str, str] = {}
 
     # -- endpoint ---------------------------------------------------------------------------------
 
     @property
-    def client(self) -> Any:
-        """The ``openai.OpenAI`` client (SDK retries off: this class retries and honours Retry-After)."""
-        if self._client is None:
-            import openai
-
-            self._client = openai.OpenAI(
-                base_url=self.base_url, api_key=self.api_key, max_retries=0, timeout=self.options.timeout
-            )
-        return self._client
-
-    @property
     def model(self) -> str:
         """The model name; when none is configured, the only model the endpoint lists."""
-        if self._model is None:
-            served = self.served_models()
-            if len(served) != 1:
-                raise ModelEndpointError(
-                    f"{self.base_url}: no model configured and the server lists {len(served)} "
-                    f"({', '.join(served) or 'none'}); pass model=... or set DOCINTENT_MODEL"
-                )
-            self._model = served[0]
-        return self._model
+        return self.endpoint.model
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens of every call so far."""
+        return self.endpoint.usage
 
     def served_models(self) -> list[str]:
         """Model names the endpoint lists at ``/models``."""
-        import openai
-
-        try:
-            return [m.id for m in self.client.models.list()]
-        except openai.APIConnectionError as err:
-            raise self._unreachable(err) from None
-        except openai.APIStatusError as err:
-            raise ModelEndpointError(
-                f"{self.base_url}: listing models failed with HTTP {err.status_code}: {_error_text(err)}"
-            ) from None
+        return self.endpoint.served_models()
 
     @property
     def cost(self) -> float:
         """Dollars spent so far by this brain (from ``usage`` and the price table)."""
-        return self.prices.cost(self._model, self.usage)
+        return self.prices.cost(self.endpoint._model, self.usage)
 
-    def _unreachable(self, err: Exception) -> ModelEndpointError:
-        cause = err.__cause__ or err.__context__ or err
-        return ModelEndpointError(
-            f"cannot reach the model endpoint {self.base_url} (model {self._model or 'not set'}): "
-            f"{type(cause).__name__}: {cause}. Is the server running, and does the URL end in /v1?"
-        )
-
-    def _retry_wait(self, err: Any, attempt: int) -> float:
-        """Seconds to wait before retry ``attempt``: Retry-After (or retry-after-ms) when given, else backoff."""
-        headers = getattr(getattr(err, "response", None), "headers", None) or {}
-        wait = None
-        if headers.get("retry-after-ms"):
-            try:
-                wait = float(headers["retry-after-ms"]) / 1000.0
-            except ValueError:
-                wait = None
-        if wait is None and headers.get("retry-after"):
-            value = headers["retry-after"]
-            try:
-                wait = float(value)
-            except ValueError:
-                parsed = email.utils.parsedate_to_datetime(value) if value else None
-                if parsed is not None:
-                    wait = parsed.timestamp() - time.time()
-        if wait is None or wait < 0:
-            wait = self.options.backoff * (2**attempt)
-        return min(wait, self.options.max_wait)
-
-    def _status_error(self, err: Any) -> ModelEndpointError:
-        status = err.status_code
-        where = f"{self.base_url} (model {self._model})"
-        text = _error_text(err)
-        if status in (401, 403):
-            return ModelEndpointError(
-                f"{where} rejected the API key (HTTP {status}): {text}. Set api_key=..., DOCINTENT_API_KEY or OPENAI_API_KEY"
-            )
-        if status == 404:
-            try:
-                served = self.served_models()
-            except ModelEndpointError:
-                served = []
-            if served and self._model not in served:
-                return ModelEndpointError(
-                    f"model {self._model!r} is not served at {self.base_url}; it serves: {', '.join(served)}"
-                )
-            return ModelEndpointError(f"{where} answered HTTP 404: {text}. Check the base URL (usually ending in /v1)")
-        hint = ""
-        if re.search(r"context|too long|maximum.*tokens|max_model_len|n_ctx", text, re.I):
-            hint = " The prompt and image exceed the model's context: lower max_side / max_pixels or raise the server's context length."
-        elif re.search(r"image|multimodal|vision", text, re.I):
-            hint = " The model or server may not accept images: serve a vision-language model."
-        elif re.search(r"tool", text, re.I):
-            hint = " The server may not support tool calls: see `docintent doctor`, or use native_tools=false."
-        return ModelEndpointError(f"{where} rejected the request (HTTP {status}): {text}.{hint}")
-
-    def _create(self, **kwargs: Any) -> Any:
-        """One chat completion, retrying HTTP 429 / 5xx / timeouts with backoff and honouring Retry-After."""
-        import openai
-
-        attempts = self.options.max_retries + 1
-        last = ""
-        for attempt in range(attempts):
-            try:
-                return self.client.chat.completions.create(**kwargs)
-            except openai.APITimeoutError:
-                last = f"no reply within {self.options.timeout:g} s"
-                wait = self._retry_wait(None, attempt)
-            except openai.APIConnectionError as err:
-                raise self._unreachable(err) from None
-            except openai.APIStatusError as err:
-                if err.status_code != 429 and err.status_code < 500:
-                    raise self._status_error(err) from None
-                last = f"HTTP {err.status_code}: {_error_text(err)}"
-                wait = self._retry_wait(err, attempt)
-            if attempt + 1 < attempts:
-                log.warning("%s: %s; retry %d of %d in %.1f s", self.base_url, last, attempt + 1, attempts - 1, wait)
-                self._sleep(wait)
-        raise ModelEndpointError(
-            f"{self.base_url} (model {self._model}): gave up after {attempts} attempt(s); last: {last}"
-        )
-
-    def chat(self, messages: list[dict[str, Any]], functions: list[dict[str, Any]] | None = None) -> tuple[Any, Usage]:
-        """Send ``messages`` (offering ``functions``) and return the reply message and its token usage."""
-        opts = self.options
-        kwargs: dict[str, Any] = {
-            "model": self.model,
-            "messages": messages,
-            "temperature": opts.temperature,
-            "top_p": opts.top_p,
-            opts.max_tokens_param: opts.max_tokens,
-        }
-        if functions and opts.native_tools:
-            kwargs["tools"] = functions
-        if opts.extra_body:
-            kwargs["extra_body"] = opts.extra_body
-        completion = self._create(**kwargs)
-        if not getattr(completion, "choices", None):
-            raise ModelEndpointError(f"{self.base_url} (model {self._model}) returned a reply with no choices")
-        u = getattr(completion, "usage", None)
-        usage = Usage(int(getattr(u, "prompt_tokens", 0) or 0), int(getattr(u, "completion_tokens", 0) or 0), 1)
-        self.usage = self.usage + usage
-        return completion.choices[0].message, usage
+    def chat(self, messages: list[dict[str, Any]], functions: list[dict[str, Any]] | None = None) -> Reply:
+        """Send ``messages`` (offering ``functions`` natively unless ``native_tools=false``) and return the reply."""
+        return self.endpoint.chat(messages, functions if functions and self.options.native_tools else None)
 
     def close(self) -> None:
-        if self._client is not None and hasattr(self._client, "close"):
-            self._client.close()
+        self.endpoint.close()
 
     # -- message building -------------------------------------------------------------------------
 
     def image_part(self, page: Page) -> dict[str, Any]:
         """The page as an ``image_url`` content part (longest side and pixel count capped; cached by hash)."""
-        url = self._urls.get(page.hash)
-        if url is None:
-            opts = self.options
-            small = resize_longest(page, self.max_side)
-            if opts.max_pixels:
-                small = cap_pixels(small, opts.max_pixels)
-            url = to_data_url(small, opts.image_format, quality=opts.jpeg_quality)
-            if len(self._urls) > 32:
-                self._urls.clear()
-            self._urls[page.hash] = url
-        return {"type": "image_url", "image_url": {"url": url}}
+        opts = self.options
+        return self.endpoint.image_part(page, self.max_side, max_pixels=opts.max_pixels, fmt=opts.image_format,
+                                        quality=opts.jpeg_quality)
 
     def _with_text_tools(self, text: str, functions: list[dict[str, Any]]) -> str:
         if self.options.native_tools or not functions:
@@ -458,8 +325,8 @@ class ModelBrain(Brain):
         state: State,
         messages: list[dict[str, Any]],
         functions: list[dict[str, Any]],
-        validate: Callable[[list[ParsedCall], Any], tuple[ParsedCall | None, str | None]],
-    ) -> tuple[ParsedCall | None, Any, Usage, str | None]:
+        validate: Callable[[list[ParsedCall], Reply], tuple[ParsedCall | None, str | None]],
+    ) -> tuple[ParsedCall | None, Reply | None, Usage, str | None]:
         """Ask, validate the call; on an unusable reply send one corrective message and ask again.
 
         Returns (call or None, last reply message, usage of both calls, the problem when no call was usable).
@@ -469,12 +336,12 @@ class ModelBrain(Brain):
         message = None
         names = ", ".join(f["function"]["name"] for f in functions)
         for attempt in range(2):
-            message, used = self.chat(messages, functions)
-            usage = usage + used
-            calls = calls_from_message(message)
+            message = self.chat(messages, functions)
+            usage = usage + message.usage
+            calls = message.calls
             call, problem = validate(calls, message)
             first = calls[0] if calls else None
-            reply: dict[str, Any] = {"role": "assistant", "content": getattr(message, "content", None) or ""}
+            reply: dict[str, Any] = {"role": "assistant", "content": message.content}
             if first is not None and first.native:
                 reply["tool_calls"] = [{"id": first.call_id, "type": "function",
                                         "function": {"name": first.name, "arguments": first.raw or "{}"}}]
@@ -514,9 +381,9 @@ class ModelBrain(Brain):
         """Phase A: call ``answer`` or one restoration tool still in ``state.available_tools``."""
         messages, functions = self.phase_a_request(state)
 
-        def validate(calls: list[ParsedCall], message: Any) -> tuple[ParsedCall | None, str | None]:
+        def validate(calls: list[ParsedCall], message: Reply) -> tuple[ParsedCall | None, str | None]:
             if not calls:
-                obj = parse_json_object(getattr(message, "content", None))
+                obj = parse_json_object(message.text)
                 if obj is not None and "answer" in obj:  # a bare {"answer": ...} is an answer call
                     return ParsedCall("answer", obj), None
                 return None, "the reply contains no function call"
@@ -538,7 +405,7 @@ class ModelBrain(Brain):
             return call, None
 
         call, message, usage, problem = self._exchange(state, messages, functions, validate)
-        content = _plain_text(getattr(message, "content", None) if message is not None else None)
+        content = _plain_text(message.content if message is not None else None)
         if call is None:
             forced = self.answer(state)
             return Answer(forced.text, forced.confidence,
@@ -566,7 +433,7 @@ class ModelBrain(Brain):
         messages.append(self._user(state, self._with_text_tools(text, functions),
                                    [("BEFORE the tool:", before), ("AFTER the tool:", after)]))
 
-        def validate(calls: list[ParsedCall], message: Any) -> tuple[ParsedCall | None, str | None]:
+        def validate(calls: list[ParsedCall], message: Reply) -> tuple[ParsedCall | None, str | None]:
             if not calls:
                 return None, "the reply contains no function call"
             call = calls[0]
@@ -579,7 +446,7 @@ class ModelBrain(Brain):
             return call, None
 
         call, message, usage, problem = self._exchange(state, messages, functions, validate)
-        content = _plain_text(getattr(message, "content", None) if message is not None else None)
+        content = _plain_text(message.content if message is not None else None)
         if call is None:
             verdict = _verdict_from_text(content)
             if verdict == "continue":
@@ -596,15 +463,14 @@ class ModelBrain(Brain):
         text = f"Question: {state.question}"
         if self.options.context != "none":
             text = f"{self.history_text(state)}\n\n{text}".strip()
-        messages: list[dict[str, Any]] = [
-            {"role": "system", "content": system},
-            {"role": "user", "content": [{"type": "text", "text": text}, self.image_part(state.page)]},
-        ]
-        message, usage = self.chat(messages)
-        content = getattr(message, "content", None) or ""
-        obj = parse_json_object(content)
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system},
+                    {"role": "user", "content": [{"type": "text", "text": text}, self.image_part(state.page)]}]
+        message = self.chat(messages)
+        usage = message.usage
+        content = message.content
+        obj = parse_json_object(message.text)
         if obj is None:
-            calls = calls_from_message(message)
+            calls = message.calls
             if calls and calls[0].arguments and "answer" in calls[0].arguments:
                 obj = calls[0].arguments
         if obj is not None and "answer" in obj:
@@ -620,8 +486,9 @@ class ModelBrain(Brain):
         messages: list[dict[str, Any]] = [{"role": "system", "content": render("diagnose")},
                     {"role": "user", "content": [{"type": "text", "text": "Which degradations does this page show?"},
                                                  self.image_part(state.page)]}]
-        message, usage = self.chat(messages)
-        content = getattr(message, "content", None) or ""
+        message = self.chat(messages)
+        usage = message.usage
+        content = message.text
         obj = parse_json_object(content)
         if obj is not None and isinstance(obj.get("degradations"), list):
             names = [str(d) for d in obj["degradations"]]
@@ -645,17 +512,6 @@ class ModelBrain(Brain):
 
 def _task(task: str) -> str:
     return task if task in FAMILY else "doc"
-
-
-def _error_text(err: Any) -> str:
-    body = getattr(err, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])
-        if isinstance(inner, str):
-            return inner
-    return str(getattr(err, "message", None) or err)
 
 
 def _plain_text(content: str | None) -> str:

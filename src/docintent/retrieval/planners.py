@@ -25,6 +25,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..brains.base import Usage
+from ..brains.endpoint import Endpoint
+from ..brains.endpoint import parse_json_reply as _parse_json_reply
 from ..errors import ModelEndpointError
 from ..settings import get_settings
 from .agent import (
@@ -372,32 +374,13 @@ named in the section about X"): find that other page first, read the name on it,
 You have {budget} steps; after that you must give the ranking without tools."""
 
 
-def _image_part(page) -> dict[str, Any]:
-    import base64
-
-    import cv2
-
-    rgb = page.pixels
-    scale = 1024 / max(rgb.shape[:2])
-    if scale < 1:
-        rgb = cv2.resize(rgb, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 80])
-    return {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode()}}
-
-
 def parse_json_reply(content: str) -> dict[str, Any]:
     """The first JSON object in a model reply (code fences and surrounding prose are tolerated).
 
     >>> parse_json_reply('Sure: ```json\\n{"tool": "search", "args": {"query": "x"}}\\n```')["tool"]
     'search'
     """
-    start = content.find("{")
-    if start < 0:
-        raise ValueError("the reply holds no JSON object")
-    obj, _ = json.JSONDecoder().raw_decode(content[start:])
-    if not isinstance(obj, dict):
-        raise ValueError("the reply's JSON is not an object")
-    return obj
+    return _parse_json_reply(content)
 
 
 class OpenAIPlanner(Planner):
@@ -405,7 +388,9 @@ class OpenAIPlanner(Planner):
 
     ``base_url`` / ``api_key`` / ``model`` default to the DOCINTENT_* settings and OPENAI_* variables; a local
     server needs no key. ``sees_images``: send inspected pages as images (a vision model), else as text.
-    Transient HTTP errors (429, 5xx, timeouts) are retried by the SDK (``max_retries``).
+    Requests go through :class:`~docintent.brains.endpoint.Endpoint`: HTTP 429 / 5xx, replies that are not
+    completions and one timeout are retried (``max_retries``) honouring ``Retry-After``, and a refused request
+    is an error naming its fix.
     """
 
     name = "openai"
@@ -425,14 +410,11 @@ class OpenAIPlanner(Planner):
         self.model = model or settings.model
         if not self.model:
             raise ModelEndpointError("no model name: pass model= or set DOCINTENT_MODEL")
-        from openai import OpenAI
-
-        self.client = OpenAI(
-            base_url=base_url or settings.resolved_base_url(),
-            api_key=api_key or settings.resolved_api_key() or "not-needed",
-            max_retries=max_retries,
-            timeout=timeout,
-        )
+        url = base_url or settings.resolved_base_url()
+        if not url:
+            raise ModelEndpointError("no endpoint: pass base_url= or set DOCINTENT_BASE_URL or OPENAI_BASE_URL")
+        self.endpoint = Endpoint(url, self.model, api_key or settings.resolved_api_key(), timeout=timeout,
+                                 max_retries=max_retries, temperature=temperature)
         self.sees_images = sees_images
         self.temperature = temperature
         self._messages: list[dict[str, Any]] = []
@@ -455,22 +437,13 @@ class OpenAIPlanner(Planner):
             if obs.images:
                 content = [{"type": "text", "text": content}]
                 for handle, page in obs.images:
-                    content += [{"type": "text", "text": f"image of {handle}:"}, _image_part(page)]
+                    content += [{"type": "text", "text": f"image of {handle}:"}, self.endpoint.image_part(page, 1024, fmt="jpeg", quality=80)]
             self._messages.append({"role": "user", "content": content})
         self._seen = len(state.history)
 
     def _chat(self, messages: list[dict[str, Any]]) -> tuple[str, Usage]:
-        import openai
-
-        try:
-            reply = self.client.chat.completions.create(
-                model=self.model or "", messages=messages, temperature=self.temperature  # type: ignore[arg-type]
-            )
-        except openai.APIError as err:
-            raise ModelEndpointError(f"{self.client.base_url}: model {self.model!r}: {err}") from None
-        u = reply.usage
-        usage = Usage(u.prompt_tokens, u.completion_tokens, 1) if u else Usage(calls=1)
-        return reply.choices[0].message.content or "", usage
+        reply = self.endpoint.chat(messages)
+        return reply.text, reply.usage
 
     def next_action(self, state: AgentState, tools: AgentTools) -> Action:
         self._sync(state)
@@ -510,7 +483,7 @@ class OpenAIPlanner(Planner):
             if isinstance(content, str):
                 parts.append({"type": "text", "text": f"{handle}:\n{content[:3000]}"})
             elif content is not None:
-                parts += [{"type": "text", "text": f"{handle}:"}, _image_part(content)]
+                parts += [{"type": "text", "text": f"{handle}:"}, self.endpoint.image_part(content, 1024, fmt="jpeg", quality=80)]
             else:
                 parts.append({"type": "text", "text": f"{handle} (not shown)"})
         reply, usage = self._chat([{"role": "user", "content": parts}])
