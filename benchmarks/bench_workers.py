@@ -95,7 +95,7 @@ def _run(samples: Path, workers: int, strategy: str, brain: str, scratch: Path, 
 
 
 def main() -> None:
-    from docintent.evaluation.runner import usable_cores
+    from docintent.evaluation.executors import usable_cores
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", help="dataset spec (default: a generated synthetic set, seed 0)")

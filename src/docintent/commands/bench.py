@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ._scale import add_executor_arguments, executor_from_args
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -22,13 +24,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="brain option (repeatable); values are read as JSON when they parse")
     p.add_argument("--limit", type=int, metavar="N", help="only the first N samples of the dataset")
     p.add_argument("--shard", metavar="I/N", help="only shard I (0-based) of N; shards partition the samples")
-    p.add_argument("--workers", type=int, default=1, metavar="K", help="worker processes (default: 1)")
+    p.add_argument("--workers", type=int, default=None, metavar="K",
+                   help="worker processes (default: 1), or Ray actors with --executor ray (default: one per CPU)")
     p.add_argument("--retry-failed", action="store_true", help="run rows that ended with an error again")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--seed", type=int, default=0, help="seed of random orders and sampling (default: 0)")
     p.add_argument("--save-steps", action="store_true",
                    help="save every page state of every row under OUT/steps (for reports)")
     p.add_argument("--out", required=True, metavar="DIR", help="run directory, e.g. runs/NAME")
+    add_executor_arguments(p, workers=False, model_calls=True)
     p.set_defaults(func=run)
 
 
@@ -60,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
         strategies,
         factory,
         args.out,
-        workers=args.workers,
+        workers=args.workers or 1,
+        executor=executor_from_args(args),
         retry_failed=args.retry_failed,
         progress=False if args.no_progress else None,
         seed=args.seed,

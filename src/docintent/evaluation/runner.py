@@ -31,10 +31,8 @@ import os
 import platform
 import random
 import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -48,6 +46,7 @@ from ..errors import ConfigError, DatasetError, DocIntentError
 from ..io import load_page
 from ..sample import Sample
 from ..strategies import STRATEGIES, get_strategy
+from .executors import Executor, LocalExecutor, Progress
 from .metrics import row_correct, score_row
 
 log = logging.getLogger(__name__)
@@ -278,6 +277,21 @@ def _row_seed(seed: int, key: tuple[str, str]) -> int:
     return int.from_bytes(digest, "big")
 
 
+def new_row(sample: Sample, strategy_name: str, brain_name: str) -> dict[str, Any]:
+    """The row of a pair before it has run: no answer, score 0, no error."""
+    return {
+        "sample": sample.to_dict(),
+        "strategy": strategy_name,
+        "brain": brain_name,
+        "answer": "",
+        "score": 0.0,
+        "correct": False,
+        "result": None,
+        "seconds": 0.0,
+        "error": None,
+    }
+
+
 def run_one(
     sample: Sample,
     strategy: Any,
@@ -294,17 +308,7 @@ def run_one(
     row_seed = _row_seed(seed, key)
     random.seed(row_seed)
     np.random.seed(row_seed)
-    row: dict[str, Any] = {
-        "sample": sample.to_dict(),
-        "strategy": strategy.name,
-        "brain": brain_name,
-        "answer": "",
-        "score": 0.0,
-        "correct": False,
-        "result": None,
-        "seconds": 0.0,
-        "error": None,
-    }
+    row = new_row(sample, strategy.name, brain_name)
     t0 = time.perf_counter()
     try:
         page = load_page(sample.image)
@@ -331,51 +335,42 @@ def run_one(
     return row
 
 
-# --- worker processes ------------------------------------------------------------------------------
-
-_worker: dict[str, Any] = {}
+# --- the job the executors run ------------------------------------------------------------------
 
 
-def _init_worker(brain_factory: Callable[[], Any], strategies: list[Any], brain_name: str, seed: int,
-                 steps_dir: Path | None) -> None:
-    threads = os.environ.get("DOCINTENT_THREADS")
-    if threads:
+@dataclass(frozen=True)
+class RowJob:
+    """One row per item ``(sample, strategy index)``; every worker slot builds its brain once.
+
+    Run by an executor (:mod:`docintent.evaluation.executors`) in this process, in worker processes or on Ray
+    actors; rows come back to :func:`run_benchmark`, which alone writes them.
+    """
+
+    brain_factory: Callable[[], Any]
+    strategies: list[Any]
+    brain_name: str
+    seed: int = 0
+    steps_dir: Path | None = None
+    batch: int = 1
+
+    def setup(self) -> Any:
+        return self.brain_factory()
+
+    def run(self, brain: Any, item: tuple[Sample, int]) -> dict[str, Any]:
+        sample, index = item
+        return run_one(sample, self.strategies[index], brain, brain_name=self.brain_name, seed=self.seed,
+                       steps_dir=self.steps_dir)
+
+    def lost(self, item: tuple[Sample, int], reason: str) -> dict[str, Any]:
+        """The row of a pair whose worker died on every try: an error row, like any other failure."""
+        sample, index = item
+        row = new_row(sample, self.strategies[index].name, self.brain_name)
+        row["error"] = f"WorkerLost: {reason}"
+        return row
+
+    def close(self, brain: Any) -> None:
         with contextlib.suppress(Exception):
-            import cv2
-
-            cv2.setNumThreads(int(threads))
-    _worker.update(brain=brain_factory(), strategies=strategies, brain_name=brain_name, seed=seed,
-                   steps_dir=steps_dir)
-
-
-def _work(sample: Sample, strategy_index: int) -> dict[str, Any]:
-    w = _worker
-    return run_one(sample, w["strategies"][strategy_index], w["brain"], brain_name=w["brain_name"],
-                   seed=w["seed"], steps_dir=w["steps_dir"])
-
-
-def usable_cores() -> int:
-    """CPU cores this process may run on (its affinity mask where the OS has one, e.g. under taskset)."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
-@contextlib.contextmanager
-def _worker_environment(workers: int) -> Iterator[None]:
-    """Give each worker an equal share of the cores (unless the user chose thread counts), so ``workers``
-    processes do not each start a thread per core and fight over them."""
-    share = str(max(1, usable_cores() // workers))
-    names = ("DOCINTENT_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-    added = [n for n in names if n not in os.environ]
-    for name in added:
-        os.environ[name] = share
-    try:
-        yield
-    finally:
-        for name in added:
-            os.environ.pop(name, None)
+            brain.close()
 
 
 # --- manifest --------------------------------------------------------------------------------------
@@ -513,6 +508,7 @@ def run_benchmark(
     save_steps: bool = False,
     config: dict[str, Any] | None = None,
     max_rows: int | None = None,
+    executor: Executor | None = None,
 ) -> RunSummary:
     """Run every strategy on every sample and append one row per pair to ``out_dir/results.jsonl``.
 
@@ -522,7 +518,9 @@ def run_benchmark(
     ``functools.partial(get_brain, ...)`` is), since each spawned worker process builds its own brain once.
     Pairs already in the file are skipped; failed ones are run again only when ``retry_failed``.
     ``progress``: a tqdm bar (None = only when stderr is a terminal). ``config``: extra facts for the
-    manifest (dataset spec, shard, limit). ``max_rows``: stop after writing this many rows (a budget).
+    manifest (dataset spec, shard, limit). ``max_rows``: stop after writing this many rows (a budget). ``executor``: where the rows run
+    (:class:`~docintent.evaluation.executors.LocalExecutor` with ``workers`` by default, or a
+    :class:`~docintent.evaluation.executors.RayExecutor`); this process alone writes the results either way.
     """
     if workers < 1:
         raise ConfigError(f"workers must be >= 1, got {workers}")
@@ -531,7 +529,8 @@ def run_benchmark(
     _check_ids(samples)
     resolved = _resolve_strategies(strategies, seed)
 
-    if workers > 1:
+    executor = executor or LocalExecutor(workers=workers)
+    if isinstance(executor, LocalExecutor) and executor.workers > 1:
         _check_picklable(brain_factory, resolved)
     brain = brain_factory()
     brain_name = str(getattr(brain, "name", None) or getattr(brain_factory, "kind", None) or type(brain).__name__)
@@ -566,7 +565,8 @@ def run_benchmark(
     started = _now()
     manifest = dict(previous or {})
     manifest.update(
-        config={**(config or {}), "strategies": [s.name for s in resolved], "workers": workers,
+        config={**(config or {}), "strategies": [s.name for s in resolved], "workers": getattr(executor, "workers", None) or workers,
+                "executor": executor.describe(),
                 "retry_failed": retry_failed, "save_steps": save_steps,
                 "brain_options": options},
         brain=brain_name,
@@ -582,10 +582,7 @@ def run_benchmark(
     manifest["sessions"] = sessions
     _write_manifest(out, manifest)
 
-    from tqdm import tqdm
-
-    show = sys.stderr.isatty() if progress is None else progress
-    bar = tqdm(total=len(todo), disable=not show, unit="row", desc=out.name, dynamic_ncols=True)
+    bar = Progress(len(todo), desc=out.name, show=progress)
     steps_dir = out if save_steps else None
     new_rows = 0
     t0 = time.perf_counter()
@@ -594,16 +591,10 @@ def run_benchmark(
         nonlocal new_rows
         writer.write(row)
         new_rows += 1
-        bar.update(1)
-        if row.get("error"):
-            bar.set_postfix_str(f"last error: {row['error'][:60]}", refresh=False)
+        bar.update(failed=bool(row.get("error")), note=row.get("error"))
 
     try:
-        if workers == 1 or len(todo) <= 1:
-            for sample, index in todo:
-                emit(run_one(sample, resolved[index], brain, brain_name=brain_name, seed=seed, steps_dir=steps_dir))
-        else:
-            _run_parallel(todo, resolved, brain_factory, brain_name, seed, steps_dir, workers, emit)
+        executor.map(todo, RowJob(brain_factory, resolved, brain_name, seed, steps_dir), emit, state=brain)
     finally:
         bar.close()
         writer.close()
@@ -625,58 +616,8 @@ def run_benchmark(
         retried=retried,
         failed=sum(1 for r in final_rows if r.get("error")),
         seconds=seconds,
-        workers=workers,
+        workers=getattr(executor, "workers", None) or workers,
         dropped_partial_line=bool(writer.dropped),
     )
 
-
-def _run_parallel(
-    todo: list[tuple[Sample, int]],
-    strategies: list[Any],
-    brain_factory: Callable[[], Any],
-    brain_name: str,
-    seed: int,
-    steps_dir: Path | None,
-    workers: int,
-    emit: Callable[[dict[str, Any]], None],
-) -> None:
-    import multiprocessing
-    from concurrent.futures.process import BrokenProcessPool
-
-    # spawn, not fork: forked children inherit ONNX Runtime / OpenMP thread pools in undefined states.
-    context = multiprocessing.get_context("spawn")
-    pending = iter(todo)
-    in_flight: set = set()
-    with _worker_environment(workers), ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_init_worker,
-        initargs=(brain_factory, strategies, brain_name, seed, steps_dir),
-    ) as pool:
-        try:
-            # A few tasks per worker in flight: enough to keep them busy, few enough to stop promptly.
-            for sample, index in _take(pending, 2 * workers):
-                in_flight.add(pool.submit(_work, sample, index))
-            while in_flight:
-                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                for future in done:
-                    emit(future.result())
-                for sample, index in _take(pending, len(done)):
-                    in_flight.add(pool.submit(_work, sample, index))
-        except BrokenProcessPool as err:
-            raise DocIntentError(
-                f"a worker process died ({err}); the rows finished so far are saved, run the same command "
-                "again to resume") from None
-        except BaseException:
-            for future in in_flight:
-                future.cancel()
-            raise
-
-
-def _take(iterator: Iterator[Any], n: int) -> list[Any]:
-    out = []
-    for _ in range(n):
-        try:
-            out.append(next(iterator))
-        except StopIteration:
-            break
-    return out
 
