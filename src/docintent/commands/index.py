@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from ._scale import add_executor_arguments, executor_from_args
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -22,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the handle shuffle")
     p.add_argument("--overwrite", action="store_true", help="discard an existing index in --out")
     p.add_argument("--dense", action="store_true", help="also compute dense embeddings (needs docintent[dense])")
+    add_executor_arguments(p, workers=True, model_calls=False)
     p.set_defaults(func=run)
 
 
@@ -37,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
         images=args.images,
         seed=args.seed,
         overwrite=args.overwrite,
+        # The default reads pages here, one after another, as before executors existed.
+        executor=executor_from_args(args) if args.executor == "ray" or (args.workers or 1) > 1 else None,
     )
     sources = ", ".join(f"{k}: {v}" for k, v in sorted(report.pages_by_source.items())) or "none"
     print(

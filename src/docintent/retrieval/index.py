@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError, DatasetError, FileMissingError, InputError
+from ..errors import ConfigError, DatasetError, DocIntentError, FileMissingError, InputError
 from ..io import load_page, open_pdf, pdf_page_text, render_pdf_page
 from ..ocr import get_engine
 from ..page import Box, Page
@@ -153,6 +153,7 @@ def build_index(
     limit: int | None = None,
     progress: bool | None = None,
     commit_every: int = 25,
+    executor: Any = None,
 ) -> BuildReport:
     """Index the pages of ``inputs`` (PDFs, images or directories of them) into directory ``out``.
 
@@ -163,6 +164,10 @@ def build_index(
 
     Re-running on an unfinished index resumes it: finished pages are kept and not processed again. Pages are
     committed every ``commit_every`` pages and when the build is interrupted (Ctrl-C included).
+
+    ``executor``: where pages are read — None reads them here, one after another; an executor of
+    :mod:`docintent.evaluation.executors` (local worker processes, Ray) reads them elsewhere while this process
+    alone writes the index, so handles, texts and resuming are the same. ``ocr`` must then be an engine name.
     """
     if text not in TEXT_MODES:
         raise ConfigError(f"text mode {text!r} is unknown; valid: {', '.join(TEXT_MODES)}")
@@ -191,7 +196,7 @@ def build_index(
             skipped = json.loads(stored.get("skipped", "[]"))
         else:
             skipped = _plan(con, files, settings, seed)
-        return _process(con, out, settings, ocr, limit, progress, commit_every, skipped)
+        return _process(con, out, settings, ocr, limit, progress, commit_every, skipped, executor)
     finally:
         con.close()
 
@@ -244,6 +249,77 @@ class _OcrReader:
         return result.text, f"ocr:{getattr(self._engine, 'name', type(self._engine).__name__)}"
 
 
+@dataclass(frozen=True)
+class PageJob:
+    """Reads one page (text layer or OCR, optional JPEG copy) for :func:`build_index`; an executor job.
+
+    Items are ``(handle, doc_id, page_no, path, kind)`` rows of the pages table; results are
+    ``(handle, width, height, text, text_source, seconds)``. Each worker slot keeps one PDF open and loads the
+    OCR engine on first need.
+    """
+
+    out: Path
+    settings: dict
+    ocr: Any = None
+    batch: int = 1
+
+    def setup(self) -> _PageReader:
+        return _PageReader(_OcrReader(self.ocr))
+
+    def run(self, reader: _PageReader, item: tuple) -> tuple:
+        handle, doc_id, page_no, path, kind = item
+        dpi, mode, images = self.settings["dpi"], self.settings["text"], self.settings["images"]
+        t0 = time.perf_counter()
+        if kind == "pdf":
+            pdf_page = reader.pdf(doc_id, path)[page_no]
+            w_pt, h_pt = pdf_page.get_size()
+            width, height = round(w_pt * dpi / 72.0), round(h_pt * dpi / 72.0)
+            page_text, source = ("", "")
+            if mode in ("auto", "pdf"):
+                page_text, source = pdf_page_text(pdf_page), "pdf"
+            rgb = None
+            if mode == "ocr" or (mode == "auto" and len("".join(page_text.split())) < MIN_TEXT_CHARS):
+                rgb = render_pdf_page(pdf_page, dpi)
+                page_text, source = reader.ocr(Page.from_array(rgb, source=f"{path}#page={page_no}"))
+            if images == "jpeg":
+                rgb = render_pdf_page(pdf_page, dpi) if rgb is None else rgb
+                _save_jpeg(rgb, self.out / "images" / f"{handle}.jpg")
+            pdf_page.close()
+        else:
+            page = load_page(path)
+            width, height = page.size
+            page_text, source = ("", "none") if mode == "pdf" else reader.ocr(page)
+            if images == "jpeg":
+                _save_jpeg(page.pixels, self.out / "images" / f"{handle}.jpg")
+        return handle, width, height, page_text, source, time.perf_counter() - t0
+
+    def lost(self, item: tuple, reason: str) -> tuple:
+        raise DocIntentError(f"{item[3]} page {item[2] + 1}: {reason}; the pages read so far are saved, run "
+                             "the same command again to resume")
+
+    def close(self, reader: _PageReader) -> None:
+        reader.close()
+
+
+class _PageReader:
+    """A worker's open PDF (pages come in document order, so one is enough) and its OCR reader."""
+
+    def __init__(self, ocr: _OcrReader) -> None:
+        self.ocr = ocr
+        self._open: tuple[int, Any] | None = None
+
+    def pdf(self, doc_id: int, path: str) -> Any:
+        if self._open is None or self._open[0] != doc_id:
+            self.close()
+            self._open = (doc_id, open_pdf(path))
+        return self._open[1]
+
+    def close(self) -> None:
+        if self._open is not None:
+            self._open[1].close()
+            self._open = None
+
+
 def _process(
     con: sqlite3.Connection,
     out: Path,
@@ -253,6 +329,7 @@ def _process(
     progress: bool | None,
     commit_every: int,
     skipped: list[str],
+    executor: Any = None,
 ) -> BuildReport:
     from tqdm import tqdm
 
@@ -265,60 +342,43 @@ def _process(
     if limit is not None:
         todo = todo[: max(limit, 0)]
     report = BuildReport(total, done_before, 0, skipped_files=list(skipped))
-    read_ocr = _OcrReader(ocr)
-    dpi, mode, images = settings["dpi"], settings["text"], settings["images"]
-    if images == "jpeg":
+    # Text-layer pages take milliseconds: send them to other processes in batches.
+    job = PageJob(out, settings, ocr, batch=1 if settings["text"] == "ocr" else 16)
+    if settings["images"] == "jpeg":
         (out / "images").mkdir(exist_ok=True)
     show = sys.stderr.isatty() if progress is None else progress
     bar = tqdm(total=total, initial=done_before, disable=not show, unit="page", desc="index")
     start = time.perf_counter()
-    open_doc: tuple[int, Any] | None = None
     pending = 0
-    try:
-        for handle, doc_id, page_no, path, kind in todo:
-            t0 = time.perf_counter()
-            if kind == "pdf":
-                if open_doc is None or open_doc[0] != doc_id:
-                    if open_doc is not None:
-                        open_doc[1].close()
-                    open_doc = (doc_id, open_pdf(path))
-                pdf_page = open_doc[1][page_no]
-                w_pt, h_pt = pdf_page.get_size()
-                width, height = round(w_pt * dpi / 72.0), round(h_pt * dpi / 72.0)
-                page_text, source = ("", "")
-                if mode in ("auto", "pdf"):
-                    page_text, source = pdf_page_text(pdf_page), "pdf"
-                rgb = None
-                if mode == "ocr" or (mode == "auto" and len("".join(page_text.split())) < MIN_TEXT_CHARS):
-                    rgb = render_pdf_page(pdf_page, dpi)
-                    page_text, source = read_ocr(Page.from_array(rgb, source=f"{path}#page={page_no}"))
-                if images == "jpeg":
-                    rgb = render_pdf_page(pdf_page, dpi) if rgb is None else rgb
-                    _save_jpeg(rgb, out / "images" / f"{handle}.jpg")
-                pdf_page.close()
-            else:
 
-                page = load_page(path)
-                width, height = page.size
-                page_text, source = ("", "none") if mode == "pdf" else read_ocr(page)
-                if images == "jpeg":
-                    _save_jpeg(page.pixels, out / "images" / f"{handle}.jpg")
-            con.execute(
-                "UPDATE pages SET width=?, height=?, text=?, text_source=?, seconds=? WHERE handle=?",
-                (width, height, page_text, source, time.perf_counter() - t0, handle),
-            )
-            report.pages_processed += 1
-            report.pages_by_source[source] = report.pages_by_source.get(source, 0) + 1
-            pending += 1
-            if pending >= commit_every:
-                con.commit()
-                pending = 0
-            bar.update(1)
+    def emit(result: tuple) -> None:
+        nonlocal pending
+        handle, width, height, page_text, source, seconds = result
+        con.execute(
+            "UPDATE pages SET width=?, height=?, text=?, text_source=?, seconds=? WHERE handle=?",
+            (width, height, page_text, source, seconds, handle),
+        )
+        report.pages_processed += 1
+        report.pages_by_source[source] = report.pages_by_source.get(source, 0) + 1
+        pending += 1
+        if pending >= commit_every:
+            con.commit()
+            pending = 0
+        bar.update(1)
+
+    try:
+        if executor is None:
+            reader = job.setup()
+            try:
+                for item in todo:
+                    emit(job.run(reader, item))
+            finally:
+                job.close(reader)
+        else:
+            executor.map(todo, job, emit)
     finally:
         con.commit()
         bar.close()
-        if open_doc is not None:
-            open_doc[1].close()
         report.seconds = time.perf_counter() - start
     remaining = con.execute("SELECT COUNT(*) FROM pages WHERE text IS NULL").fetchone()[0]
     if remaining == 0:
