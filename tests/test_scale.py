@@ -241,7 +241,7 @@ def test_bench_and_index_commands_with_executor_ray(local_ray, tmp_path, capsys)
     data = tmp_path / "samples.jsonl"
     data.write_text("".join(json.dumps(s.to_dict()) + "\n" for s in samples))
     assert main(["bench", "--dataset", f"jsonl:{data}", "--brain", "scripted", "--brain-opt", "final=2",
-                 "--executor", "ray", "--cpus-per-task", "1", "--no-progress", "--out", str(tmp_path / "run")]) == 0
+                 "--executor", "ray", "--cpus-per-task", "1", "--concurrency", "2", "--max-rpm", "6000", "--no-progress", "--out", str(tmp_path / "run")]) == 0
     rows = read_results(tmp_path / "run")
     assert sorted(r["answer"] for r in rows if not r["error"]) == ["2", "2", "2"]
     assert [r["correct"] for r in sorted(rows, key=lambda r: r["sample"]["id"])] == [False, False, False, True]  # missing, s0, s1, s2
