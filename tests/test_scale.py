@@ -29,6 +29,7 @@ from docintent.evaluation.runner import BrainFactory, read_results, run_benchmar
 from docintent.retrieval import build_index
 from docintent.sample import Sample
 from docintent.testing.fake_openai import FakeOpenAI
+from needs import need_module
 from retrieval_helpers import FILLER, make_pdf
 
 # --- the rate limiter ----------------------------------------------------------------------------------------
@@ -201,7 +202,7 @@ def test_concurrency_keeps_n_model_calls_in_flight_and_gives_the_same_rows(tmp_p
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray = pytest.importorskip("ray")
+    ray = need_module("ray", "the Ray executor runs on it (pip install 'docintent[ray]')")
     # Test doubles defined here travel to the workers by value (the workers cannot import this module).
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=128 * 1024**2,

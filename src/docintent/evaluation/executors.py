@@ -647,7 +647,7 @@ class Progress:
         from tqdm import tqdm
 
         self.failed = 0
-        self._started = time.perf_counter()
+        self._last_error = ""
         visible = sys.stderr.isatty() if show is None else show
         self._bar = tqdm(
             total=total, initial=initial, disable=not visible, unit=unit, desc=desc, dynamic_ncols=True,
@@ -656,9 +656,11 @@ class Progress:
         self._bar.set_postfix_str("0 failed", refresh=False)
 
     def update(self, failed: bool = False, note: str | None = None) -> None:
+        """One more item done; ``failed`` with its error text ``note`` (the last one stays on the line)."""
         if failed:
             self.failed += 1
-        text = f"{self.failed} failed" + (f" (last: {note[:50]})" if failed and note else "")
+            self._last_error = (note or "")[:50]
+        text = f"{self.failed} failed" + (f" (last: {self._last_error})" if self._last_error else "")
         self._bar.set_postfix_str(text, refresh=False)
         self._bar.update(1)
 

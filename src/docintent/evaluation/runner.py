@@ -583,7 +583,7 @@ def run_benchmark(
     _write_manifest(out, manifest)
 
     bar = Progress(len(todo), desc=out.name, show=progress)
-    steps_dir = out if save_steps else None
+    steps_dir = out.resolve() if save_steps else None  # absolute: workers may run in another directory
     new_rows = 0
     t0 = time.perf_counter()
 
