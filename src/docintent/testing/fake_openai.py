@@ -132,6 +132,12 @@ class RecordedRequest:
     time: float
 
 
+class _Server(ThreadingHTTPServer):
+    # Runs with --concurrency 64 open that many connections at once; the default backlog of 5 would refuse
+    # some of them where a real server (vLLM, SGLang) queues them.
+    request_queue_size = 256
+
+
 # -- the server -----------------------------------------------------------------------------------
 
 
@@ -158,7 +164,7 @@ class FakeOpenAI:
         self.served = 0
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._server = ThreadingHTTPServer((host, port), self._handler_class())
+        self._server = _Server((host, port), self._handler_class())
         self._server.daemon_threads = True  # a delayed reply must not hold up shutdown
         self._thread: threading.Thread | None = None
 
