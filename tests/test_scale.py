@@ -197,6 +197,33 @@ def test_concurrency_keeps_n_model_calls_in_flight_and_gives_the_same_rows(tmp_p
     assert manifest["config"]["executor"]["concurrency"] == 8
 
 
+def test_a_429_pauses_every_request_in_flight_not_just_its_own(tmp_path):
+    lock = threading.Lock()
+    calls: list[tuple[float, int]] = []
+
+    def script(body):
+        with lock:
+            calls.append((time.monotonic(), 0))
+            first = len(calls) == 3
+        if first:
+            return {"status": 429, "retry_after": 1}
+        time.sleep(0.05)
+        return {"content": json.dumps({"answer": "1"})}
+
+    samples = _samples(tmp_path, 12)
+    with FakeOpenAI(script) as server:
+        factory = BrainFactory("openai", {"base_url": server.base_url, "model": server.model})
+        summary = run_benchmark(samples, ["none"], factory, tmp_path / "run", progress=False,
+                                executor=LocalExecutor(concurrency=4))
+    assert summary.failed == 1  # only the sample with no image
+    throttled_at = calls[2][0]
+    # Requests already on their way may land just after the 429; after that, nobody sends for a second.
+    later = [t - throttled_at for t, _ in calls[3:]]
+    started_in_pause = [dt for dt in later if 0.15 < dt < 0.95]
+    assert not started_in_pause, f"requests sent during the pause: {started_in_pause}"
+    assert any(dt >= 1.0 for dt in later)
+
+
 # --- Ray -----------------------------------------------------------------------------------------------------
 
 

@@ -35,7 +35,9 @@ from typing import Any
 from ..errors import ModelEndpointError
 from ..io.encode import cap_pixels, resize_longest, to_data_url
 from ..page import Page
+from . import ratelimit
 from .base import Usage
+from .tokens import request_tokens
 from .toolcalls import ParsedCall, calls_from_message, strip_reasoning
 
 log = logging.getLogger(__name__)
@@ -329,6 +331,8 @@ class Endpoint:
         last = ""
         for attempt in range(attempts):
             wait = None
+            # Under a run-wide limiter (benchmark executors) wait for a slot; without one this returns at once.
+            reserved = ratelimit.wait_turn(lambda: request_tokens(body).total)
             try:
                 completion = self.client.chat.completions.create(**body)
             except openai.APITimeoutError:
@@ -345,12 +349,15 @@ class Endpoint:
                     raise self._status_error(err, body) from None
                 last = f"HTTP {err.status_code}: {_sentence(error_text(err))}"
                 wait = self.retry_wait(err, attempt)
+                if err.status_code == 429:
+                    wait = ratelimit.backoff(wait)  # the whole run pauses and slows down, not this call alone
             except ValueError as err:  # json.JSONDecodeError: the body is not JSON
                 last = f"the reply body is not JSON ({err})"
                 wait = self.retry_wait(None, attempt)
             else:
                 problem = _not_a_completion(completion)
                 if problem is None:
+                    ratelimit.done(reserved, getattr(getattr(completion, "usage", None), "total_tokens", 0) or 0)
                     return completion
                 last = problem
                 wait = self.retry_wait(None, attempt)
