@@ -10,6 +10,7 @@ import json
 import os
 import signal
 import sqlite3
+import subprocess
 import sys
 import threading
 import time
@@ -119,7 +120,8 @@ def _samples(folder: Path, n: int) -> list[Sample]:
 class QuestionBrain(Brain):
     """Answers with the number in the question; asks for one restoration on even items (so traces differ).
 
-    ``die_on``: the sample question on which the brain SIGKILLs its own process, once per ``marker`` file.
+    ``die_on``: the sample question on which the brain SIGKILLs its own process, once per ``marker`` file
+    (every time when there is no marker).
     """
 
     name = "question"
@@ -130,10 +132,15 @@ class QuestionBrain(Brain):
     def _number(self, state) -> str:
         return state.question.split()[-1].rstrip("?")
 
-    def decide(self, state):
-        if self.die_on == state.question and self.marker and not os.path.exists(self.marker):
+    def _maybe_die(self, state) -> None:
+        if self.die_on != state.question or (self.marker and os.path.exists(self.marker)):
+            return
+        if self.marker:
             Path(self.marker).write_text(str(os.getpid()))
-            os.kill(os.getpid(), signal.SIGKILL)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    def decide(self, state):
+        self._maybe_die(state)
         if int(self._number(state)) % 2 == 0 and not state.history:
             return UseTool("appearance")
         return Answer(self._number(state), 0.9)
@@ -145,6 +152,7 @@ class QuestionBrain(Brain):
         return Diagnosis(())
 
     def answer(self, state):
+        self._maybe_die(state)
         return Answer(self._number(state), 0.9)
 
 
@@ -264,16 +272,18 @@ def test_bench_on_ray_gives_the_rows_of_a_local_run_survives_a_killed_worker_and
     assert manifest["config"]["executor"]["executor"] == "ray" and len(manifest["sessions"]) == 2
 
 
-def test_bench_and_index_commands_with_executor_ray(local_ray, tmp_path, capsys):
-    samples = _samples(tmp_path, 3)
-    data = tmp_path / "samples.jsonl"
-    data.write_text("".join(json.dumps(s.to_dict()) + "\n" for s in samples))
-    assert main(["bench", "--dataset", f"jsonl:{data}", "--brain", "scripted", "--brain-opt", "final=2",
-                 "--executor", "ray", "--cpus-per-task", "1", "--concurrency", "2", "--max-rpm", "6000", "--no-progress", "--out", str(tmp_path / "run")]) == 0
-    rows = read_results(tmp_path / "run")
-    assert sorted(r["answer"] for r in rows if not r["error"]) == ["2", "2", "2"]
-    assert [r["correct"] for r in sorted(rows, key=lambda r: r["sample"]["id"])] == [False, False, False, True]  # missing, s0, s1, s2
+def test_a_sample_that_kills_its_worker_every_time_becomes_an_error_row(local_ray, tmp_path):
+    samples = _samples(tmp_path, 3)[:3]
+    factory = partial(question_brain, die_on="what is item 1?")
+    summary = run_benchmark(samples, ["none"], factory, tmp_path / "run", progress=False,
+                            executor=RayExecutor(workers=1, max_retries=1))
+    rows = {r["sample"]["id"]: r for r in read_results(tmp_path / "run")}
+    assert summary.new_rows == 3
+    assert rows["s1"]["error"].startswith("WorkerLost: worker died") and "each of 2 tries" in rows["s1"]["error"]
+    assert rows["s0"]["answer"] == "0" and rows["s2"]["answer"] == "2" and not rows["s2"]["error"]
 
+
+def test_index_command_with_executor_ray(local_ray, tmp_path, capsys):
     folder = tmp_path / "pdfs"
     folder.mkdir()
     make_pdf(folder / "a.pdf", FILLER[:5])
@@ -284,6 +294,27 @@ def test_bench_and_index_commands_with_executor_ray(local_ray, tmp_path, capsys)
     assert (tmp_path / "idx-ray" / "bm25.npz").read_bytes() == (tmp_path / "idx-local" / "bm25.npz").read_bytes()
     out = capsys.readouterr().out
     assert "9 pages (0 already done, 9 processed" in out
+
+
+def test_bench_command_starts_and_stops_its_own_local_ray(tmp_path):
+    need_module("ray", "the Ray executor runs on it (pip install 'docintent[ray]')")
+    samples = _samples(tmp_path, 3)
+    data = tmp_path / "samples.jsonl"
+    data.write_text("".join(json.dumps(s.to_dict()) + "\n" for s in samples))
+    # A fresh interpreter, as a user runs it: no Ray is running, so the command starts one and stops it.
+    done = subprocess.run(
+        [sys.executable, "-m", "docintent", "bench", "--dataset", f"jsonl:{data}", "--brain", "scripted",
+         "--brain-opt", "final=2", "--executor", "ray", "--cpus-per-task", "1", "--concurrency", "2",
+         "--max-rpm", "6000", "--no-progress", "--out", str(tmp_path / "run")],
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = read_results(tmp_path / "run")
+    assert sorted(r["answer"] for r in rows if not r["error"]) == ["2", "2", "2"]
+    assert [r["correct"] for r in sorted(rows, key=lambda r: r["sample"]["id"])] == [False, False, False, True]
+    assert "no-such-image.png" in next(r["error"] for r in rows if r["sample"]["id"] == "missing")
+    assert "4 rows (4 new" in done.stdout
+    executor = json.loads((tmp_path / "run" / "manifest.json").read_text())["config"]["executor"]
+    assert (executor["executor"], executor["concurrency"], executor["requests_per_minute"]) == ("ray", 2, 6000)
 
 
 def _index_rows(directory: Path) -> list[tuple]:

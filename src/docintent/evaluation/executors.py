@@ -440,8 +440,9 @@ class RayExecutor:
             ray.init(address=self.address, logging_level=logging.WARNING, log_to_driver=False)
         else:
             cpus = min(self.num_cpus or usable_cores(), usable_cores())
-            ray.init(num_cpus=cpus, include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False,
-                     object_store_memory=LOCAL_OBJECT_STORE_BYTES)
+            # "local": a new Ray of our own, even where `ray start` runs a cluster on this machine.
+            ray.init(address="local", num_cpus=cpus, include_dashboard=False, logging_level=logging.WARNING,
+                     log_to_driver=False, object_store_memory=LOCAL_OBJECT_STORE_BYTES)
         try:
             yield ray
         finally:

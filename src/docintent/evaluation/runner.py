@@ -594,7 +594,10 @@ def run_benchmark(
         bar.update(failed=bool(row.get("error")), note=row.get("error"))
 
     try:
-        executor.map(todo, RowJob(brain_factory, resolved, brain_name, seed, steps_dir), emit, state=brain)
+        # All strategies of a sample in one call: they start from the same page, whose OCR the worker's
+        # cache (one per machine) then serves to every strategy after the first.
+        job = RowJob(brain_factory, resolved, brain_name, seed, steps_dir, batch=len(resolved))
+        executor.map(todo, job, emit, state=brain)
     finally:
         bar.close()
         writer.close()
