@@ -157,11 +157,25 @@ class _Slots:
         self._owned: list[Any] = []
         self._made = 0
         self._lock = threading.Lock()
+        self._warm = threading.Event()
+        self._warming = threading.Lock()
         if first is not None:  # a state the caller built and will close itself
             self._free.put(first)
             self._made = 1
 
     def run(self, item: Any) -> Any:
+        if not self._warm.is_set():
+            # The first item of a process runs alone: libraries build things lazily on first use (the
+            # openai SDK its pydantic models), and 32 threads doing that at once fail in pydantic.
+            with self._warming:
+                if not self._warm.is_set():
+                    try:
+                        return self._run(item)
+                    finally:
+                        self._warm.set()
+        return self._run(item)
+
+    def _run(self, item: Any) -> Any:
         state = self._take()
         try:
             return self.job.run(state, item)
