@@ -49,7 +49,6 @@ log = logging.getLogger(__name__)
 #: Static files of the viewer, read once into memory: a request never names a file on disk.
 STATIC = {"app.js": "text/javascript", "style.css": "text/css"}
 _FIELD_LIMIT = 1 * MB  # room for the form fields beside the file
-_SSE_POLL_S = 0.02
 _SSE_KEEPALIVE_S = 15.0
 
 
@@ -398,26 +397,41 @@ def _evidence(store: RunStore, run: Run) -> dict[str, Any]:
 
 
 async def _events(run: Run, start: int, request: Request) -> AsyncIterator[bytes]:
-    """Server-Sent Events of ``run`` from event ``start`` on, until its "done" event."""
+    """Server-Sent Events of ``run`` from event ``start`` on, until its "done" event.
+
+    The worker wakes this stream when it records an event (no polling); a comment line keeps idle
+    connections open through proxies."""
+    loop = asyncio.get_running_loop()
+    news = asyncio.Event()
+
+    def wake() -> None:
+        loop.call_soon_threadsafe(news.set)
+
+    with run.lock:
+        run.listeners.append(wake)
     index = start
-    last_sent = time.monotonic()
-    yield b"retry: 2000\n\n"
-    while True:
-        with run.lock:
-            pending = run.events[index:]
-        for kind, data in pending:
-            yield f"id: {index}\nevent: {kind}\ndata: {json.dumps(data)}\n\n".encode()
-            index += 1
-            last_sent = time.monotonic()
-            if kind == "done":
-                return
-        if not pending:
-            if await request.is_disconnected():
-                return
-            if time.monotonic() - last_sent > _SSE_KEEPALIVE_S:
+    try:
+        yield b"retry: 2000\n\n"
+        while True:
+            news.clear()
+            with run.lock:
+                pending = run.events[index:]
+            for kind, data in pending:
+                yield f"id: {index}\nevent: {kind}\ndata: {json.dumps(data)}\n\n".encode()
+                index += 1
+                if kind == "done":
+                    return
+            if pending:
+                continue
+            try:
+                await asyncio.wait_for(news.wait(), _SSE_KEEPALIVE_S)
+            except asyncio.TimeoutError:
+                if await request.is_disconnected():
+                    return
                 yield b": keep-alive\n\n"
-                last_sent = time.monotonic()
-            await asyncio.sleep(_SSE_POLL_S)
+    finally:
+        with run.lock:
+            run.listeners.remove(wake)
 
 
 async def _sweep(store: RunStore) -> None:

@@ -190,7 +190,7 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
 
         @server.tool()
         @_friendly
-        def search(query: str, k: int = 5, method: str = "bm25") -> list[dict[str, Any]]:
+        def search(query: str, k: int = 5, method: str = "bm25") -> dict[str, Any]:
             """Rank the pages of the index this server was started with for a query (method "bm25" or
             "fusion"); each hit names its document, page (1-based), score and a text snippet."""
             if not 1 <= k <= 100:
@@ -201,7 +201,7 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
                 rows.append({"rank": rank, "handle": hit.handle, "score": round(hit.score, 4),
                              "document": record.doc_path, "page": record.page_no + 1,
                              "snippet": " ".join(record.text.split())[:200]})
-            return rows
+            return {"query": query, "method": method, "hits": rows}
 
     return server
 

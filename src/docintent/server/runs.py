@@ -68,6 +68,7 @@ class Run:
     on_disk: set[str] = field(default_factory=set)
     evidence: dict[str, Any] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    listeners: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     @property
     def is_finished(self) -> bool:
@@ -76,6 +77,9 @@ class Run:
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         with self.lock:
             self.events.append((kind, data))
+            listeners = list(self.listeners)
+        for wake in listeners:  # event streams waiting for news (no polling)
+            wake()
 
     def add_page(self, page: Page) -> None:
         with self.lock:
@@ -224,11 +228,10 @@ class RunStore:
         if result is not None:
             for page in result.pages.values():
                 run.add_page(page)
-            with run.lock:
-                trace = result.trace
-                while run.steps_seen < len(trace):
-                    run.events.append(("step", {"index": run.steps_seen, **trace[run.steps_seen].to_dict()}))
-                    run.steps_seen += 1
+            trace = result.trace
+            while run.steps_seen < len(trace):
+                run.emit("step", {"index": run.steps_seen, **trace[run.steps_seen].to_dict()})
+                run.steps_seen += 1
             data = result.to_dict()
             data["final_page"] = result.final_page.hash if result.final_page is not None else None
             run.result = data
