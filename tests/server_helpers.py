@@ -8,8 +8,8 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 

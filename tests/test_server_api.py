@@ -7,7 +7,6 @@ import json
 import threading
 import time
 
-import numpy as np
 import pytest
 
 pytest.importorskip("fastapi")
@@ -219,8 +218,8 @@ def test_pdf_pages_are_read_and_out_of_range_pages_refused(client, tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
-    from matplotlib.backends.backend_pdf import PdfPages
     import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_pdf import PdfPages
 
     path = tmp_path / "two.pdf"
     with PdfPages(path) as pdf:

@@ -26,10 +26,11 @@ import logging
 import shutil
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 from .. import __version__
 from ..errors import DocIntentError
@@ -272,8 +273,8 @@ def create_app(config: ServeConfig | None = None) -> Any:
 
     @app.get("/v1/config")
     async def get_config() -> JSONResponse:
-        from ..brains.base import TASKS
         from ..strategies import STRATEGIES
+        from ..vocabulary import TASKS
 
         return JSONResponse({
             "tasks": list(TASKS), "strategies": list(STRATEGIES), "brains": list(config.brains),
@@ -343,8 +344,8 @@ def _size(n: int) -> str:
 
 
 def _check_choice(task: str, strategy: str, brain: str, config: ServeConfig) -> str | None:
-    from ..brains.base import TASKS
     from ..strategies import STRATEGIES
+    from ..vocabulary import TASKS
 
     if task not in TASKS:
         return f"task must be one of {', '.join(TASKS)}"
@@ -425,7 +426,7 @@ async def _events(run: Run, start: int, request: Request) -> AsyncIterator[bytes
                 continue
             try:
                 await asyncio.wait_for(news.wait(), _SSE_KEEPALIVE_S)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 if await request.is_disconnected():
                     return
                 yield b": keep-alive\n\n"

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..bench.report import (
+from ..evaluation.report import (
     degradation_table,
     load_run,
     pick_failures,
@@ -22,7 +22,7 @@ from ..bench.report import (
     strategy_table,
     write_report,
 )
-from ..bench.runner import RESULTS_FILE
+from ..evaluation.runner import RESULTS_FILE
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")
 
@@ -49,7 +49,7 @@ class BenchmarkRuns:
 
     def listing(self) -> list[dict[str, Any]]:
         """One entry per run: name, rows, strategies and brain (from the manifest when there is one)."""
-        out = []
+        out: list[dict[str, Any]] = []
         for name, directory in self._directories().items():
             try:
                 run = load_run(directory)

@@ -14,8 +14,9 @@ import binascii
 import functools
 import json
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ..errors import ConfigError, DocIntentError, InputError
 from ..io import encode, load_page
@@ -175,9 +176,12 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
         """Read a region of the page closer: crop [x0, y0, x1, y1] (fractions or 0-1000 integers), enlarge it
         and recognise its text (kind "text") or table (kind "table"). Returns the text and the crop image."""
         from ..tools import get_tool
+        from ..tools.zoom import Zoom
 
         the_page = files.page(image_path, image_base64, page)
         tool = get_tool("zoom")
+        if not isinstance(tool, Zoom):  # a plugin replaced the built-in zoom
+            raise ConfigError("the registered zoom tool is not docintent's own; it cannot be served here")
         evidence = tool.inspect(the_page, **tool.check_args({"bbox": bbox, "type": kind, "label": label}))
         text = evidence.markdown or evidence.text
         return [json.dumps({"text": text, "box": list(evidence.box.as_tuple(4)), "note": evidence.note}),
@@ -186,7 +190,7 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
     if index is not None:
         from ..retrieval import PageIndex, get_retriever
 
-        the_index = PageIndex.open(index)
+        the_index = PageIndex.open(Path(index))
 
         @server.tool()
         @_friendly

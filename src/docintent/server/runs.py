@@ -14,10 +14,11 @@ import shutil
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..api import ask
 from ..brains import Brain
@@ -25,7 +26,7 @@ from ..brains.base import Answer, Decision, Diagnosis, Review, State
 from ..errors import DocIntentError
 from ..io import encode
 from ..page import Page
-from ..strategies import Result
+from ..trace import Result
 
 log = logging.getLogger(__name__)
 
@@ -297,6 +298,8 @@ class RunStore:
         import numpy as np
 
         bgr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        if bgr is None:  # a damaged file on disk: no page rather than an error page
+            return None
         return Page.from_array(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), source=f"run {run.id}")
 
     # -- eviction ---------------------------------------------------------------------------------------

@@ -217,6 +217,7 @@ function describe(step) {
   if (step.action === "use_tool") return "use tool";
   if (step.action === "applied") return "applied";
   if (step.action === "diagnosed") return "diagnosed";
+  if (step.action === "no_change") return "ran; the page did not change";
   return step.action.replace("_", " ");
 }
 
@@ -224,6 +225,7 @@ function verdictBadge(step) {
   if (step.phase === "B") return el("span", { class: `badge ${step.action === "keep" ? "kept" : "rolled-back"}`, text: step.action === "keep" ? "kept" : "rolled back" });
   if (step.phase === "tool" && step.action === "applied") return el("span", { class: "badge pending", text: "awaiting review" });
   if (step.action === "failed" || step.action === "skipped") return el("span", { class: `badge ${step.action}`, text: step.action });
+  if (step.action === "no_change") return el("span", { class: "badge", text: "no change" });
   return null;
 }
 
