@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import threading
 import time
 
@@ -362,3 +363,52 @@ def test_the_runs_browser_shows_the_figures_of_docintent_report(tmp_path):
     assert report["failures"] and all(f["images"] for f in report["failures"])
     width, height = Image.open(io.BytesIO(plot.content)).size
     assert height >= 300 and width / height < 3.5
+
+
+# -- the command line ------------------------------------------------------------------------------------------
+
+
+def test_docintent_serve_starts_and_answers(tmp_path):
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    from server_helpers import free_port
+
+    port = free_port()
+    env = {**os.environ, "DOCINTENT_SERVE_TOKEN": "a-long-token"}
+    proc = subprocess.Popen([sys.executable, "-m", "docintent", "serve", "--port", str(port), "--workers", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 90
+        health = None
+        while time.monotonic() < deadline and health is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/health", timeout=2) as response:
+                    health = json.loads(response.read())
+            except OSError:
+                assert proc.poll() is None, proc.communicate()[1]
+                time.sleep(0.2)
+        assert health is not None and health["status"] == "ok" and health["workers"] == 1
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/tools")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=5)
+        assert refused.value.code == 401
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=30)
+    assert f"http://127.0.0.1:{port}/" in out and "bearer token required" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--runs", "no-such-folder"], "--runs must be a folder"),
+    (["--workers", "0"], "workers must be at least 1"),
+    (["--token", "short"], "at least 8 characters"),
+])
+def test_docintent_serve_refuses_bad_options(args, message, capsys):
+    from docintent.cli import main
+
+    assert main(["serve", *args]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("docintent serve: error:") and message in err and "\n" not in err

@@ -262,6 +262,15 @@ function compare(step) {
     slider.disabled = showSide;
     toggle.textContent = showSide ? "slider" : "side by side";
   });
+  // A tool that changes the page's shape (a rotation, dewarping) is shown side by side, not overlaid.
+  const loaded = (img) => new Promise((resolve) => {
+    img.addEventListener("load", resolve, { once: true });
+    img.addEventListener("error", resolve, { once: true });
+  });
+  Promise.all([loaded(before), loaded(after)]).then(() => {
+    const a = before.naturalWidth / before.naturalHeight, b = after.naturalWidth / after.naturalHeight;
+    if (Math.abs(a - b) > 0.02 * a && side.hidden) toggle.click();
+  });
   showImage(before, pageUrl(step.before));
   showImage(after, pageUrl(step.after));
   return el("div", { class: "compare-wrap" }, box, side,
