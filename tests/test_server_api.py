@@ -336,6 +336,23 @@ def test_eight_concurrent_runs_all_finish_with_their_own_answers(page_png):
     assert all(r["tools_kept"] == ["deshadowing"] for r in runs)
 
 
+def test_a_full_queue_answers_503_and_the_service_keeps_working(page_png):
+    gate = threading.Event()
+    config = _config(brains={"scripted": scripted_factory(gate=gate)}, workers=1, max_queued=1)
+    with TestClient(create_app(config)) as client:
+        first = _ask(client, page_png).json()["id"]
+        deadline = time.monotonic() + 10
+        while client.get(f"/v1/runs/{first}").json()["status"] != "running" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        second = _ask(client, page_png).json()["id"]
+        refused = _ask(client, page_png)
+        assert refused.status_code == 503 and refused.headers["retry-after"] == "5"
+        assert "waiting for a worker" in refused.json()["error"]
+        assert client.get("/v1/health").status_code == 200
+        gate.set()
+        assert [_wait(client, i)["status"] for i in (first, second)] == ["done", "done"]
+
+
 # -- the runs browser ------------------------------------------------------------------------------------------
 
 

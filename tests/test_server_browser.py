@@ -221,3 +221,28 @@ def test_client_ask_against_the_live_service(server, damaged_file):
     with pytest.raises(ServiceError, match="cannot reach the service"):
         ask("http://127.0.0.1:9", damaged_file, "q?")
     assert time.perf_counter() - started < 10
+
+
+def test_with_a_token_the_page_asks_for_it_and_then_works(browser, damaged_file, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    config = ServeConfig(brains={"scripted": scripted_factory()}, default_brain="scripted", token="viewer-token-42")
+    with live_server(config) as url:
+        browser.get(url + "/")
+        browser.execute_script("sessionStorage.clear()")
+        browser.refresh()
+        field = _wait(browser, lambda d: d.find_element(By.ID, "token-input") if d.find_element(By.ID, "token-input").is_displayed() else None,
+                      what="the token dialog")
+        field.send_keys("viewer-token-42", Keys.ENTER)
+        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#strategy option"), what="the options")
+        browser.find_element(By.ID, "file").send_keys(str(damaged_file))
+        browser.find_element(By.ID, "question").send_keys("What is the total amount due?", Keys.CONTROL, Keys.ENTER)
+        _wait(browser, lambda d: "done" in d.find_element(By.ID, "run-status").get_attribute("class"), what="the answer")
+        assert browser.find_element(By.ID, "answer-value").text == ANSWER
+        # images came through authorised requests (blob URLs), since <img> cannot send the header itself
+        _wait(browser, lambda d: _images_loaded(d, "#steps .compare img"), what="the step images")
+        sources = [i.get_attribute("src") for i in browser.find_elements(By.CSS_SELECTOR, "#steps .compare img")]
+        assert sources and all(s.startswith("blob:") for s in sources)
+        _wait(browser, lambda d: d.find_element(By.ID, "evidence-box").is_displayed(), what="the evidence box")
+        browser.execute_script("sessionStorage.clear()")
