@@ -213,7 +213,8 @@ def main() -> int:
     load_end = os.getloadavg()
 
     at_limit = [m for m in memory if m["runs"] >= args.keep * 2]
-    growth = (at_limit[-1]["rss_mb"] - at_limit[0]["rss_mb"]) if len(at_limit) > 1 else None
+    growth = round(at_limit[-1]["rss_mb"] - at_limit[0]["rss_mb"], 1) if len(at_limit) > 1 else None
+    earlier = 2 + args.sse + args.pairs  # warm-up, first-event and overhead runs before the memory loop
     result = {
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "load_start": load_start,
                     "load_end": load_end, "threads": os.environ.get("DOCINTENT_THREADS"),
@@ -231,7 +232,7 @@ def main() -> int:
                      "median_strategy_s_service": round(statistics.median(inside), 4),
                      "median_strategy_s_direct": round(statistics.median(direct_inside), 4),
                      "median_server_wall_s": round(statistics.median(server_side), 4)},
-        "memory": {"keep_runs": args.keep, "rss_start_mb": round(rss0, 1), "points": memory,
+        "memory": {"keep_runs": args.keep, "rss_start_mb": round(rss0, 1), "points": memory, "earlier_runs": earlier,
                    "growth_after_limit_mb": growth},
     }
     out = Path(args.out)
@@ -251,6 +252,8 @@ def main() -> int:
         f"| overhead of the service | {result['overhead']['overhead_pct']:+.1f} % |",
         f"| RSS growth once {args.keep} runs are kept (from run {at_limit[0]['runs'] if at_limit else '-'} to {args.runs}) | "
         f"{growth if growth is not None else '-'} MB |", "",
+        f"The memory loop starts after {earlier} earlier runs (warm-up, first-event and overhead timings); "
+        f"RSS was {round(rss0, 1)} MB when it started.", "",
         "| runs | RSS MB | runs in memory | run folders on disk |", "|---:|---:|---:|---:|",
     ] + [f"| {m['runs']} | {m['rss_mb']} | {m['kept_in_memory']} | {m['run_folders_on_disk']} |" for m in memory]
     out.with_suffix(".md").write_text("\n".join(md) + "\n")
