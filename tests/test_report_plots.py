@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from docintent.evaluation.report import DegradationTable, StrategyRow, plot_degradations, plot_families
 from docintent.evaluation.metrics import summarize
+from docintent.evaluation.report import DegradationTable, StrategyRow, plot_degradations, plot_families
 
 STRATEGIES = ["none", "docintent", "judge-fixed", "prompt-only", "pipeline-fixed", "agres", "judge-random", "pipeline-random"]
 DEGRADATIONS = ["perspective", "color_cast", "curl", "noise", "jpeg", "stain", "low_contrast", "motion_blur",

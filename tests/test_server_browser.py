@@ -15,7 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("fastapi")
+from needs import IN_CI, need_module
+
+need_module("fastapi", "the service needs the serve extra: pip install 'docintent[serve]'")
 
 from docintent.server import ServeConfig  # noqa: E402
 from docintent.server.config import brain_factory  # noqa: E402
@@ -37,8 +39,8 @@ def _require_browser() -> None:
     if not CHROMIUM or not DRIVER:
         problem = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
     if problem:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"browser tests cannot run in CI: {problem}")
+        if IN_CI:
+            pytest.fail(f"browser tests cannot run in CI: {problem} (required when CI=true)", pytrace=False)
         pytest.skip(problem)
 
 

@@ -10,9 +10,10 @@ import os
 import sys
 
 import numpy as np
-import pytest
 
-pytest.importorskip("mcp")
+from needs import need_module
+
+need_module("mcp", "the service needs the serve extra: pip install 'docintent[serve]'")
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 from PIL import Image  # noqa: E402

@@ -104,13 +104,17 @@ def create_app(config: ServeConfig | None = None) -> Any:
     static = {name: _static(name) for name in STATIC}
     index_html = _static("index.html")
     health_cache: dict[str, Any] = {}
+    engine_state: dict[str, Any] = {"kind": None, "loaded": False, "seconds": None}
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if config.warm_up:
             from ..ocr import get_engine
 
-            await asyncio.to_thread(get_engine)
+            started = time.perf_counter()
+            engine = await asyncio.to_thread(get_engine)
+            engine_state.update(kind=getattr(engine, "name", type(engine).__name__), loaded=True,
+                                seconds=round(time.perf_counter() - started, 2))
         sweeper = asyncio.create_task(_sweep(store))
         try:
             yield
@@ -284,8 +288,6 @@ def create_app(config: ServeConfig | None = None) -> Any:
 
     @app.get("/v1/health")
     async def get_health() -> JSONResponse:
-        from ..ocr import ENGINES
-
         now = time.monotonic()
         model = None
         if config.model_base_url:
@@ -295,7 +297,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
         return JSONResponse({
             "status": "ok" if model is None or model["reachable"] else "degraded",
             "version": __version__,
-            "ocr_engines": _loaded_engines(ENGINES),
+            "ocr_engine": engine_state,
             "brains": list(config.brains),
             "model_endpoint": model,
             "workers": config.workers,
@@ -354,14 +356,6 @@ def _check_choice(task: str, strategy: str, brain: str, config: ServeConfig) -> 
     if brain not in config.brains:
         return f"brain must be one of {', '.join(config.brains)}"
     return None
-
-
-def _loaded_engines(engines: dict[str, Any]) -> dict[str, bool]:
-    """Which OCR engines this process has built (the service warms the default one at start)."""
-    from .. import ocr
-
-    built = {key[0] for key in getattr(ocr, "_instances", {})}
-    return {name: name in built for name in engines}
 
 
 def _probe(base_url: str) -> dict[str, Any]:
