@@ -356,6 +356,31 @@ def test_a_full_queue_answers_503_and_the_service_keeps_working(page_png):
         assert [_wait(client, i)["status"] for i in (first, second)] == ["done", "done"]
 
 
+def test_a_model_brain_configured_on_the_command_line_serves_requests(page_png):
+    from docintent.cli import build_parser
+    from docintent.commands.serve import build_config
+    from docintent.testing.fake_openai import FakeOpenAI, images, tool_call
+
+    script = [tool_call("deshadowing", content="A shadow covers the total."),
+              tool_call("rollback", reason="the digits lost contrast"),
+              tool_call("answer", answer="$1,250.00", confidence="high")]
+    with FakeOpenAI(script) as model:
+        args = build_parser().parse_args(["serve", "--brain", "offline", "--brain", "openai", "--brain-opt",
+                                          f"base_url={model.base_url}", "--brain-opt", f"model={model.model}"])
+        config = build_config(args)
+        assert list(config.brains) == ["offline", "openai"] and config.model_base_url == model.base_url
+        with TestClient(create_app(config)) as client:
+            health = client.get("/v1/health").json()
+            assert health["status"] == "ok" and health["model_endpoint"]["reachable"] is True
+            run = _wait(client, _ask(client, page_png, brain="openai", strategy="docintent").json()["id"])
+        requests = model.chat_requests
+    assert run["status"] == "done" and run["answer"] == "$1,250.00" and run["brain"] == "openai"
+    assert run["tools_rolled_back"] == ["deshadowing"] and run["tools_kept"] == []
+    rollback = next(s for s in run["trace"] if s["action"] == "rollback")
+    assert rollback["reason"] == "the digits lost contrast"
+    assert len(requests) == 3 and all(images(r) for r in requests)  # the model saw the page each time
+
+
 # -- the runs browser ------------------------------------------------------------------------------------------
 
 
