@@ -528,6 +528,32 @@ def test_a_bad_image_is_skipped_with_its_reason_and_the_index_resumes_when_input
     b.close()
 
 
+def test_an_unreadable_image_is_skipped_but_a_full_disk_stops_the_build(tmp_path, monkeypatch):
+    from docintent.retrieval import build_index
+    from docintent.retrieval import index as index_module
+
+    images = _image_folder(tmp_path / "images", 3)
+    unreadable = images / "p01.png"
+    real_load = index_module.load_page
+
+    def load(path, *args, **kwargs):
+        if Path(path) == unreadable:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_load(path, *args, **kwargs)
+
+    monkeypatch.setattr(index_module, "load_page", load)
+    report = build_index([images], tmp_path / "idx", text="ocr", ocr=_FixedOcr(), progress=False)
+    assert report.complete and report.pages_total == 2
+    assert any("p01.png" in s and "Permission denied" in s for s in report.skipped_files)
+
+    def full_disk(rgb, path):
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(index_module, "_save_jpeg", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        build_index([images], tmp_path / "jpeg", text="ocr", ocr=_FixedOcr(), images="jpeg", progress=False)
+
+
 def test_a_damaged_index_is_named_not_a_traceback(tmp_path):
     from docintent.retrieval import build_index
 

@@ -377,8 +377,12 @@ def _process(
                     page_text, source = ("", "none") if mode == "pdf" else read_ocr(page)
                     if images == "jpeg":
                         _save_jpeg(page.pixels, out / "images" / f"{handle}.jpg")
-            except (InputError, PdfiumError) as err:
-                # A damaged file or page is left out with its reason; the rest of the build goes on.
+            except (InputError, PdfiumError, OSError) as err:
+                if not isinstance(err, (InputError, PdfiumError)) and (
+                    err.filename is None or Path(err.filename) != Path(path)
+                ):
+                    raise  # not the input's fault (a full disk, say): stop, the pages read so far are kept
+                # A damaged or unreadable file or page is left out with its reason; the rest of the build goes on.
                 log.warning("skipping %s", err)
                 reason = str(err) if isinstance(err, InputError) else f"{path}: cannot read the page ({err})"
                 reason = f"{reason} (page {page_no + 1})" if kind == "pdf" else reason
