@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ._common import check_output_folder, non_negative_int, positive_int
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -20,20 +22,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--brain", default="offline", help="brain kind: offline, openai or scripted (default: offline)")
     p.add_argument("--brain-opt", action="append", default=[], metavar="KEY=VALUE",
                    help="brain option (repeatable); values are read as JSON when they parse")
-    p.add_argument("--limit", type=int, metavar="N", help="only the first N samples of the dataset")
+    p.add_argument("--limit", type=non_negative_int, metavar="N", help="only the first N samples of the dataset")
     p.add_argument("--shard", metavar="I/N", help="only shard I (0-based) of N; shards partition the samples")
-    p.add_argument("--workers", type=int, default=1, metavar="K", help="worker processes (default: 1)")
+    p.add_argument("--workers", type=positive_int, default=1, metavar="K", help="worker processes (default: 1)")
     p.add_argument("--retry-failed", action="store_true", help="run rows that ended with an error again")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--seed", type=int, default=0, help="seed of random orders and sampling (default: 0)")
     p.add_argument("--save-steps", action="store_true",
                    help="save every page state of every row under OUT/steps (for reports)")
+    p.add_argument("--allow-outside-paths", action="store_true",
+                   help="let dataset rows name images outside the dataset's folder (refused by default)")
     p.add_argument("--out", required=True, metavar="DIR", help="run directory, e.g. runs/NAME")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import ConfigError
     from ..evaluation.datasets import load_dataset
     from ..evaluation.runner import (
         BrainFactory,
@@ -44,9 +47,10 @@ def run(args: argparse.Namespace) -> int:
         select_shard,
     )
 
-    if args.limit is not None and args.limit < 0:
-        raise ConfigError(f"--limit must be >= 0, got {args.limit}")
-    samples = load_dataset(args.dataset)
+    if args.shard:
+        parse_shard(args.shard)  # a malformed shard stops the command before the dataset is read
+    check_output_folder(args.out)
+    samples = load_dataset(args.dataset, allow_outside_paths=args.allow_outside_paths)
     total = len(samples)
     if args.limit is not None:
         samples = samples[: args.limit]
@@ -55,19 +59,24 @@ def run(args: argparse.Namespace) -> int:
         samples = select_shard(samples, index, count)
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
     factory = BrainFactory(args.brain, parse_options(args.brain_opt))
-    summary = run_benchmark(
-        samples,
-        strategies,
-        factory,
-        args.out,
-        workers=args.workers,
-        retry_failed=args.retry_failed,
-        progress=False if args.no_progress else None,
-        seed=args.seed,
-        save_steps=args.save_steps,
-        config={"dataset": args.dataset, "dataset_samples": total, "limit": args.limit, "shard": args.shard,
-                "samples": len(samples)},
-    )
+    try:
+        summary = run_benchmark(
+            samples,
+            strategies,
+            factory,
+            args.out,
+            workers=args.workers,
+            retry_failed=args.retry_failed,
+            progress=False if args.no_progress else None,
+            seed=args.seed,
+            save_steps=args.save_steps,
+            config={"dataset": args.dataset, "dataset_samples": total, "limit": args.limit, "shard": args.shard,
+                    "samples": len(samples)},
+        )
+    except KeyboardInterrupt:
+        print(f"docintent bench: interrupted; the rows finished so far are saved in {args.out}; "
+              "run the same command again to resume", file=sys.stderr)
+        return 130
     print(
         f"{summary.results_path}: {summary.rows} rows ({summary.new_rows} new, {summary.skipped} already done, "
         f"{summary.retried} retried, {summary.failed} with errors) in {summary.seconds:.1f} s "

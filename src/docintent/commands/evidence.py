@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from ._common import dpi_arg, unit_float
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -23,8 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--brain", default="offline", help="brain for the answer step: offline (default), openai, ...")
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="brain option, e.g. base_url=http://localhost:8000/v1")
     p.add_argument("--no-answer", action="store_true", help="only find evidence; skip the answer step")
-    p.add_argument("--threshold", type=float, default=None, help="share of the question's keyword weight a line must match (default 0.5)")
-    p.add_argument("--dpi", type=int, default=None, help="PDF render resolution (default DOCINTENT_PDF_DPI)")
+    p.add_argument("--threshold", type=unit_float, default=None, help="share of the question's keyword weight a line must match (default 0.5)")
+    p.add_argument("--dpi", type=dpi_arg, default=None, help="PDF render resolution (default DOCINTENT_PDF_DPI)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.set_defaults(func=run)
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
+
+from ._common import image_output_arg, page_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,8 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--tool", "-t", action="append", required=True, metavar="NAME",
         help="tool to apply; repeat to chain tools in order (e.g. -t rotate_90 -t deshadowing)",
     )
-    p.add_argument("-o", "--output", help="output image path (default: IMAGE-restored.png beside the input)")
-    p.add_argument("--page", type=int, default=0, help="0-based page number for PDFs (default 0)")
+    p.add_argument("-o", "--output", type=image_output_arg, help="output image path (default: IMAGE-restored.png beside the input)")
+    p.add_argument("--page", type=page_arg, default=0, help="0-based page number for PDFs (default 0)")
     p.set_defaults(func=run)
 
 
@@ -28,16 +31,24 @@ def run(args: argparse.Namespace) -> int:
 
     from ..io import load_page, save_page
     from ..tools import get_tool
+    from ._common import check_output_file
 
     tools = [get_tool(name) for name in args.tool]  # unknown names fail before any work is done
+    source = Path(args.image)
+    output = Path(args.output) if args.output else source.with_name(f"{source.stem}-restored.png")
+    check_output_file(output)
     page = load_page(args.image, page=args.page)
     print(f"{args.image}: {page.width}x{page.height}")
     for tool in tools:
         start = time.perf_counter()
         page = tool(page)
         print(f"  {page.ops[-1]:<32} {page.width}x{page.height}  {time.perf_counter() - start:.2f} s")
-    source = Path(args.image)
-    output = Path(args.output) if args.output else source.with_name(f"{source.stem}-restored.png")
-    save_page(page, output)
+    # Written beside the target and renamed over it: the output is whole or absent, never half an image.
+    partial = output.with_name(f".{output.stem}.{os.getpid()}.partial{output.suffix}")
+    try:
+        save_page(page, partial)
+        os.replace(partial, output)
+    finally:
+        partial.unlink(missing_ok=True)
     print(f"saved {output}")
     return 0

@@ -6,12 +6,14 @@ import argparse
 import json
 from typing import Any
 
+from ._common import positive_int
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("search", help="find the pages of an index that answer a query")
     p.add_argument("index", help="index directory made by `docintent index`")
     p.add_argument("query", help="the question or keywords")
-    p.add_argument("-k", type=int, default=10, help="number of pages to list (default 10)")
+    p.add_argument("-k", type=positive_int, default=10, help="number of pages to list (default 10)")
     p.add_argument(
         "--method",
         choices=["bm25", "dense", "fusion", "agent"],
@@ -27,11 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import ConfigError
+    from ..errors import ModelEndpointError
     from ..retrieval import PageIndex, get_retriever
 
-    if args.k < 1:
-        raise ConfigError(f"-k must be at least 1, got {args.k}")
     index = PageIndex.open(args.index)
     rows: list[dict[str, Any]] = []
     if args.method == "agent":
@@ -44,6 +44,10 @@ def run(args: argparse.Namespace) -> int:
             else OpenAIPlanner(model=args.model, base_url=args.base_url, api_key=args.api_key)
         )
         result = SearchAgent(index, planner).run(args.query)
+        if result.error:
+            # The agent still returns a contract-valid ranking (filled in from BM25), but it is not the agent's:
+            # reporting it as a result would pass a failed search off as a successful one.
+            raise ModelEndpointError(f"the search agent stopped after {result.steps} step(s): {result.error}")
         for rank, page in enumerate(result.ranking[: args.k], start=1):
             rows.append({"rank": rank, "handle": page.handle, "evidence": list(page.evidence), "rationale": page.rationale})
     else:

@@ -11,6 +11,12 @@ where it stopped. A line cut short by a kill is dropped. A sample whose image ca
 strategy raises, becomes a row with ``error`` set; such rows are run again only with ``retry_failed``, and
 the new row replaces the old one (readers take the last row per key; the file is compacted at the end).
 
+One process writes a run folder at a time: :func:`run_benchmark` holds the folder's lock
+(:mod:`docintent.io.lock`) for the whole run, so a second run on the same folder is refused with the name of
+the one writing it, and the compaction never replaces a file another process is appending to. Worker
+processes ignore Ctrl-C (the parent stops them) and exit on their own when their parent dies. Credentials
+in URLs are removed from every row and manifest before it is written.
+
 Example::
 
     >>> from functools import partial
@@ -24,14 +30,17 @@ Example::
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
 import os
 import platform
 import random
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -39,14 +48,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
 from ..brains import get_brain
-from ..errors import ConfigError, DatasetError, DocIntentError
+from ..errors import ConfigError, DatasetError, DocIntentError, InputError
 from ..io import load_page
+from ..io.lock import FolderLock, atomic_write_text
 from ..sample import Sample
+from ..settings import strip_url_credentials
 from ..strategies import STRATEGIES, get_strategy
 from .metrics import row_correct, score_row
 
@@ -136,8 +147,8 @@ def _json_default(value: Any) -> Any:
 
 
 def dump_row(row: dict[str, Any]) -> str:
-    """One row as a JSON line (with the trailing newline)."""
-    return json.dumps(row, ensure_ascii=False, default=_json_default) + "\n"
+    """One row as a JSON line (with the trailing newline); credentials in URLs are replaced by ``***``."""
+    return strip_url_credentials(json.dumps(row, ensure_ascii=False, default=_json_default)) + "\n"
 
 
 def _scan(path: Path) -> tuple[list[dict[str, Any]], int, int]:
@@ -228,11 +239,8 @@ class ResultsWriter:
         latest = latest_rows(self.rows)
         if len(latest) == len(self.rows):
             return False
-        tmp = self.path.with_suffix(".jsonl.tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            for row in latest:
-                fh.write(dump_row(row))
-        os.replace(tmp, self.path)
+        # Safe only because the run holds the folder's lock: nobody else appends to the file being replaced.
+        atomic_write_text(self.path, "".join(dump_row(row) for row in latest))
         self.rows = latest
         return True
 
@@ -307,6 +315,8 @@ def run_one(
     }
     t0 = time.perf_counter()
     try:
+        if sample.meta.get("image_error"):  # the dataset row's image could not even be extracted
+            raise DatasetError(str(sample.meta["image_error"]))
         page = load_page(sample.image)
         result = strategy.run(page, sample.question, sample.task, brain)
         row["answer"] = str(result.answer)
@@ -336,8 +346,20 @@ def run_one(
 _worker: dict[str, Any] = {}
 
 
+def _exit_with_parent(parent: int) -> None:
+    """Exit this worker as soon as its parent is gone (killed, crashed): the pool cannot tell it to stop then."""
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
 def _init_worker(brain_factory: Callable[[], Any], strategies: list[Any], brain_name: str, seed: int,
-                 steps_dir: Path | None) -> None:
+                 steps_dir: Path | None, parent: int | None = None) -> None:
+    # Ctrl-C reaches every process of the terminal's group; the parent alone decides how to stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if parent is not None:
+        threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True, name="exit-with-parent").start()
     threads = os.environ.get("DOCINTENT_THREADS")
     if threads:
         with contextlib.suppress(Exception):
@@ -426,10 +448,8 @@ def read_manifest(out_dir: str | os.PathLike) -> dict[str, Any] | None:
 
 
 def _write_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
-    path = out_dir / MANIFEST_FILE
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(manifest, indent=2, default=_json_default) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    text = json.dumps(manifest, indent=2, default=_json_default) + "\n"
+    atomic_write_text(out_dir / MANIFEST_FILE, strip_url_credentials(text))
 
 
 # --- the run ---------------------------------------------------------------------------------------
@@ -500,6 +520,26 @@ def _check_picklable(brain_factory: Callable[[], Any], strategies: list[Any]) ->
                 f"functools.partial; not a lambda or local function): {err}") from None
 
 
+_Run = TypeVar("_Run", bound=Callable[..., Any])
+
+
+def _one_writer(run: _Run) -> _Run:
+    """Hold the run folder's lock (creating the folder) while ``run`` works in it."""
+
+    @functools.wraps(run)
+    def locked(samples: Any, strategies: Any, brain_factory: Any, out_dir: str | os.PathLike, *args: Any,
+               **kwargs: Any) -> Any:
+        out = Path(out_dir)
+        if out.exists() and not out.is_dir():
+            raise InputError(out, "exists and is not a folder; a run needs a folder of its own")
+        out.mkdir(parents=True, exist_ok=True)
+        with FolderLock(out, purpose="benchmark run"):
+            return run(samples, strategies, brain_factory, out, *args, **kwargs)
+
+    return cast(_Run, locked)
+
+
+@_one_writer
 def run_benchmark(
     samples: Sequence[Sample],
     strategies: Sequence[Any],
@@ -523,6 +563,7 @@ def run_benchmark(
     Pairs already in the file are skipped; failed ones are run again only when ``retry_failed``.
     ``progress``: a tqdm bar (None = only when stderr is a terminal). ``config``: extra facts for the
     manifest (dataset spec, shard, limit). ``max_rows``: stop after writing this many rows (a budget).
+    Raises :class:`~docintent.errors.FolderBusyError` when another process is writing ``out_dir``.
     """
     if workers < 1:
         raise ConfigError(f"workers must be >= 1, got {workers}")
@@ -649,12 +690,14 @@ def _run_parallel(
     in_flight: set = set()
     with _worker_environment(workers), ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=_init_worker,
-        initargs=(brain_factory, strategies, brain_name, seed, steps_dir),
+        initargs=(brain_factory, strategies, brain_name, seed, steps_dir, os.getpid()),
     ) as pool:
         try:
-            # A few tasks per worker in flight: enough to keep them busy, few enough to stop promptly.
-            for sample, index in _take(pending, 2 * workers):
-                in_flight.add(pool.submit(_work, sample, index))
+            # A few tasks per worker in flight: enough to keep them busy, few enough to stop promptly. The
+            # workers start here; started with Ctrl-C ignored, they never print a KeyboardInterrupt of their own.
+            with _sigint_ignored():
+                for sample, index in _take(pending, 2 * workers):
+                    in_flight.add(pool.submit(_work, sample, index))
             while in_flight:
                 done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
                 for future in done:
@@ -666,9 +709,25 @@ def _run_parallel(
                 f"a worker process died ({err}); the rows finished so far are saved, run the same command "
                 "again to resume") from None
         except BaseException:
-            for future in in_flight:
-                future.cancel()
+            # Ctrl-C or an error in the parent: stop now, without waiting for the rows in progress.
+            pool.shutdown(wait=False, cancel_futures=True)
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                with contextlib.suppress(Exception):
+                    process.terminate()
             raise
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore Ctrl-C in this block (processes started in it inherit that); only possible in the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _take(iterator: Iterator[Any], n: int) -> list[Any]:

@@ -329,7 +329,8 @@ def parse_pages(spec: str | None, count: int) -> list[int]:
             raise ConfigError(f"--pages {spec!r}: {part!r} is not a page number or range like 1-20") from None
         if a < 1 or b < a:
             raise ConfigError(f"--pages {spec!r}: {part!r} must be 1-based and ascending")
-        numbers += [n for n in range(a, b + 1) if n <= count and n not in numbers]
+        # Clipped to the document first: "1-999999999999" must not walk a trillion numbers.
+        numbers += [n for n in range(a, min(b, count) + 1) if n not in numbers]
     if not numbers:
         raise ConfigError(f"--pages {spec!r} selects no page of a {count}-page document")
     return numbers
