@@ -288,10 +288,14 @@ def _dates(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate
     found = []
     for item in layout.items:
         text = _norm(item.text)
-        spans = [(m.start(), m.group(0)) for m in DATE_RE.finditer(text)]
-        spans += [(m.start(), re.sub(r"\s", "", m.group(0))) for m in _DATE_EXTRA.finditer(text) if not any(s <= m.start() < s + len(t) for s, t in spans)]
-        for start, span in spans:
-            rest = (text[:start] + text[start + len(span):]).strip(" ,.()[]")
+        # year-first dates first: "v3.0.1-2022/02/04" holds 2022/02/04, not the "0.1-2022" a d-m-y pattern sees
+        spans = [(m.start(), re.sub(r"\s", "", m.group(0)), m.end()) for m in _DATE_EXTRA.finditer(text)]
+        for m in DATE_RE.finditer(text):
+            if any(m.start() < e and s < m.end() for s, _, e in spans) or re.search(r"\d\.$", text[: m.start()]):
+                continue
+            spans.append((m.start(), m.group(0), m.end()))
+        for start, span, end in spans:
+            rest = (text[:start] + text[end:]).strip(" ,.()[]-")
             alone = len(rest) <= 6 or bool(re.fullmatch(r"v?\d+(\.\d+)+[a-z]?", rest))
             top = item.box.y0 < 0.5
             prior = 1.0 if alone and top else 0.85 if alone else 0.75
