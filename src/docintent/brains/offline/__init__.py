@@ -70,7 +70,8 @@ class _ReaderMemo:
 #: characters, label match); "evidence" also keeps it when the answer became more certain, or when the targeted
 #: damage measurably fell while the text stayed as legible (a tie is not a loss when the damage is gone), and
 #: rolls it back when the answer became clearly less certain.
-REVIEW_RULES = ("evidence", "legibility")
+#: "page" is the question-free rule of ``docintent restore --auto``: legibility of the whole page or the damage fell.
+REVIEW_RULES = ("evidence", "legibility", "page")
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,8 @@ class ReviewEvidence:
         more_legible = self.legibility_after > self.legibility_before * (1.0 + margin)
         if rule == "legibility":
             return more_legible
+        if rule == "page":  # question-free: no answer to be certain of
+            return more_legible or self.severity_fell and self.legibility_after >= 0.97 * self.legibility_before
         if self.answer_after and self.confidence_after > self.confidence_before + 0.05:
             return True
         if self.confidence_after < self.confidence_before - 0.1:
@@ -263,10 +266,13 @@ class OfflineReader(Brain):
         keep = evidence.keep(self.review_rule, self.keep_margin)
         return Keep(evidence.describe()) if keep else Rollback(evidence.describe())
 
-    def review_evidence(self, state: State, before: Page, after: Page, tool: str | None) -> ReviewEvidence:
+    def review_evidence(
+        self, state: State, before: Page, after: Page, tool: str | None, whole_page: bool = False
+    ) -> ReviewEvidence:
         """What Phase B measures on the page before and after ``tool``: the evidence's legibility, the measured
-        severity of the degradation the tool targets, and how certain the answer read from each page is."""
-        geometric = (tool is not None and get_tool(tool).geometric) or before.size != after.size
+        severity of the degradation the tool targets, and how certain the answer read from each page is.
+        ``whole_page``: judge the whole page (question-free restoration) instead of the evidence region."""
+        geometric = whole_page or (tool is not None and get_tool(tool).geometric) or before.size != after.size
         degradation = get_tool(tool).degradation if tool is not None else None
         if geometric:
             region = None
