@@ -75,6 +75,10 @@ def classify(question: str) -> SpanQuestion | None:
         return SpanQuestion("email", words=_subject_words(low))
     if re.search(r"\burl\b|\bweb ?site\b|\bwebsite\b|\brepository\b|\bweb page\b|\bhomepage\b|\blink\b|\bissue tracker", low) or re.search(r"\bwhere should\b.*\b(report|issues?)\b", low):
         return SpanQuestion("url", words=_subject_words(low))
+    if re.search(r"\bwhich years\b|\bwhat years\b|\byears\b.*\bcover", low):
+        return SpanQuestion("years")
+    if re.search(r"\b(?:in )?(?:which|what) year\b", low):
+        return SpanQuestion("year")
     if re.search(r"\b(zip|postal|post)\s*code\b|\bpostcode\b", low):
         return SpanQuestion("postal")
     if re.search(r"\bstreet address\b|\bstreet\b", low):
@@ -87,6 +91,9 @@ def classify(question: str) -> SpanQuestion | None:
         elif re.search(r"\blast author\b", low):
             ordinal = "last"
         return SpanQuestion("author", ordinal=ordinal, words=_subject_words(low))
+    agent = re.match(r"who (?:\w+ )?(\w+ed)\b", low)
+    if agent and agent.group(1) not in ("used", "needed"):
+        return SpanQuestion("agent", agent.group(1))
     if low.startswith("who"):
         return None
     definition = _definition_question(q)
@@ -153,7 +160,7 @@ STREET_RE = re.compile(
     r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|St\.|Avenue|Ave\.|Road|Rd\.|Lane|Drive|Boulevard|Blvd\.|Way|Place|Square)(?:,\s*[A-Z][a-z]+\s+Floor)?"
     r"|\b[A-ZÄÖÜ][a-zäöüß]+(?:weg|straße|strasse|str\.|gasse|platz|laan|straat|veld|plein)\s+\d+[a-z]?\b"
 )
-_TRAIL_PAGE = re.compile(r"(?:[.\s·…_-]*)(\d{1,4})\s*$")
+_TRAIL_PAGE = re.compile(r"(?<=[A-Za-z.)\s·…_-])(?:[.\s·…_-]*)(\d{1,4})\s*$")
 _LEADERS = re.compile(r"(?:\s*[.·…]\s*){2,}")
 _YEAR_ONLY = re.compile(r"^(19|20)\d\d$")
 
@@ -178,7 +185,7 @@ def span_candidates(question: str, layout: Layout, matcher: Matcher) -> list[Can
     reader = {
         "page": _toc_page, "section_title": _section_title, "caption": _caption, "email": _emails, "url": _urls,
         "postal": _postal, "street": _street, "version": _versions, "date": _dates, "author": _authors,
-        "define": _define, "term": _term,
+        "define": _define, "term": _term, "agent": _agent, "year": _year, "years": _years,
     }[sq.kind]
     return reader(sq, layout, matcher)
 
@@ -188,7 +195,7 @@ def _near_score(item: Item, layout: Layout, matcher: Matcher) -> float:
     own = matcher.match(item)[0]
     around = [o for o in layout.items if o is not item and abs(o.cy - item.cy) < 2.2 * max(item.h, layout.median_h)]
     near = max((matcher.match(o)[0] for o in around), default=0.0)
-    return max(own, 0.7 * near)
+    return max(own, 0.5 * near)
 
 
 def _typed(items_and_spans: list[tuple[Item, str, float]], layout: Layout, matcher: Matcher, source: str, base: float = 0.5) -> list[Candidate]:
@@ -277,9 +284,21 @@ def _versions(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candid
             elif worded and worded.group(1).lower().startswith("v") and len(worded.group(1)) <= 2:
                 token = (worded.group(1) + number).replace(" ", "")
             found.append((item, token if prefixed else number if not worded or not worded.group(1).lower().startswith("v") else token, prior))
+    if want_edition:
+        for item in layout.items:
+            for m in _EDITION_WORD.finditer(_norm(item.text)):
+                found.append((item, m.group(1), 1.3))
     return _typed(found, layout, matcher, "version number")
 
 
+_EDITION_WORD = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))\s+edition\b", re.I)
+_FOREIGN_MONTHS = (
+    "januari|februari|maart|mei|juni|juli|augustus|oktober|januar|februar|märz|maerz|dezember|janvier|février|"
+    "fevrier|mars|avril|mai|juin|juillet|août|aout|septembre|octobre|novembre|décembre|decembre|enero|febrero|"
+    "marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|"
+    "giugno|luglio|settembre|ottobre|dicembre"
+)
+_FOREIGN_DATE = re.compile(rf"\b\d{{1,2}}\.?\s+(?:{_FOREIGN_MONTHS})\s+\d{{4}}\b", re.I)
 _DATE_EXTRA = re.compile(r"\b\d{4}\s?/\s?\d{1,2}\s?/\s?\d{1,2}\b|\b\d{4}-\d{2}-\d{2}\b")
 
 
@@ -290,6 +309,7 @@ def _dates(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate
         text = _norm(item.text)
         # year-first dates first: "v3.0.1-2022/02/04" holds 2022/02/04, not the "0.1-2022" a d-m-y pattern sees
         spans = [(m.start(), re.sub(r"\s", "", m.group(0)), m.end()) for m in _DATE_EXTRA.finditer(text)]
+        spans += [(m.start(), m.group(0), m.end()) for m in _FOREIGN_DATE.finditer(text)]
         for m in DATE_RE.finditer(text):
             if any(m.start() < e and s < m.end() for s, _, e in spans) or re.search(r"\d\.$", text[: m.start()]):
                 continue
@@ -298,12 +318,12 @@ def _dates(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate
             rest = (text[:start] + text[end:]).strip(" ,.()[]-")
             alone = len(rest) <= 6 or bool(re.fullmatch(r"v?\d+(\.\d+)+[a-z]?", rest))
             top = item.box.y0 < 0.5
-            prior = 1.0 if alone and top else 0.85 if alone else 0.75
+            prior = 1.0 if alone and top else 0.85 if alone else 0.8
             found.append((item, span.strip(" ,."), prior))
     return _typed(found, layout, matcher, "date")
 
 
-_NAME_TOKEN = re.compile(r"^(?:[A-ZÀ-ÖØ-Þ][\wÀ-ÿ'’-]*\.?|[A-Z]\.|de|la|van|der|von|da|di|le|du|den|ter|&|and)$")
+_NAME_TOKEN = re.compile(r"^(?:[A-ZÀ-ÖØ-Þ][\wÀ-ÿ'’-]*\.?|[A-Za-z]\.|de|la|van|der|von|da|di|le|du|den|ter|&|and)$")
 _NOT_NAME = frozenset(
     """the package manual guide edition version documentation program book class bundle language collection
     typesetting macros contents abstract introduction table chapter section copyright university laboratory
@@ -332,7 +352,7 @@ def _authors(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candida
     items = sorted((i for i in layout.items if i.box.y0 < 0.55), key=lambda i: (round(i.cy, 3), i.box.x0))
     if not items:
         return []
-    top = [i for i in items if i.box.y0 < 0.35 and len(i.text.strip()) > 2] or items
+    top = [i for i in items if i.box.y0 < 0.35 and len(i.text.strip()) > 2] or [i for i in items if len(i.text.strip()) > 2] or items
     heading = max(top, key=lambda i: i.h)
     runs: list[list[tuple[Item, str]]] = [[]]
     for item in items:
@@ -346,8 +366,8 @@ def _authors(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candida
     runs = [r for r in runs if r]
     if not runs:
         return []
-    # An author list is a run of name lines; a lone name-shaped line (a motto) loses to a longer run.
-    block = max(runs, key=len) if max(len(r) for r in runs) > 1 else runs[0]
+    # The authors are the first run of name lines under the title; later runs list contributors.
+    block = runs[0]
     others = [n for r in runs if r is not block for n in r]
     ordered = (list(reversed(block)) if sq.ordinal == "last" else block) + others
     qualifiers = {w for w in ("active", "current", "main", "original", "maintainer") if w == sq.ordinal}
@@ -363,24 +383,45 @@ def _authors(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candida
 
 
 def _toc_rows(layout: Layout) -> list[tuple[Item, str, str, list[Item]]]:
-    """ToC rows: (first item, entry text, page number, items) for lines that end in a page number."""
+    """ToC rows: (first item, entry text, page number, items) for entries that end in a page number.
+
+    A visual line is read left to right and cut after every page number, so a two-column contents page gives
+    one row per column; an OCR line that merged two columns ("1. License 3 6.3. Greek Letters 13") is cut
+    where a page number is followed by a new section number."""
     rows = []
     seen: set[int] = set()
     for item in sorted(layout.items, key=lambda i: (round(i.cy, 3), i.box.x0)):
         if item.index in seen:
             continue
-        row = [item] + [o for o in layout.right_of(item)]
-        for o in row:
+        line = sorted([item] + [o for o in layout.same_row(item, 0.5) if o.index not in seen], key=lambda o: o.box.x0)
+        segment: list[Item] = []
+        for o in line:
             seen.add(o.index)
-        text = _norm(" ".join(o.text for o in row))
-        m = _TRAIL_PAGE.search(text)
-        if not m:
-            continue
-        entry = _LEADERS.sub(" ", text[: m.start()]).strip(" .·…")
-        if len(re.sub(r"[^A-Za-z]", "", entry)) < 2:
-            continue
-        rows.append((item, entry, m.group(1), row))
+            segment.append(o)
+            if not _ends_in_page(o.text) and o is not line[-1]:
+                continue
+            text = _norm(" ".join(i.text for i in segment))
+            for piece in _COLUMN_CUT.split(text):
+                m = _TRAIL_PAGE.search(piece)
+                if not m:
+                    continue
+                entry = _LEADERS.sub(" ", piece[: m.start()]).strip(" .·…")
+                if len(re.sub(r"[^A-Za-z]", "", entry)) >= 2:
+                    rows.append((segment[0], entry, m.group(1), list(segment)))
+            segment = []
     return rows
+
+
+def _ends_in_page(text: str) -> bool:
+    """An entry with words that ends in a page number ("Preface . . . 5", or the lone "5" of a split row)."""
+    text = _norm(text)
+    if re.fullmatch(r"\d{1,4}", text):
+        return True
+    m = _TRAIL_PAGE.search(text)
+    return bool(m) and bool(re.search(r"[A-Za-z]", text[: m.start()]))
+
+
+_COLUMN_CUT = re.compile(r"(?<=\s\d)\s+(?=\d+(?:\.\d+)*\.?\s+[A-Z])|(?<=\s\d\d)\s+(?=\d+(?:\.\d+)*\.?\s+[A-Z])|(?<=\s\d\d\d)\s+(?=\d+(?:\.\d+)*\.?\s+[A-Z])")
 
 
 def _toc_page(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
@@ -473,6 +514,50 @@ def _term(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]
         if left:
             out.append(Candidate(left[0].text.strip(), sim * 0.9, "description and term", [left[0], item]))
     return out
+
+
+def _agent(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
+    """"Who organized / prepared / created X?": the name after "<verb> by" on the page."""
+    stem = sq.subject[:-2] if sq.subject.endswith("ed") else sq.subject
+    stem = stem[:-1] if stem.endswith("e") else stem
+    out = []
+    ordered = sorted(layout.items, key=lambda i: (round(i.cy, 3), i.box.x0))
+    for k, item in enumerate(ordered):
+        text = _norm(item.text)
+        m = re.search(rf"\b{re.escape(stem)}\w*\s+by:?\s*(.*)$", text, re.I)
+        if not m:
+            continue
+        rest = m.group(1).strip()
+        if not rest and k + 1 < len(ordered):
+            rest = _norm(ordered[k + 1].text)
+        name = re.match(r"((?:[A-Z][\w'’.-]*|de|la|van|von|der)(?:\s+(?:[A-Z][\w'’.-]*|de|la|van|von|der))*)", rest)
+        if name:
+            span = trim_span(name.group(1).rstrip("."), "name")
+            out.append(Candidate(span, (0.55 + 0.4 * matcher.match(item)[0]) * (0.7 + 0.3 * item.confidence), "named after 'by'", [item]))
+    return out
+
+
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+
+
+def _year(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
+    """"In which year ...": the year in the line that carries the question's words best."""
+    out = []
+    for score, item in matcher.ranked()[:5]:
+        nxt = layout.below(item, 1.2)[:1]
+        for source_item in [item] + nxt:
+            for m in _YEAR.finditer(source_item.text):
+                weight = 1.0 if source_item is item else 0.8
+                out.append(Candidate(m.group(1), min(0.4 + 0.55 * score, 0.95) * weight, "year in the matching line", [item]))
+    return out
+
+
+_YEAR_RANGE = re.compile(r"\b(1[5-9]\d\d|20\d\d)\s?[-–]\s?(1[5-9]\d\d|20\d\d)\b")
+
+
+def _years(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
+    found = [(item, f"{m.group(1)}-{m.group(2)}", 1.0) for item in layout.items for m in _YEAR_RANGE.finditer(_norm(item.text))]
+    return _typed(found, layout, matcher, "range of years")
 
 
 def trim_span(text: str, kind: str) -> str:
