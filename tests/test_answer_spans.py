@@ -113,3 +113,13 @@ def test_review_rolls_back_when_the_answer_became_less_certain_or_the_damage_sta
     assert not evidence(severity_after=0.75).keep("evidence")
     assert evidence(severity_after=0.75, confidence_after=0.7).keep("evidence")
     assert "shadow severity 0.80 -> 0.20" in evidence().describe()
+
+
+def test_issue_number_comes_from_the_masthead_not_the_paragraph():
+    lay = layout(
+        ("TUGboat, Volume 43 (2022), No. 2", 0.1, 0.03, 0.9),
+        ("Typesetting tables", 0.3, 0.1, 0.7),
+        ("As we reported in issue 1 of last year, the tabular environment has a long history of", 0.1, 0.3, 0.9),
+    )
+    assert answer("Which issue of the journal is this?", lay) == "2"
+    assert answer("What volume of the journal is this?", lay) == "43"

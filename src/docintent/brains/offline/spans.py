@@ -75,6 +75,9 @@ def classify(question: str) -> SpanQuestion | None:
         return SpanQuestion("email", words=_subject_words(low))
     if re.search(r"\burl\b|\bweb ?site\b|\bwebsite\b|\brepository\b|\bweb page\b|\bhomepage\b|\blink\b|\bissue tracker", low) or re.search(r"\bwhere should\b.*\b(report|issues?)\b", low):
         return SpanQuestion("url", words=_subject_words(low))
+    issue = re.search(r"\b(issue|volume|vol|number|no)\b\.?\s*(?:number)?\b.*\b(journal|newsletter|magazine|bulletin|this|publication|proceedings)\b|\b(which|what) (issue|volume)\b", low)
+    if issue:
+        return SpanQuestion("issue", "volume" if "volume" in low or re.search(r"\bvol\b", low) else "issue")
     if re.search(r"\bwhich years\b|\bwhat years\b|\byears\b.*\bcover", low):
         return SpanQuestion("years")
     if re.search(r"\b(?:in )?(?:which|what) year\b", low):
@@ -185,7 +188,7 @@ def span_candidates(question: str, layout: Layout, matcher: Matcher) -> list[Can
     reader = {
         "page": _toc_page, "section_title": _section_title, "caption": _caption, "email": _emails, "url": _urls,
         "postal": _postal, "street": _street, "version": _versions, "date": _dates, "author": _authors,
-        "define": _define, "term": _term, "agent": _agent, "year": _year, "years": _years,
+        "define": _define, "term": _term, "issue": _issue, "agent": _agent, "year": _year, "years": _years,
     }[sq.kind]
     return reader(sq, layout, matcher)
 
@@ -514,6 +517,23 @@ def _term(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]
         if left:
             out.append(Candidate(left[0].text.strip(), sim * 0.9, "description and term", [left[0], item]))
     return out
+
+
+_ISSUE = re.compile(r"\b(?:issue|no\.?|number|nr\.?|heft)\s*#?\s*(\d+(?:[/-]\d+)?)\b", re.I)
+_VOLUME = re.compile(r"\b(?:volume|vol\.?|jahrgang|bd\.?)\s*(\d+)\b", re.I)
+
+
+def _issue(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
+    """Issue / volume numbers: a masthead or running header states them; the same words in a paragraph
+    ("see issue 3") count much less."""
+    pattern = _VOLUME if sq.subject == "volume" else _ISSUE
+    found = []
+    for item in layout.items:
+        for m in pattern.finditer(_norm(item.text)):
+            header = item.box.y0 < 0.12 or item.box.y1 > 0.92
+            prose = len(item.text.split()) > 12
+            found.append((item, m.group(1), (1.2 if header else 0.8) * (0.5 if prose else 1.0)))
+    return _typed(found, layout, matcher, "issue / volume number")
 
 
 def _agent(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
