@@ -421,7 +421,7 @@ def _ends_in_page(text: str) -> bool:
     if re.fullmatch(r"\d{1,4}", text):
         return True
     m = _TRAIL_PAGE.search(text)
-    return bool(m) and bool(re.search(r"[A-Za-z]", text[: m.start()]))
+    return m is not None and bool(re.search(r"[A-Za-z]", text[: m.start()]))
 
 
 _COLUMN_CUT = re.compile(r"(?<=\s\d)\s+(?=\d+(?:\.\d+)*\.?\s+[A-Z])|(?<=\s\d\d)\s+(?=\d+(?:\.\d+)*\.?\s+[A-Z])|(?<=\s\d\d\d)\s+(?=\d+(?:\.\d+)*\.?\s+[A-Z])")
