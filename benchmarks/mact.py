@@ -9,7 +9,7 @@ else: MACT's rules were developed on seed 101, this reports seed 2027. Runs go t
     python benchmarks/mact.py run                  # build the set if missing, run every strategy, report
     python benchmarks/mact.py run --only main      # none, docintent, mact, docintent+mact
     python benchmarks/mact.py run --only ablations # mact with plan+execute, and with the judge
-    python benchmarks/mact.py run --only scaling --scaling-samples 64
+    python benchmarks/mact.py run --only scaling --scaling-samples 32
     python benchmarks/mact.py tokens               # prompt tokens per sample, model brain vs a loopback server
     python benchmarks/mact.py report               # tables from the rows already written
 
@@ -35,7 +35,8 @@ RESULTS = ROOT / "results"
 SEED = 2027
 DEV_SEED = 101
 SET_DIR = ROOT / "out" / f"mact-synth-{SEED}"
-RUN_DIR = ROOT / "out" / "mact_run"
+RUN_DIR = ROOT / "out" / "mact_run"  # none, docintent, mact, docintent+mact
+RUN_DIRS = {"main": RUN_DIR, "ablations": ROOT / "out" / "mact_ablations", "scaling": ROOT / "out" / "mact_scaling"}
 MULTI = ("difference", "sum", "average", "count", "second")
 LOOKUP = ("value", "lookup")
 
@@ -74,14 +75,18 @@ def build(n: int, seed: int = SEED) -> Path:
     return SET_DIR
 
 
-def run(specs: list[str], limit: int | None = None, workers: int = 1) -> None:
+def run(group: str, specs: list[str], limit: int | None = None, workers: int = 1, reverse: bool = False) -> None:
+    """Run ``specs`` on the set into the group's run directory (resumable). ``reverse``: from the last sample
+    (a second process then meets the first one's OCR in the shared cache instead of racing it)."""
     from docintent.evaluation.datasets import load_dataset
     from docintent.evaluation.runner import BrainFactory, run_benchmark
 
     samples = load_dataset(f"synth:{SET_DIR}")
+    if reverse:
+        samples = samples[::-1]
     if limit:
         samples = samples[:limit]
-    summary = run_benchmark(samples, [strategy(s) for s in specs], BrainFactory("offline", {}), RUN_DIR,
+    summary = run_benchmark(samples, [strategy(s) for s in specs], BrainFactory("offline", {}), RUN_DIRS[group],
                             workers=workers, progress=False, config={"dataset": f"synth:{SET_DIR}", "samples": len(samples)})
     print(f"{summary.new_rows} new rows, {summary.skipped} already done, {summary.failed} with errors, {summary.seconds:.0f} s")
 
@@ -92,7 +97,7 @@ def run(specs: list[str], limit: int | None = None, workers: int = 1) -> None:
 def _rows() -> list[dict]:
     from docintent.evaluation.runner import read_results
 
-    return read_results(RUN_DIR)
+    return [r for d in RUN_DIRS.values() if (d / "results.jsonl").is_file() for r in read_results(d)]
 
 
 def _roles(row: dict) -> dict[str, dict[str, float]]:
@@ -265,18 +270,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--questions", type=int, default=30, help="questions per family in the set (x4 captures)")
     p.add_argument("--only", choices=("main", "ablations", "scaling", "all"), default="all")
     p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--scaling-samples", type=int, default=64, help="samples for the Np/Ne/Nc grid")
+    p.add_argument("--reverse", action="store_true", help="samples from the last (a second process beside a first)")
+    p.add_argument("--scaling-samples", type=int, default=32, help="samples for the Np/Ne/Nc grid")
     args = p.parse_args(argv)
     os.environ.setdefault("DOCINTENT_THREADS", "1")
     if args.command in ("build", "run", "tokens"):
         build(args.questions)
     if args.command == "run":
         if args.only in ("main", "all"):
-            run(list(MAIN), workers=args.workers)
+            run("main", list(MAIN), workers=args.workers, reverse=args.reverse)
         if args.only in ("ablations", "all"):
-            run(list(ABLATIONS), workers=args.workers)
+            run("ablations", list(ABLATIONS), workers=args.workers, reverse=args.reverse)
         if args.only in ("scaling", "all"):
-            run(scaling_specs(), limit=args.scaling_samples, workers=args.workers)
+            run("scaling", scaling_specs(), limit=args.scaling_samples, workers=args.workers, reverse=args.reverse)
     if args.command == "tokens":
         tokens()
     if args.command in ("run", "report", "tokens"):

@@ -44,6 +44,7 @@ from ..settings import get_settings
 from ..tools import get_tool
 from ..trace import Action, Phase
 from ..vocabulary import DEGRADATIONS
+from . import mact_model
 from .base import (
     Answer,
     Brain,
@@ -56,7 +57,6 @@ from .base import (
     Usage,
     UseTool,
 )
-from . import mact_model
 from .pricing import Price, PriceTable
 from .prompts import FAMILY, PROMPT_VERSION, answer_rules, render
 from .roles import Correction, Execution, Plan, PlanStep, Verdict

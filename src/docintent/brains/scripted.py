@@ -12,8 +12,8 @@ pipelines deterministically, with no model and no OCR.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import replace
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from ..page import Page
 from .base import Answer, Brain, Decision, Diagnosis, Keep, Review, State
