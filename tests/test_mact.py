@@ -356,3 +356,17 @@ def test_ask_rejects_a_bad_knob_in_one_line(pie_page, tmp_path, capsys):
     code = main(["ask", str(image), "q?", "--strategy", "mact", "--strategy-opt", "ne=0"])
     err = capsys.readouterr().err
     assert code == 1 and err.count("\n") == 1 and "ne must be a whole number >= 1" in err
+
+
+@pytest.mark.slow  # generates the demo's documents and restores a page (a few minutes on two cores)
+def test_the_demo_pie_difference_is_answered_by_docintent_then_mact(tmp_path):
+    from docintent.demo import DEMO_STRATEGIES, pick_samples
+    from docintent.evaluation.datasets import load_dataset
+    from docintent.io import load_page
+    from docintent.synth import generate
+
+    generate(tmp_path, n=2, seed=7)
+    sample = next(s for s in pick_samples(load_dataset(f"synth:{tmp_path}"), 6) if "differ from" in s.question)
+    assert "Catalogue differ from Wholesale" in sample.question and sample.answers[0] == "3"
+    result = get_strategy("docintent+mact").run(load_page(sample.image), sample.question, sample.task, get_brain("offline"))
+    assert "docintent+mact" in DEMO_STRATEGIES and result.answer == "3"

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import DocIntentError
 from ..tools import get_tool
 from ..tools.calculator import CalculatorError, calculate
+from ..tools.zoom import Zoom
 from .base import Answer, State, Usage
 from .prompts import FAMILY, answer_rules, render
 from .roles import Correction, Execution, Plan, PlanStep, Verdict
@@ -89,8 +90,8 @@ def plan(brain: ModelBrain, state: State, count: int, feedback: Verdict | None =
     system = render("mact_plan", family=_family(state), count=count, feedback=note)
     functions = [SUBMIT_PLANS]
     text = brain._with_text_tools(f"Question: {state.question}", functions)
-    messages = [{"role": "system", "content": system},
-                {"role": "user", "content": [_text_part(text), brain.image_part(state.page)]}]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system},
+                                      {"role": "user", "content": [_text_part(text), brain.image_part(state.page)]}]
 
     def validate(calls: list[ParsedCall], message: Any) -> tuple[ParsedCall | None, str | None]:
         if not calls:
@@ -104,7 +105,7 @@ def plan(brain: ModelBrain, state: State, count: int, feedback: Verdict | None =
             return None, f"{call.name}: {call.error}"
         if call.name != "submit_plans":
             return None, f"{call.name!r} is not an offered function; offered: submit_plans"
-        plans = call.arguments.get("plans")
+        plans = (call.arguments or {}).get("plans")
         if not isinstance(plans, list) or not plans or not all(isinstance(p, dict) and isinstance(p.get("steps"), list) and p["steps"] for p in plans):
             return None, "submit_plans needs 'plans': a non-empty list of objects, each with a non-empty 'steps' list"
         if not all(isinstance(s, dict) and str(s.get("goal", "")).strip() for p in plans for s in p["steps"]):
@@ -117,7 +118,7 @@ def plan(brain: ModelBrain, state: State, count: int, feedback: Verdict | None =
         step = PlanStep("s1", "answer the question from the page", "text")
         return [Plan(f"p{start + 1}", "lookup", (step,), f"one-step plan after an unusable reply ({problem})", usage)]
     out = []
-    for k, raw in enumerate(call.arguments["plans"][: max(count, 1)]):
+    for k, raw in enumerate((call.arguments or {})["plans"][: max(count, 1)]):
         steps = tuple(PlanStep(f"s{i + 1}", str(s["goal"]).strip(), str(s.get("expected") or "text"),
                                tuple(str(x) for x in s.get("inputs") or ()), op="model")
                       for i, s in enumerate(raw["steps"]))
@@ -131,13 +132,14 @@ def plan(brain: ModelBrain, state: State, count: int, feedback: Verdict | None =
 
 def _run_tool(brain: ModelBrain, state: State, call: ParsedCall) -> tuple[str, Any]:
     """Run an execution tool here; (text for the model, an image page to show or None)."""
-    name, args = call.name, call.arguments
+    name, args = call.name, call.arguments or {}
     try:
         if name == "calculator":
             return _num(calculate(str(args.get("expression", "")))), None
         if name == "zoom":
-            tool = get_tool("zoom")
-            evidence = tool.inspect(state.page, **tool.check_args(args))
+            zoom = get_tool("zoom")
+            assert isinstance(zoom, Zoom)
+            evidence = zoom.inspect(state.page, **zoom.check_args(args))
             return getattr(evidence, "summary", lambda: "zoomed")(), getattr(evidence, "crop", None)
         if name in ("read_table", "chart_values"):
             from ..layout.lines import Layout
@@ -188,9 +190,10 @@ def execute(brain: ModelBrain, state: State, plan: Plan, step: PlanStep, results
             return None, f"{call.name}: {call.error}"
         if call.name not in names:
             return None, f"{call.name!r} is not an offered function; offered: {', '.join(sorted(names))}"
-        if call.name == "record" and not isinstance(call.arguments.get("output"), (str, int, float)):
+        args = call.arguments or {}
+        if call.name == "record" and not isinstance(args.get("output"), (str, int, float)):
             return None, "record needs an 'output' argument"
-        if call.name == "calculator" and not str(call.arguments.get("expression", "")).strip():
+        if call.name == "calculator" and not str(args.get("expression", "")).strip():
             return None, "calculator needs an 'expression' argument"
         return call, None
 
@@ -202,8 +205,9 @@ def execute(brain: ModelBrain, state: State, plan: Plan, step: PlanStep, results
         if call is None:
             return Execution(step.id, last_tool, last_output, _value(last_output), 0.2, {}, f"no usable reply ({problem})", candidate, usage)
         if call.name == "record":
-            output = str(call.arguments["output"]).strip()
-            conf = CONFIDENCE.get(str(call.arguments.get("confidence", "medium")).lower(), 0.5)
+            args = call.arguments or {}
+            output = str(args["output"]).strip()
+            conf = CONFIDENCE.get(str(args.get("confidence", "medium")).lower(), 0.5)
             return Execution(step.id, last_tool, output, _value(output), conf, {}, "recorded by the model", candidate, usage)
         text, image = _run_tool(brain, state, call)
         last_tool, last_output = call.name, text
@@ -236,8 +240,8 @@ def judge(brain: ModelBrain, state: State, plan: Plan, results: dict[str, Execut
     """Accept, or flag a plan or execution mistake (one request; only the three verdict functions)."""
     functions = [ACCEPT, FLAG_PLAN, FLAG_EXECUTION]
     text = brain._with_text_tools(f"Question: {state.question}\n\n{_process_text(plan, results)}", functions)
-    messages = [{"role": "system", "content": render("mact_judge", family=_family(state))},
-                {"role": "user", "content": [_text_part(text), brain.image_part(state.page)]}]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": render("mact_judge", family=_family(state))},
+                                      {"role": "user", "content": [_text_part(text), brain.image_part(state.page)]}]
     ids = {s.id for s in plan.steps}
 
     def validate(calls: list[ParsedCall], message: Any) -> tuple[ParsedCall | None, str | None]:
@@ -248,7 +252,7 @@ def judge(brain: ModelBrain, state: State, plan: Plan, results: dict[str, Execut
             return None, f"{call.name}: {call.error}"
         if call.name not in ("accept", "flag_plan", "flag_execution"):
             return None, f"{call.name!r} is not an offered function; offered: accept, flag_plan, flag_execution"
-        if call.name == "flag_execution" and str(call.arguments.get("step_id")) not in ids:
+        if call.name == "flag_execution" and str((call.arguments or {}).get("step_id")) not in ids:
             return None, f"flag_execution needs a step_id of this plan: {', '.join(sorted(ids))}"
         return call, None
 
@@ -258,10 +262,11 @@ def judge(brain: ModelBrain, state: State, plan: Plan, results: dict[str, Execut
         return Verdict(True, None, None, "", (f"no usable verdict ({problem})",), usage)
     if call.name == "accept":
         return Verdict.ok(("accepted by the model",), usage)
-    mistake = str(call.arguments.get("mistake") or "no description")
+    args = call.arguments or {}
+    mistake = str(args.get("mistake") or "no description")
     if call.name == "flag_plan":
         return Verdict.flag_plan(mistake, (), usage)
-    return Verdict.flag_execution(str(call.arguments["step_id"]), mistake, (), usage)
+    return Verdict.flag_execution(str(args["step_id"]), mistake, (), usage)
 
 
 # -- the answer ----------------------------------------------------------------------------------------------
@@ -278,8 +283,8 @@ def conclude(brain: ModelBrain, state: State, runs: list[tuple[Plan, dict[str, E
         parts.append("Corrections:\n" + "\n".join(f"- {c.verdict.target} mistake: {c.verdict.mistake}; "
                                                    f"result {c.before!r} -> {c.after!r}" for c in corrections))
     system = render("mact_answer", family=_family(state), rules=answer_rules(state.task if state.task in FAMILY else "doc"))
-    messages = [{"role": "system", "content": system},
-                {"role": "user", "content": [_text_part("\n\n".join(parts)), brain.image_part(state.page)]}]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system},
+                                      {"role": "user", "content": [_text_part("\n\n".join(parts)), brain.image_part(state.page)]}]
     message, usage = brain.chat(messages)
     content = getattr(message, "content", None) or ""
     obj = parse_json_object(content)

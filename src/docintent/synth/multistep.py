@@ -168,7 +168,7 @@ def _table(doc: Document, rng: np.random.Generator) -> list[QA]:
             below = rng.random() < 0.5
             count = sum(v < threshold for v in vals) if below else sum(v > threshold for v in vals)
             qs.append(_qa(phrase(rng, ("How many {p} have {c} {w} {x}?", "In how many rows is the {c} {w} {x}?"),
-                                 p=plural, c=col, w="below" if below else "above", x=threshold),
+                                 p=plural, c=col, w="below" if below else "above", x=str(threshold)),
                           (str(count),), "count", "vwtq", "count", column=col, threshold=threshold))
     if len(set(vals)) == n:
         second = keys[int(np.argsort(vals)[-2])]

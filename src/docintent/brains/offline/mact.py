@@ -494,9 +494,9 @@ def _safe_read(engine: Any, page: Page, box: Box, min_side: int) -> OcrResult | 
 
 def _second_engine(reader: OfflineReader) -> Any:
     try:
-        engine = get_engine("tesseract", psm=6)
-        engine._load()
-        return engine
+        import tesserocr  # noqa: F401  (the second engine is optional)
+
+        return get_engine("tesseract", psm=6)
     except ImportError:
         return reader.engine
 
