@@ -75,13 +75,26 @@ def build(n: int, seed: int = SEED) -> Path:
     return SET_DIR
 
 
+def interleave(samples: list) -> list:
+    """Question groups of the two families taken in turn, so a run cut short still covers charts and tables."""
+    by_family: dict[str, list[list]] = defaultdict(list)
+    groups: dict[str, list] = {}
+    for s in samples:
+        if s.group not in groups:
+            groups[s.group] = []
+            by_family[s.task].append(groups[s.group])
+        groups[s.group].append(s)
+    families = list(by_family.values())
+    return [s for turn in itertools.zip_longest(*families) for g in turn if g for s in g]
+
+
 def run(group: str, specs: list[str], limit: int | None = None, workers: int = 1, reverse: bool = False) -> None:
     """Run ``specs`` on the set into the group's run directory (resumable). ``reverse``: from the last sample
     (a second process then meets the first one's OCR in the shared cache instead of racing it)."""
     from docintent.evaluation.datasets import load_dataset
     from docintent.evaluation.runner import BrainFactory, run_benchmark
 
-    samples = load_dataset(f"synth:{SET_DIR}")
+    samples = interleave(load_dataset(f"synth:{SET_DIR}"))
     if reverse:
         samples = samples[::-1]
     if limit:
@@ -101,9 +114,16 @@ def _rows() -> list[dict]:
 
 
 def _roles(row: dict) -> dict[str, dict[str, float]]:
+    """Calls, seconds and prompt tokens per MACT role in one row (the final answer counts as a role call only
+    when the answer role acted: not in other strategies, not in ablations without it)."""
     out: dict[str, dict[str, float]] = defaultdict(lambda: {"calls": 0, "seconds": 0.0, "prompt_tokens": 0})
-    for step in (row.get("result") or {}).get("trace", []):
+    trace = (row.get("result") or {}).get("trace", [])
+    name = row["strategy"]
+    answer_role = any(s["phase"] == "plan" for s in trace) and ("@" not in name or "answer" in name.split("@")[1])
+    for step in trace:
         phase = str(step["phase"])
+        if phase == "answer" and not answer_role:
+            continue
         if phase in ("plan", "execute", "judge", "answer") and step["action"] != "selected":
             out[phase]["calls"] += 1
             out[phase]["seconds"] += step.get("seconds", 0.0)
@@ -151,6 +171,11 @@ def report() -> dict[str, Any]:
     by_strategy: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_strategy[r["strategy"]].append(r)
+    # compare on the samples every strategy of a group has finished (a run still in progress is cut to them)
+    for group in ([n for n in by_strategy if "[" not in n], [n for n in by_strategy if "[" in n]):
+        common = set.intersection(*({r["sample"]["id"] for r in by_strategy[n]} for n in group)) if group else set()
+        for n in group:
+            by_strategy[n] = [r for r in by_strategy[n] if r["sample"]["id"] in common]
     intents = sorted({r["sample"]["meta"]["intent"] for r in rows})
     out: dict[str, Any] = {"seed": SEED, "strategies": {}, "load_average": os.getloadavg()}
     lines = [f"# MACT on the multi-step synthetic set (seed {SEED}; rules developed on seed {DEV_SEED})", ""]
@@ -166,15 +191,20 @@ def report() -> dict[str, Any]:
         total = _score(rs)
         tools = statistics.fmean((r.get("result") or {}).get("tools_used", 0) for r in rs)
         roles: dict[str, float] = defaultdict(float)
+        role_seconds: dict[str, float] = defaultdict(float)
+        role_tokens: dict[str, float] = defaultdict(float)
         for r in rs:
             for role, v in _roles(r).items():
                 roles[role] += v["calls"] / len(rs)
+                role_seconds[role] += v["seconds"] / len(rs)
+                role_tokens[role] += v["prompt_tokens"] / len(rs)
         secs = statistics.median(r["seconds"] for r in rs)
         per_intent = {i: _score([r for r in rs if r["sample"]["meta"]["intent"] == i]) for i in intents}
         out["strategies"][name] = {"rows": len(rs), "score": total[0], "consistency": total[1],
                                    "multistep": _score(multi)[0], "lookup": _score(look)[0],
                                    "family": {f: v[0] for f, v in fam.items()}, "avg_tools": tools,
-                                   "role_calls": dict(roles), "seconds_median": secs,
+                                   "role_calls": dict(roles), "role_seconds": dict(role_seconds),
+                                   "role_tokens": dict(role_tokens), "seconds_median": secs,
                                    "intents": {i: {"score": v[0], "consistency": v[1], "rows": v[2]} for i, v in per_intent.items()},
                                    "judgment": _judgment(rs)}
         calls = "/".join(f"{roles.get(k, 0):.1f}" for k in ("plan", "execute", "judge", "answer"))
@@ -187,6 +217,13 @@ def report() -> dict[str, Any]:
             continue
         cells = " | ".join(f"{data['intents'][i]['score']:.1f} / {data['intents'][i]['consistency']:.1f}" for i in intents)
         lines.append(f"| {name} | {cells} |")
+    lines += ["", "Seconds and prompt tokens per role and sample (mean; the offline reader sends no prompts):", "",
+              "| strategy | plan | execute | judge | answer |", "|---|---|---|---|---|"]
+    for name, data in out["strategies"].items():
+        if data["role_seconds"]:
+            cells = " | ".join(f"{data['role_seconds'].get(k, 0):.2f} s / {data['role_tokens'].get(k, 0):.0f} tok"
+                               for k in ("plan", "execute", "judge", "answer"))
+            lines.append(f"| {name} | {cells} |")
     lines += ["", "Judgment (rows with at least one flag; answers a correction changed):", "",
               "| strategy | flag rate % | corrected rows | wrong -> right | right -> wrong |", "|---|---|---|---|---|"]
     for name, data in out["strategies"].items():
@@ -206,7 +243,9 @@ def report() -> dict[str, Any]:
             lines.append(f"| {knobs['np']} | {knobs['ne']} | {knobs['nc']} | {d['rows']} | {d['score']:.1f} | {d['multistep']:.1f} | "
                          f"{d['lookup']:.1f} | {d['seconds_median']:.2f} | {t if t is not None else '-'} |")
     la = out["load_average"]
-    lines += ["", f"Load average at report time: {la[0]:.1f} {la[1]:.1f} {la[2]:.1f} (2 cores shared; seconds are wall time)."]
+    lines += ["", f"Load average at report time: {la[0]:.1f} {la[1]:.1f} {la[2]:.1f} (2 cores shared by many processes). "
+              "Seconds are wall time with the shared OCR cache: the first strategy to meet a page pays its OCR "
+              "(in the main run `none` comes first), so compare seconds within one run only."]
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "mact.md").write_text("\n".join(lines) + "\n")
     (RESULTS / "mact.json").write_text(json.dumps(out, indent=1, default=float) + "\n")
