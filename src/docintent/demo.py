@@ -1,4 +1,5 @@
-"""The demo: a handful of damaged documents, four strategies side by side, and an HTML page of every step.
+"""The demo: a handful of damaged documents, five strategies side by side (the last reasons with MACT on the
+restored page), and an HTML page of every step.
 
 Everything is generated on the spot from a fixed seed (the synthetic benchmark's generator), so the demo needs
 no files, no model and no network.
@@ -22,7 +23,7 @@ from .strategies import Result, get_strategy
 from .synth import generate
 from .trace import Action, Phase
 
-DEMO_STRATEGIES = ("none", "pipeline-fixed", "judge-fixed", "docintent")
+DEMO_STRATEGIES = ("none", "pipeline-fixed", "judge-fixed", "docintent", "docintent+mact")
 
 
 @dataclass

@@ -31,6 +31,10 @@ class Phase(StrEnum):
     INSPECT = "inspect"  # zoom / OCR of a region gathered evidence
     SEARCH = "search"  # the retrieval agent called one of its tools (the action names the tool)
     FINALIZE = "finalize"  # the retrieval agent's budget ran out and it was asked for its ranking
+    # MACT's roles (the answer role records under ANSWER)
+    PLAN = "plan"  # planning wrote plans (or re-planned after a plan mistake)
+    EXECUTE = "execute"  # one candidate execution of one plan step
+    JUDGE = "judge"  # judgment accepted a plan's process or flagged a mistake
 
 
 class Action(StrEnum):
@@ -53,6 +57,14 @@ class Action(StrEnum):
     CROP_PAGES = "crop_pages"
     GET_PAGE_TEXT = "get_page_text"
     SUBMIT = "submit"
+    # MACT's roles
+    PLANNED = "planned"
+    REPLANNED = "replanned"  # planning again after a plan mistake (a correction)
+    EXECUTED = "executed"
+    REEXECUTED = "reexecuted"  # a flagged step run again (a correction)
+    SELECTED = "selected"  # the best of Ne candidate executions kept
+    ACCEPTED = "accepted"
+    FLAGGED = "flagged"
 
 
 @dataclass

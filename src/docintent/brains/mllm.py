@@ -42,6 +42,7 @@ from ..settings import get_settings
 from ..tools import get_tool
 from ..trace import Action, Phase
 from ..vocabulary import DEGRADATIONS
+from . import mact_model
 from .base import (
     Answer,
     Brain,
@@ -57,6 +58,7 @@ from .base import (
 from .endpoint import PLACEHOLDER_KEY, Endpoint, Reply
 from .pricing import Price, PriceTable
 from .prompts import FAMILY, PROMPT_VERSION, answer_rules, render
+from .roles import Correction, Execution, Plan, PlanStep, Verdict
 from .toolcalls import ParsedCall, parse_json_object
 
 log = logging.getLogger(__name__)
@@ -505,6 +507,27 @@ class ModelBrain(Brain):
         if rotate and "orientation" not in found:
             found.insert(0, "orientation")
         return Diagnosis(tuple(found), rotate if "orientation" in found else None, usage)
+
+    # -- MACT roles: one prompt and one request per role call (docintent.brains.mact_model) ----------
+
+    def plan(self, state: State, count: int = 1, feedback: Verdict | None = None,
+             previous: tuple[Plan, ...] = ()) -> list[Plan]:
+        """Planning: ``count`` plans in one ``submit_plans`` call."""
+        return mact_model.plan(self, state, count, feedback, previous)
+
+    def execute(self, state: State, plan: Plan, step: PlanStep, results: dict[str, Execution],
+                candidate: int = 0, feedback: Verdict | None = None) -> Execution:
+        """Execution of one step with the execution tools, ending in ``record``."""
+        return mact_model.execute(self, state, plan, step, results, candidate, feedback)
+
+    def judge(self, state: State, plan: Plan, results: dict[str, Execution]) -> Verdict:
+        """Judgment: ``accept``, ``flag_plan`` or ``flag_execution``."""
+        return mact_model.judge(self, state, plan, results)
+
+    def conclude(self, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]],
+                 corrections: list[Correction]) -> Answer:
+        """The answer role: a JSON answer from the process and its corrections."""
+        return mact_model.conclude(self, state, runs, corrections)
 
 
 # -- parsing helpers --------------------------------------------------------------------------------

@@ -40,7 +40,13 @@ def format_trace(result) -> str:
         hashes = f" [{step.before}->{step.after}]" if step.after and step.before != step.after else ""
         tokens = f" ({step.prompt_tokens}+{step.completion_tokens} tok)" if step.prompt_tokens or step.completion_tokens else ""
         reason = f": {step.reason}" if step.reason else ""
-        lines.append(f"{i:>2}. {step.phase:<8} {step.action}{tool}{reason}{hashes} {step.seconds:.2f}s{tokens}")
+        where = ""
+        if "plan_id" in step.data:  # a MACT role call: which plan and step, what came out, what was wrong
+            ids = " ".join(str(step.data[k]) for k in ("plan_id", "step_id") if k in step.data)
+            cand = f" #{step.data['candidate']}" if isinstance(step.data.get("candidate"), int) else ""
+            out = f" -> {step.data['output']!r}" if "output" in step.data else ""
+            where = f" [{ids}{cand}]{out}"
+        lines.append(f"{i:>2}. {step.phase:<8} {step.action}{tool}{where}{reason}{hashes} {step.seconds:.2f}s{tokens}")
     return "\n".join(lines)
 
 

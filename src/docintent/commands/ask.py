@@ -20,6 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="brain option, e.g. base_url=http://localhost:8000/v1")
     p.add_argument("--page", type=page_arg, default=0, help="PDF page (0-based)")
     p.add_argument("--max-rounds", type=non_negative_int, default=None, help="at most this many restoration rounds (T, default 10)")
+    p.add_argument("--strategy-opt", action="append", metavar="KEY=VALUE",
+                   help="strategy option, e.g. np=2, ne=2, nc=1 or roles=plan,execute for mact strategies")
     p.add_argument("--trace", metavar="FILE", help="write the result and its trace as JSON")
     p.add_argument("--save-steps", metavar="DIR", help="save every page state as PNG, named by step")
     p.add_argument("--json", action="store_true", help="print the result as JSON instead of text")
@@ -38,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
         check_output_folder(args.save_steps)
     page = load_page(args.image, page=args.page)
     brain = get_brain(args.brain, **parse_options(args.brain_opt))
-    options = {"max_rounds": args.max_rounds} if args.max_rounds is not None else {}
+    options = parse_options(args.strategy_opt)
+    if args.max_rounds is not None:
+        options["max_rounds"] = args.max_rounds
     try:
         result = ask(page, args.question, task=args.task, strategy=args.strategy, brain=brain, **options)
     finally:

@@ -22,6 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--brain", default="offline", help="brain kind: offline, openai or scripted (default: offline)")
     p.add_argument("--brain-opt", action="append", default=[], metavar="KEY=VALUE",
                    help="brain option (repeatable); values are read as JSON when they parse")
+    p.add_argument("--strategy-opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="strategy option for every listed strategy (repeatable), e.g. np=2 for mact; the rows "
+                   "are named after their options, e.g. mact[np=2]")
     p.add_argument("--limit", type=non_negative_int, metavar="N", help="only the first N samples of the dataset")
     p.add_argument("--shard", metavar="I/N", help="only shard I (0-based) of N; shards partition the samples")
     p.add_argument("--workers", type=positive_int, default=1, metavar="K", help="worker processes (default: 1)")
@@ -57,7 +60,12 @@ def run(args: argparse.Namespace) -> int:
     if args.shard:
         index, count = parse_shard(args.shard)
         samples = select_shard(samples, index, count)
-    strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
+    strategies: list = [s.strip() for s in args.strategies.split(",") if s.strip()]
+    strategy_options = parse_options(args.strategy_opt)
+    if strategy_options:
+        from ..strategies import configured_strategy
+
+        strategies = [configured_strategy(name, **strategy_options) for name in strategies]
     factory = BrainFactory(args.brain, parse_options(args.brain_opt))
     try:
         summary = run_benchmark(
@@ -83,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         f"({summary.samples_per_second:.2f} rows/s, {summary.workers} worker(s))"
     )
     rows = read_results(summary.out_dir)
-    names = set(strategies)
+    names = {s if isinstance(s, str) else s.name for s in strategies}
     rows = [r for r in rows if r["strategy"] in names and r["sample"]["id"] in {s.id for s in samples}]
     if rows:
         from ..evaluation.report import strategy_rows, table_markdown

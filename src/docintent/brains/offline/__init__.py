@@ -16,6 +16,8 @@ How it answers each of the Brain's questions:
 - ``review``: re-reads the relevant region before and after the tool and keeps the change only when the
   evidence became more legible (OCR confidence, characters recognised, strength of the label match).
 - ``diagnose``: every degradation whose measured severity passes its threshold.
+- MACT's ``plan`` / ``execute`` / ``judge`` / ``conclude``: see :mod:`docintent.brains.offline.mact` (plans
+  from the question's intent, execution through these primitives, judgment by independent checks).
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from ...tools import get_tool, tools_for
 from ...trace import Action, Phase
 from ...vocabulary import DEGRADATIONS, ROTATION_TOOLS
 from ..base import Answer, Brain, Diagnosis, Keep, Rollback, State, UseTool
+from ..roles import Correction, Execution, Plan, PlanStep, Verdict
+from . import mact
 from .answer import solve
 from .extract import Matcher
 from .question import GENERIC_WORDS, QuestionInfo, analyse, content_words
@@ -295,6 +299,27 @@ class OfflineReader(Brain):
             tool or "", "page" if geometric else "evidence region", b, a, severity_before, severity_after,
             rb.confidence, ra.confidence, rb.answer, ra.answer, degradation or "",
         )
+
+    # -- MACT roles ------------------------------------------------------------------------------
+
+    def plan(self, state: State, count: int = 1, feedback: Verdict | None = None,
+             previous: tuple[Plan, ...] = ()) -> list[Plan]:
+        """Plans from the question's intent; after a plan mistake, the next alternative."""
+        return mact.make_plans(state.question, state.task, count, feedback, tried=len(previous))
+
+    def execute(self, state: State, plan: Plan, step: PlanStep, results: dict[str, Execution],
+                candidate: int = 0, feedback: Verdict | None = None) -> Execution:
+        """One step through the reader's primitives; candidates 0-2 read the evidence three ways."""
+        return mact.execute_step(self, state, plan, step, results, candidate % mact.CANDIDATES, feedback)
+
+    def judge(self, state: State, plan: Plan, results: dict[str, Execution]) -> Verdict:
+        """Independent checks: label exists, zoomed re-read by the second engine, arithmetic, answer type."""
+        return mact.judge_plan(self, state, plan, results)
+
+    def conclude(self, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]],
+                 corrections: list[Correction]) -> Answer:
+        """The accepted plan's result, formatted for the task."""
+        return mact.conclude(state, runs, corrections)
 
     def diagnose(self, state: State) -> Diagnosis:
         page = state.page
