@@ -95,7 +95,7 @@ def plan(brain: ModelBrain, state: State, count: int, feedback: Verdict | None =
 
     def validate(calls: list[ParsedCall], message: Any) -> tuple[ParsedCall | None, str | None]:
         if not calls:
-            obj = parse_json_object(getattr(message, "content", None))
+            obj = parse_json_object(getattr(message, "text", None))  # reasoning stripped
             if obj is not None and isinstance(obj.get("plans"), list):
                 calls = [ParsedCall("submit_plans", obj)]
             else:
@@ -181,7 +181,7 @@ def execute(brain: ModelBrain, state: State, plan: Plan, step: PlanStep, results
 
     def validate(calls: list[ParsedCall], message: Any) -> tuple[ParsedCall | None, str | None]:
         if not calls:
-            obj = parse_json_object(getattr(message, "content", None))
+            obj = parse_json_object(getattr(message, "text", None))  # reasoning stripped
             if obj is not None and "output" in obj:
                 return ParsedCall("record", obj), None
             return None, "the reply contains no function call"
