@@ -100,7 +100,7 @@ def test_a_context_overflow_retries_once_with_smaller_images():
     context = 4096 + image_tokens(1200, 1600) + 1500
     script = [tool_call("deshadowing"), tool_call("continue"), tool_call("answer", answer="7", confidence="high")]
     with FakeOpenAI(script, context_length=context) as server:
-        result, _ = run(large, server, tools=("deshadowing",), review="page")
+        result, _ = run(large, server, tools=("deshadowing",), review="page", max_pixels=0)
     assert result.error is None and result.answer == "7" and result.tools_kept == ["deshadowing"]
     b_first, b_again = server.chat_requests[1], server.chat_requests[2]
     assert offered_tools(b_first) == offered_tools(b_again) == ["continue", "rollback"]
@@ -150,8 +150,8 @@ def test_a_body_that_is_not_json_reaches_the_command_line_as_one_line(page, tmp_
 def test_a_json_example_inside_reasoning_does_not_run(page):
     # Qwen3 templates open <think> in the prompt, so the content holds only the closing tag
     content = ('The page might be sideways; a call like {"name": "rotate_90", "arguments": {}} would turn it. '
-               'But the text reads fine.</think>\n<tool_call>\n{"name": "answer", "arguments": '
-               '{"answer": "1,250", "confidence": "high"}}\n</tool_call>')
+               'But the text reads fine.</think>\n{"name": "answer", "arguments": '
+               '{"answer": "1,250", "confidence": "high"}}')
     with FakeOpenAI([text(content)]) as server:
         result, _ = run(page, server)
     assert result.answer == "1,250" and result.tools_used == 0

@@ -27,13 +27,14 @@ Phase B review (``review=``):
 
 - ``region`` (default): when Phase A names the evidence region (the optional ``region`` argument every
   restoration tool is offered with) or a zoom has read one, Phase B sends crops of that region before and
-  after the tool plus a small thumbnail of the page with the region outlined; tools that move pixels
-  (rotations, dewarping) and calls without a region are reviewed on the whole page;
+  after the tool, at the scale the whole page is sent at, plus a small thumbnail of the page with the region
+  outlined; tools that move pixels (rotations, dewarping) and calls without a region are reviewed on the
+  whole page;
 - ``page``: the paper's comparison of the whole page before and after (ablation).
 
-Image budget: ``max_side`` caps every image; ``image_budget`` caps the image tokens of one sample (Qwen-VL
-rule, 28x28 pixels per token): each image may use at most half of what is left, so later images are
-downsized first and the sample never exceeds the budget. A request the server refuses for its context is
+Image budget: ``max_side`` and ``max_pixels`` (default: Qwen-VL's recommended 1280 image tokens) cap every
+image; ``image_budget`` caps the image tokens of one sample (Qwen-VL rule, 28x28 pixels per token): each image
+may use at most half of what is left, so later images are downsized first (never below 64 tokens). A request the server refuses for its context is
 sent once more with every image at half size; a review the server refuses counts as a rollback.
 """
 
@@ -58,7 +59,7 @@ from ..page import Box, Page
 from ..settings import get_settings
 from ..tools import get_tool
 from ..trace import Action, Phase
-from ..vocabulary import DEGRADATIONS
+from ..vocabulary import DEGRADATIONS, INSPECTION
 from .base import (
     Answer,
     Brain,
@@ -81,15 +82,13 @@ log = logging.getLogger(__name__)
 
 #: The ``confidence`` levels of the answer function, as numbers for :class:`Answer`.
 CONFIDENCE = {"low": 0.3, "medium": 0.6, "high": 0.9}
-#: The optional argument every restoration tool is offered with: where the question's evidence is.
-REGION_ARGUMENT = {
-    "type": "array",
-    "items": {"type": "number"},
-    "minItems": 4,
-    "maxItems": 4,
-    "description": "Optional: the region holding the evidence for the question, [x0, y0, x1, y1] as fractions "
-    "(0-1) of the page width and height. The review then compares this region before and after the tool.",
-}
+#: The optional argument every restoration tool is offered with (``review=region``): where the question's
+#: evidence is. Kept bare because it is repeated in every tool's schema; the situation text explains it once.
+REGION_ARGUMENT = {"type": "array", "items": {"type": "number"}}
+REGION_NOTE = ("With a restoration tool you may pass region=[x0, y0, x1, y1], the evidence's box as fractions (0-1) "
+               "of this page: the review then compares that region.")
+#: Qwen-VL's recommended ``max_pixels`` (1280 tokens of 28x28 pixels): the default cap on each image.
+DEFAULT_MAX_PIXELS = 1280 * 28 * 28
 #: Degradations whose tools move pixels: their review compares whole pages (a region would not line up).
 MOVING_TOOLS = ("orientation", "warp")
 #: Smallest image a budget may shrink an image to, in tokens (8x8 blocks of 28 px).
@@ -171,7 +170,8 @@ class ModelBrainOptions(BaseModel):
     backoff: float = Field(1.0, ge=0, description="First retry wait in seconds (doubles each retry) when no Retry-After is given.")
     max_wait: float = Field(60.0, ge=0, description="Longest single wait between retries, Retry-After included.")
     max_side: int | None = Field(None, ge=28, description="Longest image side sent to the model; default DOCINTENT_MAX_SIDE (2048).")
-    max_pixels: int | None = Field(None, ge=784, description="Cap on width x height of each image sent (small contexts).")
+    max_pixels: int = Field(DEFAULT_MAX_PIXELS, ge=0, description="Cap on width x height of each image sent "
+                            "(default 1,003,520 = Qwen-VL's 1280 image tokens; 0: no cap, only max_side).")
     review: Literal["region", "page"] = Field(
         "region", description="Phase B: crops of the evidence region + a thumbnail (region), or whole pages (page).")
     thumbnail_side: int = Field(384, ge=28, description="Longest side of the page thumbnail a region review adds.")
@@ -320,7 +320,7 @@ class ModelBrain(Brain):
         """A tool's function spec; restoration tools also take the optional evidence ``region``."""
         tool = get_tool(name)
         spec = tool.spec()
-        if tool.degradation == "inspection":
+        if self.options.review != "region" or not _restores(name):
             return spec
         parameters = dict(spec["function"]["parameters"])
         parameters["properties"] = {**parameters.get("properties", {}), "region": REGION_ARGUMENT}
@@ -332,11 +332,12 @@ class ModelBrain(Brain):
         listing = json.dumps([f["function"] for f in functions], indent=1)
         return f"{text}\n\n{render('text_tools', tools=listing)}"
 
-    @staticmethod
-    def _situation(state: State) -> str:
+    def _situation(self, state: State) -> str:
         tools = ", ".join(state.available_tools) if state.available_tools else "none (answer now)"
         lines = [f"Question: {state.question}", f"Round {state.round + 1} of at most {state.max_rounds}. "
                  f"Restoration tools you can still call: {tools}."]
+        if self.options.review == "region" and any(_restores(n) for n in state.available_tools):
+            lines.append(REGION_NOTE)
         if state.round + 1 >= state.max_rounds:
             lines.append("This is the last round: call answer.")
         return "\n".join(lines)
@@ -566,8 +567,12 @@ class ModelBrain(Brain):
         else:
             box = [round(v, 3) for v in region.as_tuple()]
             text = render("review_region", tool=tool, degradation=degradation, question=state.question, box=box)
-            images = [("BEFORE the tool (evidence region):", crop_region(before, region), None),
-                      ("AFTER the tool (evidence region):", crop_region(after, region), None),
+            # crops at the scale the whole page is sent at: the review sees the pixels the answer is read from
+            scale = _sent_size(before, self.max_side, self.options.max_pixels)[0] / before.width
+            crops = [crop_region(before, region), crop_region(after, region)]
+            side = max(28, round(max(crops[0].width, crops[0].height) * scale))
+            images = [("BEFORE the tool (evidence region):", crops[0], side),
+                      ("AFTER the tool (evidence region):", crops[1], side),
                       ("The page after the tool, evidence region outlined:",
                        thumbnail(after, region, self.options.thumbnail_side), self.options.thumbnail_side)]
         if self.options.context == "text":
@@ -667,6 +672,14 @@ class ModelBrain(Brain):
 
 
 # -- parsing and image helpers ----------------------------------------------------------------------
+
+
+def _restores(name: str) -> bool:
+    """True for a registered restoration tool (not an inspection tool such as zoom)."""
+    try:
+        return get_tool(name).degradation != INSPECTION
+    except Exception:  # an unregistered name offers nothing to restore
+        return False
 
 
 def _replayed(reply: Reply, call: ParsedCall | None) -> dict[str, Any]:
