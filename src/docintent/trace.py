@@ -127,6 +127,17 @@ class Result:
         """Tools that ran (kept, rolled back or changing nothing), as the paper's "Avg. Tools" counts them."""
         return sum(1 for s in self.trace if s.phase == Phase.TOOL and s.action in RAN)
 
+    @property
+    def tokens_by_phase(self) -> dict[str, dict[str, int]]:
+        """Prompt and completion tokens per phase ("A", "B", "answer", "diagnose"); phases without tokens are left out."""
+        totals: dict[str, dict[str, int]] = {}
+        for step in self.trace:
+            if step.prompt_tokens or step.completion_tokens:
+                phase = totals.setdefault(str(step.phase), {"prompt": 0, "completion": 0})
+                phase["prompt"] += step.prompt_tokens
+                phase["completion"] += step.completion_tokens
+        return totals
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (no images; page hashes stay in the trace)."""
         return {
@@ -139,6 +150,7 @@ class Result:
             "seconds": self.seconds,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "tokens_by_phase": self.tokens_by_phase,
             "error": self.error,
             "trace": [s.to_dict() for s in self.trace],
         }

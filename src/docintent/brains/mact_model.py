@@ -24,6 +24,7 @@ from ..tools import get_tool
 from ..tools.calculator import CalculatorError, calculate
 from ..tools.zoom import Zoom
 from .base import Answer, State, Usage
+from .endpoint import Reply
 from .prompts import FAMILY, answer_rules, render
 from .roles import Correction, Execution, Plan, PlanStep, Verdict
 from .toolcalls import ParsedCall, parse_json_object
@@ -93,14 +94,13 @@ def plan(brain: ModelBrain, state: State, count: int, feedback: Verdict | None =
     messages: list[dict[str, Any]] = [{"role": "system", "content": system},
                                       {"role": "user", "content": [_text_part(text), brain.image_part(state.page)]}]
 
-    def validate(calls: list[ParsedCall], message: Any) -> tuple[ParsedCall | None, str | None]:
-        if not calls:
-            obj = parse_json_object(getattr(message, "text", None))  # reasoning stripped
+    def validate(call: ParsedCall | None, reply: Reply) -> tuple[ParsedCall | None, str | None]:
+        if call is None:
+            obj = parse_json_object(reply.text)
             if obj is not None and isinstance(obj.get("plans"), list):
-                calls = [ParsedCall("submit_plans", obj)]
+                call = ParsedCall("submit_plans", obj)
             else:
                 return None, "the reply contains no function call"
-        call = calls[0]
         if call.error:
             return None, f"{call.name}: {call.error}"
         if call.name != "submit_plans":
@@ -179,13 +179,12 @@ def execute(brain: ModelBrain, state: State, plan: Plan, step: PlanStep, results
         {"role": "user", "content": [_text_part(brain._with_text_tools("\n\n".join(lines), functions)), brain.image_part(state.page)]},
     ]
 
-    def validate(calls: list[ParsedCall], message: Any) -> tuple[ParsedCall | None, str | None]:
-        if not calls:
-            obj = parse_json_object(getattr(message, "text", None))  # reasoning stripped
+    def validate(call: ParsedCall | None, reply: Reply) -> tuple[ParsedCall | None, str | None]:
+        if call is None:
+            obj = parse_json_object(reply.text)
             if obj is not None and "output" in obj:
                 return ParsedCall("record", obj), None
             return None, "the reply contains no function call"
-        call = calls[0]
         if call.error:
             return None, f"{call.name}: {call.error}"
         if call.name not in names:
@@ -244,10 +243,9 @@ def judge(brain: ModelBrain, state: State, plan: Plan, results: dict[str, Execut
                                       {"role": "user", "content": [_text_part(text), brain.image_part(state.page)]}]
     ids = {s.id for s in plan.steps}
 
-    def validate(calls: list[ParsedCall], message: Any) -> tuple[ParsedCall | None, str | None]:
-        if not calls:
+    def validate(call: ParsedCall | None, reply: Reply) -> tuple[ParsedCall | None, str | None]:
+        if call is None:
             return None, "the reply contains no function call"
-        call = calls[0]
         if call.error:
             return None, f"{call.name}: {call.error}"
         if call.name not in ("accept", "flag_plan", "flag_execution"):
