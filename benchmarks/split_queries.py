@@ -22,7 +22,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from docintent.bench.visdoc import load_annotations
+from docintent.evaluation.visdoc import load_annotations
 
 OUT = Path(__file__).resolve().parent / "data" / "texlive_split.json"
 
