@@ -7,7 +7,6 @@ import re
 
 import numpy as np
 import pytest
-from retrieval_helpers import FILLER, make_pdf
 
 from docintent.retrieval import PageIndex, build_index, get_retriever, reciprocal_rank_fusion
 from docintent.retrieval.agent import SearchAgent
@@ -16,6 +15,7 @@ from docintent.retrieval.passages import PassageEmbeddings, split_passages
 from docintent.retrieval.planners import OfflinePlanner, split_bridge
 from docintent.retrieval.retrievers import BM25Retriever, DenseRetriever, FusionRetriever
 from docintent.retrieval.text import normalize, tokenize
+from retrieval_helpers import FILLER, make_pdf
 
 
 class HashingModel:
@@ -133,3 +133,15 @@ def test_agent_keeps_its_first_search_on_top_for_direct_questions(index):
         result = agent.run(query)
         assert result.handles[0] == first
         assert len(result.handles) == 10
+
+
+def test_search_explain_names_matched_terms_fields_and_passage(index, capsys):
+    from docintent.cli import main
+
+    assert main(["search", str(index.directory), "rotatebox rotation", "-k", "1", "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "4.2 Rotation" in out
+    terms = next(line for line in out.splitlines() if "matched terms:" in line)
+    assert "rotatebox x1" in terms and "rotation x1" in terms
+    assert "BM25 by field: body" in out and "headings" in out
+    assert "passage: 4.2 Rotation The rotatebox command turns its argument." in out
