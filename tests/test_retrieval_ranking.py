@@ -145,3 +145,23 @@ def test_search_explain_names_matched_terms_fields_and_passage(index, capsys):
     assert "rotatebox x1" in terms and "rotation x1" in terms
     assert "BM25 by field: body" in out and "headings" in out
     assert "passage: 4.2 Rotation The rotatebox command turns its argument." in out
+
+
+def test_derived_field_files_are_rebuilt_after_the_index_is(tmp_path):
+    import os
+
+    make_pdf(tmp_path / "a.pdf", ["1 Alpha topic\nalpha words here.", "2 Beta topic\nbeta words here."])
+    build_index([tmp_path / "a.pdf"], tmp_path / "idx")
+    idx = PageIndex.open(tmp_path / "idx")
+    assert "Alpha topic" in idx.text(BM25Retriever(idx).search("alpha", 1)[0].handle)
+    head = tmp_path / "idx" / "bm25_head.npz"
+    old = head.stat().st_mtime
+    idx.close()
+    make_pdf(tmp_path / "a.pdf", ["1 Gamma topic\ngamma words here.", "2 Alpha topic\nalpha words here."])
+    build_index([tmp_path / "a.pdf"], tmp_path / "idx", overwrite=True)
+    os.utime(head, (old - 10, old - 10))  # as if written long before the rebuild
+    idx = PageIndex.open(tmp_path / "idx")
+    hit = BM25Retriever(idx).search("alpha", 1)[0].handle
+    assert "Alpha topic" in idx.text(hit)
+    assert head.stat().st_mtime > old - 10
+    idx.close()

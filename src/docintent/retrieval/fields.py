@@ -64,7 +64,7 @@ class FieldScorer:
 
     def _field(self, name: str, texts_of: str) -> BM25:
         directory: Path = self.index.directory
-        if (directory / f"{name}.npz").is_file() and (directory / f"{name}_vocab.json").is_file():
+        if derived_is_fresh(directory / f"{name}.npz") and (directory / f"{name}_vocab.json").is_file():
             model = BM25.load(directory, name)
             if model.n_docs == len(self.index) and model.stemming == self.body.stemming:
                 return model
@@ -106,6 +106,12 @@ class FieldScorer:
         if self.title_weight:
             parts["title"] = self.title_weight * float(self.title.scores(terms)[row])
         return parts
+
+
+def derived_is_fresh(path: Path) -> bool:
+    """Whether a derived file exists and was written after the index's last build (which rewrites ``bm25.npz``)."""
+    body = path.parent / "bm25.npz"
+    return path.is_file() and (not body.is_file() or path.stat().st_mtime >= body.stat().st_mtime)
 
 
 def top_rows(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -130,7 +130,9 @@ class PassageEmbeddings:
     @cached_property
     def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
         emb_path, rows_path = self.stem.with_suffix(".npy"), Path(f"{self.stem}.rows.npy")
-        if emb_path.is_file() and rows_path.is_file():
+        body = self.directory / "bm25.npz"
+        fresh = emb_path.is_file() and (not body.is_file() or emb_path.stat().st_mtime >= body.stat().st_mtime)
+        if fresh and rows_path.is_file():
             emb, rows = np.load(emb_path), np.load(rows_path)
             if len(rows) == len(emb) and (len(rows) == 0 or int(rows.max()) == len(self._texts) - 1):
                 return emb, rows
