@@ -56,7 +56,10 @@ from ..io.lock import FolderLock
 from ..ocr import get_engine
 from ..page import Box, Page
 from .bm25 import BM25
-from .text import tokenize
+from .text import INDEX_STEMMING, tokenize
+
+#: BM25 k1 of the page body (b 0.75); 0.9 and 1.2 tied on the development queries.
+INDEX_K1 = 1.2
 
 log = logging.getLogger(__name__)
 
@@ -442,7 +445,7 @@ def _write_bm25(con: sqlite3.Connection, out: Path) -> None:
     renamed into place; the ``bm25`` meta entry says "writing" meanwhile, so an index whose files may be a
     mix of two builds is refused by :meth:`PageIndex.open` until a build finishes them."""
     rows = con.execute("SELECT text FROM pages ORDER BY handle").fetchall()
-    model = BM25.fit(tokenize(t) for (t,) in rows)
+    model = BM25.fit((tokenize(t, stemming=INDEX_STEMMING) for (t,) in rows), k1=INDEX_K1, stemming=INDEX_STEMMING)
     con.execute("INSERT OR REPLACE INTO meta VALUES ('bm25', 'writing')")
     con.commit()
     staging = Path(tempfile.mkdtemp(prefix=".bm25-", dir=out))
