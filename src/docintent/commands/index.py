@@ -57,6 +57,6 @@ def run(args: argparse.Namespace) -> int:
         from ..retrieval import DenseRetriever
 
         index = PageIndex.open(args.out)
-        _ = DenseRetriever(index).embeddings  # computing the property builds and stores the embeddings
+        _ = DenseRetriever(index).passages.embeddings  # reading them builds and stores the passage embeddings
         print(f"{args.out}: dense embeddings ready")
     return 0
