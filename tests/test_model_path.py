@@ -354,3 +354,19 @@ def test_endpoint_errors_are_model_endpoint_errors(page):
     with FakeOpenAI([http_error(400, message="bad things")]) as server:
         with pytest.raises(ModelEndpointError, match="bad things"):
             Endpoint(server.base_url, server.model).chat([{"role": "user", "content": "hi"}])
+
+
+def test_a_region_a_zoom_read_is_reviewed_when_phase_a_named_none(document):
+    from docintent.page import Box
+    from docintent.tools.zoom import ZoomEvidence
+
+    brain = ModelBrain(base_url="http://localhost:1/v1", model="m")
+    box = Box(0.1, 0.1, 0.5, 0.3)
+    zoom = ZoomEvidence("total row", "text", box, 0, document, document.hash)
+    state = State("What is the total?", "doc", document, document, ["deshadowing"], evidence=[zoom])
+    after = document.derive(np.ascontiguousarray(255 - document.pixels), "invert")
+    messages, functions = brain.phase_b_request(state, document, after, tool="deshadowing")
+    sizes = [data_url_size(part["image_url"]["url"]) for part in messages[-1]["content"] if part["type"] == "image_url"]
+    # the zoomed box with a margin of a tenth of its size each side (at least 2 % of the page): 288 x 192 px
+    assert len(sizes) == 3 and sizes[0] == sizes[1] == (288, 192) and max(sizes[2]) == 384
+    assert "[0.1, 0.1, 0.5, 0.3]" in messages[-1]["content"][0]["text"]
