@@ -65,7 +65,7 @@ def _run(samples: Path, workers: int, strategy: str, brain: str, scratch: Path, 
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "docintent", "bench", "--dataset", f"jsonl:{samples}", "--strategies", strategy,
+        [sys.executable, "-m", "docintent", "bench", "--dataset", f"jsonl:{samples}", "--allow-outside-paths", "--strategies", strategy,
          "--brain", brain, "--workers", str(workers), "--no-progress", "--out", str(out)],
         env=env, capture_output=True, text=True,
     )

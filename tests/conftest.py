@@ -10,6 +10,16 @@ import pytest
 
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
+# Property-based tests: a bounded number of examples by default (CI); HYPOTHESIS_PROFILE=long for a deep run.
+try:
+    from hypothesis import settings as _hypothesis_settings
+
+    _hypothesis_settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True)
+    _hypothesis_settings.register_profile("long", max_examples=5000, deadline=None)
+    _hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+except ImportError:  # hypothesis is in the test extra; without it only tests/test_properties.py is skipped
+    pass
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 

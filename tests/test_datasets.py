@@ -6,6 +6,7 @@ import base64
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -79,10 +80,11 @@ def test_wilddoc_tsv_reuses_cached_images(tmp_path):
 
 
 def test_wilddoc_tsv_bad_base64_names_the_row(tmp_path):
+    """Undecodable base64 is that row's problem (recorded as its error by a run), not the whole dataset's."""
     rows = [{"index": "DocVQA-val-1-1", "question": "q", "answer": "['a']", "image": "!" * 100}]
     tsv = _write_tsv(tmp_path / "bad.tsv", rows, ["index", "question", "answer", "image"])
-    with pytest.raises(DatasetError, match=r"bad\.tsv:2: image is not valid base64"):
-        load_dataset(f"wilddoc:{tsv}", cache_dir=tmp_path / "c")
+    (sample,) = load_dataset(f"wilddoc:{tsv}", cache_dir=tmp_path / "c")
+    assert re.match(r".*bad\.tsv:2: image is not valid base64", sample.meta["image_error"])
 
 
 def test_wilddoc_tsv_missing_columns(tmp_path):
@@ -141,7 +143,7 @@ def test_synth_set_resolves_images_against_its_folder(tmp_path):
 def test_jsonl_of_samples_and_its_errors(tmp_path):
     path = tmp_path / "set.jsonl"
     path.write_text(json.dumps(_sample(0, "/abs/page.png").to_dict()) + "\n\n")
-    (sample,) = load_dataset(f"jsonl:{path}")
+    (sample,) = load_dataset(f"jsonl:{path}", allow_outside_paths=True)  # an absolute path elsewhere
     assert sample.image == "/abs/page.png" and sample.answers == ("42",)
 
     bad = tmp_path / "bad.jsonl"

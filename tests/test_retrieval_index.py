@@ -105,12 +105,14 @@ def test_page_without_text_layer_is_read_by_ocr(tmp_path):
     assert "Revenue grew by 12 percent" in index.text(hit.handle)
 
 
-def test_other_inputs_in_same_directory_are_refused(two_pdfs, tmp_path):
+def test_other_inputs_resume_and_other_settings_are_refused(two_pdfs, tmp_path):
     folder, a, _ = two_pdfs
-    build_index([a], tmp_path / "idx")
-    with pytest.raises(ConfigError, match="other inputs or settings.*--overwrite"):
-        build_index([folder], tmp_path / "idx")
-    assert build_index([folder], tmp_path / "idx", overwrite=True).pages_total == 9
+    first = build_index([a], tmp_path / "idx")
+    more = build_index([folder], tmp_path / "idx")  # a document added: only its pages are read
+    assert more.complete and more.pages_total == 9 and more.pages_processed == 9 - first.pages_total
+    with pytest.raises(ConfigError, match="other settings.*--overwrite"):
+        build_index([folder], tmp_path / "idx", dpi=72)
+    assert build_index([folder], tmp_path / "idx", dpi=72, overwrite=True).pages_total == 9
 
 
 def test_index_and_search_commands(two_pdfs, tmp_path, capsys):

@@ -165,11 +165,11 @@ def test_judge_random_uses_the_same_tools(page):
 
 
 def test_unknown_strategy_lists_valid_ones():
-    with pytest.raises(UnknownComponentError, match="valid strategys: agres, docintent, judge-fixed"):
+    with pytest.raises(UnknownComponentError, match="valid strategys: agres, docintent, docintent\\+mact, judge-fixed"):
         get_strategy("magic")
     with pytest.raises(ConfigError, match="unknown option"):
         get_strategy("docintent", rounds=3)
-    assert set(STRATEGIES) == {"none", "pipeline-fixed", "pipeline-random", "judge-fixed", "judge-random", "prompt-only", "agres", "docintent"}
+    assert set(STRATEGIES) == {"none", "pipeline-fixed", "pipeline-random", "judge-fixed", "judge-random", "prompt-only", "agres", "docintent", "mact", "docintent+mact"}
 
 
 def test_trace_records_hashes_seconds_and_tokens(page):

@@ -2,28 +2,51 @@
 
 A command module exposes ``register(subparsers)``, which adds its parser and sets ``func`` to a handler
 ``handler(args) -> int``. Handlers import heavy modules lazily so ``docintent --help`` stays fast.
+
+Failures reach the user as one line on standard error naming the input and the problem, with exit status 1:
+bad arguments (checked while parsing), docintent's own errors, and the operating system's (a file that cannot
+be read or written). Anything else is a bug: one line says what happened and where its full traceback was
+written; ``--debug`` prints the traceback instead. Ctrl-C exits with status 130.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
+import os
 import pkgutil
+import sqlite3
 import sys
+import tempfile
+import traceback
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import NoReturn
 
 from . import __version__, commands
 from .errors import DocIntentError
+from .settings import strip_url_credentials
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (no usage block) with exit status 1."""
+
+    def error(self, message: str) -> NoReturn:
+        _say(f"{self.prog}: error: {message} (see {self.prog} --help)")
+        sys.exit(1)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="docintent",
         description="Answer questions about damaged document images; restore only what blocks the answer.",
     )
     parser.add_argument("--version", action="version", version=f"docintent {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.add_argument("--debug", action="store_true", help="print the full traceback of an unexpected error")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue
@@ -32,9 +55,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _say(message: str) -> None:
+    """One line on standard error, with credentials removed from any URL in it."""
+    line = " ".join(strip_url_credentials(str(message)).split())
+    print(line, file=sys.stderr, flush=True)
+
+
+def _os_error_text(err: OSError) -> str:
+    """``PATH: problem`` for an operating-system error, naming the file it is about."""
+    problem = err.strerror or str(err) or type(err).__name__
+    names = [n for n in (err.filename, err.filename2) if n is not None]
+    return f"{' -> '.join(map(str, names))}: {problem}" if names else problem
+
+
+def _write_crash_report(command: str | None) -> Path | None:
+    """Write the current exception's traceback to a file and return its path (None if nowhere is writable)."""
+    from .settings import get_settings
+
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    text = f"docintent {__version__} {command or ''}\nargv: {sys.argv!r}\n\n{traceback.format_exc()}"
+    for folder in (Path(get_settings().cache_dir) / "crashes", Path(tempfile.gettempdir())):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"docintent-crash-{stamp}-{os.getpid()}.txt"
+            path.write_text(strip_url_credentials(text), encoding="utf-8")
+            return path
+        except OSError:
+            continue
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # --help, --version, or a refused argument (already reported in one line)
+        return stop.code if isinstance(stop.code, int) else 1
     logging.basicConfig(
         level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)],
         format="%(levelname)s %(name)s: %(message)s",
@@ -42,14 +98,33 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    where = f"docintent {args.command}"
     try:
         return int(args.func(args) or 0)
     except DocIntentError as err:
-        print(f"docintent {args.command}: error: {err}", file=sys.stderr)
+        _say(f"{where}: error: {err}")
         return 1
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        _say(f"{where}: interrupted")
         return 130
+    except BrokenPipeError:  # the reader of our output went away (`docintent ... | head`)
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps the interpreter's final flush quiet
+        return 1
+    except OSError as err:
+        _say(f"{where}: error: {_os_error_text(err)}")
+        return 1
+    except sqlite3.DatabaseError as err:
+        _say(f"{where}: error: a database file is damaged or is not a docintent file ({err})")
+        return 1
+    except Exception as err:  # noqa: BLE001 - the last line of defence: a bug, reported without a traceback
+        if args.debug:
+            traceback.print_exc()
+            return 1
+        report = _write_crash_report(args.command)
+        written = f"full traceback written to {report}" if report else "no file could be written for its traceback"
+        _say(f"{where}: unexpected error: {type(err).__name__}: {err}; {written} (--debug prints it)")
+        return 1
 
 
 if __name__ == "__main__":

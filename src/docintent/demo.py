@@ -1,4 +1,5 @@
-"""The demo: a handful of damaged documents, four strategies side by side, and an HTML page of every step.
+"""The demo: a handful of damaged documents, five strategies side by side (the last reasons with MACT on the
+restored page), and an HTML page of every step.
 
 Everything is generated on the spot from a fixed seed (the synthetic benchmark's generator), so the demo needs
 no files, no model and no network.
@@ -22,7 +23,7 @@ from .strategies import Result, get_strategy
 from .synth import generate
 from .trace import Action, Phase
 
-DEMO_STRATEGIES = ("none", "pipeline-fixed", "judge-fixed", "docintent")
+DEMO_STRATEGIES = ("none", "pipeline-fixed", "judge-fixed", "docintent", "docintent+mact")
 
 
 @dataclass
@@ -93,11 +94,41 @@ def run_demo(
                 echo(f"    {name:<15} {result.answer!r:<28} score {row.scores[name]:.2f}  tools kept: {kept}  {result.seconds:.1f}s")
             echo(f"    gold: {', '.join(sample.answers)}")
             rows.append(row)
+        rows = order_rows(rows)
         _write_html(out / "index.html", rows, strategies)
+    echo("")
+    for name, text in OUTCOMES:
+        picked = [r for r in rows if outcome(r) == name]
+        if picked:
+            echo(f"{text}: {len(picked)} of {len(rows)}")
+            for r in picked:
+                echo(f"    - {r.sample.question}")
     echo("")
     echo(summary_table(rows, strategies))
     echo(f"\nwrote {out / 'index.html'}")
     return rows
+
+
+#: How a question's outcome depended on restoration, in the order the demo shows them.
+OUTCOMES = (
+    ("decided", "Restoration decided the answer: answered directly it is wrong, restored and checked it is right"),
+    ("same", "Restoration did not change the outcome (the page read as well without it, or not even with it)"),
+    ("hurt", "Restoration did not help here: answering directly did better"),
+)
+
+
+def outcome(row: DemoRow) -> str:
+    """``decided`` when docintent beat answering directly, ``hurt`` when it did worse, else ``same``."""
+    mine, direct = row.scores.get("docintent"), row.scores.get("none")
+    if mine is None or direct is None or abs(mine - direct) < 1e-9:
+        return "same"
+    return "decided" if mine > direct else "hurt"
+
+
+def order_rows(rows: Sequence[DemoRow]) -> list[DemoRow]:
+    """Questions where restoration decided the answer first, then those it did not change, then those it hurt."""
+    rank = {name: i for i, (name, _) in enumerate(OUTCOMES)}
+    return sorted(rows, key=lambda r: rank[outcome(r)])
 
 
 def summary_table(rows: Sequence[DemoRow], strategies: Sequence[str]) -> str:
@@ -137,7 +168,11 @@ def _write_html(path: Path, rows: Sequence[DemoRow], strategies: Sequence[str]) 
             f"<td>{sum(r.results[name].seconds for r in rows) / n:.1f}</td></tr>"
         )
     parts.append("</table>")
+    shown = ""
     for row in rows:
+        if outcome(row) != shown:
+            shown = outcome(row)
+            parts.append(f"<h2 class='outcome'>{e(dict(OUTCOMES)[shown])}</h2>")
         s = row.sample
         parts.append(f"<h2>{e(s.task)}: {e(s.question)}</h2><p>gold: <b>{e(' | '.join(s.answers))}</b></p>")
         parts.append("<table><tr><th>strategy</th><th>answer</th><th>score</th><th>kept</th><th>rolled back</th></tr>")

@@ -1,54 +1,58 @@
 """Check that an OpenAI-compatible endpoint can drive docintent, and say how to fix what cannot.
 
-Five checks, in order: the endpoint answers ``/models``; the model is listed; it accepts an image (and reads
-a number from it); it returns native tool calls (or only calls written as text, which docintent parses);
-its context holds our Phase A prompt with a full-size page image. ``docintent doctor`` prints them.
+The checks send the requests ``docintent ask`` will send, with the run's settings: the endpoint answers
+``/models``; the model is listed; it reads a number from an image; a **Phase A** request (the decide prompt,
+the tools, a page at ``max_side``, the run's ``max_tokens``) comes back with a function call; a **Phase B**
+request (the review prompt with two pages, the largest review ``ask`` sends) is accepted and answered.
+Both phases also compare the prompt tokens the server reports with docintent's estimate, which catches a
+server that silently truncates prompts. Every problem names one fix. ``docintent doctor`` prints them.
 
 >>> from docintent.testing.fake_openai import FakeOpenAI, text, tool_call
->>> with FakeOpenAI([text("4821"), tool_call("answer", answer="ok", confidence="high"), text("{}")]) as server:
-...     checks = run_checks(server.base_url, server.model)
->>> [c.status for c in checks]
-['ok', 'ok', 'ok', 'ok', 'ok']
+>>> def model(body):
+...     names = [t["function"]["name"] for t in body.get("tools") or []]
+...     return tool_call(names[0]) if names else text("4821")
+>>> with FakeOpenAI(model) as server:
+...     checks = run_checks(server.base_url, server.model, max_side=512)
+>>> [(c.name, c.status) for c in checks]
+[('reachable', 'ok'), ('model', 'ok'), ('image input', 'ok'), ('Phase A', 'ok'), ('Phase B', 'ok'), ('prompt length', 'ok')]
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .brains.base import State
-from .brains.mllm import ANSWER_FUNCTION, ModelBrain
-from .brains.tokens import request_tokens
+from .brains.endpoint import RequestRejected
+from .brains.mllm import ModelBrain
+from .brains.tokens import data_url_size, request_tokens
 from .errors import ModelEndpointError
 from .io.encode import resize_longest
-from .page import Page
+from .page import Box, Page
 from .synth.render import render_page, render_text_lines
 
-#: What to change on each kind of server when tool calls only come back as text (or not at all).
-TOOL_FIXES = [
-    "vLLM: start with --enable-auto-tool-choice --tool-call-parser hermes (Qwen2.5-VL; Qwen3-VL: hermes too, "
-    "InternVL: internlm), plus --chat-template if the model's template lacks tools",
-    "SGLang: start with --tool-call-parser qwen25 (Qwen) or the parser of your model family",
-    "llama.cpp server: start with --jinja (and --chat-template-file if the GGUF's template lacks tools)",
-    "Ollama: use a model whose tag lists 'tools' (ollama show MODEL); otherwise docintent's text fallback is used",
-    "or run docintent with --brain-opt native_tools=false: functions are described in the prompt and read from text",
-]
-CONTEXT_FIXES = [
-    "vLLM: --max-model-len 32768 (and --limit-mm-per-prompt '{\"image\": 4}' for Phase B's two images and the full context)",
-    "SGLang: --context-length 32768",
-    "llama.cpp server: -c 32768 (per slot: divide by --parallel)",
-    "Ollama: raise num_ctx (OLLAMA_CONTEXT_LENGTH=32768 for the server, or PARAMETER num_ctx 32768 in a Modelfile)",
-    "or send smaller images: --brain-opt max_side=1024 or max_pixels=1000000",
-]
-IMAGE_FIXES = [
-    "serve a vision-language model (Qwen2.5-VL, Qwen3-VL, InternVL, Gemma 3, llava; Ollama: qwen2.5vl)",
-    "llama.cpp server: pass the projector with --mmproj FILE",
-    "vLLM: check --limit-mm-per-prompt allows images",
-]
+#: The one fix for each problem; a rejected request's fix comes from the endpoint (by what the server said).
+FIXES = {
+    "unreachable": "start the server and check host and port; the URL ends in /v1 (vLLM :8000/v1, SGLang :30000/v1, "
+    "Ollama :11434/v1, llama.cpp :8080/v1)",
+    "no model": "pass --model with one of the listed names",
+    "model name": "pass --model exactly as listed (vLLM: the path or --served-model-name; Ollama: the tag, e.g. qwen2.5vl:7b)",
+    "blind": "serve a vision-language model (Qwen2.5-VL, Qwen3-VL, InternVL, Gemma 3; Ollama: qwen2.5vl; llama.cpp: "
+    "pass its --mmproj projector)",
+    "tool parser": "start the server with its tool-call parser (vLLM --enable-auto-tool-choice --tool-call-parser "
+    "hermes, SGLang --tool-call-parser qwen25, llama.cpp --jinja, Ollama: a model tagged 'tools'), or keep "
+    "native_tools=false so functions are described in the prompt",
+    "no call": "use an instruction-tuned model that follows function-calling prompts, with the server's tool-call "
+    "parser on (vLLM --enable-auto-tool-choice --tool-call-parser hermes, llama.cpp --jinja)",
+    "truncation": "raise the server's context length so the whole prompt is read (Ollama: OLLAMA_CONTEXT_LENGTH=32768 "
+    "or num_ctx; llama.cpp -c; vLLM --max-model-len), or lower max_side",
+    "cut reply": "raise max_tokens (reasoning models need 8192 or more): --max-tokens here, max_tokens=... for ask",
+}
 
 
 @dataclass
 class Check:
-    """One check: ``status`` "ok", "warn" or "fail", what was found, and how to fix it."""
+    """One check: ``status`` "ok", "warn" or "fail", what was found, and how to fix it (one fix per problem)."""
 
     name: str
     status: str
@@ -66,82 +70,154 @@ def _full_page(max_side: int) -> Page:
     return resize_longest(Page.from_array(img, source="doctor-page"), max_side, upscale=True)
 
 
-def run_checks(base_url: str | None, model: str | None = None, api_key: str | None = None, *,
-               max_side: int = 2048, timeout: float = 120.0) -> list[Check]:
-    """Run the checks against an endpoint and return them (stops after the first one that makes the rest moot)."""
+def _rejected(name: str, err: ModelEndpointError) -> Check:
+    """A failed request as a check: the error names its own fix (the endpoint's hint) or gets none."""
+    text = str(err)
+    if isinstance(err, RequestRejected):
+        detail, _, hint = text.partition(f"{err.text}.")
+        fix = hint.strip().rstrip(".")
+        return Check(name, "fail", f"{detail}{err.text}", [fix] if fix else [])
+    return Check(name, "fail", text)
 
+
+def run_checks(base_url: str | None, model: str | None = None, api_key: str | None = None, *,
+               max_side: int = 2048, max_tokens: int = 4096, timeout: float = 60.0,
+               options: dict[str, Any] | None = None) -> list[Check]:
+    """Run the checks against an endpoint and return them (stops after the first one that makes the rest moot).
+
+    ``max_side`` / ``max_tokens`` / ``options`` (other :class:`~docintent.brains.mllm.ModelBrainOptions`) are
+    the settings ``ask`` will run with, so the requests sent are the ones it will send.
+    """
     brain = ModelBrain(base_url=base_url, model=model, api_key=api_key, max_retries=1, timeout=timeout,
-                       max_side=max_side, max_tokens=64)
+                       max_side=max_side, max_tokens=max_tokens, **(options or {}))
+    endpoint = brain.endpoint
     checks: list[Check] = []
     try:
-        served = brain.served_models()
-    except ModelEndpointError as err:
-        checks.append(Check("reachable", "fail", str(err), [
-            "start the server and check host and port; the URL ends in /v1 (vLLM :8000/v1, SGLang :30000/v1, "
-            "Ollama :11434/v1, llama.cpp :8080/v1)"]))
-        return checks
-    checks.append(Check("reachable", "ok", f"{brain.base_url} lists {len(served)} model(s): {', '.join(served[:8]) or 'none'}"))
-
-    if model is None:
-        if len(served) != 1:
-            checks.append(Check("model", "fail", f"no --model given and the server lists {len(served)}",
-                                ["pass --model with one of the listed names"]))
+        try:
+            served = endpoint.served_models()
+        except ModelEndpointError as err:
+            checks.append(Check("reachable", "fail", str(err), [FIXES["unreachable"]]))
             return checks
-        model = served[0]
-        brain.endpoint.model = model
-    if model in served or any(s.endswith("/" + model) for s in served):
-        checks.append(Check("model", "ok", f"{model} is served"))
-    else:
-        checks.append(Check("model", "warn", f"{model} is not among the listed models ({', '.join(served[:8])})", [
-            "pass --model exactly as listed (vLLM: the path or --served-model-name; Ollama: the tag, e.g. qwen2.5vl:7b)"]))
+        checks.append(Check("reachable", "ok", f"{endpoint.base_url} lists {len(served)} model(s): "
+                            f"{', '.join(served[:8]) or 'none'}"))
+        if model is None:
+            if len(served) != 1:
+                checks.append(Check("model", "fail", f"no --model given and the server lists {len(served)}",
+                                    [FIXES["no model"]]))
+                return checks
+            model = served[0]
+            endpoint.model = model
+        if model in served or any(s.endswith("/" + model) for s in served):
+            checks.append(Check("model", "ok", f"{model} is served"))
+        else:
+            checks.append(Check("model", "warn", f"{model} is not among the listed models ({', '.join(served[:8])})",
+                                [FIXES["model name"]]))
 
-    number = _number_page()
-    question = "What number is written in the image? Reply with the number only."
-    try:
-        reply = brain.chat([{"role": "user", "content": [{"type": "text", "text": question}, brain.image_part(number)]}]).text
-        if "4821" in reply:
+        question = "What number is written in the image? Reply with the number only."
+        try:
+            reply = endpoint.chat([{"role": "user", "content": [{"type": "text", "text": question},
+                                                                brain.image_part(_number_page())]}])
+        except ModelEndpointError as err:
+            checks.append(_rejected("image input", err))
+            return checks
+        if "4821" in reply.text:
             checks.append(Check("image input", "ok", "read 4821 from a test image"))
         else:
-            checks.append(Check("image input", "warn", f"accepted an image but read {reply[:60]!r} instead of 4821",
-                                ["the model may not see images: " + IMAGE_FIXES[0]]))
-    except ModelEndpointError as err:
-        checks.append(Check("image input", "fail", str(err), IMAGE_FIXES))
-        return checks
+            checks.append(Check("image input", "warn", f"accepted an image but read {reply.text[:60]!r} instead of 4821",
+                                [FIXES["blind"]]))
 
-    try:
-        message = brain.chat([{"role": "user", "content": "Call the function answer with answer='ok' and confidence='high'."}],
-                             [ANSWER_FUNCTION])
-        calls = message.calls
-        if calls and calls[0].native:
-            checks.append(Check("tool calls", "ok", "native tool calls"))
-        elif calls:
-            checks.append(Check("tool calls", "warn", "tool calls come back only as text; docintent parses them, "
-                                "but native calls are more reliable", TOOL_FIXES))
-        else:
-            content = message.content[:80]
-            checks.append(Check("tool calls", "fail", f"no tool call, native or as text (reply: {content!r})", TOOL_FIXES))
-    except ModelEndpointError as err:
-        checks.append(Check("tool calls", "fail", str(err), TOOL_FIXES))
+        page = _full_page(max_side)
+        state = State("What is the revenue in the table's first row?", "doc", page, page,
+                      ["rotate_90", "rotate_180", "rotate_270", "deshadowing"])
+        sizes: list[tuple[str, int, int]] = []  # (phase, estimated, reported) prompt tokens
 
-    page = _full_page(max_side)
-    state = State("What is the title of this page?", "doc", page, page, ["rotate_90", "rotate_180", "rotate_270"])
-    try:
+        def send(name: str, messages: list[dict[str, Any]], functions: list[dict[str, Any]]) -> Any:
+            estimate = request_tokens({"messages": messages, "tools": functions}).total
+            try:  # the endpoint itself: the brain would retry a context overflow with smaller images
+                reply = endpoint.chat(messages, functions if brain.options.native_tools else None)
+            except ModelEndpointError as err:
+                checks.append(_rejected(name, err))
+                return None
+            sizes.append((name, estimate, reply.usage.prompt_tokens))
+            return reply
+
+        side = max(_sent(brain, page))
         messages, functions = brain.phase_a_request(state)
-        usage = brain.chat(messages, functions).usage
-        estimate = request_tokens({"messages": messages, "tools": functions}, max_side=max_side).total
-        reported = usage.prompt_tokens
-        side = max(resize_longest(page, max_side).size)
-        if reported and reported < 0.5 * estimate:
-            checks.append(Check("context", "warn", f"Phase A with a {side}-px page reported {reported:,} prompt tokens, "
-                                f"far below the ~{estimate:,} estimated: the server may truncate the prompt", CONTEXT_FIXES))
-        else:
-            checks.append(Check("context", "ok", f"Phase A with a {side}-px page fits "
-                                f"({reported:,} prompt tokens reported, ~{estimate:,} estimated)"))
-    except ModelEndpointError as err:
-        checks.append(Check("context", "fail", str(err), CONTEXT_FIXES))
+        reply = send("Phase A", messages, functions)
+        if reply is not None:
+            offered = [f["function"]["name"] for f in functions]
+            call = reply.call_for(offered)
+            shape = f"a {side}-px page, {len(functions)} functions, max_tokens={max_tokens}"
+            if call is not None and call.native:
+                checks.append(Check("Phase A", "ok", f"{shape}: native tool call {call.name}"))
+            elif call is not None:
+                checks.append(Check("Phase A", "warn", f"{shape}: tool calls come back only as text; docintent reads "
+                                    "them, but native calls are more reliable", [FIXES["tool parser"]]))
+            elif reply.truncated:
+                checks.append(Check("Phase A", "fail", f"{shape}: the reply was cut at max_tokens={max_tokens} before "
+                                    "any call", [FIXES["cut reply"]]))
+            else:
+                checks.append(Check("Phase A", "fail", f"{shape}: no function call, native or as text (reply: "
+                                    f"{reply.text[:80]!r})", [FIXES["no call"]]))
+
+        before, after = page, page.derive(page.pixels[:, ::-1].copy(), "doctor-mirror")
+        shapes = []
+        if brain.options.review == "region":
+            table = Box(0.05, 0.4, 0.95, 0.55)  # where a table sits on the test page
+            shapes.append(("region", brain.phase_b_request(state, before, after, tool="deshadowing", region=table)))
+        shapes.append(("page", brain.phase_b_request(state, before, after, tool="rotate_90")))
+        phase_b_ok = True
+        for _kind, (messages, functions) in shapes:
+            reply = send("Phase B", messages, functions)
+            if reply is None:
+                phase_b_ok = False
+                break
+            if reply.call_for(["continue", "rollback"]) is None and reply.truncated:
+                checks.append(Check("Phase B", "fail", f"the review reply was cut at max_tokens={max_tokens}",
+                                    [FIXES["cut reply"]]))
+                phase_b_ok = False
+                break
+        if phase_b_ok:
+            images = {kind: _image_count(msgs) for kind, (msgs, _) in shapes}
+            what = " and ".join(f"{kind} review ({n} images)" for kind, n in images.items())
+            checks.append(Check("Phase B", "ok", f"{what} accepted and answered"))
+
+        truncation = _truncation(sizes)
+        if truncation:
+            checks.append(Check("prompt length", "fail", truncation, [FIXES["truncation"]]))
+        elif sizes:
+            largest = max(sizes, key=lambda s: s[1])
+            checks.append(Check("prompt length", "ok", f"the largest request (~{largest[1]:,} tokens estimated) was "
+                                f"read whole ({largest[2]:,} prompt tokens reported)"))
     finally:
         brain.close()
     return checks
+
+
+def _sent(brain: Any, page: Page) -> tuple[int, int]:
+    return data_url_size(brain.image_part(page)["image_url"]["url"]) or page.size
+
+
+def _image_count(messages: list[dict[str, Any]]) -> int:
+    parts = [p for m in messages if isinstance(m.get("content"), list) for p in m["content"]]
+    return sum(1 for p in parts if p.get("type") == "image_url")
+
+
+def _truncation(sizes: list[tuple[str, int, int]]) -> str | None:
+    """Why the reported prompt tokens show a server cutting prompts, or None.
+
+    Two requests whose estimated sizes differ by a fifth or more but that the server reports as the same
+    number of prompt tokens were cut at that number (Ollama's num_ctx does this silently). Image tokens differ
+    between models, so an absolute comparison with the estimate would mislead; this one does not.
+    """
+    reported = [s for s in sizes if s[2]]
+    for i, (name_a, est_a, rep_a) in enumerate(reported):
+        for name_b, est_b, rep_b in reported[i + 1:]:
+            if rep_a == rep_b and abs(est_a - est_b) >= 0.2 * max(est_a, est_b):
+                return (f"the server reported {rep_a:,} prompt tokens for both a {name_a} request (~{est_a:,} "
+                        f"estimated) and a {name_b} request (~{est_b:,}): it truncates prompts at {rep_a:,} tokens, "
+                        "so the model would not see the whole page and question")
+    return None
 
 
 def format_checks(checks: list[Check]) -> str:
@@ -162,4 +238,4 @@ def healthy(checks: list[Check]) -> bool:
     return not any(c.status == "fail" for c in checks) and bool(checks)
 
 
-__all__ = ["Check", "format_checks", "healthy", "run_checks"]
+__all__ = ["Check", "FIXES", "format_checks", "healthy", "run_checks"]

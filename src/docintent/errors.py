@@ -55,6 +55,10 @@ class InvalidBoxError(InputError, ValueError):
     """A region box is degenerate, malformed or outside the page."""
 
 
+class FolderBusyError(InputError):
+    """An output folder (a benchmark run, an index) is being written by another process; names the holder."""
+
+
 # --- components ----------------------------------------------------------------------------------
 
 

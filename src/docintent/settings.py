@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated
@@ -53,3 +54,15 @@ class Settings(BaseSettings):
 def get_settings() -> Settings:
     """The settings of this process, read once from the environment."""
     return Settings()
+
+
+_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/@]+@")
+
+
+def strip_url_credentials(text: str) -> str:
+    """``text`` with the user and password of every URL in it replaced by ``***`` (for what gets recorded).
+
+    >>> strip_url_credentials("cannot reach http://alice:secret@host:8000/v1")
+    'cannot reach http://***@host:8000/v1'
+    """
+    return _URL_CREDENTIALS.sub(r"\1***@", text)

@@ -31,6 +31,10 @@ class Phase(StrEnum):
     INSPECT = "inspect"  # zoom / OCR of a region gathered evidence
     SEARCH = "search"  # the retrieval agent called one of its tools (the action names the tool)
     FINALIZE = "finalize"  # the retrieval agent's budget ran out and it was asked for its ranking
+    # MACT's roles (the answer role records under ANSWER)
+    PLAN = "plan"  # planning wrote plans (or re-planned after a plan mistake)
+    EXECUTE = "execute"  # one candidate execution of one plan step
+    JUDGE = "judge"  # judgment accepted a plan's process or flagged a mistake
 
 
 class Action(StrEnum):
@@ -53,6 +57,14 @@ class Action(StrEnum):
     CROP_PAGES = "crop_pages"
     GET_PAGE_TEXT = "get_page_text"
     SUBMIT = "submit"
+    # MACT's roles
+    PLANNED = "planned"
+    REPLANNED = "replanned"  # planning again after a plan mistake (a correction)
+    EXECUTED = "executed"
+    REEXECUTED = "reexecuted"  # a flagged step run again (a correction)
+    SELECTED = "selected"  # the best of Ne candidate executions kept
+    ACCEPTED = "accepted"
+    FLAGGED = "flagged"
 
 
 @dataclass
@@ -115,6 +127,17 @@ class Result:
         """Tools that ran (kept, rolled back or changing nothing), as the paper's "Avg. Tools" counts them."""
         return sum(1 for s in self.trace if s.phase == Phase.TOOL and s.action in RAN)
 
+    @property
+    def tokens_by_phase(self) -> dict[str, dict[str, int]]:
+        """Prompt and completion tokens per phase ("A", "B", "answer", "diagnose"); phases without tokens are left out."""
+        totals: dict[str, dict[str, int]] = {}
+        for step in self.trace:
+            if step.prompt_tokens or step.completion_tokens:
+                phase = totals.setdefault(str(step.phase), {"prompt": 0, "completion": 0})
+                phase["prompt"] += step.prompt_tokens
+                phase["completion"] += step.completion_tokens
+        return totals
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (no images; page hashes stay in the trace)."""
         return {
@@ -127,6 +150,7 @@ class Result:
             "seconds": self.seconds,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "tokens_by_phase": self.tokens_by_phase,
             "error": self.error,
             "trace": [s.to_dict() for s in self.trace],
         }

@@ -5,6 +5,14 @@
 - ``diagnose(state) -> list[str]`` (the MLLM-Judge baseline: which degradations are present);
 - ``answer(state) -> Answer`` (answer from the current page, no tools).
 
+And the four MACT roles (``mact`` strategies), each with a default any brain can play, overridden by brains
+that reason in steps (the offline reader, the model brain; scripted brains script them):
+
+- ``plan(state, count, feedback, previous) -> list[Plan]`` (steps with goals and expected outputs, no tools);
+- ``execute(state, plan, step, results, candidate, feedback) -> Execution`` (one step, with a tool it picks);
+- ``judge(state, plan, results) -> Verdict`` (accept, or flag a plan / execution mistake; never answers);
+- ``conclude(state, runs, corrections) -> Answer`` (the answer from the corrected process).
+
 Decisions carry the tokens they cost (``usage``), so strategies can account without knowing the brain.
 """
 
@@ -12,11 +20,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..page import Page
 from ..trace import Step
 from ..vocabulary import TASKS, Task
+
+if TYPE_CHECKING:  # the role records import Usage from here
+    from .roles import Correction, Execution, Plan, PlanStep, Verdict
 
 __all__ = ["TASKS", "Answer", "Brain", "Decision", "Diagnosis", "Keep", "Review", "Rollback", "State", "Task", "Usage",
            "UseTool"]
@@ -137,6 +148,45 @@ class Brain(ABC):
     @abstractmethod
     def answer(self, state: State) -> Answer:
         """Answer the question from ``state.page`` without any tool."""
+
+    # -- MACT roles (defaults: one plan of one step, answered by ``answer``; every process accepted) ------
+
+    def plan(self, state: State, count: int = 1, feedback: Verdict | None = None,
+             previous: tuple[Plan, ...] = ()) -> list[Plan]:
+        """Planning: up to ``count`` plans for the question (``feedback``: the plan mistake a judge found;
+        ``previous``: the plans made so far). Default: one step, "answer from the page"."""
+        from .roles import Plan, PlanStep
+
+        step = PlanStep("s1", "answer the question from the page", "text", op="read")
+        return [Plan(f"p{len(previous) + 1}", "lookup", (step,), "one reading of the page")]
+
+    def execute(self, state: State, plan: Plan, step: PlanStep, results: dict[str, Execution],
+                candidate: int = 0, feedback: Verdict | None = None) -> Execution:
+        """Execution: carry out ``step`` (``results``: earlier steps' executions; ``candidate``: which of the
+        ``Ne`` attempts, or a later one after an execution mistake). Default: :meth:`answer`."""
+        from .roles import Execution
+
+        answer = self.answer(state)
+        return Execution(step.id, self.name, answer.text, answer.text, answer.confidence, {}, answer.reasoning,
+                         candidate, answer.usage)
+
+    def judge(self, state: State, plan: Plan, results: dict[str, Execution]) -> Verdict:
+        """Judgment: accept the plan and its executions, or flag one mistake. Default: accept."""
+        from .roles import Verdict
+
+        return Verdict.ok(("this brain does not judge",))
+
+    def conclude(self, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]],
+                 corrections: list[Correction]) -> Answer:
+        """Answer role: the answer from the corrected process. Default: the last output of the first
+        accepted plan (else of the first plan)."""
+        if not runs:
+            return Answer("", 0.0, "no plan ran")
+        plan, results, verdict = next((r for r in runs if r[2].accept), runs[0])
+        final = results.get(plan.steps[-1].id) if plan.steps else None
+        if final is None:
+            return Answer("", 0.0, f"plan {plan.id} produced nothing")
+        return Answer(final.output, final.confidence, f"last output of plan {plan.id}")
 
     def memo(self, state: State, kind: type[M]) -> M:
         """This brain's memo of type ``kind`` for the question in ``state``, created empty on first use."""

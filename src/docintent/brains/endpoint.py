@@ -275,8 +275,8 @@ class Endpoint:
         budget = max_tokens if max_tokens is not None else self.max_tokens
         if kind == "context":
             reserved = f" (max_tokens={budget} of it is reserved for the reply)" if budget else ""
-            return (f"The prompt, its images and the reply do not fit the model's context{reserved}: lower max_side "
-                    "or max_tokens, or raise the server's context length (vLLM --max-model-len, SGLang "
+            return (f"The prompt, its images and the reply do not fit the model's context{reserved}: lower max_pixels, "
+                    "max_side or max_tokens, or raise the server's context length (vLLM --max-model-len, SGLang "
                     "--context-length, llama.cpp -c, Ollama num_ctx)")
         if kind == "image_limit":
             sent = f" ({images} were sent)" if images else ""
@@ -332,9 +332,11 @@ class Endpoint:
         for attempt in range(attempts):
             wait = None
             # Under a run-wide limiter (benchmark executors) wait for a slot; without one this returns at once.
+            # The client is built first: building it may take longer than the slot lasts.
+            client = self.client
             reserved = ratelimit.wait_turn(lambda: request_tokens(body).total)
             try:
-                completion = self.client.chat.completions.create(**body)
+                completion = client.chat.completions.create(**body)
             except openai.APITimeoutError:
                 timeouts += 1
                 last = f"no reply within {self.timeout:g} s"

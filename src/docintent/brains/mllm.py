@@ -22,10 +22,25 @@ Options (constructor keywords, or ``--brain-opt key=value`` on the command line)
 - ``text`` (default): earlier decisions and reviews are summarised as text; only the current image is sent
   (Phase B: the page before and after the tool);
 - ``full``: one growing conversation with every message and image so far.
+
+Phase B review (``review=``):
+
+- ``region`` (default): when Phase A names the evidence region (the optional ``region`` argument every
+  restoration tool is offered with) or a zoom has read one, Phase B sends crops of that region before and
+  after the tool, at the scale the whole page is sent at, plus a small thumbnail of the page with the region
+  outlined; tools that move pixels (rotations, dewarping) and calls without a region are reviewed on the
+  whole page;
+- ``page``: the paper's comparison of the whole page before and after (ablation).
+
+Image budget: ``max_side`` and ``max_pixels`` (default: Qwen-VL's recommended 1280 image tokens) cap every
+image; ``image_budget`` caps the image tokens of one sample (Qwen-VL rule, 28x28 pixels per token): each image
+may use at most half of what is left, so later images are downsized first (never below 64 tokens). A request the server refuses for its context is
+sent once more with every image at half size; a review the server refuses counts as a rollback.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import re
@@ -34,14 +49,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import cv2
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import ConfigError, ToolError
-from ..page import Page
+from ..errors import ConfigError, InvalidBoxError, ToolError
+from ..io.encode import resize_longest, to_data_url
+from ..page import Box, Page
 from ..settings import get_settings
 from ..tools import get_tool
 from ..trace import Action, Phase
-from ..vocabulary import DEGRADATIONS
+from ..vocabulary import DEGRADATIONS, INSPECTION
+from . import mact_model
 from .base import (
     Answer,
     Brain,
@@ -54,15 +73,28 @@ from .base import (
     Usage,
     UseTool,
 )
-from .endpoint import PLACEHOLDER_KEY, Endpoint, Reply
+from .endpoint import DEFAULT_TIMEOUT, PLACEHOLDER_KEY, Endpoint, Reply, RequestRejected
 from .pricing import Price, PriceTable
 from .prompts import FAMILY, PROMPT_VERSION, answer_rules, render
-from .toolcalls import ParsedCall, parse_json_object
+from .roles import Correction, Execution, Plan, PlanStep, Verdict
+from .tokens import image_tokens
+from .toolcalls import ParsedCall, answer_from_prose, parse_json_object, strip_reasoning, verdict_from_text
 
 log = logging.getLogger(__name__)
 
 #: The ``confidence`` levels of the answer function, as numbers for :class:`Answer`.
 CONFIDENCE = {"low": 0.3, "medium": 0.6, "high": 0.9}
+#: The optional argument every restoration tool is offered with (``review=region``): where the question's
+#: evidence is. Kept bare because it is repeated in every tool's schema; the situation text explains it once.
+REGION_ARGUMENT = {"type": "array", "items": {"type": "number"}}
+REGION_NOTE = ("With a restoration tool you may pass region=[x0, y0, x1, y1], the evidence's box as fractions (0-1) "
+               "of this page: the review then compares that region.")
+#: Qwen-VL's recommended ``max_pixels`` (1280 tokens of 28x28 pixels): the default cap on each image.
+DEFAULT_MAX_PIXELS = 1280 * 28 * 28
+#: Degradations whose tools move pixels: their review compares whole pages (a region would not line up).
+MOVING_TOOLS = ("orientation", "warp")
+#: Smallest image a budget may shrink an image to, in tokens (8x8 blocks of 28 px).
+MIN_IMAGE_TOKENS = 64
 #: Degradation names the diagnosis may list (the MLLM-Judge baseline's vocabulary).
 DEGRADATION_NAMES = DEGRADATIONS
 
@@ -107,13 +139,16 @@ ROLLBACK_FUNCTION = {
 
 @dataclass
 class _Conversation:
-    """The model brain's memo for one question (``full`` context): the conversation so far and the call whose
-    outcome the next phase reports. ``open_call`` is False when no call awaits its outcome, None for a call made
-    in text (its outcome goes into the next user turn as ``note``), else the native call id."""
+    """The model brain's memo for one question. ``full`` context: the conversation so far and the call whose
+    outcome the next phase reports (``open_call`` is False when no call awaits its outcome, None for a call made
+    in text (its outcome goes into the next user turn as ``note``), else the native call id). Every context: the
+    evidence ``region`` Phase A named (with the size of the page it was named on) and the ``image_tokens`` sent."""
 
     messages: list[dict[str, Any]] = field(default_factory=list)
     open_call: str | None | bool = False
     note: str = ""
+    region: tuple[Box, tuple[int, int]] | None = None
+    image_tokens: int = 0
 
 
 class ModelBrainOptions(BaseModel):
@@ -131,12 +166,18 @@ class ModelBrainOptions(BaseModel):
     max_tokens: int = Field(4096, ge=1, description="Most output tokens per call.")
     max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = Field(
         "max_tokens", description="Request field for max_tokens (OpenAI's reasoning models need max_completion_tokens).")
-    timeout: float = Field(120.0, gt=0, description="Seconds to wait for one reply before retrying.")
+    timeout: float = Field(DEFAULT_TIMEOUT, gt=0,
+                           description="Seconds to wait for one reply; a call that times out is retried once.")
     max_retries: int = Field(4, ge=0, description="Retries after HTTP 429, 5xx or a timeout.")
     backoff: float = Field(1.0, ge=0, description="First retry wait in seconds (doubles each retry) when no Retry-After is given.")
     max_wait: float = Field(60.0, ge=0, description="Longest single wait between retries, Retry-After included.")
     max_side: int | None = Field(None, ge=28, description="Longest image side sent to the model; default DOCINTENT_MAX_SIDE (2048).")
-    max_pixels: int | None = Field(None, ge=784, description="Cap on width x height of each image sent (small contexts).")
+    max_pixels: int = Field(DEFAULT_MAX_PIXELS, ge=0, description="Cap on width x height of each image sent "
+                            "(default 1,003,520 = Qwen-VL's 1280 image tokens; 0: no cap, only max_side).")
+    review: Literal["region", "page"] = Field(
+        "region", description="Phase B: crops of the evidence region + a thumbnail (region), or whole pages (page).")
+    thumbnail_side: int = Field(384, ge=28, description="Longest side of the page thumbnail a region review adds.")
+    image_budget: int = Field(0, ge=0, description="Image tokens per sample (0: no budget); later images shrink first.")
     image_format: Literal["auto", "png", "jpeg"] = Field("auto", description="auto: PNG for line art, JPEG for photos.")
     jpeg_quality: int = Field(90, ge=1, le=100)
     native_tools: bool = Field(True, description="Send tools in the API; False describes them in the prompt (text calls).")
@@ -216,20 +257,76 @@ class ModelBrain(Brain):
         """Dollars spent so far by this brain (from ``usage`` and the price table)."""
         return self.prices.cost(self.endpoint._model, self.usage)
 
-    def chat(self, messages: list[dict[str, Any]], functions: list[dict[str, Any]] | None = None) -> Reply:
-        """Send ``messages`` (offering ``functions`` natively unless ``native_tools=false``) and return the reply."""
-        return self.endpoint.chat(messages, functions if functions and self.options.native_tools else None)
+    def chat(self, messages: list[dict[str, Any]], functions: list[dict[str, Any]] | None = None, *,
+             max_tokens: int | None = None) -> Reply:
+        """Send ``messages`` (offering ``functions`` natively unless ``native_tools=false``) and return the reply.
+
+        A request the server refuses because it does not fit the context is sent once more with every image
+        at half size (the images are replaced in ``messages``, so a ``full`` conversation stays small).
+        """
+        tools = functions if functions and self.options.native_tools else None
+        try:
+            return self.endpoint.chat(messages, tools, max_tokens=max_tokens)
+        except RequestRejected as err:
+            if err.kind != "context" or not _shrink_images(messages):
+                raise
+            log.warning("%s; sending it once more with images at half size", err)
+            return self.endpoint.chat(messages, tools, max_tokens=max_tokens)
+
+    def _ask(self, messages: list[dict[str, Any]], functions: list[dict[str, Any]] | None = None) -> Reply:
+        """:meth:`chat`; a reply cut by ``max_tokens`` before it said anything usable is asked again with twice
+        the room (at temperature 0 the same budget would be cut at the same place)."""
+        reply = self.chat(messages, functions)
+        if reply.truncated and not reply.calls and parse_json_object(reply.text) is None:
+            budget = 2 * self.options.max_tokens
+            log.warning("%s: the reply was cut at max_tokens=%d; asking again with %d",
+                        self.endpoint.where, self.options.max_tokens, budget)
+            again = self.chat(messages, functions, max_tokens=budget)
+            again.usage = reply.usage + again.usage
+            return again
+        return reply
 
     def close(self) -> None:
         self.endpoint.close()
 
     # -- message building -------------------------------------------------------------------------
 
-    def image_part(self, page: Page) -> dict[str, Any]:
+    def image_part(self, page: Page, max_side: int | None = None) -> dict[str, Any]:
         """The page as an ``image_url`` content part (longest side and pixel count capped; cached by hash)."""
         opts = self.options
-        return self.endpoint.image_part(page, self.max_side, max_pixels=opts.max_pixels, fmt=opts.image_format,
+        side = min(max_side or self.max_side, self.max_side)
+        return self.endpoint.image_part(page, side, max_pixels=opts.max_pixels, fmt=opts.image_format,
                                         quality=opts.jpeg_quality)
+
+    def image_tokens(self, page: Page, max_side: int | None = None) -> int:
+        """Tokens the page costs as sent (after ``max_side`` and ``max_pixels``), by the Qwen-VL rule."""
+        w, h = _sent_size(page, min(max_side or self.max_side, self.max_side), self.options.max_pixels)
+        return image_tokens(w, h, max_side=max(w, h))
+
+    def _image(self, state: State, page: Page, max_side: int | None = None) -> dict[str, Any]:
+        """:meth:`image_part` within the sample's ``image_budget``: at most half of what is left, so later
+        images shrink first and the sample never exceeds the budget."""
+        budget = self.options.image_budget
+        side = min(max_side or self.max_side, self.max_side)
+        if budget:
+            memo = self.memo(state, _Conversation)
+            used = memo.image_tokens
+            allowance = max(MIN_IMAGE_TOKENS, (budget - used) // 2)
+            side = min(side, max(page.width, page.height))
+            while side > 28 and self.image_tokens(page, side) > allowance:
+                side = max(28, int(side * min(0.95, (allowance / self.image_tokens(page, side)) ** 0.5)))
+            memo.image_tokens = used + self.image_tokens(page, side)
+        return self.image_part(page, side)
+
+    def _tool_spec(self, name: str) -> dict[str, Any]:
+        """A tool's function spec; restoration tools also take the optional evidence ``region``."""
+        tool = get_tool(name)
+        spec = tool.spec()
+        if self.options.review != "region" or not _restores(name):
+            return spec
+        parameters = dict(spec["function"]["parameters"])
+        parameters["properties"] = {**parameters.get("properties", {}), "region": REGION_ARGUMENT}
+        return {"type": "function", "function": {**spec["function"], "parameters": parameters}}
 
     def _with_text_tools(self, text: str, functions: list[dict[str, Any]]) -> str:
         if self.options.native_tools or not functions:
@@ -237,11 +334,12 @@ class ModelBrain(Brain):
         listing = json.dumps([f["function"] for f in functions], indent=1)
         return f"{text}\n\n{render('text_tools', tools=listing)}"
 
-    @staticmethod
-    def _situation(state: State) -> str:
+    def _situation(self, state: State) -> str:
         tools = ", ".join(state.available_tools) if state.available_tools else "none (answer now)"
         lines = [f"Question: {state.question}", f"Round {state.round + 1} of at most {state.max_rounds}. "
                  f"Restoration tools you can still call: {tools}."]
+        if self.options.review == "region" and any(_restores(n) for n in state.available_tools):
+            lines.append(REGION_NOTE)
         if state.round + 1 >= state.max_rounds:
             lines.append("This is the last round: call answer.")
         return "\n".join(lines)
@@ -306,16 +404,16 @@ class ModelBrain(Brain):
                 memo.note = note
         return conv
 
-    def _user(self, state: State, text: str, images: list[tuple[str, Page]]) -> dict[str, Any]:
+    def _user(self, state: State, text: str, images: list[tuple[str, Page, int | None]]) -> dict[str, Any]:
         note = ""
         if self.options.context == "full":
             memo = self.memo(state, _Conversation)
             note, memo.note = memo.note, ""
         content: list[dict[str, Any]] = [{"type": "text", "text": f"{note}\n\n{text}".strip()}]
-        for label, page in images:
+        for label, page, side in images:
             if label:
                 content.append({"type": "text", "text": label})
-            content.append(self.image_part(page))
+            content.append(self._image(state, page, side))
         return {"role": "user", "content": content}
 
     # -- one exchange with one corrective retry ---------------------------------------------------
@@ -325,43 +423,49 @@ class ModelBrain(Brain):
         state: State,
         messages: list[dict[str, Any]],
         functions: list[dict[str, Any]],
-        validate: Callable[[list[ParsedCall], Reply], tuple[ParsedCall | None, str | None]],
-    ) -> tuple[ParsedCall | None, Reply | None, Usage, str | None]:
+        validate: Callable[[ParsedCall | None, Reply], tuple[ParsedCall | None, str | None]],
+    ) -> tuple[ParsedCall | None, list[Reply], Usage, str | None]:
         """Ask, validate the call; on an unusable reply send one corrective message and ask again.
 
-        Returns (call or None, last reply message, usage of both calls, the problem when no call was usable).
+        The call validated is the first one naming an offered function (else the first one). A reply cut by
+        ``max_tokens`` is asked again with more room (:meth:`_ask`) instead of being corrected.
+        Returns (call or None, every reply, usage of every call, the problem when no call was usable).
         """
         usage = Usage()
         problem = None
-        message = None
-        names = ", ".join(f["function"]["name"] for f in functions)
+        replies: list[Reply] = []
+        offered = [f["function"]["name"] for f in functions]
+        first = None
         for attempt in range(2):
-            message = self.chat(messages, functions)
-            usage = usage + message.usage
-            calls = message.calls
-            call, problem = validate(calls, message)
-            first = calls[0] if calls else None
-            reply: dict[str, Any] = {"role": "assistant", "content": message.content}
-            if first is not None and first.native:
-                reply["tool_calls"] = [{"id": first.call_id, "type": "function",
-                                        "function": {"name": first.name, "arguments": first.raw or "{}"}}]
-            messages.append(reply)
+            reply = self._ask(messages, functions)
+            replies.append(reply)
+            usage = usage + reply.usage
+            first = reply.call_for(offered)
+            call, problem = validate(first, reply)
+            messages.append(_replayed(reply, first))
             if problem is None:
                 if self.options.context == "full":
-                    self.memo(state, _Conversation).open_call = first.call_id if first is not None and first.native else None
-                return call, message, usage, None
+                    self.memo(state, _Conversation).open_call = _open_call(first)
+                return call, replies, usage, None
+            if reply.truncated:
+                problem = (f"the reply was cut by the output-token limit (finish_reason=length, max_tokens="
+                           f"{self.options.max_tokens}) before it made a usable call; raise max_tokens "
+                           "(reasoning models need 8192 or more)")
+                log.warning("%s: %s", self.endpoint.where, problem)
+                break
             log.info("unusable model reply (%s)%s", problem, "; asking again" if attempt == 0 else "")
             if attempt == 1:
                 break
-            correction = render("corrective", problem=problem, names=names)
-            if first is not None and first.native:
-                messages.append({"role": "tool", "tool_call_id": first.call_id, "content": correction})
+            correction = render("corrective", problem=problem, names=", ".join(offered))
+            open_id = _open_call(first)
+            if open_id:
+                messages.append({"role": "tool", "tool_call_id": open_id, "content": correction})
             else:
                 messages.append({"role": "user", "content": correction})
         if self.options.context == "full":
-            # the second unusable reply stays in the conversation; the next phase's note answers it
-            self.memo(state, _Conversation).open_call = first.call_id if first is not None and first.native else None
-        return None, message, usage, problem
+            # the last unusable reply stays in the conversation; the next phase's note answers it
+            self.memo(state, _Conversation).open_call = _open_call(first)
+        return None, replies, usage, problem
 
     # -- the four questions -----------------------------------------------------------------------
 
@@ -369,25 +473,25 @@ class ModelBrain(Brain):
         """The messages and functions of a Phase A request (in ``full`` context: the stored conversation)."""
         family = FAMILY.get(state.task, "document")
         system = render("decide", family=family, rules=answer_rules(_task(state.task)))
-        functions = [ANSWER_FUNCTION] + [get_tool(n).spec() for n in state.available_tools]
+        functions = [ANSWER_FUNCTION] + [self._tool_spec(n) for n in state.available_tools]
         messages = self._conversation(state, system)
         text = self._situation(state)
         if self.options.context == "text":
             text = f"{self.history_text(state)}\n\n{text}".strip()
-        messages.append(self._user(state, self._with_text_tools(text, functions), [("", state.page)]))
+        messages.append(self._user(state, self._with_text_tools(text, functions), [("", state.page, None)]))
         return messages, functions
 
     def decide(self, state: State) -> Decision:
         """Phase A: call ``answer`` or one restoration tool still in ``state.available_tools``."""
         messages, functions = self.phase_a_request(state)
+        region: dict[str, Any] = {}
 
-        def validate(calls: list[ParsedCall], message: Reply) -> tuple[ParsedCall | None, str | None]:
-            if not calls:
-                obj = parse_json_object(message.text)
+        def validate(call: ParsedCall | None, reply: Reply) -> tuple[ParsedCall | None, str | None]:
+            if call is None:
+                obj = parse_json_object(reply.text)
                 if obj is not None and "answer" in obj:  # a bare {"answer": ...} is an answer call
                     return ParsedCall("answer", obj), None
                 return None, "the reply contains no function call"
-            call = calls[0]
             if call.error:
                 return None, f"{call.name}: {call.error}"
             if call.name == "answer":
@@ -398,45 +502,95 @@ class ModelBrain(Brain):
             if call.name not in state.available_tools:
                 offered = ", ".join(["answer"] + state.available_tools)
                 return None, f"{call.name!r} is not an offered function; offered: {offered}"
+            arguments = dict(call.arguments or {})
+            region["value"] = arguments.pop("region", None)
             try:
-                call.arguments = get_tool(call.name).check_args(call.arguments or {})
+                call.arguments = get_tool(call.name).check_args(arguments)
             except ToolError as err:
                 return None, str(err)
             return call, None
 
-        call, message, usage, problem = self._exchange(state, messages, functions, validate)
-        content = _plain_text(message.content if message is not None else None)
+        call, replies, usage, problem = self._exchange(state, messages, functions, validate)
+        reply = replies[-1]
+        content = _plain_text(reply.content)
         if call is None:
             forced = self.answer(state)
             return Answer(forced.text, forced.confidence,
                           f"forced answer after an unusable reply ({problem}). {forced.reasoning}".strip(),
                           usage + forced.usage)
+        others = [c.name for c in reply.calls if c is not call]
+        if others:  # one tool runs per round; the model sees the outcome and may call the next one then
+            log.info("the model called %d functions at once; running %s only", len(others) + 1, call.name)
+            content = f"{content} (also called {', '.join(others)}; one function runs per round)".strip()
         if call.name == "answer":
             args = call.arguments or {}
             confidence = CONFIDENCE.get(str(args.get("confidence", "medium")).strip().lower(), 0.5)
             reasoning = str(args.get("reasoning") or content)
             return Answer(str(args["answer"]).strip(), confidence, reasoning, usage)
+        box = _region(region.get("value"))
+        if box is not None:
+            self.memo(state, _Conversation).region = (box, state.page.size)
         return UseTool(call.name, content, dict(call.arguments or {}), usage)
 
-    def review(self, state: State, before: Page, after: Page) -> Review:
-        """Phase B: show the page before and after the last tool; ``continue`` keeps it, ``rollback`` undoes it."""
-        tool = next((s.tool for s in reversed(state.history) if s.phase == Phase.TOOL and s.action == Action.APPLIED), None) or "the tool"
+    def evidence_region(self, state: State, page: Page) -> Box | None:
+        """The evidence region on ``page``: the last one Phase A named, else the last zoom's, when it was named
+        on a page of the same size (a rotation or dewarping since then invalidates it)."""
+        named = self.memo(state, _Conversation).region
+        if named is not None and named[1] == page.size:
+            return named[0]
+        for evidence in reversed(state.evidence):
+            box = getattr(evidence, "box", None)
+            if isinstance(box, Box) and getattr(evidence, "page_hash", None) == page.hash:
+                return box
+        return None
+
+    def phase_b_request(self, state: State, before: Page, after: Page, tool: str | None = None,
+                        region: Box | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The messages and functions of a Phase B review of ``tool`` (default: the last tool applied) that
+        turned ``before`` into ``after``; ``region`` overrides the evidence region (:meth:`evidence_region`)."""
+        tool = tool or next((s.tool for s in reversed(state.history) if s.phase == Phase.TOOL and s.action == Action.APPLIED),
+                            None) or "the tool"
         try:
             degradation = get_tool(tool).degradation
         except Exception:  # an unregistered name only changes the wording of the prompt
             degradation = "a degradation"
         functions = [CONTINUE_FUNCTION, ROLLBACK_FUNCTION]
         messages = self._conversation(state, render("review_system"))
-        text = render("review", tool=tool, degradation=degradation, question=state.question)
+        if self.options.review == "page":
+            region = None
+        elif region is None:
+            region = self.evidence_region(state, before)
+        if region is not None and (degradation in MOVING_TOOLS or before.size != after.size):
+            region = None  # pixels moved: the same crop would not show the same text
+        images: list[tuple[str, Page, int | None]]
+        if region is None:
+            text = render("review", tool=tool, degradation=degradation, question=state.question)
+            images = [("BEFORE the tool:", before, None), ("AFTER the tool:", after, None)]
+        else:
+            box = [round(v, 3) for v in region.as_tuple()]
+            text = render("review_region", tool=tool, degradation=degradation, question=state.question, box=box)
+            # crops at the scale the whole page is sent at: the review sees the pixels the answer is read from
+            scale = _sent_size(before, self.max_side, self.options.max_pixels)[0] / before.width
+            crops = [crop_region(before, region), crop_region(after, region)]
+            side = max(28, round(max(crops[0].width, crops[0].height) * scale))
+            images = [("BEFORE the tool (evidence region):", crops[0], side),
+                      ("AFTER the tool (evidence region):", crops[1], side),
+                      ("The page after the tool, evidence region outlined:",
+                       thumbnail(after, region, self.options.thumbnail_side), self.options.thumbnail_side)]
         if self.options.context == "text":
             text = f"{self.history_text(state)}\n\n{text}".strip()
-        messages.append(self._user(state, self._with_text_tools(text, functions),
-                                   [("BEFORE the tool:", before), ("AFTER the tool:", after)]))
+        messages.append(self._user(state, self._with_text_tools(text, functions), images))
+        return messages, functions
 
-        def validate(calls: list[ParsedCall], message: Reply) -> tuple[ParsedCall | None, str | None]:
-            if not calls:
+    def review(self, state: State, before: Page, after: Page) -> Review:
+        """Phase B: compare the evidence before and after the last tool; ``continue`` keeps it, ``rollback``
+        undoes it. A review the server refuses (too many images, context) counts as a rollback."""
+        messages, functions = self.phase_b_request(state, before, after)
+        sent = len(messages)
+
+        def validate(call: ParsedCall | None, reply: Reply) -> tuple[ParsedCall | None, str | None]:
+            if call is None:
                 return None, "the reply contains no function call"
-            call = calls[0]
             if call.error:
                 return None, f"{call.name}: {call.error}"
             name = {"keep": "continue", "roll_back": "rollback"}.get(call.name, call.name)
@@ -445,10 +599,17 @@ class ModelBrain(Brain):
             call.name = name
             return call, None
 
-        call, message, usage, problem = self._exchange(state, messages, functions, validate)
-        content = _plain_text(message.content if message is not None else None)
+        try:
+            call, replies, usage, problem = self._exchange(state, messages, functions, validate)
+        except RequestRejected as err:
+            del messages[sent - 1:]  # a full conversation must not keep a request the server refused
+            # The restored page was never checked, so the page before the tool stays: the known-good one.
+            return Rollback(f"review could not be sent, the page before the tool is kept: {err}")
+        content = _plain_text(replies[-1].content)
         if call is None:
-            verdict = _verdict_from_text(content)
+            # the latest reply that states a verdict in words (the corrective turn may only apologise)
+            verdicts = [v for v in (verdict_from_text(r.text) for r in replies) if v is not None]
+            verdict = verdicts[-1] if verdicts else None
             if verdict == "continue":
                 return Keep(f"read from text after an unusable reply ({problem}): {content[:200]}", usage)
             # An unchecked restoration is not kept: the previous page is the one known to be no worse.
@@ -463,32 +624,37 @@ class ModelBrain(Brain):
         text = f"Question: {state.question}"
         if self.options.context != "none":
             text = f"{self.history_text(state)}\n\n{text}".strip()
-        messages: list[dict[str, Any]] = [{"role": "system", "content": system},
-                    {"role": "user", "content": [{"type": "text", "text": text}, self.image_part(state.page)]}]
-        message = self.chat(messages)
-        usage = message.usage
-        content = message.content
-        obj = parse_json_object(message.text)
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": [{"type": "text", "text": text}, self._image(state, state.page)]},
+        ]
+        reply = self._ask(messages)
+        usage = reply.usage
+        obj = parse_json_object(reply.text)
         if obj is None:
-            calls = message.calls
-            if calls and calls[0].arguments and "answer" in calls[0].arguments:
-                obj = calls[0].arguments
+            call = reply.call_for(["answer"])
+            if call is not None and call.arguments and "answer" in call.arguments:
+                obj = call.arguments
         if obj is not None and "answer" in obj:
             confidence = CONFIDENCE.get(str(obj.get("confidence", "")).lower(), 0.5)
             return Answer(str(obj["answer"]).strip(), confidence, str(obj.get("reasoning", "")), usage)
-        text_answer = _answer_from_prose(content)
+        text_answer = answer_from_prose(reply.text)
         if not text_answer:
-            return Answer("", 0.0, "the model returned an empty reply", usage)
+            why = "the model returned an empty reply"
+            if reply.truncated:
+                why = (f"the reply was cut at max_tokens (finish_reason=length) before the answer; "
+                       f"raise max_tokens (now {self.options.max_tokens})")
+            return Answer("", 0.0, why, usage)
         return Answer(text_answer, 0.3, "answer read from a reply without the requested JSON", usage)
 
     def diagnose(self, state: State) -> Diagnosis:
         """List the degradations on the page (MLLM-Judge baseline), with the rotation for orientation."""
         messages: list[dict[str, Any]] = [{"role": "system", "content": render("diagnose")},
                     {"role": "user", "content": [{"type": "text", "text": "Which degradations does this page show?"},
-                                                 self.image_part(state.page)]}]
-        message = self.chat(messages)
-        usage = message.usage
-        content = message.text
+                                                 self._image(state, state.page)]}]
+        reply = self._ask(messages)
+        usage = reply.usage
+        content = reply.text
         obj = parse_json_object(content)
         if obj is not None and isinstance(obj.get("degradations"), list):
             names = [str(d) for d in obj["degradations"]]
@@ -506,8 +672,120 @@ class ModelBrain(Brain):
             found.insert(0, "orientation")
         return Diagnosis(tuple(found), rotate if "orientation" in found else None, usage)
 
+    # -- MACT roles: one prompt and one request per role call (docintent.brains.mact_model) ----------
 
-# -- parsing helpers --------------------------------------------------------------------------------
+    def plan(self, state: State, count: int = 1, feedback: Verdict | None = None,
+             previous: tuple[Plan, ...] = ()) -> list[Plan]:
+        """Planning: ``count`` plans in one ``submit_plans`` call."""
+        return mact_model.plan(self, state, count, feedback, previous)
+
+    def execute(self, state: State, plan: Plan, step: PlanStep, results: dict[str, Execution],
+                candidate: int = 0, feedback: Verdict | None = None) -> Execution:
+        """Execution of one step with the execution tools, ending in ``record``."""
+        return mact_model.execute(self, state, plan, step, results, candidate, feedback)
+
+    def judge(self, state: State, plan: Plan, results: dict[str, Execution]) -> Verdict:
+        """Judgment: ``accept``, ``flag_plan`` or ``flag_execution``."""
+        return mact_model.judge(self, state, plan, results)
+
+    def conclude(self, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]],
+                 corrections: list[Correction]) -> Answer:
+        """The answer role: a JSON answer from the process and its corrections."""
+        return mact_model.conclude(self, state, runs, corrections)
+
+
+# -- parsing and image helpers ----------------------------------------------------------------------
+
+
+def _restores(name: str) -> bool:
+    """True for a registered restoration tool (not an inspection tool such as zoom)."""
+    try:
+        return get_tool(name).degradation != INSPECTION
+    except Exception:  # an unregistered name offers nothing to restore
+        return False
+
+
+def _replayed(reply: Reply, call: ParsedCall | None) -> dict[str, Any]:
+    """The assistant message that records ``reply`` in the conversation.
+
+    A native call is sent back with its arguments re-encoded; a call whose arguments were not valid JSON is
+    sent back as text, because servers (vLLM) parse replayed arguments and refuse the whole request.
+    """
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if call is not None and call.native:
+        if call.error is None:
+            message["tool_calls"] = [{"id": call.call_id, "type": "function",
+                                      "function": {"name": call.name, "arguments": json.dumps(call.arguments or {})}}]
+        else:
+            message["content"] = f"{reply.content}\n{call.name}({call.raw})".strip()
+    return message
+
+
+def _open_call(call: ParsedCall | None) -> str | None:
+    """The id of a replayed native call that a tool message must answer, else None."""
+    return call.call_id if call is not None and call.native and call.error is None else None
+
+
+def _region(value: Any) -> Box | None:
+    """A region argument as a :class:`Box` ([0, 1] fractions or 0-1000), None when absent or unusable."""
+    if value is None:
+        return None
+    try:
+        box = Box.parse(value)
+    except (InvalidBoxError, TypeError, ValueError):
+        log.info("ignoring an unusable region argument %r", value)
+        return None
+    return box if box.area < 0.95 else None  # the whole page is no region
+
+
+def crop_region(page: Page, region: Box, margin: float = 0.02) -> Page:
+    """The region with a margin (``margin`` of the page, at least a tenth of the region's size each side)."""
+    dx = max(margin, 0.1 * region.width)
+    dy = max(margin, 0.1 * region.height)
+    box = Box.clamped(region.x0 - dx, region.y0 - dy, region.x1 + dx, region.y1 + dy)
+    x0, y0, x1, y1 = box.to_pixels(page.width, page.height)
+    return page.derive(np.ascontiguousarray(page.pixels[y0:y1, x0:x1]), f"crop({x0},{y0},{x1},{y1})")
+
+
+def thumbnail(page: Page, region: Box, side: int) -> Page:
+    """The page scaled to ``side`` with ``region`` outlined in red (what the crops show, in context)."""
+    small = resize_longest(page, side)
+    pixels = small.pixels.copy()
+    x0, y0, x1, y1 = region.to_pixels(small.width, small.height)
+    cv2.rectangle(pixels, (x0, y0), (max(x0, x1 - 1), max(y0, y1 - 1)), (220, 0, 0), max(1, side // 192))
+    return small.derive(pixels, "outline(region)")
+
+
+def _sent_size(page: Page, side: int, max_pixels: int | None) -> tuple[int, int]:
+    """(width, height) of ``page`` as :meth:`ModelBrain.image_part` sends it."""
+    scale = min(1.0, side / max(page.width, page.height))
+    w, h = max(1, round(page.width * scale)), max(1, round(page.height * scale))
+    if max_pixels and w * h > max_pixels:
+        shrink = (max_pixels / (w * h)) ** 0.5
+        w, h = max(1, int(w * shrink)), max(1, int(h * shrink))
+    return w, h
+
+
+def _shrink_images(messages: list[dict[str, Any]]) -> bool:
+    """Replace every data-URL image in ``messages`` by one at half its size; False when none could shrink."""
+    changed = False
+    for message in messages:
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        for part in content:
+            url = part.get("image_url", {}).get("url", "") if part.get("type") == "image_url" else ""
+            if not url.startswith("data:image/") or "," not in url:
+                continue
+            header, data = url.split(",", 1)
+            pixels = cv2.imdecode(np.frombuffer(base64.b64decode(data), np.uint8), cv2.IMREAD_COLOR)
+            if pixels is None or max(pixels.shape[:2]) < 112:
+                continue
+            page = Page.from_array(cv2.cvtColor(pixels, cv2.COLOR_BGR2RGB))
+            fmt = "png" if "png" in header else "jpeg"
+            part["image_url"] = {"url": to_data_url(resize_longest(page, max(page.width, page.height) // 2), fmt)}
+            changed = True
+    return changed
 
 
 def _task(task: str) -> str:
@@ -516,31 +794,11 @@ def _task(task: str) -> str:
 
 def _plain_text(content: str | None) -> str:
     """Model text with any written-out function call removed (kept as the decision's reasoning)."""
-    if not content:
-        return ""
-    text = re.sub(r"<tool_call>.*?(</tool_call>|$)", "", content, flags=re.S)
+    text, _ = strip_reasoning(content)
+    text = re.sub(r"<tool_call>.*?(</tool_call>|$)", "", text, flags=re.S)
     text = re.sub(r"```.*?```", "", text, flags=re.S)
-    text = re.sub(r"<think>.*?</think>", "", text, flags=re.S)
     text = text.strip()
     return "" if text.startswith("{") and text.endswith("}") else text
-
-
-def _answer_from_prose(content: str) -> str:
-    text = re.sub(r"<think>.*?</think>", "", content, flags=re.S).strip()
-    match = re.search(r"(?im)^\s*(?:final\s+)?answer\s*[:：]\s*(.+)$", text)
-    if match:
-        text = match.group(1)
-    text = text.strip().strip("`").strip()
-    return text.strip('"').strip()
-
-
-def _verdict_from_text(content: str) -> str | None:
-    lowered = content.lower()
-    if re.search(r"\broll\s*back\b|\brollback\b|\bworse\b", lowered):
-        return "rollback"
-    if re.search(r"\bcontinue\b|\bkeep\b", lowered):
-        return "continue"
-    return None
 
 
 _DEGRADATION_WORDS = (

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from ..page import Page
 from .base import Answer, Brain, Decision, Diagnosis, Keep, Review, State
+from .roles import Correction, Execution, Plan, PlanStep, Verdict
 
 
 class ScriptedBrain(Brain):
@@ -24,6 +26,16 @@ class ScriptedBrain(Brain):
     ``decisions``: Phase A decisions (when exhausted, ``decide`` answers with ``final``);
     ``reviews``: Phase B verdicts (when exhausted, ``Keep``); ``diagnosis``: what ``diagnose`` returns;
     ``final``: the answer of ``answer()``. Every call is recorded in ``calls`` as (method, page hash).
+
+    MACT roles: ``plans`` (each item a Plan or a list of Plans, one item per ``plan`` call), ``executions``
+    (one Execution per ``execute`` call; its ``step_id`` and ``candidate`` are set to the call's),
+    ``verdicts`` (one per ``judge`` call) and ``conclusion`` (what ``conclude`` returns); a role whose script is
+    exhausted (or was never given) plays :class:`Brain`'s default.
+
+    >>> from docintent.brains.roles import Verdict
+    >>> brain = ScriptedBrain(verdicts=[Verdict.flag_execution("s1", "misread")])
+    >>> brain.judge(None, None, {}).target, brain.judge(None, None, {}).accept
+    ('execution', True)
     """
 
     name = "scripted"
@@ -34,7 +46,15 @@ class ScriptedBrain(Brain):
         reviews: Iterable[Review] = (),
         diagnosis: Diagnosis | Iterable[str] = (),
         final: Answer | str = "",
+        plans: Iterable[Plan | list[Plan]] = (),
+        executions: Iterable[Execution] = (),
+        verdicts: Iterable[Verdict] = (),
+        conclusion: Answer | str | None = None,
     ) -> None:
+        self.plans = deque(plans)
+        self.executions = deque(executions)
+        self.verdicts = deque(verdicts)
+        self.conclusion = Answer(conclusion) if isinstance(conclusion, str) else conclusion
         self.decisions = deque(decisions)
         self.reviews = deque(reviews)
         self.diagnosis = diagnosis if isinstance(diagnosis, Diagnosis) else Diagnosis(tuple(diagnosis))
@@ -60,6 +80,30 @@ class ScriptedBrain(Brain):
     def answer(self, state: State) -> Answer:
         self.calls.append(("answer", self._hash(state)))
         return self.final
+
+    def plan(self, state: State, count: int = 1, feedback: Verdict | None = None,
+             previous: tuple[Plan, ...] = ()) -> list[Plan]:
+        self.calls.append(("plan", self._hash(state)))
+        if not self.plans:
+            return super().plan(state, count, feedback, previous)
+        item = self.plans.popleft()
+        return list(item) if isinstance(item, list) else [item]
+
+    def execute(self, state: State, plan: Plan, step: PlanStep, results: dict[str, Execution],
+                candidate: int = 0, feedback: Verdict | None = None) -> Execution:
+        self.calls.append(("execute", self._hash(state)))
+        if not self.executions:
+            return super().execute(state, plan, step, results, candidate, feedback)
+        return replace(self.executions.popleft(), step_id=step.id, candidate=candidate)
+
+    def judge(self, state: State, plan: Plan, results: dict[str, Execution]) -> Verdict:
+        self.calls.append(("judge", self._hash(state)))
+        return self.verdicts.popleft() if self.verdicts else super().judge(state, plan, results)
+
+    def conclude(self, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]],
+                 corrections: list[Correction]) -> Answer:
+        self.calls.append(("conclude", self._hash(state)))
+        return self.conclusion if self.conclusion is not None else super().conclude(state, runs, corrections)
 
 
 class FunctionBrain(Brain):

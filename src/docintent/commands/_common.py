@@ -1,8 +1,18 @@
-"""Small helpers shared by command modules (argument parsing of key=value options, trace printing)."""
+"""Small helpers shared by command modules: argument types checked at parse time, key=value options, output
+paths checked before the work starts, trace printing.
+
+The ``*_arg`` functions are argparse ``type=`` callables: a bad value stops the command before any work with
+one line naming the option and the problem (``argparse.ArgumentTypeError``).
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
+import math
+import os
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
@@ -30,5 +40,153 @@ def format_trace(result) -> str:
         hashes = f" [{step.before}->{step.after}]" if step.after and step.before != step.after else ""
         tokens = f" ({step.prompt_tokens}+{step.completion_tokens} tok)" if step.prompt_tokens or step.completion_tokens else ""
         reason = f": {step.reason}" if step.reason else ""
-        lines.append(f"{i:>2}. {step.phase:<8} {step.action}{tool}{reason}{hashes} {step.seconds:.2f}s{tokens}")
+        where = ""
+        if "plan_id" in step.data:  # a MACT role call: which plan and step, what came out, what was wrong
+            ids = " ".join(str(step.data[k]) for k in ("plan_id", "step_id") if k in step.data)
+            cand = f" #{step.data['candidate']}" if isinstance(step.data.get("candidate"), int) else ""
+            out = f" -> {step.data['output']!r}" if "output" in step.data else ""
+            where = f" [{ids}{cand}]{out}"
+        lines.append(f"{i:>2}. {step.phase:<8} {step.action}{tool}{where}{reason}{hashes} {step.seconds:.2f}s{tokens}")
     return "\n".join(lines)
+
+
+# --- argument types (argparse ``type=``) ----------------------------------------------------------
+
+
+def _number(text: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number ({what})") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number ({what})")
+    return value
+
+
+def region_arg(text: str):
+    """``x0,y0,x1,y1`` as fractions in [0, 1] or as 0-1000 integers -> a Box. Nothing is clamped: a region
+    that leaves the page, has no area, or is not four numbers is refused."""
+    from ..page import Box
+
+    usage = "expected x0,y0,x1,y1 as fractions in [0, 1] or integers in 0-1000, with x0 < x1 and y0 < y1"
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 4 or not all(parts):
+        raise argparse.ArgumentTypeError(f"{text!r}: {usage}")
+    values = [_number(p, usage) for p in parts]
+    if all(0.0 <= v <= 1.0 for v in values):
+        box_values = values
+    elif all(v == int(v) and 0 <= v <= 1000 for v in values):
+        box_values = [v / 1000.0 for v in values]
+    else:
+        raise argparse.ArgumentTypeError(f"{text!r} lies outside the page: {usage}")
+    x0, y0, x1, y1 = box_values
+    if not (x0 < x1 and y0 < y1):
+        raise argparse.ArgumentTypeError(f"{text!r} has no area: {usage}")
+    return Box(x0, y0, x1, y1)
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def int_range(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number in [low, high] (no upper bound when ``high`` is None)."""
+
+    def parse(text: str) -> int:
+        value = _int(text)
+        if value < low or (high is not None and value > high):
+            bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"{value} is out of range: must be {bound}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def float_range(low: float, high: float) -> Callable[[str], float]:
+    """An argparse type: a finite number in [low, high]."""
+
+    def parse(text: str) -> float:
+        value = _number(text, f"between {low:g} and {high:g}")
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value:g} is out of range: must be between {low:g} and {high:g}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+#: 0-based page numbers.
+page_arg = int_range(0)
+#: PDF rendering resolutions docintent accepts (above 2400 dpi one letter page is over 500 M pixels).
+dpi_arg = int_range(1, 2400)
+positive_int = int_range(1)
+non_negative_int = int_range(0)
+#: Shares such as a matching threshold.
+unit_float = float_range(0.0, 1.0)
+
+#: Image formats ``save_page`` writes, by suffix.
+IMAGE_OUTPUT_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp")
+
+
+def image_output_arg(text: str) -> Path:
+    """An image path to write: its suffix must name a format docintent writes."""
+    path = Path(text)
+    if path.suffix.lower() not in IMAGE_OUTPUT_SUFFIXES:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: cannot write a {path.suffix or 'suffix-less'} image; use one of {', '.join(IMAGE_OUTPUT_SUFFIXES)}"
+        )
+    return path
+
+
+# --- outputs ----------------------------------------------------------------------------------------
+
+
+def check_output_file(path: str | os.PathLike) -> Path:
+    """Refuse, before any work is done, a file path that cannot be written: its folder is missing, is a file,
+    or is not writable, or the path itself is a folder."""
+    from ..errors import InputError
+
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(p, "is a folder; give a file name")
+    parent = p.parent if str(p.parent) else Path(".")
+    probe = parent
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise InputError(p, f"cannot be written: {probe} is not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise InputError(p, f"cannot be written: no permission to write in {probe}")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise InputError(p, "cannot be written: no permission")
+    return p
+
+
+def check_output_folder(path: str | os.PathLike) -> Path:
+    """Refuse, before any work is done, a folder path that is a file or cannot be created or written."""
+    from ..errors import InputError
+
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise InputError(p, "exists and is not a folder")
+    probe = p
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise InputError(p, f"cannot be created: {probe} is not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise InputError(p, f"cannot be written: no permission to write in {probe}")
+    return p
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write an output file so it is whole or absent (temporary file, then rename); credentials in URLs are
+    removed from what is written."""
+    from ..io.lock import atomic_write_text
+    from ..settings import strip_url_credentials
+
+    atomic_write_text(path, strip_url_credentials(text))

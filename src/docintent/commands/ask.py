@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
+
+from ._common import non_negative_int, page_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,8 +18,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--strategy", default="docintent", help="docintent, none, pipeline-fixed, judge-fixed, ... (default docintent)")
     p.add_argument("--brain", default="offline", help="offline (default), openai, ...")
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="brain option, e.g. base_url=http://localhost:8000/v1")
-    p.add_argument("--page", type=int, default=0, help="PDF page (0-based)")
-    p.add_argument("--max-rounds", type=int, default=None, help="at most this many restoration rounds (T, default 10)")
+    p.add_argument("--page", type=page_arg, default=0, help="PDF page (0-based)")
+    p.add_argument("--max-rounds", type=non_negative_int, default=None, help="at most this many restoration rounds (T, default 10)")
+    p.add_argument("--strategy-opt", action="append", metavar="KEY=VALUE",
+                   help="strategy option, e.g. np=2, ne=2, nc=1 or roles=plan,execute for mact strategies")
     p.add_argument("--trace", metavar="FILE", help="write the result and its trace as JSON")
     p.add_argument("--save-steps", metavar="DIR", help="save every page state as PNG, named by step")
     p.add_argument("--json", action="store_true", help="print the result as JSON instead of text")
@@ -27,18 +32,24 @@ def run(args: argparse.Namespace) -> int:
     from ..api import ask
     from ..brains import get_brain
     from ..io import load_page, save_page
-    from ._common import format_trace, parse_options
+    from ._common import check_output_file, check_output_folder, format_trace, parse_options, write_text_atomic
 
+    if args.trace:
+        check_output_file(args.trace)
+    if args.save_steps:
+        check_output_folder(args.save_steps)
     page = load_page(args.image, page=args.page)
     brain = get_brain(args.brain, **parse_options(args.brain_opt))
-    options = {"max_rounds": args.max_rounds} if args.max_rounds is not None else {}
+    options = parse_options(args.strategy_opt)
+    if args.max_rounds is not None:
+        options["max_rounds"] = args.max_rounds
     try:
         result = ask(page, args.question, task=args.task, strategy=args.strategy, brain=brain, **options)
     finally:
         brain.close()
     data = result.to_dict()
     if args.trace:
-        Path(args.trace).write_text(json.dumps(data, indent=2))
+        write_text_atomic(args.trace, json.dumps(data, indent=2))
     if args.save_steps:
         out = Path(args.save_steps)
         out.mkdir(parents=True, exist_ok=True)
@@ -58,6 +69,6 @@ def run(args: argparse.Namespace) -> int:
     print("steps:")
     print(format_trace(result))
     if result.error:
-        print(f"error: {result.error}")
+        print(f"docintent ask: error: {result.error}", file=sys.stderr)
         return 1
     return 0

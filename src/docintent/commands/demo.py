@@ -1,14 +1,16 @@
-"""``docintent demo``: damaged documents, four strategies, an HTML page of every step."""
+"""``docintent demo``: damaged documents, five strategies, an HTML page of every step."""
 
 from __future__ import annotations
 
 import argparse
 
+from ._common import positive_int
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="run none / pipeline / judge / docintent on generated damaged documents")
+    p = sub.add_parser("demo", help="run none / pipeline / judge / docintent / docintent+mact on generated damaged documents")
     p.add_argument("--out", default="docintent-demo", help="folder for index.html (default: ./docintent-demo)")
-    p.add_argument("--count", type=int, default=6, help="questions to run (default 6)")
+    p.add_argument("--count", type=positive_int, default=6, help="questions to run (default 6)")
     p.add_argument("--seed", type=int, default=7, help="seed of the generated documents")
     p.set_defaults(func=run)
 

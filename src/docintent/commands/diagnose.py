@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from ._common import page_arg, region_arg
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -15,20 +17,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "measurements behind the severities.",
     )
     p.add_argument("image")
-    p.add_argument("--page", type=int, default=0, help="PDF page (0-based)")
-    p.add_argument("--region", help="x0,y0,x1,y1 in [0,1] or 0-1000 integers: measure only this region")
+    p.add_argument("--page", type=page_arg, default=0, help="PDF page (0-based)")
+    p.add_argument("--region", type=region_arg, help="x0,y0,x1,y1 in [0,1] or 0-1000 integers: measure only this region")
     p.add_argument("--json", action="store_true", help="print everything as JSON")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..io import load_page
-    from ..page import Box
     from ..perception import Thresholds, measure
 
     page = load_page(args.image, page=args.page)
-    region = Box.parse([float(v) for v in args.region.split(",")]) if args.region else None
-    signals = measure(page, region)
+    signals = measure(page, args.region)
     thresholds = Thresholds()
     found = signals.above(thresholds)
     if args.json:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from ._common import dpi_arg, unit_float
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -23,8 +25,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--brain", default="offline", help="brain for the answer step: offline (default), openai, ...")
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="brain option, e.g. base_url=http://localhost:8000/v1")
     p.add_argument("--no-answer", action="store_true", help="only find evidence; skip the answer step")
-    p.add_argument("--threshold", type=float, default=None, help="share of the question's keyword weight a line must match (default 0.5)")
-    p.add_argument("--dpi", type=int, default=None, help="PDF render resolution (default DOCINTENT_PDF_DPI)")
+    p.add_argument("--threshold", type=unit_float, default=None, help="share of the question's keyword weight a line must match (default 0.5)")
+    p.add_argument("--dpi", type=dpi_arg, default=None, help="PDF render resolution (default DOCINTENT_PDF_DPI)")
+    p.add_argument("--text", choices=["auto", "ocr"], default="auto",
+                   help="auto (default): a PDF's text layer where a page has one, OCR elsewhere; ocr: always OCR")
+    p.add_argument("--match", choices=["auto", "lexical", "fused"], default="auto",
+                   help="page relevance: lexical, or fused with passage embeddings (needs docintent[dense]); "
+                   "auto (default): fused when docintent[dense] is installed")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.set_defaults(func=run)
 
@@ -38,12 +45,25 @@ def run(args: argparse.Namespace) -> int:
         collect_evidence,
         context,
         parse_pages,
+        text_layer,
     )
 
     numbers = parse_pages(args.pages, page_count(args.document))
     pages = load_document(args.document, pages=[n - 1 for n in numbers], dpi=args.dpi)
     threshold = DEFAULT_THRESHOLD if args.threshold is None else args.threshold
-    found = collect_evidence(pages, args.question, threshold=threshold, numbers=numbers)
+    texts = None
+    if args.text == "auto" and str(args.document).lower().endswith(".pdf"):
+        texts = text_layer(args.document, pages, numbers)
+    dense = None
+    if args.match != "lexical":
+        from ..retrieval.passages import load_sentence_model
+
+        try:
+            dense = load_sentence_model()
+        except ImportError:
+            if args.match == "fused":
+                raise
+    found = collect_evidence(pages, args.question, threshold=threshold, numbers=numbers, texts=texts, dense=dense)
     costs = {mode: context([d for d in found if d.relevant] if mode == "evidence+ocr" else found, mode)[2] for mode in MODES}
     result = None
     if not args.no_answer:

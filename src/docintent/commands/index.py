@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
+from ._common import dpi_arg
 from ._scale import add_executor_arguments, executor_from_args
 
 
@@ -20,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--text", choices=["auto", "pdf", "ocr"], default="auto", help="page text source (default: auto = text layer, OCR when missing)")
     p.add_argument("--ocr-engine", default=None, help="OCR engine for pages without text (default: DOCINTENT_OCR_ENGINE)")
     p.add_argument("--images", choices=["lazy", "jpeg"], default="lazy", help="re-render page images on demand (default) or store JPEGs")
-    p.add_argument("--dpi", type=int, default=144, help="PDF rendering resolution (default 144)")
+    p.add_argument("--dpi", type=dpi_arg, default=144, help="PDF rendering resolution (default 144)")
     p.add_argument("--seed", type=int, default=0, help="seed of the handle shuffle")
     p.add_argument("--overwrite", action="store_true", help="discard an existing index in --out")
     p.add_argument("--dense", action="store_true", help="also compute dense embeddings (needs docintent[dense])")
@@ -31,29 +33,34 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..retrieval import PageIndex, build_index
 
-    report = build_index(
-        args.inputs,
-        args.out,
-        dpi=args.dpi,
-        text=args.text,
-        ocr=args.ocr_engine,
-        images=args.images,
-        seed=args.seed,
-        overwrite=args.overwrite,
-        # The default reads pages here, one after another, as before executors existed.
-        executor=executor_from_args(args) if args.executor == "ray" or (args.workers or 1) > 1 else None,
-    )
+    try:
+        report = build_index(
+            args.inputs,
+            args.out,
+            dpi=args.dpi,
+            text=args.text,
+            ocr=args.ocr_engine,
+            images=args.images,
+            seed=args.seed,
+            overwrite=args.overwrite,
+            # The default reads pages here, one after another, as before executors existed.
+            executor=executor_from_args(args) if args.executor == "ray" or (args.workers or 1) > 1 else None,
+        )
+    except KeyboardInterrupt:
+        print(f"docintent index: interrupted; the pages read so far are saved in {args.out}; "
+              "run the same command again to resume", file=sys.stderr)
+        return 130
     sources = ", ".join(f"{k}: {v}" for k, v in sorted(report.pages_by_source.items())) or "none"
     print(
         f"{args.out}: {report.pages_total} pages ({report.pages_done_before} already done, "
         f"{report.pages_processed} processed in {report.seconds:.1f} s; text from {sources})"
     )
     for skipped in report.skipped_files:
-        print(f"skipped: {skipped}")
+        print(f"docintent index: skipped {skipped}", file=sys.stderr)
     if args.dense:
         from ..retrieval import DenseRetriever
 
         index = PageIndex.open(args.out)
-        _ = DenseRetriever(index).embeddings  # computing the property builds and stores the embeddings
+        _ = DenseRetriever(index).passages.embeddings  # reading them builds and stores the passage embeddings
         print(f"{args.out}: dense embeddings ready")
     return 0

@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 
+from ._common import page_arg, region_arg
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ocr", help="read the text of an image or PDF page")
     p.add_argument("image")
     p.add_argument("--engine", default=None, help="rapidocr (default) or tesseract")
-    p.add_argument("--page", type=int, default=0, help="PDF page (0-based)")
-    p.add_argument("--region", help="x0,y0,x1,y1 in [0,1] or 0-1000 integers: read only this region")
+    p.add_argument("--page", type=page_arg, default=0, help="PDF page (0-based)")
+    p.add_argument("--region", type=region_arg, help="x0,y0,x1,y1 in [0,1] or 0-1000 integers: read only this region")
     p.add_argument("--upright", action="store_true", help="detect the page orientation and rotate it upright first")
     p.add_argument("--json", action="store_true", help="print lines, words, boxes and confidences as JSON")
     p.set_defaults(func=run)
@@ -20,7 +22,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..io import load_page
     from ..ocr import detect_orientation, get_engine
-    from ..page import Box
     from ..tools import get_tool
 
     page = load_page(args.image, page=args.page)
@@ -28,8 +29,7 @@ def run(args: argparse.Namespace) -> int:
         fix = detect_orientation(page).fix
         if fix:
             page = get_tool(fix).run(page)
-    region = Box.parse([float(v) for v in args.region.split(",")]) if args.region else None
-    result = get_engine(args.engine).read(page, region)
+    result = get_engine(args.engine).read(page, args.region)
     if args.json:
         data = result.to_dict()
         data["ops"] = list(page.ops)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from ._common import non_negative_int
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -14,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("runs", nargs="+", metavar="RUN", help="run directories (each holds results.jsonl)")
     p.add_argument("--out", required=True, metavar="DIR", help="where report.md, report.html and plots go")
-    p.add_argument("--failures", type=int, default=6, metavar="N", help="failures to show (default: 6)")
+    p.add_argument("--failures", type=non_negative_int, default=6, metavar="N", help="failures to show (default: 6)")
     p.set_defaults(func=run)
 
 

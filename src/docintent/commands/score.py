@@ -24,12 +24,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..evaluation.scoring import score_path, scores_json, scores_markdown
+    from ._common import check_output_file, write_text_atomic
 
+    if args.out:
+        check_output_file(args.out)
     scores = score_path(args.run)
     text = scores_json(scores) if args.json else scores_markdown(scores)
     print(text, end="")
     if args.out:
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(args.out, text)
     return 0

@@ -6,12 +6,14 @@ import argparse
 import json
 from typing import Any
 
+from ._common import positive_int
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("search", help="find the pages of an index that answer a query")
     p.add_argument("index", help="index directory made by `docintent index`")
     p.add_argument("query", help="the question or keywords")
-    p.add_argument("-k", type=int, default=10, help="number of pages to list (default 10)")
+    p.add_argument("-k", type=positive_int, default=10, help="number of pages to list (default 10)")
     p.add_argument(
         "--method",
         choices=["bm25", "dense", "fusion", "agent"],
@@ -23,17 +25,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (default DOCINTENT_BASE_URL / OPENAI_BASE_URL)")
     p.add_argument("--api-key", default=None, help="API key (default OPENAI_API_KEY; local servers need none)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--explain", action="store_true",
+                   help="say why each page ranked: matched query terms, BM25 field shares, the best-matching passage "
+                   "and, with --method agent, the evidence pages and rationale")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import ConfigError
+    from ..errors import ModelEndpointError
     from ..retrieval import PageIndex, get_retriever
 
-    if args.k < 1:
-        raise ConfigError(f"-k must be at least 1, got {args.k}")
     index = PageIndex.open(args.index)
     rows: list[dict[str, Any]] = []
+    retriever = None
     if args.method == "agent":
         from ..retrieval.agent import SearchAgent
         from ..retrieval.planners import OfflinePlanner, OpenAIPlanner
@@ -44,15 +48,26 @@ def run(args: argparse.Namespace) -> int:
             else OpenAIPlanner(model=args.model, base_url=args.base_url, api_key=args.api_key)
         )
         result = SearchAgent(index, planner).run(args.query)
+        if result.error:
+            # The agent still returns a contract-valid ranking (filled in from BM25), but it is not the agent's:
+            # reporting it as a result would pass a failed search off as a successful one.
+            raise ModelEndpointError(f"the search agent stopped after {result.steps} step(s): {result.error}")
         for rank, page in enumerate(result.ranking[: args.k], start=1):
             rows.append({"rank": rank, "handle": page.handle, "evidence": list(page.evidence), "rationale": page.rationale})
     else:
-        for rank, hit in enumerate(get_retriever(index, args.method).search(args.query, args.k), start=1):
+        retriever = get_retriever(index, args.method)
+        for rank, hit in enumerate(retriever.search(args.query, args.k), start=1):
             rows.append({"rank": rank, "handle": hit.handle, "score": round(hit.score, 4)})
     for row in rows:
         rec = index.record(row["handle"])
         row["document"], row["page"] = rec.doc_path, rec.page_no + 1
         row["snippet"] = " ".join(rec.text.split())[:80]
+    if args.explain:
+        from ..retrieval.explain import explain_hit
+
+        dense = getattr(retriever, "dense", None) if args.method == "fusion" else retriever if args.method == "dense" else None
+        for row in rows:
+            row["explain"] = explain_hit(index, args.query, row["handle"], dense=dense).to_dict()
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -61,4 +76,14 @@ def run(args: argparse.Namespace) -> int:
     for row in rows:
         score = f"{row['score']:8.3f}" if "score" in row else ""
         print(f"{row['rank']:3d}  {row['handle']}  {score}  {row['document']} p.{row['page']}  {row['snippet']}")
+        if "explain" in row:
+            ex = row["explain"]
+            terms = ", ".join(f"{t} x{n}" for t, n in ex["matched_terms"].items()) or "none"
+            fields = ", ".join(f"{k} {v:.2f}" for k, v in ex["fields"].items())
+            print(f"     matched terms: {terms}")
+            print(f"     BM25 by field: {fields}")
+            cosine = f" (cosine {ex['passage_cosine']:.2f})" if "passage_cosine" in ex else ""
+            print(f"     passage{cosine}: {ex['passage'][:300]}")
+            if "rationale" in row:
+                print(f"     agent: {row['rationale']}; evidence pages: {', '.join(row['evidence']) or 'none'}")
     return 0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from ._common import positive_int
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -14,13 +16,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "rotation, noise, JPEG, colour cast...). Same seed, same bytes.",
     )
     p.add_argument("--out", required=True, help="output directory (created if missing)")
-    p.add_argument("--n", type=int, default=30, help="questions per family (default 30)")
+    p.add_argument("--n", type=positive_int, default=30, help="questions per family (default 30)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--families", default="doc,chart,table",
                    help="comma-separated families among doc, chart, table (default all three)")
-    p.add_argument("--questions-per-document", type=int, default=3,
+    p.add_argument("--questions-per-document", type=positive_int, default=3,
                    help="questions that share one document and its 4 captures (default 3)")
-    p.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    p.add_argument("--workers", type=positive_int, default=2, help="worker processes (default 2)")
     p.add_argument("--no-contact-sheet", action="store_true", help="skip contact_sheet.jpg")
     p.set_defaults(func=run)
 

@@ -156,13 +156,30 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise DatasetError(f"{path}: cannot read ({err})") from None
 
 
-def _resolve(base: Path, image: str) -> str:
-    return image if not image or os.path.isabs(image) else str(base / image)
+def _resolve(base: Path, image: str, source: str, allow_outside: bool = False) -> str:
+    """An image path of a dataset row, resolved against the dataset's folder ``base``.
+
+    A path that leads out of that folder (``../..``, an absolute path elsewhere) is refused unless
+    ``allow_outside``: a dataset file from elsewhere must not make a run read, copy into reports (with
+    ``--save-steps``) or send to a model endpoint any file on the disk. The check is on the path as written,
+    so symbolic links placed inside the folder keep working.
+    """
+    if not image:
+        return image
+    folder = os.path.abspath(base)
+    resolved = os.path.normpath(os.path.join(folder, os.path.expanduser(image)))
+    if not allow_outside and os.path.commonpath([folder, resolved]) != folder:
+        raise DatasetError(
+            f"{source}: image path {image!r} is outside the dataset folder {folder}; "
+            "move the images into it or pass --allow-outside-paths"
+        )
+    return resolved
 
 
-def load_samples_jsonl(path: str | Path) -> list[Sample]:
+def load_samples_jsonl(path: str | Path, *, allow_outside_paths: bool = False) -> list[Sample]:
     """Read a JSONL file of ``Sample.to_dict()`` rows; relative image paths are resolved against the
-    file's folder. Raises DatasetError naming the line of a row that lacks a required field."""
+    file's folder, and paths out of that folder are refused unless ``allow_outside_paths``. Raises
+    DatasetError naming the line of a row that lacks a required field."""
     path = Path(path)
     samples = []
     for number, row in iter_jsonl(path):
@@ -175,7 +192,7 @@ def load_samples_jsonl(path: str | Path) -> list[Sample]:
             sample = Sample.from_dict(row)
         except (TypeError, ValueError) as err:
             raise DatasetError(f"{path}:{number}: malformed sample ({err})") from None
-        samples.append(_with_image(sample, _resolve(path.parent, sample.image)))
+        samples.append(_with_image(sample, _resolve(path.parent, sample.image, f"{path}:{number}", allow_outside_paths)))
     if not samples:
         raise DatasetError(f"{path}: holds no samples")
     return samples
@@ -187,7 +204,15 @@ def _with_image(sample: Sample, image: str) -> Sample:
     return Sample.from_dict(d)
 
 
-def load_synth(directory: str | Path) -> list[Sample]:
+def _with_image_error(sample: Sample, error: str | None) -> Sample:
+    if not error:
+        return sample
+    d = sample.to_dict()
+    d["meta"] = {**d.get("meta", {}), "image_error": error}
+    return Sample.from_dict(d)
+
+
+def load_synth(directory: str | Path, *, allow_outside_paths: bool = False) -> list[Sample]:
     """Load a generated set: ``DIR/samples.jsonl`` written by the synthetic generator."""
     directory = Path(directory)
     if not directory.is_dir():
@@ -195,7 +220,7 @@ def load_synth(directory: str | Path) -> list[Sample]:
     index = directory / "samples.jsonl"
     if not index.is_file():
         raise DatasetError(f"{directory}: no samples.jsonl in this directory")
-    return load_samples_jsonl(index)
+    return load_samples_jsonl(index, allow_outside_paths=allow_outside_paths)
 
 
 # --- WildDoc TSV ---------------------------------------------------------------------------------
@@ -259,13 +284,16 @@ def default_image_cache() -> Path:
     return Path(get_settings().cache_dir) / "images"
 
 
-def load_wilddoc_tsv(path: str | Path, cache_dir: str | Path | None = None) -> list[Sample]:
+def load_wilddoc_tsv(
+    path: str | Path, cache_dir: str | Path | None = None, *, allow_outside_paths: bool = False
+) -> list[Sample]:
     """Load WildDoc in VLMEvalKit TSV form.
 
     Columns: ``index``, ``question``, ``answer`` and either ``image`` (base64; a short value that is the
     index of another row reuses that row's image, as VLMEvalKit writes shared images) or ``image_path``
     (relative to the TSV's folder). Base64 images go to ``cache_dir`` (default
-    :func:`default_image_cache`), once each.
+    :func:`default_image_cache`), once each. A row whose base64 text does not decode is kept, with the reason
+    in ``meta["image_error"]``: the run records it as that row's error and goes on.
     """
     path = Path(path)
     if not path.is_file():
@@ -274,6 +302,7 @@ def load_wilddoc_tsv(path: str | Path, cache_dir: str | Path | None = None) -> l
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # base64 images are far longer than csv's 128 kB default
     samples: list[Sample] = []
     image_of: dict[str, str] = {}
+    error_of: dict[str, str] = {}
     references: list[tuple[int, str]] = []
     with _open_text(path) as fh:
         reader = csv.DictReader(fh, delimiter="\t")
@@ -288,17 +317,23 @@ def load_wilddoc_tsv(path: str | Path, cache_dir: str | Path | None = None) -> l
             index = str(row.get("index") or "")
             encoded = (row.get("image") or "").strip()
             if row.get("image_path"):
-                image = _resolve(path.parent, row["image_path"])
+                image = _resolve(path.parent, row["image_path"], source, allow_outside_paths)
             elif len(encoded) > 64:
-                image = str(cache_base64_image(encoded, cache, source))
+                try:
+                    image = str(cache_base64_image(encoded, cache, source))
+                except DatasetError as err:
+                    image, error_of[index] = "", str(err)
             elif encoded:
                 references.append((len(samples), encoded))
                 image = ""
             else:
                 raise DatasetError(f"{source}: row {index!r} has no image")
-            samples.append(_wilddoc_sample(row, image, source))
+            samples.append(_with_image_error(_wilddoc_sample(row, image, source), error_of.get(index)))
             image_of[index] = image
     for position, ref in references:
+        if ref in error_of:
+            samples[position] = _with_image_error(samples[position], error_of[ref])
+            continue
         if not image_of.get(ref):
             raise DatasetError(f"{path}: row {samples[position].id!r} refers to the image of row {ref!r}, which has none")
         samples[position] = _with_image(samples[position], image_of[ref])
@@ -307,7 +342,9 @@ def load_wilddoc_tsv(path: str | Path, cache_dir: str | Path | None = None) -> l
     return samples
 
 
-def load_wilddoc_dir(directory: str | Path, cache_dir: str | Path | None = None) -> list[Sample]:
+def load_wilddoc_dir(
+    directory: str | Path, cache_dir: str | Path | None = None, *, allow_outside_paths: bool = False
+) -> list[Sample]:
     """Load WildDoc from a folder: its ``*.jsonl`` files (rows with ``index``, ``question``, ``answer``
     and ``image`` or ``image_path`` relative to the folder), or else its single ``*.tsv``."""
     directory = Path(directory)
@@ -317,7 +354,7 @@ def load_wilddoc_dir(directory: str | Path, cache_dir: str | Path | None = None)
     if not files:
         tsvs = sorted(directory.glob("*.tsv"))
         if len(tsvs) == 1:
-            return load_wilddoc_tsv(tsvs[0], cache_dir)
+            return load_wilddoc_tsv(tsvs[0], cache_dir, allow_outside_paths=allow_outside_paths)
         problem = "several .tsv files; name one" if tsvs else "no .jsonl or .tsv file"
         raise DatasetError(f"{directory}: {problem}")
     samples = []
@@ -326,40 +363,44 @@ def load_wilddoc_dir(directory: str | Path, cache_dir: str | Path | None = None)
             image = row.get("image") or row.get("image_path")
             if not image:
                 raise DatasetError(f"{file}:{number}: row has no 'image' or 'image_path'")
-            samples.append(_wilddoc_sample(row, _resolve(directory, str(image)), f"{file}:{number}"))
+            source = f"{file}:{number}"
+            samples.append(_wilddoc_sample(row, _resolve(directory, str(image), source, allow_outside_paths), source))
     if not samples:
         raise DatasetError(f"{directory}: the .jsonl files hold no rows")
     return samples
 
 
-def load_wilddoc(path: str | Path, cache_dir: str | Path | None = None) -> list[Sample]:
+def load_wilddoc(
+    path: str | Path, cache_dir: str | Path | None = None, *, allow_outside_paths: bool = False
+) -> list[Sample]:
     """WildDoc from a TSV file or a folder (see :func:`load_wilddoc_tsv`, :func:`load_wilddoc_dir`)."""
     path = Path(path)
     if path.is_dir():
-        return load_wilddoc_dir(path, cache_dir)
+        return load_wilddoc_dir(path, cache_dir, allow_outside_paths=allow_outside_paths)
     if not path.exists():
         raise DatasetError(f"{path}: no such file or directory")
-    return load_wilddoc_tsv(path, cache_dir)
+    return load_wilddoc_tsv(path, cache_dir, allow_outside_paths=allow_outside_paths)
 
 
 # --- entry point ---------------------------------------------------------------------------------
 
 
-def load_dataset(spec: str, cache_dir: str | Path | None = None) -> list[Sample]:
+def load_dataset(spec: str, cache_dir: str | Path | None = None, *, allow_outside_paths: bool = False) -> list[Sample]:
     """Load the samples a spec names: ``synth:DIR``, ``wilddoc:PATH`` (TSV or folder), ``jsonl:PATH``.
 
-    Raises DatasetError naming the spec or path and the problem (unknown kind, missing file, bad row).
+    Image paths must stay inside the dataset's folder unless ``allow_outside_paths``. Raises DatasetError
+    naming the spec or path and the problem (unknown kind, missing file, bad row, a path outside the folder).
     """
     kind, sep, target = str(spec).partition(":")
     if not sep or not target:
         raise DatasetError(f"dataset spec {spec!r}: expected KIND:PATH with KIND one of {', '.join(DATASET_KINDS)}")
     path = Path(target).expanduser()
     if kind == "synth":
-        return load_synth(path)
+        return load_synth(path, allow_outside_paths=allow_outside_paths)
     if kind == "wilddoc":
-        return load_wilddoc(path, cache_dir)
+        return load_wilddoc(path, cache_dir, allow_outside_paths=allow_outside_paths)
     if kind == "jsonl":
-        return load_samples_jsonl(path)
+        return load_samples_jsonl(path, allow_outside_paths=allow_outside_paths)
     raise DatasetError(f"dataset spec {spec!r}: unknown kind {kind!r}; valid kinds: {', '.join(DATASET_KINDS)}")
 
 

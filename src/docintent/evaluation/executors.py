@@ -43,6 +43,7 @@ import logging
 import math
 import os
 import queue
+import signal
 import sys
 import threading
 import time
@@ -289,28 +290,39 @@ class LocalExecutor:
             stack.enter_context(_environment(thread_environment(usable_cores() // self.workers)))
             pool = stack.enter_context(ProcessPoolExecutor(
                 max_workers=self.workers, mp_context=context, initializer=_init_process,
-                initargs=(job, self.concurrency, limiter)))
+                initargs=(job, self.concurrency, limiter, os.getpid())))
             def emit_all(results: list[Any]) -> None:
                 for result in results:
                     emit(result)
 
             try:
                 _stream(pool, _run_in_process, [(chunk,) for chunk in _chunks(items, size)], 2 * self.workers,
-                        emit_all)
+                        emit_all, start_quietly=True)
             except BrokenProcessPool as err:
                 raise DocIntentError(
                     f"a worker process died ({err}); the results finished so far are saved, run the same "
                     "command again to resume") from None
+            except BaseException:
+                # Ctrl-C or an error here: stop now, without waiting for the items in progress.
+                pool.shutdown(wait=False, cancel_futures=True)
+                for process in list((getattr(pool, "_processes", None) or {}).values()):
+                    with contextlib.suppress(Exception):
+                        process.terminate()
+                raise
 
 
 def _stream(pool: Any, fn: Callable[..., Any], calls: list[tuple[Any, ...]], ahead: int,
-            emit: Callable[[Any], None]) -> None:
-    """Submit ``fn(*args)`` for every call, keeping ``ahead`` in flight, and emit results as they finish."""
+            emit: Callable[[Any], None], *, start_quietly: bool = False) -> None:
+    """Submit ``fn(*args)`` for every call, keeping ``ahead`` in flight, and emit results as they finish.
+
+    ``start_quietly``: the first submissions start worker processes; with Ctrl-C ignored meanwhile, they never
+    print a KeyboardInterrupt of their own (the caller alone decides how to stop)."""
     pending = iter(calls)
     in_flight: set[Future[Any]] = set()
     try:
-        for args in _take(pending, ahead):
-            in_flight.add(pool.submit(fn, *args))
+        with _sigint_ignored() if start_quietly else contextlib.nullcontext():
+            for args in _take(pending, ahead):
+                in_flight.add(pool.submit(fn, *args))
         while in_flight:
             done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
             for future in done:
@@ -336,7 +348,32 @@ def _take(iterator: Iterator[Any], n: int) -> list[Any]:
 _process_slots: dict[str, Any] = {}
 
 
-def _init_process(job: Job, concurrency: int, limiter: Any) -> None:
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore Ctrl-C in this block (processes started in it inherit that); only possible in the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Exit this worker as soon as its parent is gone (killed, crashed): the pool cannot tell it to stop then."""
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
+def _init_process(job: Job, concurrency: int, limiter: Any, parent: int | None = None) -> None:
+    # Ctrl-C reaches every process of the terminal's group; the parent alone decides how to stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if parent is not None:
+        threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True, name="exit-with-parent").start()
     apply_thread_setting()
     if limiter is not None:
         ratelimit.install(limiter)

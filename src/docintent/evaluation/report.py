@@ -256,8 +256,20 @@ def degradation_table(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]]) -> D
 # --- plots -----------------------------------------------------------------------------------------
 
 
+#: Widest plot in inches (at 110 dpi about 1200 px: shown at full size in the report and the viewer).
+PLOT_MAX_WIDTH = 11.0
+#: Grouped bar charts with more bars than this become an annotated table of colours (heatmap): a bar chart
+#: that wide would be shrunk into a strip nobody can read.
+MAX_BARS = 40
+
+
 def _bar_plot(path: Path, groups: Sequence[str], series: Mapping[str, Sequence[float | None]], title: str,
               ylabel: str) -> None:
+    """Grouped bars, at most :data:`PLOT_MAX_WIDTH` wide and never flatter than about 3:1; too many bars
+    for that width are drawn as a heatmap instead (see :func:`_heatmap`)."""
+    if len(groups) * max(1, len(series)) > MAX_BARS:
+        _heatmap(path, groups, series, title)
+        return
     import matplotlib
 
     matplotlib.use("Agg")
@@ -267,17 +279,46 @@ def _bar_plot(path: Path, groups: Sequence[str], series: Mapping[str, Sequence[f
     n = max(1, len(series))
     width = 0.8 / n
     x = np.arange(len(groups))
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(groups) * max(1, n / 2)), 4.0), dpi=110)
+    fig_width = min(PLOT_MAX_WIDTH, max(6.0, 0.28 * len(groups) * n + 1.5))
+    fig, ax = plt.subplots(figsize=(fig_width, 4.2), dpi=110)
     for i, (name, values) in enumerate(series.items()):
         heights = [np.nan if v is None else v for v in values]
         ax.bar(x - 0.4 + width * (i + 0.5), heights, width, label=name)
-    ax.set_xticks(x, groups, rotation=20 if len(groups) > 5 else 0, ha="right" if len(groups) > 5 else "center")
+    crowded = len(groups) > 5 or fig_width / max(1, len(groups)) < 1.4
+    ax.set_xticks(x, groups, rotation=20 if crowded else 0, ha="right" if crowded else "center")
     ax.set_ylabel(ylabel)
     ax.set_ylim(0, 100)
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
     # Below the axes, so it never hides a bar at 100 %.
-    ax.legend(fontsize=8, ncol=min(n, 4), loc="upper center", bbox_to_anchor=(0.5, -0.18), frameon=False)
+    ax.legend(fontsize=8, ncol=min(n, 4), loc="upper center", bbox_to_anchor=(0.5, -0.18 if not crowded else -0.3),
+              frameon=False)
+    fig.savefig(path, bbox_inches="tight")
+    plt.close(fig)
+
+
+def _heatmap(path: Path, groups: Sequence[str], series: Mapping[str, Sequence[float | None]], title: str) -> None:
+    """One row per group, one column per series, each cell coloured by its score and labelled with it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    names = list(series)
+    values = np.array([[np.nan if series[c][g] is None else series[c][g] for c in names] for g in range(len(groups))],
+                      dtype=float)
+    fig_width = min(PLOT_MAX_WIDTH, max(6.0, 2.8 + 0.95 * len(names)))
+    fig, ax = plt.subplots(figsize=(fig_width, max(3.0, 1.6 + 0.36 * len(groups))), dpi=110)
+    image = ax.imshow(np.ma.masked_invalid(values), cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
+    ax.set_xticks(range(len(names)), names, rotation=30, ha="left")
+    ax.xaxis.tick_top()
+    ax.set_yticks(range(len(groups)), groups)
+    for (r, c), v in np.ndenumerate(values):
+        if not np.isnan(v):
+            ax.text(c, r, f"{v:.0f}", ha="center", va="center", fontsize=8, color="black")
+    ax.set_title(f"{title} (score %)", pad=12)
+    fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02)
     fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
 

@@ -11,6 +11,12 @@ where it stopped. A line cut short by a kill is dropped. A sample whose image ca
 strategy raises, becomes a row with ``error`` set; such rows are run again only with ``retry_failed``, and
 the new row replaces the old one (readers take the last row per key; the file is compacted at the end).
 
+One process writes a run folder at a time: :func:`run_benchmark` holds the folder's lock
+(:mod:`docintent.io.lock`) for the whole run, so a second run on the same folder is refused with the name of
+the one writing it, and the compaction never replaces a file another process is appending to. Worker
+processes ignore Ctrl-C (the parent stops them) and exit on their own when their parent dies. Credentials
+in URLs are removed from every row and manifest before it is written.
+
 Example::
 
     >>> from functools import partial
@@ -24,6 +30,7 @@ Example::
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -37,14 +44,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
 from ..brains import get_brain
-from ..errors import ConfigError, DatasetError, DocIntentError
+from ..errors import ConfigError, DatasetError, DocIntentError, InputError
 from ..io import load_page
+from ..io.lock import FolderLock, atomic_write_text
 from ..sample import Sample
+from ..settings import strip_url_credentials
 from ..strategies import STRATEGIES, get_strategy
 from .executors import Executor, LocalExecutor, Progress
 from .metrics import row_correct, score_row
@@ -135,8 +144,8 @@ def _json_default(value: Any) -> Any:
 
 
 def dump_row(row: dict[str, Any]) -> str:
-    """One row as a JSON line (with the trailing newline)."""
-    return json.dumps(row, ensure_ascii=False, default=_json_default) + "\n"
+    """One row as a JSON line (with the trailing newline); credentials in URLs are replaced by ``***``."""
+    return strip_url_credentials(json.dumps(row, ensure_ascii=False, default=_json_default)) + "\n"
 
 
 def _scan(path: Path) -> tuple[list[dict[str, Any]], int, int]:
@@ -227,11 +236,8 @@ class ResultsWriter:
         latest = latest_rows(self.rows)
         if len(latest) == len(self.rows):
             return False
-        tmp = self.path.with_suffix(".jsonl.tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            for row in latest:
-                fh.write(dump_row(row))
-        os.replace(tmp, self.path)
+        # Safe only because the run holds the folder's lock: nobody else appends to the file being replaced.
+        atomic_write_text(self.path, "".join(dump_row(row) for row in latest))
         self.rows = latest
         return True
 
@@ -311,6 +317,8 @@ def run_one(
     row = new_row(sample, strategy.name, brain_name)
     t0 = time.perf_counter()
     try:
+        if sample.meta.get("image_error"):  # the dataset row's image could not even be extracted
+            raise DatasetError(str(sample.meta["image_error"]))
         page = load_page(sample.image)
         result = strategy.run(page, sample.question, sample.task, brain)
         row["answer"] = str(result.answer)
@@ -421,10 +429,8 @@ def read_manifest(out_dir: str | os.PathLike) -> dict[str, Any] | None:
 
 
 def _write_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
-    path = out_dir / MANIFEST_FILE
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(manifest, indent=2, default=_json_default) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    text = json.dumps(manifest, indent=2, default=_json_default) + "\n"
+    atomic_write_text(out_dir / MANIFEST_FILE, strip_url_credentials(text))
 
 
 # --- the run ---------------------------------------------------------------------------------------
@@ -495,6 +501,26 @@ def _check_picklable(brain_factory: Callable[[], Any], strategies: list[Any]) ->
                 f"functools.partial; not a lambda or local function): {err}") from None
 
 
+_Run = TypeVar("_Run", bound=Callable[..., Any])
+
+
+def _one_writer(run: _Run) -> _Run:
+    """Hold the run folder's lock (creating the folder) while ``run`` works in it."""
+
+    @functools.wraps(run)
+    def locked(samples: Any, strategies: Any, brain_factory: Any, out_dir: str | os.PathLike, *args: Any,
+               **kwargs: Any) -> Any:
+        out = Path(out_dir)
+        if out.exists() and not out.is_dir():
+            raise InputError(out, "exists and is not a folder; a run needs a folder of its own")
+        out.mkdir(parents=True, exist_ok=True)
+        with FolderLock(out, purpose="benchmark run"):
+            return run(samples, strategies, brain_factory, out, *args, **kwargs)
+
+    return cast(_Run, locked)
+
+
+@_one_writer
 def run_benchmark(
     samples: Sequence[Sample],
     strategies: Sequence[Any],
@@ -518,9 +544,10 @@ def run_benchmark(
     ``functools.partial(get_brain, ...)`` is), since each spawned worker process builds its own brain once.
     Pairs already in the file are skipped; failed ones are run again only when ``retry_failed``.
     ``progress``: a tqdm bar (None = only when stderr is a terminal). ``config``: extra facts for the
-    manifest (dataset spec, shard, limit). ``max_rows``: stop after writing this many rows (a budget). ``executor``: where the rows run
-    (:class:`~docintent.evaluation.executors.LocalExecutor` with ``workers`` by default, or a
-    :class:`~docintent.evaluation.executors.RayExecutor`); this process alone writes the results either way.
+    manifest (dataset spec, shard, limit). ``max_rows``: stop after writing this many rows (a budget).
+    ``executor``: where the rows run (:class:`~docintent.evaluation.executors.LocalExecutor` with ``workers``
+    by default, or a :class:`~docintent.evaluation.executors.RayExecutor`); this process alone writes them.
+    Raises :class:`~docintent.errors.FolderBusyError` when another process is writing ``out_dir``.
     """
     if workers < 1:
         raise ConfigError(f"workers must be >= 1, got {workers}")

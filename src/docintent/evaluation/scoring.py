@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import DatasetError
 from .datasets import iter_jsonl, read_wilddoc_predictions
-from .metrics import Summary, summarize, summary_markdown
+from .metrics import Summary, parse_answers, summarize, summary_markdown
 
 
 @dataclass
@@ -57,6 +57,16 @@ def _prediction_file_label(path: Path) -> str:
     return name
 
 
+def _gold_answers(task: str, answers: Any) -> list[str]:
+    """Gold answers of a run row as a list. A single string is one answer (a table answer as it is, other
+    families' list text such as ``"['40', '40%']"`` expanded), never a sequence of characters."""
+    if isinstance(answers, str):
+        return [answers] if task == "table" else parse_answers(answers)
+    if answers is None:
+        return []
+    return [str(a) for a in answers]
+
+
 def run_rows(path: str | Path) -> dict[str, list[dict[str, Any]]]:
     """Scorable rows by strategy, in first-seen order.
 
@@ -89,7 +99,7 @@ def run_rows(path: str | Path) -> dict[str, list[dict[str, Any]]]:
             "task": str(sample["task"]),
             "subset": str(sample.get("subset") or sample["task"]),
             "group": str(sample.get("group") or sample["id"]),
-            "answers": list(sample["answers"]),
+            "answers": _gold_answers(str(sample["task"]), sample["answers"]),
             "prediction": row.get("answer"),
             "error": row.get("error"),
         }

@@ -7,9 +7,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import struct
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -61,17 +63,47 @@ def load_page(
     p = _check_file(path)
     if _is_pdf(p):
         return load_pdf(p, pages=[page], dpi=dpi, max_pixels=max_pixels, password=password)[0]
+    if page != 0:
+        raise PdfPageOutOfRangeError(p, f"page {page} requested, but an image has only page 0")
     return _load_image(p, max_pixels)
 
 
-def _load_image(path: Path, max_pixels: int | None) -> Page:
-    from PIL import Image, ImageOps, UnidentifiedImageError
+#: What Pillow raises on hostile or damaged data besides OSError (found by tests/test_properties.py).
+_DECODE_ERRORS = (OSError, SyntaxError, ValueError, EOFError, IndexError, KeyError, TypeError, ZeroDivisionError,
+                  struct.error)
 
+
+def _load_image(path: Path, max_pixels: int | None) -> Page:
     limit = max_pixels or get_settings().max_pixels
+    with _pillow_limit(limit):
+        return _decode_image(path, limit)
+
+
+@contextlib.contextmanager
+def _pillow_limit(limit: int) -> Iterator[None]:
+    """Pillow's own decompression-bomb limit set from ours for one load (its default, 89 M pixels, would
+    otherwise refuse first and make DOCINTENT_MAX_PIXELS useless above it); restored afterwards."""
+    from PIL import Image
+
+    previous = Image.MAX_IMAGE_PIXELS
+    Image.MAX_IMAGE_PIXELS = limit
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            img = Image.open(path)
+            # Between our limit and twice it Pillow only warns; our size check refuses those images itself.
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            yield
+    finally:
+        Image.MAX_IMAGE_PIXELS = previous
+
+
+def _decode_image(path: Path, limit: int) -> Page:
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
+    limit_during_decode = Image.MAX_IMAGE_PIXELS
+    try:
+        # Only the header is read here; our own size check just below refuses with the exact numbers.
+        Image.MAX_IMAGE_PIXELS = None
+        img = Image.open(path)
     except UnidentifiedImageError:
         if path.suffix.lower() in _IMAGE_SUFFIXES:
             raise CorruptImageError(path, f"not a readable {path.suffix.lower().lstrip('.')} image (corrupt or truncated)") from None
@@ -79,9 +111,13 @@ def _load_image(path: Path, max_pixels: int | None) -> Page:
             path, f"unsupported format; docintent reads {', '.join(sorted(IMAGE_FORMATS))} images and PDF"
         ) from None
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as err:
-        raise DecompressionBombError(path, f"image is too large to decode safely ({err})") from None
-    except (OSError, SyntaxError, ValueError) as err:  # a valid signature followed by a damaged header
+        raise DecompressionBombError(
+            path, f"image is over the limit of {limit:,} pixels (set DOCINTENT_MAX_PIXELS to raise it): {err}"
+        ) from None
+    except _DECODE_ERRORS as err:  # a valid signature followed by a damaged header
         raise CorruptImageError(path, f"cannot decode image: {err}") from None
+    finally:
+        Image.MAX_IMAGE_PIXELS = limit_during_decode
     with img:
         if img.format not in IMAGE_FORMATS:
             raise UnsupportedFormatError(path, f"{img.format} images are not supported; use {', '.join(IMAGE_FORMATS)} or PDF")
@@ -95,7 +131,7 @@ def _load_image(path: Path, max_pixels: int | None) -> Page:
             img.load()
             upright = ImageOps.exif_transpose(img) or img
             array = _to_array(upright)
-        except (OSError, SyntaxError, ValueError) as err:
+        except (*_DECODE_ERRORS, Image.DecompressionBombError, Image.DecompressionBombWarning) as err:
             raise CorruptImageError(path, f"cannot decode image: {err}") from None
     return Page.from_array(array, source=str(path))
 
@@ -170,16 +206,30 @@ def load_pdf(
         for index in wanted:
             if not 0 <= index < count:
                 raise PdfPageOutOfRangeError(p, f"page {index} requested, but the PDF has {count} page(s) (0-based)")
-            pdf_page = pdf[index]
-            array = render_pdf_page(pdf_page, dpi, max_pixels=limit, source=p, index=index)
+            array = _render_page_of(pdf, index, dpi, limit, p)
             page = Page.from_array(array, source=f"{p}#page={index}")
             page.meta["pdf_page"] = index
             page.meta["dpi"] = dpi
             out.append(page)
-            pdf_page.close()
         return out
     finally:
         pdf.close()
+
+
+def _render_page_of(pdf, index: int, dpi: int, limit: int, path: Path) -> np.ndarray:
+    """Render page ``index`` of an open PDF; a page pdfium cannot load or draw is a CorruptImageError."""
+    import pypdfium2 as pdfium
+
+    try:
+        pdf_page = pdf[index]
+    except pdfium.PdfiumError as err:
+        raise CorruptImageError(path, f"page {index} cannot be read: {err}") from None
+    try:
+        return render_pdf_page(pdf_page, dpi, max_pixels=limit, source=path, index=index)
+    except pdfium.PdfiumError as err:
+        raise CorruptImageError(path, f"page {index} cannot be rendered: {err}") from None
+    finally:
+        pdf_page.close()
 
 
 def render_pdf_page(pdf_page, dpi: int, *, max_pixels: int | None = None, source: object = "<pdf>",

@@ -88,6 +88,10 @@ class OcrEngine(ABC):
     name: str = "base"
     #: Result cache (set by :func:`docintent.ocr.get_engine`; None = no caching).
     cache: Any = None
+    #: Longest side the engine's text detector works at (None: it reads any shape whole). An image much longer
+    #: than this and thin (a strip, a receipt) would shrink until its text vanishes, so it is read in
+    #: overlapping tiles of this length along its long side.
+    tile_side: int | None = None
 
     @abstractmethod
     def _read_array(self, rgb) -> list[tuple[str, list[list[float]], float, list[tuple[str, list[list[float]], float]]]]:
@@ -103,8 +107,10 @@ class OcrEngine(ABC):
         ``min_side``: upscale the crop so its shorter side is at least this many pixels (small text reads better).
         """
         key = None
+        tiled = self._needs_tiles(*_read_size(page, region, min_side))
         if self.cache is not None:
-            key = self.cache.key(self.cache_key(), page.hash, region, min_side)
+            # Tiled reads are keyed apart: results cached before tiling existed held nothing for such strips.
+            key = self.cache.key(self.cache_key() + ("-tiled" if tiled else ""), page.hash, region, min_side)
             hit = self.cache.get(key)
             if hit is not None:
                 return hit
@@ -117,7 +123,7 @@ class OcrEngine(ABC):
 
             scale = min(min_side / min(target.width, target.height), 4.0)
             rgb = cv2.resize(rgb, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
-        raw = self._read_array(rgb)
+        raw = self._read_tiles(rgb) if tiled else self._read_array(rgb)
         h, w = rgb.shape[:2]
         frame = region or Box.FULL
 
@@ -138,3 +144,116 @@ class OcrEngine(ABC):
         if key is not None:
             self.cache.put(key, result)
         return result
+
+    def _needs_tiles(self, width: int, height: int) -> bool:
+        long, short = max(width, height), min(width, height)
+        return self.tile_side is not None and long > 1.5 * self.tile_side and long >= 4 * short
+
+    def _read_tiles(self, rgb):
+        """Read a long thin image in tiles along its long side, cut where a column (row) holds no ink so words
+        stay whole; where no gap is found the tiles overlap, and a line read twice is kept once (its longer
+        reading). Lines are shifted back into the image's coordinates."""
+        import numpy as np
+
+        h, w = rgb.shape[:2]
+        horizontal = w >= h
+        found: list[tuple[str, list[list[float]], float, list]] = []
+        for start, end in _tile_spans(rgb, horizontal, self.tile_side or 1280):
+            crop = rgb[:, start:end] if horizontal else rgb[start:end, :]
+            dx, dy = (start, 0) if horizontal else (0, start)
+
+            def shift(quad, dx=dx, dy=dy):
+                return [[float(x) + dx, float(y) + dy] for x, y in quad]
+
+            for text, quad, conf, words in self._read_array(np.ascontiguousarray(crop)):
+                found.append((text, shift(quad), conf, [(wt, shift(wq), wc) for wt, wq, wc in words]))
+        return _merge_tiled_lines(found, horizontal)
+
+
+#: Tiles at most this many times longer than the strip is thin: RapidOCR pads longer ones with blank space
+#: (its width/height ratio 8), and that padding, not the text, then dominates the detection time.
+TILE_ASPECT = 8
+
+
+def _tile_spans(rgb, horizontal: bool, tile_side: int) -> list[tuple[int, int]]:
+    """(start, end) of the tiles along the long side: about ``TILE_ASPECT`` x the short side each, ending in a
+    blank gap near that length when there is one, else overlapping the next tile by a quarter."""
+    import numpy as np
+
+    gray = rgb.mean(axis=2) if rgb.ndim == 3 else rgb.astype(float)
+    profile = gray.min(axis=0 if horizontal else 1)  # darkest pixel of each column (row) across the strip
+    long, short = len(profile), gray.shape[0 if horizontal else 1]
+    tile = int(min(max(TILE_ASPECT * short, 256), tile_side))
+    blank = profile > (float(profile.min()) + float(np.median(profile))) / 2
+    spans: list[tuple[int, int]] = []
+    start = 0
+    while start < long:
+        end = start + tile
+        if end >= long:
+            spans.append((start, long))
+            break
+        cut = _widest_gap(blank, start + tile // 2, end)
+        if cut is not None:
+            spans.append((start, cut))
+            start = cut
+        else:
+            spans.append((start, end))
+            start = end - tile // 4
+    return spans
+
+
+def _widest_gap(blank, lo: int, hi: int, min_width: int = 3) -> int | None:
+    """The middle of the widest run of blank columns in ``blank[lo:hi]`` (the gap between words rather than
+    between letters), or None when no run is ``min_width`` wide."""
+    best: tuple[int, int] | None = None
+    run_start = None
+    for i in range(lo, hi + 1):
+        is_blank = i < hi and bool(blank[i])
+        if is_blank and run_start is None:
+            run_start = i
+        elif not is_blank and run_start is not None:
+            if i - run_start >= min_width and (best is None or i - run_start >= best[1] - best[0]):
+                best = (run_start, i)
+            run_start = None
+    return None if best is None else (best[0] + best[1]) // 2
+
+
+def _span(quad, axis: int) -> tuple[float, float]:
+    values = [p[axis] for p in quad]
+    return min(values), max(values)
+
+
+def _merge_tiled_lines(lines: list, horizontal: bool) -> list:
+    """Drop a line that mostly lies within a longer one from a neighbouring tile (the same text read twice)."""
+    along, across = (0, 1) if horizontal else (1, 0)
+    by_length = sorted(lines, key=lambda line: -(_span(line[1], along)[1] - _span(line[1], along)[0]))
+    kept: list = []
+    for line in by_length:
+        a0, a1 = _span(line[1], along)
+        c0, c1 = _span(line[1], across)
+        duplicate = False
+        for other in kept:
+            b0, b1 = _span(other[1], along)
+            d0, d1 = _span(other[1], across)
+            shared_along = min(a1, b1) - max(a0, b0)
+            shared_across = min(c1, d1) - max(c0, d0)
+            if shared_along > 0.5 * max(a1 - a0, 1e-6) and shared_across > 0.5 * max(c1 - c0, 1e-6):
+                duplicate = True
+                break
+        if not duplicate:
+            kept.append(line)
+    return sorted(kept, key=lambda line: (_span(line[1], 1)[0], _span(line[1], 0)[0]) if not horizontal
+                  else (_span(line[1], 0)[0], _span(line[1], 1)[0]))
+
+
+def _read_size(page: Page, region: Box | None, min_side: int) -> tuple[int, int]:
+    """Width and height of the image :meth:`OcrEngine.read` hands to the engine."""
+    if region is None:
+        width, height = page.width, page.height
+    else:
+        x0, y0, x1, y1 = region.to_pixels(page.width, page.height)
+        width, height = x1 - x0, y1 - y0
+    if min_side and min(width, height) < min_side:
+        scale = min(min_side / min(width, height), 4.0)
+        width, height = round(width * scale), round(height * scale)
+    return width, height

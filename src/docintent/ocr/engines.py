@@ -27,6 +27,7 @@ class RapidOcrEngine(OcrEngine):
 
     def __init__(self, det_side: int = 1280, text_score: float = 0.5, threads: int | None = None) -> None:
         self.det_side = det_side
+        self.tile_side = det_side
         self.text_score = text_score
         self.threads = threads if threads is not None else get_settings().threads
         self._engine: Any = None

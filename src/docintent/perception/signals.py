@@ -270,7 +270,8 @@ def _measure(page: Page, region: Box | None, with_orientation: bool) -> Signals:
 
     # --- orientation ---
     orientation_severity, rotation = 0.0, None
-    if with_orientation and min(h, w) >= 32 and max(h, w) <= 12 * min(h, w):
+    # A page without text has no up: the classifier's guess on blank paper is noise, not a rotation to fix.
+    if with_orientation and text_height > 0 and min(h, w) >= 32 and max(h, w) <= 12 * min(h, w):
         found = detect_orientation(page)
         upright = found.probabilities.get("0", 0.0)
         raw["p_upright"] = upright

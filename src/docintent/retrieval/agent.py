@@ -145,6 +145,10 @@ class AgentTools:
             self.retrievers[method] = get_retriever(self.index, method)
         return self.retrievers[method]
 
+    def terms(self, text: str) -> list[str]:
+        """``text`` as index terms (tokenised the way the index was, so :meth:`idf` knows them)."""
+        return self.index.bm25.terms(text)
+
     def idf(self, term: str) -> float:
         """Corpus statistic for planners: the BM25 idf of an index term (0 for unknown terms)."""
         bm = self.index.bm25

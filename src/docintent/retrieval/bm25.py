@@ -34,10 +34,20 @@ from ..errors import ConfigError
 class BM25:
     """A fitted BM25 model over a list of tokenised documents (row ``i`` = document ``i``)."""
 
-    def __init__(self, weights: sp.csc_matrix, vocab: dict[str, int], *, k1: float, b: float, idf: str) -> None:
+    def __init__(
+        self, weights: sp.csc_matrix, vocab: dict[str, int], *, k1: float, b: float, idf: str, stemming: bool = True
+    ) -> None:
         self.weights = weights
         self.vocab = vocab
         self.k1, self.b, self.idf_kind = k1, b, idf
+        #: How the documents were tokenised; :meth:`terms` tokenises a query the same way.
+        self.stemming = stemming
+
+    def terms(self, text: str) -> list[str]:
+        """``text`` tokenised as the indexed documents were (stemmed or not)."""
+        from .text import tokenize
+
+        return tokenize(text, stemming=self.stemming)
 
     @property
     def n_docs(self) -> int:
@@ -52,6 +62,7 @@ class BM25:
         b: float = 0.75,
         idf: str = "lucene",
         epsilon: float = 0.25,
+        stemming: bool = True,
     ) -> BM25:
         """Count terms and precompute every (document, term) weight."""
         if idf not in ("lucene", "okapi"):
@@ -87,7 +98,7 @@ class BM25:
         norm = k1 * (1.0 - b + b * dl[rows_a] / avgdl)
         data = idf_v[cols_a] * tf_a * (k1 + 1.0) / (tf_a + norm)
         weights = sp.csc_matrix((data, (rows_a, cols_a)), shape=(n_docs, len(vocab)), dtype=np.float32)
-        return cls(weights, vocab, k1=k1, b=b, idf=idf)
+        return cls(weights, vocab, k1=k1, b=b, idf=idf, stemming=stemming)
 
     def query_vector(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Column indices and multiplicities of the known query terms."""
@@ -118,16 +129,17 @@ class BM25:
 
     # --- persistence ---------------------------------------------------------------------------------
 
-    def save(self, directory: Path) -> None:
-        """Write ``bm25.npz`` and ``bm25_vocab.json`` into ``directory``."""
+    def save(self, directory: Path, name: str = "bm25") -> None:
+        """Write ``<name>.npz`` and ``<name>_vocab.json`` into ``directory``."""
         directory = Path(directory)
-        sp.save_npz(directory / "bm25.npz", self.weights, compressed=False)
-        meta = {"k1": self.k1, "b": self.b, "idf": self.idf_kind, "vocab": self.vocab}
-        (directory / "bm25_vocab.json").write_text(json.dumps(meta), encoding="utf-8")
+        sp.save_npz(directory / f"{name}.npz", self.weights, compressed=False)
+        meta = {"k1": self.k1, "b": self.b, "idf": self.idf_kind, "stemming": self.stemming, "vocab": self.vocab}
+        (directory / f"{name}_vocab.json").write_text(json.dumps(meta), encoding="utf-8")
 
     @classmethod
-    def load(cls, directory: Path) -> BM25:
+    def load(cls, directory: Path, name: str = "bm25") -> BM25:
+        """Read a model written by :meth:`save` (indexes from before the ``stemming`` key were stemmed)."""
         directory = Path(directory)
-        meta = json.loads((directory / "bm25_vocab.json").read_text(encoding="utf-8"))
-        weights = sp.load_npz(directory / "bm25.npz").tocsc()
-        return cls(weights, meta["vocab"], k1=meta["k1"], b=meta["b"], idf=meta["idf"])
+        meta = json.loads((directory / f"{name}_vocab.json").read_text(encoding="utf-8"))
+        weights = sp.load_npz(directory / f"{name}.npz").tocsc()
+        return cls(weights, meta["vocab"], k1=meta["k1"], b=meta["b"], idf=meta["idf"], stemming=meta.get("stemming", True))

@@ -16,6 +16,16 @@ Handles (``page_000123``) are a seeded shuffle of the page order, so neither the
 which document or page it is. They are fixed before any page is processed, which makes a resumed build
 give exactly the handles an uninterrupted one would.
 
+Crashes and changes: one process builds an index folder at a time (it holds the folder's lock, see
+:mod:`docintent.io.lock`; a second build is refused with the holder's name). Every page is committed as soon
+as it is read, so a kill loses at most the page being read. The BM25 files and stored images are written to
+temporary files and renamed into place; the database says when the BM25 files are being replaced, and an
+index caught in the middle is reported as unfinished rather than half-loaded. A file or page that cannot be
+read is left out with its reason (:attr:`BuildReport.skipped_files`). When the inputs change (files added,
+removed or changed in size), the next build re-plans the handles over the new inputs, keeps the text of
+every page it had read from an unchanged file, and reads only the rest: the result is the index a clean
+build of the new inputs gives.
+
 >>> report = build_index(["manual.pdf"], "manual.idx")          # doctest: +SKIP
 >>> index = PageIndex.open("manual.idx")                        # doctest: +SKIP
 >>> index.record(index.handles[0]).page_no                      # doctest: +SKIP
@@ -23,25 +33,33 @@ give exactly the handles an uninterrupted one would.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+import os
+import shutil
 import sqlite3
 import sys
+import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
 from ..errors import ConfigError, DatasetError, DocIntentError, FileMissingError, InputError
 from ..io import load_page, open_pdf, pdf_page_text, render_pdf_page
+from ..io.lock import FolderLock
 from ..ocr import get_engine
 from ..page import Box, Page
 from .bm25 import BM25
-from .text import tokenize
+from .text import INDEX_STEMMING, tokenize
+
+#: BM25 k1 of the page body (b 0.75); 0.9 and 1.2 tied on the development queries.
+INDEX_K1 = 1.2
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +71,8 @@ TEXT_MODES = ("auto", "pdf", "ocr")
 IMAGE_MODES = ("lazy", "jpeg")
 #: A text layer with fewer non-space characters than this counts as missing in ``text="auto"``.
 MIN_TEXT_CHARS = 20
+#: The BM25 files, written together (see :func:`_write_bm25`).
+BM25_FILES = ("bm25.npz", "bm25_vocab.json")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -140,6 +160,25 @@ def _fingerprint(files: Sequence[Path]) -> list[list[Any]]:
     return [[str(f), f.stat().st_size] for f in files]
 
 
+_Build = TypeVar("_Build", bound=Callable[..., Any])
+
+
+def _one_writer(build: _Build) -> _Build:
+    """Hold the index folder's lock (creating the folder) while ``build`` works in it."""
+
+    @functools.wraps(build)
+    def locked(inputs: Any, out: str | Path, *args: Any, **kwargs: Any) -> Any:
+        folder = Path(out)
+        if folder.exists() and not folder.is_dir():
+            raise InputError(folder, "exists and is not a folder; an index needs a folder of its own")
+        folder.mkdir(parents=True, exist_ok=True)
+        with FolderLock(folder, purpose="page index"):
+            return build(inputs, folder, *args, **kwargs)
+
+    return cast(_Build, locked)
+
+
+@_one_writer
 def build_index(
     inputs: Iterable[str | Path],
     out: str | Path,
@@ -152,7 +191,7 @@ def build_index(
     overwrite: bool = False,
     limit: int | None = None,
     progress: bool | None = None,
-    commit_every: int = 25,
+    commit_every: int = 1,
     executor: Any = None,
 ) -> BuildReport:
     """Index the pages of ``inputs`` (PDFs, images or directories of them) into directory ``out``.
@@ -162,8 +201,10 @@ def build_index(
     :func:`docintent.ocr.get_engine`; loaded only when a page needs it. ``images``: "lazy" or "jpeg" (see the
     module docstring). ``limit``: process at most this many pages in this call (the rest on a later call).
 
-    Re-running on an unfinished index resumes it: finished pages are kept and not processed again. Pages are
-    committed every ``commit_every`` pages and when the build is interrupted (Ctrl-C included).
+    Re-running on an unfinished index resumes it: finished pages are kept and not processed again; after the
+    inputs changed it re-plans and reads only the pages it has not read (module docstring). Pages are
+    committed every ``commit_every`` pages (default: each one) and when the build is interrupted. Raises
+    :class:`~docintent.errors.FolderBusyError` while another process builds ``out``.
 
     ``executor``: where pages are read — None reads them here, one after another; an executor of
     :mod:`docintent.evaluation.executors` (local worker processes, Ray) reads them elsewhere while this process
@@ -183,22 +224,58 @@ def build_index(
         for p in out.glob("dense_*.npy"):
             p.unlink()
     out.mkdir(parents=True, exist_ok=True)
-    con = _connect(db_path)
     try:
+        con = _connect(db_path)
         con.executescript(_SCHEMA)
         stored = dict(con.execute("SELECT key, value FROM meta"))
-        if stored:
-            if json.loads(stored["settings"]) != settings or json.loads(stored["inputs"]) != _fingerprint(files):
-                raise ConfigError(
-                    f"{out} holds an index of other inputs or settings; choose another output directory "
-                    "or rebuild it with --overwrite"
-                )
-            skipped = json.loads(stored.get("skipped", "[]"))
-        else:
+    except sqlite3.DatabaseError as err:
+        raise DatasetError(
+            f"{db_path}: not a docintent index database ({err}); rebuild it with --overwrite or choose another "
+            "output folder"
+        ) from None
+    try:
+        if stored and json.loads(stored["settings"]) != settings:
+            raise ConfigError(
+                f"{out} holds an index built with other settings ({stored['settings']}); choose another output "
+                "directory or rebuild it with --overwrite"
+            )
+        if not stored:
             skipped = _plan(con, files, settings, seed)
+        elif json.loads(stored["inputs"]) != _fingerprint(files):
+            skipped = _replan(con, out, files, settings, seed)
+        else:
+            skipped = json.loads(stored.get("skipped", "[]"))
+        con.commit()
         return _process(con, out, settings, ocr, limit, progress, commit_every, skipped, executor)
     finally:
         con.close()
+
+
+def _replan(con: sqlite3.Connection, out: Path, files: list[Path], settings: dict, seed: int) -> list[str]:
+    """Plan the handles of changed inputs afresh, keeping the text of every page already read from a file whose
+    path and size are unchanged (not with stored images: those are named by the old handles). One transaction:
+    a kill in the middle leaves the previous plan."""
+    carried: dict[tuple[str, int, int], tuple[Any, ...]] = {}
+    if settings["images"] != "jpeg":
+        for path, size, page_no, *values in con.execute(
+            "SELECT d.path, d.size, p.page_no, p.width, p.height, p.text, p.text_source, p.seconds "
+            "FROM pages p JOIN documents d USING (doc_id) WHERE p.text IS NOT NULL"
+        ):
+            carried[(path, size, page_no)] = tuple(values)
+    for table in ("pages", "documents", "meta"):
+        con.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+    skipped = _plan(con, files, settings, seed)
+    plan = con.execute(
+        "SELECT p.handle, d.path, d.size, p.page_no FROM pages p JOIN documents d USING (doc_id)"
+    ).fetchall()
+    con.executemany(
+        "UPDATE pages SET width=?, height=?, text=?, text_source=?, seconds=? WHERE handle=?",
+        [(*carried[(path, size, no)], handle) for handle, path, size, no in plan if (path, size, no) in carried],
+    )
+    for stale in out.glob("dense_*.npy"):  # embeddings follow the handle order of the old plan
+        stale.unlink()
+    log.info("%s: inputs changed; re-planned %d pages, kept the text of %d", out, len(plan), len(carried))
+    return skipped
 
 
 def _plan(con: sqlite3.Connection, files: list[Path], settings: dict, seed: int) -> list[str]:
@@ -231,7 +308,6 @@ def _plan(con: sqlite3.Connection, files: list[Path], settings: dict, seed: int)
     )
     meta = {"settings": json.dumps(settings), "inputs": json.dumps(_fingerprint(files)), "skipped": json.dumps(skipped)}
     con.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
-    con.commit()
     return skipped
 
 
@@ -254,8 +330,8 @@ class PageJob:
     """Reads one page (text layer or OCR, optional JPEG copy) for :func:`build_index`; an executor job.
 
     Items are ``(handle, doc_id, page_no, path, kind)`` rows of the pages table; results are
-    ``(handle, width, height, text, text_source, seconds)``. Each worker slot keeps one PDF open and loads the
-    OCR engine on first need.
+    ``(handle, width, height, text, text_source, seconds, skip_reason)`` — a page that cannot be read has only
+    its handle and the reason. Each worker slot keeps one PDF open and loads the OCR engine on first need.
     """
 
     out: Path
@@ -267,31 +343,44 @@ class PageJob:
         return _PageReader(_OcrReader(self.ocr))
 
     def run(self, reader: _PageReader, item: tuple) -> tuple:
+        from pypdfium2 import PdfiumError
+
         handle, doc_id, page_no, path, kind = item
         dpi, mode, images = self.settings["dpi"], self.settings["text"], self.settings["images"]
         t0 = time.perf_counter()
-        if kind == "pdf":
-            pdf_page = reader.pdf(doc_id, path)[page_no]
-            w_pt, h_pt = pdf_page.get_size()
-            width, height = round(w_pt * dpi / 72.0), round(h_pt * dpi / 72.0)
-            page_text, source = ("", "")
-            if mode in ("auto", "pdf"):
-                page_text, source = pdf_page_text(pdf_page), "pdf"
-            rgb = None
-            if mode == "ocr" or (mode == "auto" and len("".join(page_text.split())) < MIN_TEXT_CHARS):
-                rgb = render_pdf_page(pdf_page, dpi)
-                page_text, source = reader.ocr(Page.from_array(rgb, source=f"{path}#page={page_no}"))
-            if images == "jpeg":
-                rgb = render_pdf_page(pdf_page, dpi) if rgb is None else rgb
-                _save_jpeg(rgb, self.out / "images" / f"{handle}.jpg")
-            pdf_page.close()
-        else:
-            page = load_page(path)
-            width, height = page.size
-            page_text, source = ("", "none") if mode == "pdf" else reader.ocr(page)
-            if images == "jpeg":
-                _save_jpeg(page.pixels, self.out / "images" / f"{handle}.jpg")
-        return handle, width, height, page_text, source, time.perf_counter() - t0
+        try:
+            if kind == "pdf":
+                pdf_page = reader.pdf(doc_id, path)[page_no]
+                w_pt, h_pt = pdf_page.get_size()
+                width, height = round(w_pt * dpi / 72.0), round(h_pt * dpi / 72.0)
+                page_text, source = ("", "")
+                if mode in ("auto", "pdf"):
+                    page_text, source = pdf_page_text(pdf_page), "pdf"
+                rgb = None
+                if mode == "ocr" or (mode == "auto" and len("".join(page_text.split())) < MIN_TEXT_CHARS):
+                    rgb = render_pdf_page(pdf_page, dpi)
+                    page_text, source = reader.ocr(Page.from_array(rgb, source=f"{path}#page={page_no}"))
+                if images == "jpeg":
+                    rgb = render_pdf_page(pdf_page, dpi) if rgb is None else rgb
+                    _save_jpeg(rgb, self.out / "images" / f"{handle}.jpg")
+                pdf_page.close()
+            else:
+                page = load_page(path)
+                width, height = page.size
+                page_text, source = ("", "none") if mode == "pdf" else reader.ocr(page)
+                if images == "jpeg":
+                    _save_jpeg(page.pixels, self.out / "images" / f"{handle}.jpg")
+        except (InputError, PdfiumError, OSError) as err:
+            if not isinstance(err, (InputError, PdfiumError)) and (
+                err.filename is None or Path(err.filename) != Path(path)
+            ):
+                raise  # not the input's fault (a full disk, say): stop, the pages read so far are kept
+            # A damaged or unreadable file or page is left out with its reason; the rest of the build goes on.
+            log.warning("skipping %s", err)
+            reason = str(err) if isinstance(err, InputError) else f"{path}: cannot read the page ({err})"
+            reason = f"{reason} (page {page_no + 1})" if kind == "pdf" else reason
+            return handle, 0, 0, "", "", 0.0, reason
+        return handle, width, height, page_text, source, time.perf_counter() - t0, None
 
     def lost(self, item: tuple, reason: str) -> tuple:
         raise DocIntentError(f"{item[3]} page {item[2] + 1}: {reason}; the pages read so far are saved, run "
@@ -342,7 +431,7 @@ def _process(
     if limit is not None:
         todo = todo[: max(limit, 0)]
     report = BuildReport(total, done_before, 0, skipped_files=list(skipped))
-    # Text-layer pages take milliseconds: send them to other processes in batches.
+    # Text-layer pages take milliseconds: other processes get them in batches.
     job = PageJob(out, settings, ocr, batch=1 if settings["text"] == "ocr" else 16)
     if settings["images"] == "jpeg":
         (out / "images").mkdir(exist_ok=True)
@@ -353,7 +442,13 @@ def _process(
 
     def emit(result: tuple) -> None:
         nonlocal pending
-        handle, width, height, page_text, source, seconds = result
+        handle, width, height, page_text, source, seconds, skip_reason = result
+        if skip_reason is not None:
+            _skip_page(con, handle, skip_reason)
+            report.skipped_files.append(skip_reason)
+            con.commit()
+            bar.update(1)
+            return
         con.execute(
             "UPDATE pages SET width=?, height=?, text=?, text_source=?, seconds=? WHERE handle=?",
             (width, height, page_text, source, seconds, handle),
@@ -380,22 +475,54 @@ def _process(
         con.commit()
         bar.close()
         report.seconds = time.perf_counter() - start
+    report.pages_total = con.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
     remaining = con.execute("SELECT COUNT(*) FROM pages WHERE text IS NULL").fetchone()[0]
     if remaining == 0:
+        if report.pages_total == 0:
+            raise InputError(out, "no page of the inputs could be read: " + "; ".join(report.skipped_files))
         _write_bm25(con, out)
         report.complete = True
     return report
 
 
+def _skip_page(con: sqlite3.Connection, handle: str, reason: str) -> None:
+    """Leave a page that cannot be read out of the index, recording why (a clean build does the same)."""
+    con.execute("DELETE FROM pages WHERE handle = ?", (handle,))
+    stored = con.execute("SELECT value FROM meta WHERE key = 'skipped'").fetchone()
+    skipped = json.loads(stored[0]) if stored else []
+    con.execute("INSERT OR REPLACE INTO meta VALUES ('skipped', ?)", (json.dumps([*skipped, reason]),))
+
+
 def _save_jpeg(rgb: np.ndarray, path: Path) -> None:
     from PIL import Image
 
-    Image.fromarray(rgb).save(path, quality=85, optimize=True)
+    partial = path.with_name(f".{path.stem}.{os.getpid()}.partial.jpg")
+    try:
+        Image.fromarray(rgb).save(partial, quality=85, optimize=True)
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def _write_bm25(con: sqlite3.Connection, out: Path) -> None:
+    """Fit BM25 on the page texts and replace the BM25 files. Both are written into a temporary folder and
+    renamed into place; the ``bm25`` meta entry says "writing" meanwhile, so an index whose files may be a
+    mix of two builds is refused by :meth:`PageIndex.open` until a build finishes them."""
     rows = con.execute("SELECT text FROM pages ORDER BY handle").fetchall()
-    BM25.fit(tokenize(t) for (t,) in rows).save(out)
+    model = BM25.fit((tokenize(t, stemming=INDEX_STEMMING) for (t,) in rows), k1=INDEX_K1, stemming=INDEX_STEMMING)
+    con.execute("INSERT OR REPLACE INTO meta VALUES ('bm25', 'writing')")
+    con.commit()
+    staging = Path(tempfile.mkdtemp(prefix=".bm25-", dir=out))
+    try:
+        model.save(staging)
+        for name in BM25_FILES:
+            with open(staging / name, "rb") as fh:
+                os.fsync(fh.fileno())
+            os.replace(staging / name, out / name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    con.execute("INSERT OR REPLACE INTO meta VALUES ('bm25', 'ok')")
+    con.commit()
 
 
 class PageIndex:
@@ -422,11 +549,26 @@ class PageIndex:
         if not db.is_file():
             raise DatasetError(f"{directory}: not a docintent index (no index.sqlite); build one with `docintent index`")
         con = sqlite3.connect(str(db), check_same_thread=False)
-        todo = con.execute("SELECT COUNT(*) FROM pages WHERE text IS NULL").fetchone()[0]
-        if todo or not (directory / "bm25.npz").is_file():
+        try:
+            todo = con.execute("SELECT COUNT(*) FROM pages WHERE text IS NULL").fetchone()[0]
+            bm25_state = con.execute("SELECT value FROM meta WHERE key = 'bm25'").fetchone()
+        except sqlite3.DatabaseError as err:
             con.close()
-            raise DatasetError(f"{directory}: the index build is unfinished ({todo} pages left); run `docintent index` again to resume it")
-        return cls(directory, con)
+            raise DatasetError(
+                f"{db}: not a docintent index database ({err}); rebuild it with `docintent index ... --overwrite`"
+            ) from None
+        missing = [name for name in BM25_FILES if not (directory / name).is_file()]
+        if todo or missing or (bm25_state is not None and bm25_state[0] != "ok"):
+            con.close()
+            what = f"{todo} pages left" if todo else "its BM25 files are " + ("missing" if missing else "being written")
+            raise DatasetError(
+                f"{directory}: the index build is unfinished ({what}); run `docintent index` again to finish it"
+            )
+        try:
+            return cls(directory, con)
+        except (sqlite3.DatabaseError, KeyError, ValueError) as err:
+            con.close()
+            raise DatasetError(f"{db}: damaged index database ({err}); rebuild it with --overwrite") from None
 
     def __len__(self) -> int:
         return len(self.handles)
@@ -437,8 +579,15 @@ class PageIndex:
     @cached_property
     def bm25(self):
         """The BM25 model (rows in :attr:`handles` order), loaded on first use."""
+        import zipfile
 
-        return BM25.load(self.directory)
+        try:
+            return BM25.load(self.directory)
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+            raise DatasetError(
+                f"{self.directory}: the BM25 files ({', '.join(BM25_FILES)}) are damaged ({err}); run "
+                "`docintent index` again with the same inputs to rewrite them"
+            ) from None
 
     def _check(self, handle: str) -> None:
         if handle not in self.row_of:

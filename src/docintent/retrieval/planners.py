@@ -41,7 +41,7 @@ from .agent import (
     parse_ranking,
 )
 from .retrievers import reciprocal_rank_fusion
-from .text import STOPWORDS, stem, tokenize
+from .text import STOPWORDS, stem
 
 #: Phrases by which a query points at its target through another page (target clause before, anchor after).
 BRIDGE_CUES = (
@@ -78,6 +78,8 @@ def split_bridge(query: str) -> tuple[str, str] | None:
     """
     low = query.lower()
     best = None
+    if not any(cue in low for cue in BRIDGE_CUES):
+        return _split_anaphoric(query)
     for cue in BRIDGE_CUES:
         at = low.find(cue)
         if at > 0 and (best is None or at < best[0]):
@@ -87,6 +89,34 @@ def split_bridge(query: str) -> tuple[str, str] | None:
     at, cue = best
     target, anchor = query[:at].strip(" ,;:?"), query[at + len(cue) :].strip(" ,;:?")
     return (target, anchor) if anchor else None
+
+
+_TARGET_ASK = re.compile(
+    r"\b(?:first|title|opening) page\b|\b(?:documentation|manual)\s+(?:starts?|begins?|opens?)\b"
+    r"|\bopens the (?:documentation|manual)\b",
+    re.IGNORECASE,
+)
+_ANAPHOR = re.compile(r"\b(?:that|this|which|its)\b(?:\s+[\w-]+){0,2}?\s+(?:package|class)|\bits (?:documentation|manual)\b", re.IGNORECASE)
+
+
+def _split_anaphoric(query: str) -> tuple[str, str] | None:
+    """A question that asks where the documentation of a thing it only describes begins.
+
+    "The array manual points to a better package. Where does that package's documentation begin?" has no
+    bridge cue, but asks for a first page ("documentation begins", "first page", "title page") of a thing
+    it names only by reference ("that package", "which class", "its documentation"). The sentence that asks
+    is the target clause; the rest (or the whole question, when it is one sentence) is the anchor.
+
+    >>> _split_anaphoric("The guide points to a better package. Where does that package's documentation begin?")
+    ("Where does that package's documentation begin", 'The guide points to a better package.')
+    """
+    if not _TARGET_ASK.search(query) or not _ANAPHOR.search(query):
+        return None
+    sentences = [x for x in re.split(r"(?<=[.?!])\s+", query.strip()) if x]
+    asking = [i for i, x in enumerate(sentences) if _TARGET_ASK.search(x)]
+    i = asking[-1]
+    anchor = " ".join(x for j, x in enumerate(sentences) if j != i) or query
+    return sentences[i].strip(" ,;:?"), anchor
 
 
 def bridge_terms(text: str, type_nouns: Iterable[str]) -> Counter:
@@ -124,6 +154,7 @@ class OfflinePlanner(Planner):
         inspect_depth: int = 30,
         first_weight: int = 2,
         rank_weight: float = 0.2,
+        keep_first: int = 1,
     ) -> None:
         self.method = method
         self.prf_terms = prf_terms
@@ -133,6 +164,7 @@ class OfflinePlanner(Planner):
         self.inspect_depth = inspect_depth
         self.first_weight = first_weight
         self.rank_weight = rank_weight
+        self.keep_first = keep_first
 
     # --- the plan ------------------------------------------------------------------------------------
 
@@ -203,7 +235,7 @@ class OfflinePlanner(Planner):
             words = line.split()
             if not 0 < len(words) <= 10:
                 continue
-            have = terms & set(tokenize(line))
+            have = terms & set(tools.terms(line))
             best = max(best, sum(tools.idf(t) for t in have) / total)
         return best
 
@@ -223,11 +255,11 @@ class OfflinePlanner(Planner):
         top = [texts[h] for h in first[: self.prf_pages] if h in texts]
         if not top:
             return []
-        query_terms = set(tokenize(state.query))
+        query_terms = set(tools.terms(state.query))
         weight: dict[str, float] = defaultdict(float)
         present: Counter = Counter()
         for text in top:
-            counts = Counter(tokenize(text))
+            counts = Counter(tools.terms(text))
             total = sum(counts.values()) or 1
             for term, tf in counts.items():
                 weight[term] += (tf / total) * tools.idf(term)
@@ -241,7 +273,7 @@ class OfflinePlanner(Planner):
         texts = state.texts()
         first = state.searched()[0][1]
         split = split_bridge(state.query)
-        terms = set(tokenize(split[1] if split else state.query))
+        terms = set(tools.terms(split[1] if split else state.query))
         inspected = [h for h in first if h in texts]
         scored = {h: self.heading_match(texts[h], terms, tools) for h in inspected}
         return sorted(inspected, key=lambda h: (-(scored[h] + 1.0 / (first.index(h) + 2)), first.index(h)))
@@ -254,12 +286,12 @@ class OfflinePlanner(Planner):
         """
         texts = state.texts()
         query_words = {w.lower() for w in re.findall(r"[A-Za-z0-9-]+", state.query)}
-        query_stems = set(tokenize(state.query))
+        query_stems = set(tools.terms(state.query))
         scores: dict[str, float] = defaultdict(float)
         support: dict[str, str] = {}
         for rank, handle in enumerate(self._anchor_order(state, tools), start=1):
             for term, count in bridge_terms(texts[handle], nouns).items():
-                if term in query_words or stem(term) in query_stems:
+                if term in query_words or term in query_stems or stem(term) in query_stems:
                     continue
                 idf = max(tools.idf(stem(term)), tools.idf(term), 0.1)
                 scores[term] += idf * (1.0 + math.log(count)) / rank
@@ -280,6 +312,7 @@ class OfflinePlanner(Planner):
             candidates = {f"{t} {noun}": (t, sup, w) for t, sup, w in self._bridge_candidates(state, tools, [noun])}
             score: dict[str, float] = defaultdict(float)
             why: dict[str, tuple[str, str]] = {}
+            introduced: set[str] = set()
             for q, hs in searches[1:]:
                 if q not in candidates:
                     continue
@@ -288,14 +321,19 @@ class OfflinePlanner(Planner):
                     bonus = 1.0
                     if h in texts and term in " ".join(texts[h].split("\n")[:3]).lower():
                         bonus = 3.0  # the name in the first lines: the page that introduces it
+                        introduced.add(h)
                     gain = weight * bonus / (rank + 1)
                     if gain > score[h]:
                         why[h] = (term, sup)
                     score[h] = max(score[h], gain)
-            for h in sorted(score, key=lambda h: -score[h]):
-                term, sup = why[h]
-                pages.append(RankedPage(h, (sup, h), f"introduces {term!r}, named on {sup}"))
-            pages += [RankedPage(h, (h,), "anchor search") for h in first]
+            bridged = [
+                RankedPage(h, (why[h][1], h), f"introduces {why[h][0]!r}, named on {why[h][1]}")
+                for h in sorted(score, key=lambda h: -score[h])
+            ]
+            anchor = [RankedPage(h, (h,), "anchor search") for h in first]
+            # Reorder only on evidence read from a page: a bridge result that opens with the bridge name.
+            evidence = any(h in introduced for h in score)
+            pages = bridged + anchor if evidence else anchor[:1] + bridged + anchor[1:]
         else:
             runs = [hs for _, hs in searches]
             fused = reciprocal_rank_fusion([runs[0]] * self.first_weight + runs[1:])
@@ -304,7 +342,11 @@ class OfflinePlanner(Planner):
             judged = dict(zip(read, self.judge(state.query, [(h, texts[h]) for h in read], tools)[0]))
             combined = {h.handle: self.rank_weight * h.score / best + judged.get(h.handle, 0.0) for h in fused}
             order = sorted(combined, key=lambda h: -combined[h])
-            pages = [RankedPage(h, (h,), "search rank and heading match") for h in order]
+            # The first search's best pages stay on top: re-ranking by read text and feedback lost R@1 to
+            # the first search on questions written from page content; below them it may only add recall.
+            kept = first[: self.keep_first]
+            pages = [RankedPage(h, (h,), "first search") for h in kept]
+            pages += [RankedPage(h, (h,), "search rank and heading match") for h in order if h not in kept]
         unique: dict[str, RankedPage] = {}
         for page in pages:
             unique.setdefault(page.handle, page)
@@ -321,14 +363,14 @@ class OfflinePlanner(Planner):
         coverage = sum over query terms t of idf(t) * tf / (tf + 1.2), over the sum of idf(t); the heading match
         (see :meth:`heading_match`) counts once more, since a manual page about X usually opens with X.
         """
-        terms = set(tokenize(query))
+        terms = set(tools.terms(query))
         total = sum(tools.idf(t) for t in terms) or 1.0
         out = []
         for _handle, text in pages:
             if not isinstance(text, str):
                 out.append(0.0)
                 continue
-            counts = Counter(tokenize(text))
+            counts = Counter(tools.terms(text))
             coverage = sum(tools.idf(t) * counts[t] / (counts[t] + 1.2) for t in terms if counts[t]) / total
             out.append(coverage + self.heading_match(text, terms, tools))
         return out, Usage()

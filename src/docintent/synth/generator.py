@@ -21,6 +21,7 @@ from ..vocabulary import TASKS
 from . import charts, documents, tables
 from .capture import ALL_NAMES, CapturePlan, Planner, apply
 from .contact import contact_sheet as make_sheet
+from .multistep import multistep_questions
 from .questions import choose
 
 FAMILIES = TASKS  # one synthetic family per WildDoc task
@@ -73,11 +74,17 @@ def _make_document(job: tuple) -> tuple[dict, list[dict]]:
     import cv2
 
     cv2.setNumThreads(1)  # the pool already keeps every core busy
-    out, family, index, doc_seed, kind, n_questions, plans = job
+    out, family, index, doc_seed, kind, n_questions, plans, multistep = job
 
     rng = np.random.default_rng(doc_seed)
     doc = _render(family, rng, kind)
-    questions = choose(rng, doc.questions, n_questions)
+    if multistep:
+        # a stream of its own, so the document and its captures are those of the plain set
+        ms_rng = np.random.default_rng([doc_seed, 1])
+        pool = multistep_questions(doc, ms_rng) + [q for q in doc.questions if q.intent in ("value", "lookup")]
+        questions = choose(ms_rng, pool, n_questions)
+    else:
+        questions = choose(rng, doc.questions, n_questions)
     doc_id = f"{family}-{index:05d}"
     clean_rel = f"clean/{doc_id}.png"
     _save(Path(out) / clean_rel, doc.image)
@@ -119,14 +126,18 @@ def _plain(value: Any) -> Any:
 
 
 def generate(out: str | Path, n: int = 30, seed: int = 0, families: Sequence[str] = FAMILIES,
-             questions_per_document: int = 3, workers: int = 2, contact_sheet: bool = True) -> SynthSummary:
+             questions_per_document: int = 3, workers: int = 2, contact_sheet: bool = True,
+             multistep: bool = False) -> SynthSummary:
     """Write a synthetic wild-document benchmark with ``n`` questions per family to ``out``.
 
     Every document is rendered once; ``questions_per_document`` of its questions share its 4 captures
     (as in WildDoc, where each printed document is photographed under 4 conditions). Output:
     ``images/*.jpg`` (captures), ``clean/*.png``, ``samples.jsonl`` (one :class:`~docintent.sample.Sample`
     per question and capture), ``documents.jsonl`` (clean content, for debugging only), ``manifest.json``
-    and ``contact_sheet.jpg``. The same arguments give byte-identical files.
+    and ``contact_sheet.jpg``. The same arguments give byte-identical files. ``multistep``: ask multi-step
+    questions (differences, sums, averages, conditional counts, second-highest; see
+    :mod:`docintent.synth.multistep`) and the documents' look-ups instead of the usual mix; the documents and
+    captures stay those of the plain set.
 
     >>> summary = generate("/tmp/synth-demo", n=2, families=["table"], workers=1)  # doctest: +SKIP
     >>> summary.samples  # doctest: +SKIP
@@ -161,7 +172,7 @@ def generate(out: str | Path, n: int = 30, seed: int = 0, families: Sequence[str
             k = min(questions_per_document, remaining)
             remaining -= k
             plans: list[CapturePlan] = [planner.plan(c) for c in range(1, CAPTURES + 1)]
-            jobs.append((str(out), family, index, int(fam_rng.integers(2**63)), order[index], k, plans))
+            jobs.append((str(out), family, index, int(fam_rng.integers(2**63)), order[index], k, plans, multistep))
 
     if workers > 1 and len(jobs) > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -186,6 +197,7 @@ def generate(out: str | Path, n: int = 30, seed: int = 0, families: Sequence[str
         "generator": "docintent synth", "format_version": FORMAT_VERSION, "docintent_version": __version__,
         "seed": seed, "n": n, "families": [f for f in FAMILIES if f in families],
         "questions_per_document": questions_per_document, "captures_per_question": CAPTURES,
+        **({"multistep": True} if multistep else {}),
         "documents": len(records), "questions": len(rows) // CAPTURES, "samples": len(rows),
         "images": len(images), "fonts": sorted({f for rec in records for f in rec["fonts"]}),
         "degradation_share": share,

@@ -19,7 +19,23 @@ is a JSON-ready dict:
 ``{"status": 429, "retry_after": 1}`` an HTTP error, with a ``Retry-After`` header when given
 ``{"delay": SECONDS, ...}``           wait before replying (combine with any of the above)
 ``{"usage": {...}}``                  override the token counts reported
+``{"tools": [[NAME, {..}], ...]}``    several native tool calls in one reply (parallel calls)
+``{"finish_reason": "length"}``       override the finish reason (a reply cut by ``max_tokens``)
+``{"raw": TEXT, "content_type": ..}`` send ``TEXT`` as the body with status 200 (an HTML page, broken JSON)
+``{"choices": []}``                   a completion with an empty ``choices`` list
 ==================================== ==============================================================
+
+The server can also imitate how real servers are configured (constructor keywords):
+
+- ``max_images=N``: HTTP 400 "At most N image(s) may be provided in one request." (vLLM ``--limit-mm-per-prompt``);
+- ``context_length=N``: HTTP 400 with vLLM's context-length message when the estimated prompt plus the
+  requested ``max_tokens`` exceeds ``N``;
+- ``truncate_at=N``: prompts longer than ``N`` tokens are cut silently and reported as ``N`` prompt tokens
+  (Ollama's ``num_ctx``);
+- ``tool_parser=False``: native tool calls come back written as ``<tool_call>`` text (vLLM without
+  ``--enable-auto-tool-choice``);
+- ``strict_arguments=True`` (default): like vLLM, the arguments of assistant tool calls sent back in the
+  conversation are parsed, and invalid JSON is an HTTP 400.
 
 Prompt tokens are estimated by :func:`docintent.brains.tokens.request_tokens` (Qwen-VL rule for images,
 4 characters per text token). From a shell::
@@ -156,8 +172,18 @@ class FakeOpenAI:
         host: str = "127.0.0.1",
         port: int = 0,
         api_key: str | None = None,
+        max_images: int | None = None,
+        context_length: int | None = None,
+        truncate_at: int | None = None,
+        tool_parser: bool = True,
+        strict_arguments: bool = True,
     ) -> None:
         self.script = script if callable(script) else list(script)
+        self.max_images = max_images
+        self.context_length = context_length
+        self.truncate_at = truncate_at
+        self.tool_parser = tool_parser
+        self.strict_arguments = strict_arguments
         self.models = list(models)
         self.api_key = api_key
         self.requests: list[RecordedRequest] = []
@@ -226,15 +252,22 @@ class FakeOpenAI:
         message: dict[str, Any] = {"role": "assistant", "content": content}
         completion_text = content or ""
         finish = "stop"
-        if "tool" in response:
-            arguments = response.get("arguments", {})
+        calls = [(response["tool"], response.get("arguments", {}))] if "tool" in response else []
+        calls += [(name, arguments) for name, arguments in response.get("tools", [])]
+        for name, arguments in calls:
             raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
-            message["tool_calls"] = [
-                {"id": f"call_{next(self._ids)}", "type": "function", "function": {"name": response["tool"], "arguments": raw}}
-            ]
-            completion_text += response["tool"] + raw
-            finish = "tool_calls"
+            if self.tool_parser:
+                message.setdefault("tool_calls", []).append(
+                    {"id": f"call_{next(self._ids)}", "type": "function", "function": {"name": name, "arguments": raw}})
+                finish = "tool_calls"
+            else:  # no tool parser: the model's template text comes back as content
+                written = f'<tool_call>\n{{"name": {json.dumps(name)}, "arguments": {raw}}}\n</tool_call>'
+                message["content"] = completion_text = f"{completion_text}\n{written}".strip()
+            completion_text += name + raw
+        finish = response.get("finish_reason", finish)
         prompt = request_tokens(body).total
+        if self.truncate_at is not None:
+            prompt = min(prompt, self.truncate_at)
         usage = {"prompt_tokens": prompt, "completion_tokens": max(1, text_tokens(completion_text))}
         usage.update(response.get("usage", {}))
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
@@ -243,9 +276,31 @@ class FakeOpenAI:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model", self.model),
-            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+            "choices": [] if response.get("choices") == [] else
+            [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
             "usage": usage,
         }
+
+    def refusal(self, body: dict[str, Any]) -> str | None:
+        """Why a server configured like this one would refuse ``body`` (HTTP 400), or None."""
+        if self.strict_arguments:
+            for message in body.get("messages", []):
+                for call in message.get("tool_calls") or []:
+                    try:
+                        json.loads(call.get("function", {}).get("arguments") or "{}")
+                    except json.JSONDecodeError as err:
+                        return f"{err.msg}: line {err.lineno} column {err.colno} (char {err.pos})"
+        count = len(images(body))
+        if self.max_images is not None and count > self.max_images:
+            return f"At most {self.max_images} image(s) may be provided in one request."
+        if self.context_length is not None:
+            prompt = request_tokens(body).total
+            reply = int(body.get("max_tokens") or body.get("max_completion_tokens") or 0)
+            if prompt + reply > self.context_length:
+                return (f"This model's maximum context length is {self.context_length} tokens. However, you requested "
+                        f"{prompt + reply} tokens ({prompt} in the messages, {reply} in the completion). "
+                        "Please reduce the length of the messages or completion.")
+        return None
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         fake = self
@@ -256,10 +311,11 @@ class FakeOpenAI:
             def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
                 pass
 
-            def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-                data = json.dumps(payload).encode()
+            def _send(self, status: int, payload: dict[str, Any] | str, headers: dict[str, str] | None = None,
+                      content_type: str = "application/json") -> None:
+                data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
                 for key, value in (headers or {}).items():
                     self.send_header(key, value)
@@ -311,6 +367,10 @@ class FakeOpenAI:
                 if body.get("model") not in fake.models:
                     self._error(404, f"The model `{body.get('model')}` does not exist.", "NotFoundError")
                     return
+                refusal = fake.refusal(body)
+                if refusal is not None:  # the server refuses before the model sees anything: the script waits
+                    self._error(400, refusal, "BadRequestError")
+                    return
                 try:
                     response = fake._next_response(body)
                 except Exception as err:  # a broken script function is reported to the client, not swallowed
@@ -322,6 +382,9 @@ class FakeOpenAI:
                 if status != 200:
                     headers = {"Retry-After": str(response["retry_after"])} if "retry_after" in response else None
                     self._error(status, response.get("error", f"scripted HTTP {status}"), "scripted_error", headers)
+                    return
+                if "raw" in response:
+                    self._send(200, str(response["raw"]), content_type=response.get("content_type", "text/html"))
                     return
                 self._send(200, fake.completion(body, response))
 

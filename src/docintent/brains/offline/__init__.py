@@ -16,6 +16,8 @@ How it answers each of the Brain's questions:
 - ``review``: re-reads the relevant region before and after the tool and keeps the change only when the
   evidence became more legible (OCR confidence, characters recognised, strength of the label match).
 - ``diagnose``: every degradation whose measured severity passes its threshold.
+- MACT's ``plan`` / ``execute`` / ``judge`` / ``conclude``: see :mod:`docintent.brains.offline.mact` (plans
+  from the question's intent, execution through these primitives, judgment by independent checks).
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from ...tools import get_tool, tools_for
 from ...trace import Action, Phase
 from ...vocabulary import DEGRADATIONS, ROTATION_TOOLS
 from ..base import Answer, Brain, Diagnosis, Keep, Rollback, State, UseTool
+from ..roles import Correction, Execution, Plan, PlanStep, Verdict
+from . import mact
 from .answer import solve
 from .extract import Matcher
 from .question import GENERIC_WORDS, QuestionInfo, analyse, content_words
@@ -66,6 +70,58 @@ class _ReaderMemo:
     orientation: dict[str, str | None] = field(default_factory=dict)
 
 
+#: Phase B rules: "legibility" keeps a restoration only when the evidence region reads better (OCR confidence,
+#: characters, label match); "evidence" also keeps it when the answer became more certain, or when the targeted
+#: damage measurably fell while the text stayed as legible (a tie is not a loss when the damage is gone), and
+#: rolls it back when the answer became clearly less certain.
+#: "page" is the question-free rule of ``docintent restore --auto``: legibility of the whole page or the damage fell.
+REVIEW_RULES = ("evidence", "legibility", "page")
+
+
+@dataclass(frozen=True)
+class ReviewEvidence:
+    """Phase B's measurements of one restoration (before -> after)."""
+
+    tool: str
+    scope: str
+    legibility_before: float
+    legibility_after: float
+    severity_before: float | None
+    severity_after: float | None
+    confidence_before: float
+    confidence_after: float
+    answer_before: str
+    answer_after: str
+    degradation: str = ""
+
+    @property
+    def severity_fell(self) -> bool:
+        if self.severity_before is None or self.severity_after is None:
+            return False
+        return self.severity_after < self.severity_before - 0.1
+
+    def keep(self, rule: str = "evidence", margin: float = 0.0) -> bool:
+        """The verdict under ``rule`` (see REVIEW_RULES)."""
+        more_legible = self.legibility_after > self.legibility_before * (1.0 + margin)
+        if rule == "legibility":
+            return more_legible
+        if rule == "page":  # question-free: no answer to be certain of
+            return more_legible or self.severity_fell and self.legibility_after >= 0.97 * self.legibility_before
+        if self.answer_after and self.confidence_after > self.confidence_before + 0.05:
+            return True
+        if self.confidence_after < self.confidence_before - 0.1:
+            return False
+        if more_legible:
+            return True
+        return self.severity_fell and self.legibility_after >= 0.97 * self.legibility_before
+
+    def describe(self) -> str:
+        text = f"{self.scope} legibility {self.legibility_before:.3f} -> {self.legibility_after:.3f}"
+        if self.severity_before is not None and self.severity_after is not None:
+            text += f"; {self.degradation} severity {self.severity_before:.2f} -> {self.severity_after:.2f}"
+        return text + f"; answer confidence {self.confidence_before:.2f} -> {self.confidence_after:.2f}"
+
+
 class OfflineReader(Brain):
     """Brain that reads with OCR and decides with measured signals (see the module docstring).
 
@@ -84,7 +140,11 @@ class OfflineReader(Brain):
         severity_threshold: float | None = None,
         orientation_confidence: float = 0.6,
         keep_margin: float = 0.0,
+        review_rule: str = "evidence",
     ) -> None:
+        if review_rule not in REVIEW_RULES:
+            raise ValueError(f"review_rule {review_rule!r}: expected one of {', '.join(REVIEW_RULES)}")
+        self.review_rule = review_rule
         self.engine_kind = engine
         self.answer_threshold = float(answer_threshold)
         self.severity_threshold = severity_threshold
@@ -206,22 +266,60 @@ class OfflineReader(Brain):
             b_fix, a_fix = self._orientation_fix(state, before), self._orientation_fix(state, after)
             verdict = f"orientation before: {'upright' if b_fix is None else 'needs ' + b_fix}; after: {'upright' if a_fix is None else 'needs ' + a_fix}"
             return Keep(verdict) if a_fix is None and b_fix is not None else Rollback(verdict)
-        if (last_tool is not None and get_tool(last_tool).geometric) or before.size != after.size:
+        evidence = self.review_evidence(state, before, after, last_tool)
+        keep = evidence.keep(self.review_rule, self.keep_margin)
+        return Keep(evidence.describe()) if keep else Rollback(evidence.describe())
+
+    def review_evidence(
+        self, state: State, before: Page, after: Page, tool: str | None, whole_page: bool = False
+    ) -> ReviewEvidence:
+        """What Phase B measures on the page before and after ``tool``: the evidence's legibility, the measured
+        severity of the degradation the tool targets, and how certain the answer read from each page is.
+        ``whole_page``: judge the whole page (question-free restoration) instead of the evidence region."""
+        geometric = whole_page or (tool is not None and get_tool(tool).geometric) or before.size != after.size
+        degradation = get_tool(tool).degradation if tool is not None else None
+        if geometric:
+            region = None
             b = self._legibility(state, before, None)
             a = self._legibility(state, after, None)
-            scope = "page"
         else:
             reading = self.read(state, before)
             region = reading.region
             b = self._legibility(state, before, region)
             a = self._legibility(state, after, region)
-            scope = "evidence region"
             if region != Box.FULL:
                 self.memo(state, _ReaderMemo).patches[after.hash] = (reading.ocr, self.engine.read(after, region))
-        verdict = f"{scope} legibility {b:.3f} -> {a:.3f}"
-        if a > b * (1.0 + self.keep_margin):
-            return Keep(verdict)
-        return Rollback(verdict)
+        severity_before = severity_after = None
+        if degradation in RESTORABLE:
+            where = None if region in (None, Box.FULL) else region
+            severity_before = self._severities(before, where).get(degradation)
+            severity_after = self._severities(after, where).get(degradation)
+        rb, ra = self.read(state, before), self.read(state, after)
+        return ReviewEvidence(
+            tool or "", "page" if geometric else "evidence region", b, a, severity_before, severity_after,
+            rb.confidence, ra.confidence, rb.answer, ra.answer, degradation or "",
+        )
+
+    # -- MACT roles ------------------------------------------------------------------------------
+
+    def plan(self, state: State, count: int = 1, feedback: Verdict | None = None,
+             previous: tuple[Plan, ...] = ()) -> list[Plan]:
+        """Plans from the question's intent; after a plan mistake, the next alternative."""
+        return mact.make_plans(state.question, state.task, count, feedback, tried=len(previous))
+
+    def execute(self, state: State, plan: Plan, step: PlanStep, results: dict[str, Execution],
+                candidate: int = 0, feedback: Verdict | None = None) -> Execution:
+        """One step through the reader's primitives; candidates 0-2 read the evidence three ways."""
+        return mact.execute_step(self, state, plan, step, results, candidate % mact.CANDIDATES, feedback)
+
+    def judge(self, state: State, plan: Plan, results: dict[str, Execution]) -> Verdict:
+        """Independent checks: label exists, zoomed re-read by the second engine, arithmetic, answer type."""
+        return mact.judge_plan(self, state, plan, results)
+
+    def conclude(self, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]],
+                 corrections: list[Correction]) -> Answer:
+        """The accepted plan's result, formatted for the task."""
+        return mact.conclude(state, runs, corrections)
 
     def diagnose(self, state: State) -> Diagnosis:
         page = state.page
@@ -278,4 +376,4 @@ def _merge(base: OcrResult, region_result: OcrResult, page_hash: str) -> OcrResu
     return OcrResult(tuple(lines), base.engine, page_hash, None, base.seconds + region_result.seconds, {"merged": True})
 
 
-__all__ = ["GENERIC_WORDS", "OfflineReader", "Reading", "content_words"]
+__all__ = ["GENERIC_WORDS", "REVIEW_RULES", "OfflineReader", "Reading", "ReviewEvidence", "content_words"]

@@ -22,6 +22,7 @@ from .extract import (
 )
 from .question import QuestionInfo, analyse
 from .solution import Solution
+from .spans import classify, span_candidates, trim_span
 from .values import find_numbers, format_number
 
 
@@ -40,6 +41,15 @@ def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution
         chart = solve_chart(info, layout, page, matcher)
         if chart is not None:
             return chart
+    typed = span_candidates(info.text, layout, matcher)
+    if typed:
+        # The question wants one typed entity (a version, a date, a ToC page...) and the page has some:
+        # the best of those is the answer, not the text next to a label.
+        best = best_candidate(typed)
+        assert best is not None
+        kind = classify(info.text)
+        text = trim_span(best.text, kind.kind if kind else "")
+        return Solution(text, min(best.score, 1.0), _region(layout, best), best.source)
     if info.intent == "verify":
         return _verify(info, task, layout, matcher)
     if info.intent == "diff" and len(info.targets) == 2:
@@ -64,7 +74,7 @@ def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution
     best = best_candidate(cands)
     if best is None:
         return Solution("", 0.0, Box.FULL, "no label of the question found")
-    text = format_answer(best.text, info, task, best.value)
+    text = format_answer(trim_span(best.text, info.answer_type), info, task, best.value)
     return Solution(text, min(best.score, 1.0), _region(layout, best), best.source)
 
 

@@ -35,6 +35,7 @@ SYNONYMS = {
     "percent": ("%", "pct"),
     "birth": ("dob",),
     "units": ("qty", "quantity"),
+    "date": ("datum", "dated", "fecha"),
 }
 #: Tokens that are labels, never values ("No." after "Invoice").
 LABEL_TOKENS = frozenset({"no", "no.", "#", "nr", "id", "ref", "tel", "to", "from", "date", "name", "amount", "total"})
@@ -258,7 +259,7 @@ def row_typed_candidates(info: QuestionInfo, layout: Layout, matcher: Matcher, t
     return out
 
 
-_CAPS_RE = re.compile(r"(?<![.!?]\s)\b([A-Z][a-zA-Z&'-]+(?:\s+(?:of|de|and|&)?\s*[A-Z][a-zA-Z&'-]+)*)")
+_CAPS_RE = re.compile(r"(?<![.!?]\s)\b([A-Z][a-zA-Z&'-]+(?:\s+(?:of|de|and|&)?\s*(?:[A-Z]\.?(?=\s+[A-Z])|[A-Z][a-zA-Z&'-]+))*)")
 
 
 def prose_candidates(info: QuestionInfo, layout: Layout, matcher: Matcher, top: int = 4) -> list[Candidate]:
@@ -297,7 +298,8 @@ def heading_candidates(info: QuestionInfo, layout: Layout) -> list[Candidate]:
     """The document's main heading (largest text in the top third) for title / issuer questions."""
     if not info.heading:
         return []
-    top = [it for it in layout.items if it.box.y0 < 0.35 and len(it.text) > 2]
+    # a title page centres its title, so the top half; the largest line there
+    top = [it for it in layout.items if it.box.y0 < 0.5 and len(it.text) > 2]
     if not top:
         return []
     head = max(top, key=lambda it: (round(it.h / max(layout.median_h, 1e-6), 1), -it.box.y0))

@@ -1,0 +1,36 @@
+"""``docintent mcp``: restoration and evidence tools for agents, over the Model Context Protocol (stdio)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "mcp",
+        help="Model Context Protocol server over stdio: ask, restore, diagnose, zoom, search",
+        description="Serve docintent's tools to any MCP client over stdin/stdout. Images are passed as paths "
+        "inside the allowed folders or as base64. Needs: pip install 'docintent[serve]'.",
+    )
+    p.add_argument("--allow", action="append", metavar="DIR",
+                   help="folder whose files the tools may read and write (repeatable; default: the working directory)")
+    p.add_argument("--index", metavar="DIR", help="index made by `docintent index`: adds the search tool")
+    p.add_argument("--brain", default="offline", help="brain of the ask tool: offline (default) or openai")
+    p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="option of the brain, e.g. model=...")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+
+    from ..errors import MissingDependencyError
+    from ._common import parse_options
+
+    try:
+        from ..server.mcp import build_server
+    except ImportError:
+        raise MissingDependencyError("mcp", "serve", "docintent mcp") from None
+    server = build_server(args.allow or [os.getcwd()], index=args.index, brain=args.brain,
+                          brain_options=parse_options(args.brain_opt))
+    server.run("stdio")
+    return 0

@@ -1,0 +1,83 @@
+"""``docintent serve``: the HTTP API and web viewer (FastAPI + uvicorn, extra ``docintent[serve]``)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="HTTP API and web viewer: ask questions, watch every step, browse benchmark runs",
+        description="Serve the JSON API (POST /v1/ask, GET /v1/runs/{id}, its events and page images, /v1/tools, "
+        "/v1/health) and the web viewer at '/'. Needs: pip install 'docintent[serve]'.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--workers", type=int, default=2, help="runs executed at the same time (default 2)")
+    p.add_argument("--runs", metavar="DIR", help="folder of benchmark run directories to browse in the viewer")
+    p.add_argument("--brain", action="append", metavar="KIND",
+                   help="brain kinds requests may choose (repeatable; default: offline). The first is the default")
+    p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE",
+                   help="option of the model brain, e.g. base_url=http://localhost:8001/v1 (never taken from requests)")
+    p.add_argument("--token", help="require 'Authorization: Bearer TOKEN' (default: DOCINTENT_SERVE_TOKEN, else none)")
+    p.add_argument("--cors-origin", action="append", metavar="URL", help="allow this browser origin (default: CORS off)")
+    p.add_argument("--max-upload-mb", type=float, default=25.0, help="largest upload in MB (default 25)")
+    p.add_argument("--max-pixels", type=int, default=40_000_000, help="largest decoded page in pixels (default 40M)")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds a run may take (default 300)")
+    p.add_argument("--keep-runs", type=int, default=100, help="finished runs kept (default 100)")
+    p.add_argument("--keep-minutes", type=float, default=60.0, help="minutes a finished run is kept (default 60)")
+    p.add_argument("--data-dir", metavar="DIR", help="where page images of runs are kept (default: a temporary folder)")
+    p.set_defaults(func=run)
+
+
+def build_config(args: argparse.Namespace):
+    """The :class:`ServeConfig` for parsed ``serve`` arguments."""
+    from pathlib import Path
+
+    from ..errors import ConfigError
+    from ..server.config import MB, ServeConfig, brain_factory
+    from ..settings import get_settings
+    from ._common import parse_options
+
+    kinds = list(dict.fromkeys(args.brain or ["offline"]))
+    options = parse_options(args.brain_opt)
+    brains = {kind: brain_factory(kind, **(options if kind == "openai" else {})) for kind in kinds}
+    base_url = None
+    if "openai" in kinds:
+        base_url = options.get("base_url") or get_settings().resolved_base_url()
+    if args.runs and not Path(args.runs).is_dir():
+        raise ConfigError(f"{args.runs}: --runs must be a folder of benchmark run directories")
+    return ServeConfig(
+        workers=args.workers,
+        max_upload_bytes=int(args.max_upload_mb * MB),
+        max_pixels=args.max_pixels,
+        run_timeout_s=args.timeout,
+        keep_runs=args.keep_runs,
+        keep_seconds=args.keep_minutes * 60.0,
+        token=args.token or ServeConfig.token_from_env(),
+        cors_origins=tuple(args.cors_origin or ()),
+        data_dir=Path(args.data_dir) if args.data_dir else None,
+        runs_dir=Path(args.runs) if args.runs else None,
+        brains=brains,
+        default_brain=kinds[0],
+        model_base_url=base_url,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..errors import MissingDependencyError
+
+    try:
+        import uvicorn
+    except ImportError:
+        raise MissingDependencyError("uvicorn", "serve", "docintent serve") from None
+    from ..server import create_app
+
+    config = build_config(args)
+    app = create_app(config)
+    where = f"http://{args.host}:{args.port}/"
+    print(f"docintent serve: {where} (workers {config.workers}, brains {', '.join(config.brains)}"
+          f"{', bearer token required' if config.token else ''}{', runs from ' + str(config.runs_dir) if config.runs_dir else ''})")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0

@@ -1,0 +1,436 @@
+"""The FastAPI application behind ``docintent serve``: the JSON API and the web viewer.
+
+>>> from docintent.server import ServeConfig, create_app
+>>> app = create_app(ServeConfig(workers=2))            # doctest: +SKIP
+>>> # uvicorn.run(app, host="127.0.0.1", port=8000)
+
+Endpoints (all JSON unless said otherwise; with a token configured every ``/v1`` endpoint but
+``/v1/health`` needs ``Authorization: Bearer <token>``):
+
+- ``POST /v1/ask`` (multipart: ``file``, ``question``, ``task``, ``strategy``, ``brain``, ``page``,
+  ``max_rounds``) -> ``202 {"id", "status", "links"}`` at once;
+- ``GET /v1/runs/{id}`` -> status, answer, confidence, tools kept / rolled back, trace;
+- ``GET /v1/runs/{id}/events`` -> the steps as Server-Sent Events while the run executes;
+- ``GET /v1/runs/{id}/pages/{hash}.jpg`` -> any page state of the run;
+- ``GET /v1/runs/{id}/trace.json``, ``GET /v1/runs/{id}/evidence`` (where the answer stands on the page);
+- ``GET /v1/tools``, ``GET /v1/health``, ``GET /v1/config``;
+- ``GET /v1/benchmarks``, ``GET /v1/benchmarks/{name}``, ``GET /v1/benchmarks/{name}/files/{i}`` (with ``--runs``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import shutil
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..errors import DocIntentError
+from .config import MB, ServeConfig
+from .runs import QueueFull, Run, RunStore
+from .uploads import UploadError, display_name, load_upload
+
+try:
+    from fastapi import FastAPI, Request
+    from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+    from starlette.requests import ClientDisconnect
+except ImportError as err:  # pragma: no cover - exercised only without the extra
+    raise ImportError("docintent serve needs FastAPI and uvicorn: pip install 'docintent[serve]'") from err
+
+log = logging.getLogger(__name__)
+
+#: Static files of the viewer, read once into memory: a request never names a file on disk.
+STATIC = {"app.js": "text/javascript", "style.css": "text/css"}
+_FIELD_LIMIT = 1 * MB  # room for the form fields beside the file
+_SSE_KEEPALIVE_S = 15.0
+
+
+def _static(name: str) -> bytes:
+    return resources.files(__package__).joinpath("static", name).read_bytes()
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+class _BodyLimit:
+    """ASGI wrapper that stops reading a request body past ``limit`` bytes (for clients that send no or a
+    false Content-Length); the handler then answers 413."""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        received = 0
+
+        async def limited() -> dict:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    scope["docintent.too_large"] = True
+                    return {"type": "http.disconnect"}
+            return message
+
+        await self.app(scope, limited, send)
+
+
+def create_app(config: ServeConfig | None = None) -> Any:
+    """The ASGI application for ``config`` (defaults: offline reader, 2 workers, 25 MB uploads, no token)."""
+    config = config or ServeConfig()
+    own_dir = config.data_dir is None
+    data_dir = Path(tempfile.mkdtemp(prefix="docintent-serve-")) if own_dir else Path(config.data_dir)  # type: ignore[arg-type]
+    data_dir.mkdir(parents=True, exist_ok=True)
+    store = RunStore(data_dir / "runs", config.brains, workers=config.workers, timeout_s=config.run_timeout_s,
+                     keep_runs=config.keep_runs, keep_seconds=config.keep_seconds, max_queued=config.max_queued)
+    benchmarks = None
+    if config.runs_dir is not None:
+        from .benchmarks import BenchmarkRuns
+
+        benchmarks = BenchmarkRuns(Path(config.runs_dir), data_dir / "reports")
+    static = {name: _static(name) for name in STATIC}
+    index_html = _static("index.html")
+    health_cache: dict[str, Any] = {}
+    engine_state: dict[str, Any] = {"kind": None, "loaded": False, "seconds": None}
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if config.warm_up:
+            from ..ocr import get_engine
+
+            started = time.perf_counter()
+            engine = await asyncio.to_thread(get_engine)
+            engine_state.update(kind=getattr(engine, "name", type(engine).__name__), loaded=True,
+                                seconds=round(time.perf_counter() - started, 2))
+        sweeper = asyncio.create_task(_sweep(store))
+        try:
+            yield
+        finally:
+            sweeper.cancel()
+            store.shutdown()
+            if own_dir:
+                shutil.rmtree(data_dir, ignore_errors=True)
+
+    app = FastAPI(title="docintent", version=__version__, lifespan=lifespan, docs_url="/docs", redoc_url=None)
+    app.state.store = store
+    app.state.config = config
+    if config.cors_origins:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        app.add_middleware(CORSMiddleware, allow_origins=list(config.cors_origins), allow_methods=["GET", "POST"],
+                           allow_headers=["Authorization", "Content-Type"])
+
+    @app.middleware("http")
+    async def authorise(request: Request, call_next: Any) -> Any:
+        path = request.url.path
+        if config.token and path.startswith("/v1/") and path != "/v1/health" and request.method != "OPTIONS":
+            given = request.headers.get("authorization", "")
+            scheme, _, value = given.partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), config.token.encode()):
+                return _error(401, "missing or wrong bearer token (send 'Authorization: Bearer <token>')",
+                              {"WWW-Authenticate": "Bearer"})
+        response = await call_next(request)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        return response
+
+    # -- the viewer ---------------------------------------------------------------------------------
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> HTMLResponse:
+        return HTMLResponse(index_html, headers={"Cache-Control": "no-cache"})
+
+    @app.get("/static/{name}", include_in_schema=False)
+    async def static_file(name: str) -> Response:
+        if name not in static:
+            return _error(404, "no such file")
+        return Response(static[name], media_type=STATIC[name], headers={"Cache-Control": "no-cache"})
+
+    # -- asking -----------------------------------------------------------------------------------------
+
+    @app.post("/v1/ask", status_code=202)
+    async def post_ask(request: Request) -> JSONResponse:
+        limit = config.max_upload_bytes
+        length = request.headers.get("content-length")
+        if length and length.isdigit() and int(length) > limit + _FIELD_LIMIT:
+            return _error(413, f"the upload is larger than the limit of {_size(limit)}")
+        try:
+            form = await request.form(max_files=1, max_fields=16)
+        except ClientDisconnect:
+            if request.scope.get("docintent.too_large"):
+                return _error(413, f"the upload is larger than the limit of {_size(limit)}")
+            raise
+        except Exception as err:  # a malformed multipart body
+            return _error(400, f"cannot read the form: {err}")
+        upload = form.get("file")
+        if upload is None or isinstance(upload, str):
+            return _error(400, "send the image or PDF as the multipart field 'file'")
+        data = await upload.read(limit + 1)
+        await upload.close()
+        if len(data) > limit:
+            return _error(413, f"{display_name(upload.filename)}: the upload is larger than the limit of {_size(limit)}")
+        question = str(form.get("question") or "").strip()
+        if not question:
+            return _error(400, "the question is empty")
+        if len(question) > config.max_question_chars:
+            return _error(400, f"the question is longer than {config.max_question_chars} characters")
+        task = str(form.get("task") or "doc")
+        strategy = str(form.get("strategy") or "docintent")
+        brain = str(form.get("brain") or config.default_brain)
+        problem = _check_choice(task, strategy, brain, config)
+        if problem:
+            return _error(400, problem)
+        try:
+            page_no = int(str(form.get("page") or 0))
+            max_rounds = int(str(form.get("max_rounds") or config.max_rounds))
+        except ValueError:
+            return _error(400, "page and max_rounds must be whole numbers")
+        if not 0 <= max_rounds <= config.max_rounds:
+            return _error(400, f"max_rounds must be between 0 and {config.max_rounds}")
+        try:
+            page = await asyncio.to_thread(load_upload, data, upload.filename, page=page_no,
+                                           max_pixels=config.max_pixels, scratch=data_dir / "uploads")
+        except UploadError as err:
+            return _error(err.status, err.message)
+        try:
+            run = store.submit(page, question, input_name=display_name(upload.filename), task=task,
+                               strategy=strategy, brain=brain, options={"max_rounds": max_rounds})
+        except QueueFull as err:
+            return _error(503, str(err), {"Retry-After": "5"})
+        summary = run.summary()
+        return JSONResponse({"id": run.id, "status": run.status, "links": summary["links"]}, status_code=202)
+
+    def _run_or_404(run_id: str) -> Run | JSONResponse:
+        run = store.get(run_id)
+        if run is None:
+            return _error(404, "no such run (unknown, malformed or evicted id)")
+        return run
+
+    @app.get("/v1/runs/{run_id}")
+    async def get_run(run_id: str) -> JSONResponse:
+        run = _run_or_404(run_id)
+        if isinstance(run, JSONResponse):
+            return run
+        return JSONResponse(run.summary())
+
+    @app.get("/v1/runs/{run_id}/trace.json")
+    async def get_trace(run_id: str) -> Response:
+        run = _run_or_404(run_id)
+        if isinstance(run, JSONResponse):
+            return run
+        body = json.dumps(run.summary(), indent=2)
+        return Response(body, media_type="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="docintent-{run.id}.json"'})
+
+    @app.get("/v1/runs/{run_id}/events")
+    async def get_events(run_id: str, request: Request) -> Response:
+        run = _run_or_404(run_id)
+        if isinstance(run, JSONResponse):
+            return run
+        last = request.headers.get("last-event-id", "")
+        start = int(last) + 1 if last.isdigit() else 0
+        return StreamingResponse(_events(run, start, request), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    @app.get("/v1/runs/{run_id}/pages/{name}")
+    async def get_page(run_id: str, name: str) -> Response:
+        run = _run_or_404(run_id)
+        if isinstance(run, JSONResponse):
+            return run
+        page_hash = name.removesuffix(".jpg")
+        data = None if page_hash == name else await asyncio.to_thread(store.page_jpeg, run, page_hash)
+        if data is None:
+            return _error(404, "no such page in this run")
+        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "private, max-age=3600"})
+
+    @app.get("/v1/runs/{run_id}/evidence")
+    async def get_evidence(run_id: str) -> JSONResponse:
+        run = _run_or_404(run_id)
+        if isinstance(run, JSONResponse):
+            return run
+        if not run.is_finished:
+            return _error(409, "the run has not finished")
+        if run.evidence is None:
+            run.evidence = await asyncio.to_thread(_evidence, store, run)
+        return JSONResponse(run.evidence)
+
+    # -- facts ------------------------------------------------------------------------------------------
+
+    @app.get("/v1/tools")
+    async def get_tools() -> JSONResponse:
+        from ..tools import list_tools
+
+        return JSONResponse([{"name": t.name, "degradation": t.degradation, "description": t.description,
+                              "parameters": t.parameters} for t in list_tools()])
+
+    @app.get("/v1/config")
+    async def get_config() -> JSONResponse:
+        from ..strategies import STRATEGIES
+        from ..vocabulary import TASKS
+
+        return JSONResponse({
+            "tasks": list(TASKS), "strategies": list(STRATEGIES), "brains": list(config.brains),
+            "default_brain": config.default_brain, "max_upload_bytes": config.max_upload_bytes,
+            "max_rounds": config.max_rounds, "runs_browser": benchmarks is not None,
+        })
+
+    @app.get("/v1/health")
+    async def get_health() -> JSONResponse:
+        now = time.monotonic()
+        model = None
+        if config.model_base_url:
+            if not health_cache or now - health_cache["at"] > 10.0:
+                health_cache.update(at=now, model=await asyncio.to_thread(_probe, config.model_base_url))
+            model = health_cache["model"]
+        return JSONResponse({
+            "status": "ok" if model is None or model["reachable"] else "degraded",
+            "version": __version__,
+            "ocr_engine": engine_state,
+            "brains": list(config.brains),
+            "model_endpoint": model,
+            "workers": config.workers,
+            "runs": store.counts(),
+        })
+
+    # -- the runs browser -------------------------------------------------------------------------------
+
+    @app.get("/v1/benchmarks")
+    async def list_benchmarks() -> JSONResponse:
+        if benchmarks is None:
+            return _error(404, "the runs browser is off (start the service with --runs DIR)")
+        return JSONResponse(await asyncio.to_thread(benchmarks.listing))
+
+    @app.get("/v1/benchmarks/{name}")
+    async def get_benchmark(name: str) -> JSONResponse:
+        if benchmarks is None:
+            return _error(404, "the runs browser is off (start the service with --runs DIR)")
+        try:
+            report = await asyncio.to_thread(benchmarks.report, name)
+        except DocIntentError as err:
+            return _error(400, str(err))
+        if report is None:
+            return _error(404, "no such benchmark run")
+        return JSONResponse({k: v for k, v in report.items() if not k.startswith("_")})
+
+    @app.get("/v1/benchmarks/{name}/files/{index}")
+    async def get_benchmark_file(name: str, index: int) -> Response:
+        if benchmarks is None:
+            return _error(404, "the runs browser is off (start the service with --runs DIR)")
+        path = await asyncio.to_thread(benchmarks.file, name, index)
+        if path is None or not path.is_file():
+            return _error(404, "no such file in this report")
+        media = "image/png" if path.suffix == ".png" else "image/jpeg"
+        return Response(path.read_bytes(), media_type=media)
+
+    app.add_middleware(_BodyLimit, limit=config.max_upload_bytes + _FIELD_LIMIT)
+    return app
+
+
+# -- helpers ---------------------------------------------------------------------------------------------
+
+
+def _size(n: int) -> str:
+    return f"{n / MB:g} MB" if n >= MB else f"{n} bytes"
+
+
+def _check_choice(task: str, strategy: str, brain: str, config: ServeConfig) -> str | None:
+    from ..strategies import STRATEGIES
+    from ..vocabulary import TASKS
+
+    if task not in TASKS:
+        return f"task must be one of {', '.join(TASKS)}"
+    if strategy not in STRATEGIES:
+        return f"strategy must be one of {', '.join(STRATEGIES)}"
+    if brain not in config.brains:
+        return f"brain must be one of {', '.join(config.brains)}"
+    return None
+
+
+def _probe(base_url: str) -> dict[str, Any]:
+    """Whether the OpenAI-compatible endpoint answers ``GET /models`` within 2 s."""
+    import urllib.error
+    import urllib.request
+
+    url = base_url.rstrip("/") + "/models"
+    start = time.perf_counter()
+    try:
+        with urllib.request.urlopen(url, timeout=2.0) as response:
+            ok = 200 <= response.status < 300
+            problem = None if ok else f"HTTP {response.status}"
+    except urllib.error.HTTPError as err:
+        ok, problem = err.code == 401, f"HTTP {err.code}"  # 401: reachable, the key is the brain's business
+    except Exception as err:
+        ok, problem = False, f"{type(err).__name__}: {err}"
+    return {"url": base_url, "reachable": ok, "problem": problem, "seconds": round(time.perf_counter() - start, 3)}
+
+
+def _evidence(store: RunStore, run: Run) -> dict[str, Any]:
+    from .evidence import locate_answer
+
+    result = run.result or {}
+    page_hash = result.get("final_page")
+    answer = result.get("answer") or ""
+    if not page_hash or not answer:
+        return {"page": page_hash, "box": None, "text": None, "score": None}
+    page = store.page_object(run, page_hash)
+    if page is None:
+        return {"page": page_hash, "box": None, "text": None, "score": None}
+    found = locate_answer(page, answer)
+    return {"page": page_hash, **(found or {"box": None, "text": None, "score": None})}
+
+
+async def _events(run: Run, start: int, request: Request) -> AsyncIterator[bytes]:
+    """Server-Sent Events of ``run`` from event ``start`` on, until its "done" event.
+
+    The worker wakes this stream when it records an event (no polling); a comment line keeps idle
+    connections open through proxies."""
+    loop = asyncio.get_running_loop()
+    news = asyncio.Event()
+
+    def wake() -> None:
+        loop.call_soon_threadsafe(news.set)
+
+    with run.lock:
+        run.listeners.append(wake)
+    index = start
+    try:
+        yield b"retry: 2000\n\n"
+        while True:
+            news.clear()
+            with run.lock:
+                pending = run.events[index:]
+            for kind, data in pending:
+                yield f"id: {index}\nevent: {kind}\ndata: {json.dumps(data)}\n\n".encode()
+                index += 1
+                if kind == "done":
+                    return
+            if pending:
+                continue
+            try:
+                await asyncio.wait_for(news.wait(), _SSE_KEEPALIVE_S)
+            except TimeoutError:
+                if await request.is_disconnected():
+                    return
+                yield b": keep-alive\n\n"
+    finally:
+        with run.lock:
+            run.listeners.remove(wake)
+
+
+async def _sweep(store: RunStore) -> None:
+    """Evict expired runs every half minute even when no request arrives."""
+    while True:
+        await asyncio.sleep(30.0)
+        await asyncio.to_thread(store.evict)

@@ -1,0 +1,213 @@
+"""docintent's restoration and evidence tools as Model Context Protocol tools (``docintent mcp``, stdio).
+
+Tools: ``ask`` (answer a question about a page, with the steps), ``restore`` (apply restoration tools),
+``diagnose`` (measured degradations), ``zoom`` (read a region closer) and, when started with an index,
+``search`` (rank indexed pages for a query). Images come in as a file path inside the folders the user
+allowed (``--allow``, default: the working directory) or as base64 data, and go out as MCP image content
+(and, for ``restore``, optionally as a file written inside an allowed folder).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import json
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, DocIntentError, InputError
+from ..io import encode, load_page
+from ..page import Box, Page
+
+try:
+    from mcp.server.mcpserver import Image, MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+except ImportError as err:  # pragma: no cover - exercised only without the extra
+    raise ImportError("docintent mcp needs the MCP SDK: pip install 'docintent[serve]'") from err
+
+#: Longest side of images returned to the client (keeps messages small; the page itself is not changed).
+RETURN_SIDE = 1600
+
+
+class Files:
+    """The folders whose files the MCP tools may read and write."""
+
+    def __init__(self, allowed: Sequence[str | os.PathLike]) -> None:
+        self.roots = [Path(os.path.realpath(p)) for p in allowed]
+
+    def check(self, path: str, *, must_exist: bool = True) -> Path:
+        """``path`` resolved (links followed) when it lies inside an allowed folder; ConfigError otherwise."""
+        resolved = Path(os.path.realpath(os.path.expanduser(path)))
+        if not any(resolved == root or root in resolved.parents for root in self.roots):
+            allowed = ", ".join(str(r) for r in self.roots) or "none"
+            raise ConfigError(f"{path}: outside the folders this server may use ({allowed}); start it with --allow DIR")
+        if must_exist and not resolved.is_file():
+            raise InputError(path, "no such file")
+        return resolved
+
+    def page(self, image_path: str | None, image_base64: str | None, page: int = 0) -> Page:
+        """The page given by path (checked) or by base64 data (decoded with the loader's checks)."""
+        if bool(image_path) == bool(image_base64):
+            raise ConfigError("give exactly one of image_path and image_base64")
+        if image_path:
+            return load_page(self.check(image_path), page=page)
+        from .uploads import UploadError, load_upload
+
+        try:
+            data = base64.b64decode(image_base64 or "", validate=True)
+        except (binascii.Error, ValueError):
+            raise ConfigError("image_base64 is not valid base64") from None
+        import tempfile
+
+        try:
+            with tempfile.TemporaryDirectory(prefix="docintent-mcp-") as scratch:
+                from ..settings import get_settings
+
+                return load_upload(data, "image", page=page, max_pixels=get_settings().max_pixels, scratch=Path(scratch))
+        except UploadError as err:
+            raise ConfigError(err.message) from None
+
+
+def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Errors docintent raises on purpose reach the client with their message (the SDK hides others)."""
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except DocIntentError as err:
+            raise ToolError(str(err)) from None
+
+    return call
+
+
+def _image(page: Page) -> Image:
+    from ..io import resize_longest
+
+    shown = resize_longest(page, RETURN_SIDE) if max(page.width, page.height) > RETURN_SIDE else page
+    data, mime = encode(shown, "auto")
+    return Image(data=data, format=mime.split("/")[1])
+
+
+def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike | None = None,
+                 brain: str = "offline", brain_options: dict[str, Any] | None = None) -> MCPServer:
+    """The MCP server object (run it with ``.run("stdio")``)."""
+    files = Files(allowed)
+    server = MCPServer("docintent", instructions=(
+        "Answer questions about photographed or scanned document pages and restore damaged pages. Pass images "
+        "as image_path (inside the folders the user allowed) or image_base64."))
+
+    @server.tool(structured_output=False)
+    @_friendly
+    def ask(question: str, image_path: str | None = None, image_base64: str | None = None, task: str = "doc",
+            strategy: str = "docintent", page: int = 0, max_rounds: int = 10) -> list[Any]:
+        """Answer a question about a document page, restoring only what blocks the answer.
+
+        task: "doc", "chart" or "table". strategy: "docintent" (default), "none", "pipeline-fixed", ...
+        Returns the answer, confidence, tools kept and rolled back, every step, and the final page image.
+        """
+        from ..api import ask as docintent_ask
+        from ..brains import get_brain
+
+        the_page = files.page(image_path, image_base64, page)
+        the_brain = get_brain(brain, **(brain_options or {}))
+        try:
+            result = docintent_ask(the_page, question, task=task, strategy=strategy, brain=the_brain,
+                                   max_rounds=max_rounds)
+        finally:
+            the_brain.close()
+        data = result.to_dict()
+        out: list[Any] = [json.dumps(data, indent=1)]
+        if result.final_page is not None:
+            out.append(_image(result.final_page))
+        return out
+
+    @server.tool(structured_output=False)
+    @_friendly
+    def restore(tools: list[str], image_path: str | None = None, image_base64: str | None = None, page: int = 0,
+                output_path: str | None = None) -> list[Any]:
+        """Apply restoration tools in order (e.g. ["deshadowing", "deblurring"]; see the tool list of
+        `docintent tools`) and return the restored page as an image; with output_path (inside an allowed
+        folder) also save it there."""
+        from ..tools import get_tool
+
+        if not tools:
+            raise ConfigError("name at least one restoration tool")
+        chosen = [get_tool(name) for name in tools]
+        for tool in chosen:
+            if tool.degradation == "inspection":
+                raise ConfigError(f"{tool.name} changes no page; use the zoom tool of this server instead")
+        current = files.page(image_path, image_base64, page)
+        for tool in chosen:
+            current = tool.run(current)
+        summary = {"tools": [t.name for t in chosen], "ops": list(current.ops), "size": [current.width, current.height]}
+        if output_path:
+            target = files.check(output_path, must_exist=False)
+            from ..io import save_page
+
+            target.parent.mkdir(parents=True, exist_ok=True)
+            save_page(current, target)
+            summary["saved"] = str(target)
+        return [json.dumps(summary), _image(current)]
+
+    @server.tool()
+    @_friendly
+    def diagnose(image_path: str | None = None, image_base64: str | None = None, page: int = 0,
+                 region: list[float] | None = None) -> dict[str, Any]:
+        """Measure blur, shadow, warp, moire, appearance and orientation of a page (severities in [0, 1]);
+        list the degradations above their thresholds and the rotation that makes the page upright.
+        region: [x0, y0, x1, y1] as fractions or 0-1000 integers (default: the whole page)."""
+        from ..perception import Thresholds, measure
+
+        the_page = files.page(image_path, image_base64, page)
+        signals = measure(the_page, Box.parse(region) if region else None)
+        thresholds = Thresholds()
+        return {"diagnosis": signals.above(thresholds), "rotation": signals.rotation,
+                "severities": dict(signals.severities),
+                "thresholds": {f: thresholds.of(f) for f in signals.severities}}
+
+    @server.tool(structured_output=False)
+    @_friendly
+    def zoom(bbox: list[float], image_path: str | None = None, image_base64: str | None = None, page: int = 0,
+             kind: str = "text", label: str = "region") -> list[Any]:
+        """Read a region of the page closer: crop [x0, y0, x1, y1] (fractions or 0-1000 integers), enlarge it
+        and recognise its text (kind "text") or table (kind "table"). Returns the text and the crop image."""
+        from ..tools import get_tool
+        from ..tools.zoom import Zoom
+
+        the_page = files.page(image_path, image_base64, page)
+        tool = get_tool("zoom")
+        if not isinstance(tool, Zoom):  # a plugin replaced the built-in zoom
+            raise ConfigError("the registered zoom tool is not docintent's own; it cannot be served here")
+        evidence = tool.inspect(the_page, **tool.check_args({"bbox": bbox, "type": kind, "label": label}))
+        text = evidence.markdown or evidence.text
+        return [json.dumps({"text": text, "box": list(evidence.box.as_tuple(4)), "note": evidence.note}),
+                _image(evidence.crop)]
+
+    if index is not None:
+        from ..retrieval import PageIndex, get_retriever
+
+        the_index = PageIndex.open(Path(index))
+
+        @server.tool()
+        @_friendly
+        def search(query: str, k: int = 5, method: str = "bm25") -> dict[str, Any]:
+            """Rank the pages of the index this server was started with for a query (method "bm25" or
+            "fusion"); each hit names its document, page (1-based), score and a text snippet."""
+            if not 1 <= k <= 100:
+                raise ConfigError(f"k must be between 1 and 100, got {k}")
+            rows = []
+            for rank, hit in enumerate(get_retriever(the_index, method).search(query, k), start=1):
+                record = the_index.record(hit.handle)
+                rows.append({"rank": rank, "handle": hit.handle, "score": round(hit.score, 4),
+                             "document": record.doc_path, "page": record.page_no + 1,
+                             "snippet": " ".join(record.text.split())[:200]})
+            return {"query": query, "method": method, "hits": rows}
+
+    return server
+
+
+__all__ = ["DocIntentError", "Files", "build_server"]

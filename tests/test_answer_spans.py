@@ -1,0 +1,125 @@
+"""Typed answer spans read from page layouts, and Phase B's verdicts from its measurements.
+
+Layouts are built from positioned lines as the OCR would return them (page fractions), so these tests check
+the reading rules without running OCR; the real-page set in benchmarks/ measures them on photographed pages.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from docintent.brains.offline import ReviewEvidence
+from docintent.brains.offline.answer import solve
+from docintent.brains.offline.question import analyse
+from docintent.brains.offline.spans import classify, trim_span
+from docintent.layout.lines import Item, Layout
+from docintent.page import Box, Page
+
+
+def layout(*rows: tuple[str, float, float, float]) -> Layout:
+    """Items from (text, x0, y0, x1) with a line height of 0.015."""
+    return Layout([Item(t, Box(x0, y0, x1, y0 + 0.015), 0.95, i) for i, (t, x0, y0, x1) in enumerate(rows)])
+
+
+PAGE = Page.from_array(np.full((40, 30, 3), 255, np.uint8))
+
+TITLE = layout(
+    ("The sankey package", 0.3, 0.09, 0.7),
+    ("Draw Sankey diagrams via TikZ", 0.32, 0.12, 0.68),
+    ("Paul Gaborit (paul.gaborit@gmail.com)", 0.3, 0.17, 0.7),
+    ("v3.0.1-2022/02/04", 0.4, 0.21, 0.6),
+    ("Abstract", 0.45, 0.24, 0.55),
+    ("The sankey package provides macros and environments to build Sankey", 0.15, 0.26, 0.85),
+    ("3.4 Upgrading from version 2.x . . . . . . . . . 5", 0.15, 0.4, 0.85),
+)
+TOC = layout(
+    ("Table of Contents", 0.1, 0.05, 0.4),
+    ("Preface . . . . . . . . . . . . . . . . . . . . 1", 0.1, 0.08, 0.9),
+    ("Citing Octave in Publications. . . . . . . . . 5", 0.1, 0.1, 0.9),
+    ("2 Getting Started. . . . . . . . . . . . . . . 15", 0.1, 0.12, 0.9),
+    ("2.1 Invoking Octave from the Command Line . . . 15", 0.12, 0.14, 0.9),
+    ("2.2 Quitting Octave . . . . . . . . . . . . . . 19", 0.12, 0.16, 0.9),
+    ("2.3 Commands for Getting Help . . . . . . . . . 21", 0.12, 0.18, 0.9),
+)
+CARD = layout(
+    ("C-a", 0.05, 0.3, 0.1), ("move to the start of the line", 0.15, 0.3, 0.45),
+    ("C-e", 0.05, 0.32, 0.1), ("move to the end of the line", 0.15, 0.32, 0.45),
+    ("pwd", 0.05, 0.34, 0.1), ("print working directory", 0.15, 0.34, 0.45),
+)
+
+
+def answer(question: str, lay: Layout) -> str:
+    return solve(analyse(question), "doc", lay, PAGE).text
+
+
+@pytest.mark.parametrize(
+    "question,lay,expected",
+    [
+        ("What version of the sankey package is documented?", TITLE, "v3.0.1"),
+        ("What is the date of this version?", TITLE, "2022/02/04"),
+        ("What is the author's e-mail address?", TITLE, "paul.gaborit@gmail.com"),
+        ("Who is the author of the sankey package?", TITLE, "Paul Gaborit"),
+        ('On which page does the section "Quitting Octave" begin?', TOC, "19"),
+        ("On which page does chapter 2 \"Getting Started\" begin?", TOC, "15"),
+        ("On which page does the section \"Citing Octave in Publications\" begin?", TOC, "5"),
+        ("What is the title of section 2.3?", TOC, "Commands for Getting Help"),
+        ("Which key sequence moves the cursor to the start of the line?", CARD, "C-a"),
+        ("What does the command pwd do?", CARD, "print working directory"),
+    ],
+)
+def test_typed_span_is_the_answer_not_the_line(question, lay, expected):
+    assert answer(question, lay) == expected
+
+
+def test_postal_code_and_url_spans():
+    lay = layout(
+        ("Steven Douglas Cochran", 0.3, 0.1, 0.7),
+        ("Carnegie-Mellon University, 5000 Forbes Avenue", 0.2, 0.13, 0.8),
+        ("Pittsburgh, PA 15213-3890", 0.35, 0.16, 0.65),
+        ("see https://github.com/cgnieder/chemmacros for the code", 0.1, 0.5, 0.9),
+    )
+    assert answer("What is the ZIP code of the author's address?", lay) == "15213-3890"
+    assert answer("What is the URL of the repository?", lay) == "https://github.com/cgnieder/chemmacros"
+
+
+def test_questions_that_want_no_typed_span_are_left_to_the_layout_readers():
+    assert classify("Is the total above 100?") is None
+    assert classify("What is the total amount due?") is None
+    assert classify("Which version of hpstatement is documented?").subject == "hpstatement"
+
+
+def test_connectives_are_trimmed_from_names():
+    assert trim_span("and Ethan A Merritt and many others", "name") == "Ethan A Merritt"
+    assert trim_span("(version 5.4", "version") == "version 5.4"
+
+
+def evidence(**changes) -> ReviewEvidence:
+    base = dict(tool="deshadowing", scope="evidence region", legibility_before=0.482, legibility_after=0.479,
+                severity_before=0.8, severity_after=0.2, confidence_before=0.5, confidence_after=0.5,
+                answer_before="x", answer_after="x", degradation="shadow")
+    base.update(changes)
+    return ReviewEvidence(**base)
+
+
+def test_review_keeps_a_restoration_that_removed_the_damage_and_read_as_well():
+    # The deshadowed letter read a hair less confidently but the shadow is gone: a tie is not a loss.
+    assert evidence().keep("evidence")
+    assert not evidence().keep("legibility")
+
+
+def test_review_rolls_back_when_the_answer_became_less_certain_or_the_damage_stayed():
+    assert not evidence(confidence_after=0.3).keep("evidence")
+    assert not evidence(severity_after=0.75).keep("evidence")
+    assert evidence(severity_after=0.75, confidence_after=0.7).keep("evidence")
+    assert "shadow severity 0.80 -> 0.20" in evidence().describe()
+
+
+def test_issue_number_comes_from_the_masthead_not_the_paragraph():
+    lay = layout(
+        ("TUGboat, Volume 43 (2022), No. 2", 0.1, 0.03, 0.9),
+        ("Typesetting tables", 0.3, 0.1, 0.7),
+        ("As we reported in issue 1 of last year, the tabular environment has a long history of", 0.1, 0.3, 0.9),
+    )
+    assert answer("Which issue of the journal is this?", lay) == "2"
+    assert answer("What volume of the journal is this?", lay) == "43"

@@ -1,0 +1,618 @@
+"""Failure behaviour: two writers at once, kills, Ctrl-C, hostile arguments and inputs, secrets in URLs.
+
+The concurrency tests start real processes (``tests/process_helpers.py``): a slow bench or index build holds
+its folder while a second ``docintent`` process tries to write there, or is killed mid-run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from conftest import render_text_page
+from docintent.cli import main
+from process_helpers import make_dataset, png_bytes
+
+TESTS = Path(__file__).resolve().parent
+HELPER = [sys.executable, str(TESTS / "process_helpers.py")]
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    src = str(TESTS.parent / "src")
+    env["PYTHONPATH"] = os.pathsep.join([src, str(TESTS), env.get("PYTHONPATH", "")])
+    env["DOCINTENT_THREADS"] = "1"
+    return env
+
+
+def _start(args: list[str], **kw) -> subprocess.Popen:
+    return subprocess.Popen(HELPER + args, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            **kw)
+
+
+def _docintent(args: list[str], timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "docintent", *args], env=_env(), capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def _wait_for(condition, timeout: float = 60.0, what: str = "condition") -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _lines(path: Path) -> list[str]:
+    return [line for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _one_error_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert "Traceback" not in err, err
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def _bench_args(dataset: Path, out: Path, *extra: str) -> list[str]:
+    return ["bench", "--dataset", f"jsonl:{dataset}", "--strategies", "none", "--no-progress", "--out", str(out),
+            *extra]
+
+
+# --- one writer per folder (two real processes) --------------------------------------------------------
+
+
+def test_second_bench_on_the_same_out_is_refused_and_no_row_is_lost(tmp_path):
+    dataset = make_dataset(tmp_path / "data", 40, broken=(3,))
+    out = tmp_path / "run"
+    first = _start(["cli", *_bench_args(dataset, out, "--brain", "slow", "--brain-opt", "delay=0.4")])
+    try:
+        _wait_for(lambda: len(_lines(out / "results.jsonl")) >= 2, what="the first run's rows")
+        for extra in ([], ["--retry-failed"]):
+            second = _docintent(_bench_args(dataset, out, "--brain", "scripted", *extra))
+            assert first.poll() is None, "the first run ended before the second one started"
+            line = _one_error_line(second.stderr)
+            assert second.returncode == 1
+            assert str(out) in line and f"pid {first.pid}" in line and "in use" in line
+        assert first.wait(timeout=120) == 0, first.stderr.read()
+    finally:
+        first.kill()
+    rows = [json.loads(x) for x in _lines(out / "results.jsonl")]
+    assert sorted(r["sample"]["id"] for r in rows) == [f"s{i:03d}" for i in range(40)]
+    assert [r["sample"]["id"] for r in rows if r["error"]] == ["s003"]
+    # The lock went with its holder: the same command now runs (and has nothing left to do).
+    again = _start(["cli", *_bench_args(dataset, out, "--brain", "slow")])
+    assert again.wait(timeout=120) == 0, again.stderr.read()
+    assert len(_lines(out / "results.jsonl")) == 40
+
+
+def _image_folder(folder: Path, count: int) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(count):
+        (folder / f"p{i:02d}.png").write_bytes(png_bytes(40, 30, (20 + 9 * i) % 250))
+    return folder
+
+
+def test_second_index_on_the_same_out_is_refused(tmp_path):
+    images = _image_folder(tmp_path / "images", 40)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    out = tmp_path / "idx"
+    first = _start(["index", str(images), str(out), "0.4", str(markers)])
+    try:
+        _wait_for(lambda: any(markers.iterdir()), what="the first build's first page")
+        second = _docintent(["index", str(images), "--out", str(out), "--text", "ocr"])
+        assert first.poll() is None, "the first build ended before the second one started"
+        line = _one_error_line(second.stderr)
+        assert second.returncode == 1 and f"pid {first.pid}" in line and str(out) in line
+        assert first.wait(timeout=120) == 0, first.stderr.read()
+    finally:
+        first.kill()
+    con = sqlite3.connect(out / "index.sqlite")
+    assert con.execute("SELECT COUNT(*) FROM pages WHERE text IS NOT NULL").fetchone()[0] == 40
+    con.close()
+
+
+def test_a_killed_index_build_keeps_the_pages_it_had_read(tmp_path):
+    images = _image_folder(tmp_path / "images", 20)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    out = tmp_path / "idx"
+    proc = _start(["index", str(images), str(out), "0.15", str(markers)])
+    try:
+        _wait_for(lambda: len(list(markers.iterdir())) >= 7, what="seven pages read")
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    con = sqlite3.connect(out / "index.sqlite")
+    saved = con.execute("SELECT COUNT(*) FROM pages WHERE text IS NOT NULL").fetchone()[0]
+    con.close()
+    assert saved >= 6  # every page read before the kill, give or take the one being written
+
+
+def test_killing_a_bench_with_workers_leaves_no_worker_running(tmp_path):
+    dataset = make_dataset(tmp_path / "data", 20)
+    out = tmp_path / "run"
+    proc = _start(["cli", *_bench_args(dataset, out, "--brain", "slow", "--brain-opt", "delay=0.5", "--workers", "2")])
+    children: set[int] = set()
+    try:
+        def started() -> bool:
+            children.update(_children(proc.pid))
+            return len(_lines(out / "results.jsonl")) >= 1
+
+        _wait_for(started, what="the first row")
+        children.update(_children(proc.pid))
+        assert len(children) >= 2
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    try:
+        # A worker still importing its modules when the parent died notices once it has: seconds on a busy
+        # machine (benchmarks/soak.py measured up to 6 s at load average 45).
+        _wait_for(lambda: not any(_alive(c) for c in children), timeout=30, what="the workers to exit")
+    finally:
+        for pid in children:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_ctrl_c_stops_a_bench_with_workers_cleanly_and_it_resumes(tmp_path):
+    dataset = make_dataset(tmp_path / "data", 16)
+    out = tmp_path / "run"
+    args = ["cli", *_bench_args(dataset, out, "--brain", "slow", "--brain-opt", "delay=0.4", "--workers", "2")]
+    proc = _start(args, start_new_session=True)
+    children: set[int] = set()
+    try:
+        def started() -> bool:
+            children.update(_children(proc.pid))
+            return len(_lines(out / "results.jsonl")) >= 2
+
+        _wait_for(started, what="two rows")
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends the whole foreground group on Ctrl-C
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert "interrupted" in err and "run the same command again" in err
+    _wait_for(lambda: not any(_alive(c) for c in children), timeout=30, what="the workers to exit")
+    rows_after_interrupt = len(_lines(out / "results.jsonl"))
+    assert 2 <= rows_after_interrupt < 16
+    resumed = _start(["cli", *_bench_args(dataset, out, "--brain", "slow", "--brain-opt", "delay=0")])
+    assert resumed.wait(timeout=120) == 0
+    ids = [json.loads(x)["sample"]["id"] for x in _lines(out / "results.jsonl")]
+    assert sorted(ids) == [f"s{i:03d}" for i in range(16)]
+
+
+def test_the_lock_names_its_holder_and_is_free_again_after_a_kill(tmp_path):
+    from docintent.errors import FolderBusyError
+    from docintent.io.lock import folder_lock
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from docintent.io.lock import FolderLock; "
+         "FolderLock(sys.argv[1]).acquire(); print('held', flush=True); time.sleep(60)", str(tmp_path)],
+        env=_env(), stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(FolderBusyError, match=f"pid {holder.pid} on host"), folder_lock(tmp_path):
+            pass
+    finally:
+        holder.kill()
+        holder.wait()
+    with folder_lock(tmp_path) as lock:  # the kernel released the dead holder's lock
+        assert lock.held
+
+
+# --- the command line: one line on stderr, exit 1 --------------------------------------------------------
+
+
+@pytest.fixture
+def page_png(tmp_path):
+    path = tmp_path / "page.png"
+    Image.fromarray(render_text_page(["Total: 42"])).save(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "argv_tail, fragment",
+    [
+        (["ocr", "{img}", "--region", "a,b,c,d"], "--region"),
+        (["ocr", "{img}", "--region", ""], "--region"),
+        (["ocr", "{img}", "--region", "0,0,2000,500"], "--region"),
+        (["ocr", "{img}", "--region", "0.5,0.5,0.2,0.9"], "--region"),
+        (["diagnose", "{img}", "--region", "0,0,1"], "--region"),
+        (["ocr", "{img}", "--page", "-1"], "--page"),
+        (["evidence", "{img}", "q", "--dpi", "0"], "--dpi"),
+        (["evidence", "{img}", "q", "--dpi", "-72"], "--dpi"),
+        (["evidence", "{img}", "q", "--threshold", "5"], "--threshold"),
+        (["index", "{img}", "--out", "{tmp}/i", "--dpi", "0"], "--dpi"),
+        (["bench", "--dataset", "jsonl:x", "--out", "{tmp}/r", "--workers", "0"], "--workers"),
+        (["search", "{tmp}", "q", "-k", "0"], "-k"),
+        (["restore", "{img}", "-t", "deshadowing", "-o", "{tmp}/out.xyz"], "-o"),
+    ],
+)
+def test_bad_arguments_are_refused_at_parse_time_in_one_line(argv_tail, fragment, page_png, tmp_path, capsys):
+    argv = [a.format(img=page_png, tmp=tmp_path) for a in argv_tail]
+    code = main(argv)
+    captured = capsys.readouterr()
+    line = _one_error_line(captured.err)
+    assert code == 1 and fragment in line and captured.out == ""
+
+
+def test_page_past_the_end_of_a_single_image_is_refused(page_png, capsys):
+    code = main(["ocr", str(page_png), "--page", "5"])
+    line = _one_error_line(capsys.readouterr().err)
+    assert code == 1 and "page 5" in line and str(page_png) in line
+
+
+def test_unreadable_input_is_one_line_naming_it(page_png, monkeypatch, capsys):
+    import docintent.io.load as load
+
+    def denied(path, *a, **k):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(load, "_check_file", denied)
+    code = main(["diagnose", str(page_png)])
+    line = _one_error_line(capsys.readouterr().err)
+    assert code == 1 and str(page_png) in line and "ermission denied" in line
+
+
+@pytest.mark.parametrize("target", ["file_as_dir", "dir"])
+def test_unwritable_outputs_are_one_line_naming_them(target, page_png, tmp_path, capsys):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("x")
+    out = blocker / "out.png" if target == "file_as_dir" else tmp_path
+    code = main(["restore", str(page_png), "-t", "rotate_90", "-o", str(out)])
+    line = _one_error_line(capsys.readouterr().err)
+    assert code == 1 and str(out) in line
+
+
+def test_trace_into_a_directory_is_one_line(page_png, tmp_path, capsys):
+    code = main(["ask", str(page_png), "What is the total?", "--strategy", "none", "--trace", str(tmp_path)])
+    captured = capsys.readouterr()
+    line = _one_error_line(captured.err)
+    assert code == 1 and str(tmp_path) in line
+
+
+def test_bench_out_that_is_a_file_is_one_line(tmp_path, capsys):
+    dataset = make_dataset(tmp_path / "data", 2)
+    out = tmp_path / "taken"
+    out.write_text("not a folder")
+    code = main(_bench_args(dataset, out, "--brain", "scripted"))
+    line = _one_error_line(capsys.readouterr().err)
+    assert code == 1 and str(out) in line
+
+
+def test_unexpected_errors_print_where_the_traceback_went(page_png, monkeypatch, tmp_path, capsys):
+    import docintent.commands.diagnose as diagnose
+
+    def boom(args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setenv("DOCINTENT_CACHE_DIR", str(tmp_path / "cache"))
+    from docintent.settings import get_settings
+
+    get_settings.cache_clear()
+    monkeypatch.setattr(diagnose, "run", boom)
+    code = main(["diagnose", str(page_png)])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err and "RuntimeError: a bug" in err
+    report = Path(err.split("traceback written to ")[1].split()[0])
+    assert "Traceback" in report.read_text() and "a bug" in report.read_text()
+    code = main(["--debug", "diagnose", str(page_png)])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" in err and "RuntimeError: a bug" in err
+    get_settings.cache_clear()
+
+
+def test_errors_go_to_stderr_not_stdout(page_png, capsys):
+    code = main(["ask", str(page_png), "What is the total?", "--strategy", "none", "--brain", "openai",
+                 "--brain-opt", "base_url=http://127.0.0.1:9/v1", "--brain-opt", "model=m",
+                 "--brain-opt", "max_retries=0"])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert not [line for line in captured.out.splitlines() if line.lower().startswith(("error", "docintent"))]
+    line = _one_error_line(captured.err)
+    assert line.startswith("docintent ask: error:") and "127.0.0.1:9" in line
+
+
+def test_agent_search_with_an_unreachable_planner_fails(tmp_path):
+    from docintent.retrieval import build_index
+
+    images = _image_folder(tmp_path / "images", 3)
+
+    class Ocr:
+        name = "fixed"
+
+        def read(self, page, region=None):
+            return type("R", (), {"text": f"invoice {page.hash}"})()
+
+    build_index([images], tmp_path / "idx", text="ocr", ocr=Ocr(), progress=False)
+    result = _docintent(["search", str(tmp_path / "idx"), "invoice", "--method", "agent", "--planner", "openai",
+                         "--base-url", "http://127.0.0.1:9/v1", "--model", "m"])
+    line = _one_error_line(result.stderr)
+    assert result.returncode == 1 and "127.0.0.1:9" in line and result.stdout == ""
+
+
+# --- scoring, datasets and secrets -------------------------------------------------------------------------
+
+
+def test_score_reads_a_gold_answer_given_as_a_string_as_one_answer(tmp_path):
+    from docintent.evaluation.scoring import score_path
+
+    row = {"sample": {"id": "a", "task": "doc", "subset": "DocVQA", "answers": "40"}, "strategy": "none",
+           "answer": "40", "error": None}
+    (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
+    (score,) = score_path(tmp_path)
+    assert score.summary.to_dict()["tasks"]["doc"]["score"] == pytest.approx(100.0)
+
+
+def test_dataset_images_outside_the_dataset_folder_are_refused(tmp_path):
+    from docintent.errors import DatasetError
+    from docintent.evaluation.datasets import load_dataset
+
+    outside = tmp_path / "secret.png"
+    outside.write_bytes(png_bytes())
+    folder = tmp_path / "set"
+    folder.mkdir()
+    for image in ("../secret.png", str(outside)):
+        row = {"id": "a", "image": image, "question": "q", "answers": ["1"], "task": "doc"}
+        (folder / "samples.jsonl").write_text(json.dumps(row) + "\n")
+        with pytest.raises(DatasetError, match="outside the dataset folder.*--allow-outside-paths"):
+            load_dataset(f"jsonl:{folder / 'samples.jsonl'}")
+        (sample,) = load_dataset(f"jsonl:{folder / 'samples.jsonl'}", allow_outside_paths=True)
+        assert Path(sample.image).resolve() == outside.resolve()
+
+
+def test_cli_refuses_outside_paths_unless_allowed(tmp_path, capsys):
+    outside = tmp_path / "secret.png"
+    outside.write_bytes(png_bytes())
+    folder = tmp_path / "set"
+    folder.mkdir()
+    row = {"id": "a", "image": "../secret.png", "question": "q", "answers": ["42"], "task": "doc"}
+    (folder / "samples.jsonl").write_text(json.dumps(row) + "\n")
+    argv = _bench_args(folder / "samples.jsonl", tmp_path / "run", "--brain", "scripted")
+    assert main(argv) == 1
+    assert "--allow-outside-paths" in _one_error_line(capsys.readouterr().err)
+    assert main([*argv, "--allow-outside-paths"]) == 0
+
+
+def test_invalid_base64_in_one_wilddoc_row_is_that_rows_error(tmp_path):
+    import base64
+
+    from docintent.evaluation.datasets import load_dataset
+    from docintent.evaluation.runner import BrainFactory, read_results, run_benchmark
+
+    good = base64.b64encode(png_bytes()).decode()
+    bad = "!!!!" + "A" * 100
+    lines = ["index\tquestion\tanswer\timage", f"DocVQA-val-1-1\tq\t42\t{good}", f"DocVQA-val-2-1\tq\t42\t{bad}"]
+    (tmp_path / "w.tsv").write_text("\n".join(lines) + "\n")
+    samples = load_dataset(f"wilddoc:{tmp_path / 'w.tsv'}", cache_dir=tmp_path / "cache")
+    assert len(samples) == 2
+    run_benchmark(samples, ["none"], BrainFactory("scripted", {"final": "42"}), tmp_path / "run", progress=False)
+    rows = {r["sample"]["id"]: r for r in read_results(tmp_path / "run")}
+    assert rows["DocVQA-val-1-1"]["error"] is None
+    assert "not valid base64" in rows["DocVQA-val-2-1"]["error"] and "w.tsv:3" in rows["DocVQA-val-2-1"]["error"]
+
+
+def test_credentials_in_a_base_url_are_never_recorded(tmp_path):
+    dataset = make_dataset(tmp_path / "data", 1)
+    out = tmp_path / "run"
+    code = main(_bench_args(dataset, out, "--brain", "openai", "--brain-opt",
+                            "base_url=http://alice:s3cret-token@127.0.0.1:9/v1", "--brain-opt", "model=m",
+                            "--brain-opt", "max_retries=0"))
+    assert code == 0
+    written = "".join(p.read_text() for p in out.iterdir() if p.is_file())
+    assert "127.0.0.1:9" in written  # the endpoint is recorded ...
+    assert "s3cret-token" not in written and "alice" not in written  # ... without its credentials
+
+
+def test_url_credentials_are_stripped_from_text():
+    from docintent.settings import strip_url_credentials
+
+    text = "cannot reach http://bob:pw@host:8000/v1 (model m); also HTTPS://tok@api.example.com/x and http://ok/v1"
+    assert strip_url_credentials(text) == (
+        "cannot reach http://***@host:8000/v1 (model m); also HTTPS://***@api.example.com/x and http://ok/v1"
+    )
+
+
+# --- loading limits and long strips --------------------------------------------------------------------------
+
+
+def test_our_pixel_limit_decides_not_pillows(tmp_path, monkeypatch):
+    """A 10000x10000 header (100 M pixels, over Pillow's own 89 M) under DOCINTENT_MAX_PIXELS=150M is not
+    refused as a bomb: it is decoded, and since the data is cut short, reported as truncated."""
+    import struct
+    import zlib
+
+    from docintent.errors import CorruptImageError, DecompressionBombError
+    from docintent.io import load_page
+    from docintent.settings import get_settings
+
+    ihdr = struct.pack(">IIBBBBB", 10000, 10000, 8, 0, 0, 0, 0)
+    chunk = b"IHDR" + ihdr
+    data = b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + chunk + struct.pack(">I", zlib.crc32(chunk))
+    data += struct.pack(">I", 0) + b"IEND" + struct.pack(">I", zlib.crc32(b"IEND"))
+    path = tmp_path / "big.png"
+    path.write_bytes(data)
+    monkeypatch.setenv("DOCINTENT_MAX_PIXELS", "150000000")
+    get_settings.cache_clear()
+    try:
+        with pytest.raises(CorruptImageError):
+            load_page(path)
+        monkeypatch.setenv("DOCINTENT_MAX_PIXELS", "1000000")
+        get_settings.cache_clear()
+        with pytest.raises(DecompressionBombError, match="DOCINTENT_MAX_PIXELS"):
+            load_page(path)
+    finally:
+        monkeypatch.delenv("DOCINTENT_MAX_PIXELS")
+        get_settings.cache_clear()
+
+
+def test_a_long_thin_strip_is_read_by_tiles(tmp_path):
+    from PIL import ImageDraw, ImageFont
+
+    from conftest import font_path
+    from docintent.ocr import get_engine
+    from docintent.page import Page
+
+    strip = Image.new("RGB", (9000, 48), "white")
+    draw = ImageDraw.Draw(strip)
+    font = ImageFont.truetype(font_path(), 26)
+    words = {300: "Receipt 7731", 4400: "Subtotal 18.40", 8400: "Total 21.95"}
+    for x, text in words.items():
+        draw.text((x, 8), text, fill="black", font=font)
+    page = Page.from_array(np.asarray(strip), source="strip")
+    text = get_engine("rapidocr", cache=False).read(page).text
+    for expected in ("7731", "18.40", "21.95"):
+        assert expected in text, text
+
+
+# --- the index: bad inputs, changed inputs, damaged files -------------------------------------------------
+
+
+class _FixedOcr:
+    name = "fixed"
+
+    def read(self, page, region=None):
+        return type("R", (), {"text": f"invoice page {int(page.pixels.mean())}"})()
+
+
+def test_a_bad_image_is_skipped_with_its_reason_and_the_index_resumes_when_inputs_change(tmp_path):
+    from docintent.retrieval import PageIndex, build_index
+
+    images = _image_folder(tmp_path / "images", 4)
+    (images / "broken.png").write_bytes(png_bytes()[:40])
+    report = build_index([images], tmp_path / "idx", text="ocr", ocr=_FixedOcr(), progress=False)
+    assert report.complete and report.pages_total == 4
+    assert any("broken.png" in s for s in report.skipped_files)
+    # remove the bad file, add a new one: the same command resumes, reading only the new page
+    (images / "broken.png").unlink()
+    (images / "p99.png").write_bytes(png_bytes(40, 30, 200))
+    report = build_index([images], tmp_path / "idx", text="ocr", ocr=_FixedOcr(), progress=False)
+    assert report.complete and report.pages_total == 5 and report.pages_processed == 1
+    assert report.skipped_files == []
+    clean = build_index([images], tmp_path / "clean", text="ocr", ocr=_FixedOcr(), progress=False)
+    assert clean.pages_total == 5
+    a, b = PageIndex.open(tmp_path / "idx"), PageIndex.open(tmp_path / "clean")
+    assert [(r.handle, r.doc_path, r.text) for r in a.records()] == [(r.handle, r.doc_path, r.text) for r in b.records()]
+    a.close()
+    b.close()
+
+
+def test_an_unreadable_image_is_skipped_but_a_full_disk_stops_the_build(tmp_path, monkeypatch):
+    from docintent.retrieval import build_index
+    from docintent.retrieval import index as index_module
+
+    images = _image_folder(tmp_path / "images", 3)
+    unreadable = images / "p01.png"
+    real_load = index_module.load_page
+
+    def load(path, *args, **kwargs):
+        if Path(path) == unreadable:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_load(path, *args, **kwargs)
+
+    monkeypatch.setattr(index_module, "load_page", load)
+    report = build_index([images], tmp_path / "idx", text="ocr", ocr=_FixedOcr(), progress=False)
+    assert report.complete and report.pages_total == 2
+    assert any("p01.png" in s and "Permission denied" in s for s in report.skipped_files)
+
+    def full_disk(rgb, path):
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(index_module, "_save_jpeg", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        build_index([images], tmp_path / "jpeg", text="ocr", ocr=_FixedOcr(), images="jpeg", progress=False)
+
+
+def test_a_damaged_index_is_named_not_a_traceback(tmp_path):
+    from docintent.retrieval import build_index
+
+    images = _image_folder(tmp_path / "images", 3)
+    build_index([images], tmp_path / "idx", text="ocr", ocr=_FixedOcr(), progress=False)
+    bm25 = tmp_path / "idx" / "bm25.npz"
+    bm25.write_bytes(bm25.read_bytes()[:50])  # what a crash in the middle of a plain write leaves
+    result = _docintent(["search", str(tmp_path / "idx"), "invoice"])
+    line = _one_error_line(result.stderr)
+    assert result.returncode == 1 and "bm25.npz" in line and "docintent index" in line
+    (tmp_path / "garbage").mkdir()
+    (tmp_path / "garbage" / "index.sqlite").write_bytes(b"this is not a database" * 100)
+    for argv in (["search", str(tmp_path / "garbage"), "q"], ["index", str(images), "--out", str(tmp_path / "garbage")]):
+        result = _docintent(argv)
+        line = _one_error_line(result.stderr)
+        assert result.returncode == 1 and "index.sqlite" in line
+
+
+def test_rerunning_the_build_repairs_damaged_bm25_files(tmp_path):
+    from docintent.retrieval import PageIndex, build_index
+
+    images = _image_folder(tmp_path / "images", 3)
+    build_index([images], tmp_path / "idx", text="ocr", ocr=_FixedOcr(), progress=False)
+    (tmp_path / "idx" / "bm25_vocab.json").unlink()
+    report = build_index([images], tmp_path / "idx", text="ocr", ocr=_FixedOcr(), progress=False)
+    assert report.complete and report.pages_processed == 0
+    index = PageIndex.open(tmp_path / "idx")
+    assert index.bm25 is not None
+    index.close()
+
+
+def test_bm25_files_are_replaced_atomically(tmp_path, monkeypatch):
+    """A failure while the BM25 files are written leaves the previous ones whole, no temporary files, and an
+    index that says it must be finished (rather than one that half-loads)."""
+    from docintent.errors import DatasetError
+    from docintent.retrieval import PageIndex, build_index
+    from docintent.retrieval.bm25 import BM25
+
+    images = _image_folder(tmp_path / "images", 3)
+    build_index([images], tmp_path / "idx", text="ocr", ocr=_FixedOcr(), progress=False)
+    before = {p.name: p.read_bytes() for p in (tmp_path / "idx").glob("bm25*")}
+    real_save = BM25.save
+
+    def save_then_fail(self, directory):
+        real_save(self, directory)
+        (Path(directory) / "bm25.npz").write_bytes(b"PK half a file")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(BM25, "save", save_then_fail)
+    with pytest.raises(OSError):
+        build_index([images], tmp_path / "idx", text="ocr", ocr=_FixedOcr(), progress=False)
+    assert {p.name: p.read_bytes() for p in (tmp_path / "idx").glob("bm25*")} == before
+    leftovers = [p.name for p in (tmp_path / "idx").iterdir() if p.name.startswith(".") and "lock" not in p.name]
+    assert leftovers == []
+    with pytest.raises(DatasetError, match="docintent index"):
+        PageIndex.open(tmp_path / "idx")
+    monkeypatch.setattr(BM25, "save", real_save)
+    assert build_index([images], tmp_path / "idx", text="ocr", ocr=_FixedOcr(), progress=False).complete
+    PageIndex.open(tmp_path / "idx").close()

@@ -1,0 +1,460 @@
+"""The HTTP API of ``docintent serve`` through FastAPI's test client: every endpoint and every limit."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import threading
+import time
+
+import pytest
+
+from needs import need_module
+
+need_module("fastapi", "the service needs the serve extra: pip install 'docintent[serve]'")
+
+from fastapi.testclient import TestClient  # noqa: E402
+from PIL import Image  # noqa: E402
+
+from docintent.server import ServeConfig, create_app  # noqa: E402
+from docintent.server.config import brain_factory  # noqa: E402
+from server_helpers import ANSWER, damaged_page, make_benchmark_run, png_bytes, scripted_factory  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def page_png() -> bytes:
+    return png_bytes(damaged_page())
+
+
+def _config(**overrides) -> ServeConfig:
+    brains = overrides.pop("brains", None) or {"scripted": scripted_factory(), "offline": brain_factory("offline")}
+    return ServeConfig(brains=brains, default_brain=overrides.pop("default_brain", "scripted"), warm_up=False, **overrides)
+
+
+@pytest.fixture()
+def client():
+    with TestClient(create_app(_config(workers=2))) as c:
+        yield c
+
+
+def _ask(client, data: bytes, name: str = "invoice.png", **fields):
+    form = {"question": "What is the total amount due?", **{k: str(v) for k, v in fields.items()}}
+    return client.post("/v1/ask", files={"file": (name, data, "application/octet-stream")}, data=form)
+
+
+def _wait(client, run_id: str, timeout: float = 60.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = client.get(f"/v1/runs/{run_id}").json()
+        if run["status"] in ("done", "failed", "timeout"):
+            return run
+        time.sleep(0.02)
+    raise AssertionError(f"run {run_id} did not finish")
+
+
+def _events(client, run_id: str) -> list[tuple[str, dict]]:
+    out = []
+    with client.stream("GET", f"/v1/runs/{run_id}/events") as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        kind = None
+        for line in response.iter_lines():
+            if line.startswith("event: "):
+                kind = line[7:]
+            elif line.startswith("data: "):
+                out.append((kind, json.loads(line[6:])))
+    return out
+
+
+# -- asking -----------------------------------------------------------------------------------------------
+
+
+def test_ask_answers_at_once_with_a_run_id_while_the_run_waits_for_its_brain(page_png):
+    gate = threading.Event()
+    config = _config(brains={"scripted": scripted_factory(gate=gate)})
+    with TestClient(create_app(config)) as client:
+        started = time.perf_counter()
+        response = _ask(client, page_png)
+        assert time.perf_counter() - started < 5.0
+        assert response.status_code == 202
+        run_id = response.json()["id"]
+        assert client.get(f"/v1/runs/{run_id}").json()["status"] in ("queued", "running")
+        gate.set()
+        run = _wait(client, run_id)
+    assert run["status"] == "done"
+    assert run["answer"] == ANSWER
+    assert run["tools_kept"] == ["deshadowing"]
+    assert run["tools_rolled_back"] == ["deblurring"]
+    assert [(s["phase"], s["action"], s["tool"]) for s in run["trace"]] == [
+        ("A", "use_tool", "deshadowing"), ("tool", "applied", "deshadowing"), ("B", "keep", "deshadowing"),
+        ("A", "use_tool", "deblurring"), ("tool", "applied", "deblurring"), ("B", "rollback", "deblurring"),
+        ("A", "answer", None)]
+    # the page after the rolled-back deblurring is kept as a page state, but the final page is the deshadowed one
+    assert len(run["pages"]) == 3 and run["final_page"] == run["pages"][1]
+
+
+def test_events_stream_every_step_in_order_then_the_finished_run(client, page_png):
+    run_id = _ask(client, page_png).json()["id"]
+    events = _events(client, run_id)
+    kinds = [k for k, _ in events]
+    assert kinds[0] == "status" and kinds[-1] == "done"
+    steps = [d for k, d in events if k == "step"]
+    done = events[-1][1]
+    assert [s["index"] for s in steps] == list(range(len(done["trace"])))
+    assert [(s["phase"], s["action"], s["tool"]) for s in steps] == [
+        (s["phase"], s["action"], s["tool"]) for s in done["trace"]]
+    assert done["answer"] == ANSWER and done["status"] == "done"
+    # a client that reconnects with Last-Event-ID gets only what it missed
+    with client.stream("GET", f"/v1/runs/{run_id}/events", headers={"Last-Event-ID": str(len(events) - 2)}) as r:
+        body = r.read().decode()
+    assert body.count("event: ") == 1 and "event: done" in body
+
+
+def test_every_page_state_is_served_as_jpeg_and_nothing_else(client, page_png):
+    run = _wait(client, _ask(client, page_png).json()["id"])
+    sizes = set()
+    for page_hash in run["pages"]:
+        response = client.get(f"/v1/runs/{run['id']}/pages/{page_hash}.jpg")
+        assert response.status_code == 200 and response.headers["content-type"] == "image/jpeg"
+        sizes.add(Image.open(io.BytesIO(response.content)).size)
+    assert sizes == {Image.open(io.BytesIO(page_png)).size}
+    for bad in ["0" * 20 + ".jpg", run["pages"][0], run["pages"][0] + ".png", "..%2f..%2fetc%2fpasswd.jpg",
+                "%2e%2e%2f" + run["pages"][0] + ".jpg"]:
+        response = client.get(f"/v1/runs/{run['id']}/pages/{bad}")
+        assert response.status_code == 404, bad
+        assert b"root:" not in response.content
+
+
+def test_trace_json_and_the_evidence_box_of_the_answer(page_png):
+    # The offline reader answers from the page itself; the evidence box must surround "$1,250.00".
+    with TestClient(create_app(_config(default_brain="offline"))) as client:
+        run = _wait(client, _ask(client, page_png, strategy="none").json()["id"], timeout=120)
+        assert run["answer"] == ANSWER, run
+        trace = client.get(f"/v1/runs/{run['id']}/trace.json")
+        assert trace.headers["content-disposition"].startswith("attachment")
+        assert json.loads(trace.content)["trace"] == run["trace"]
+        evidence = client.get(f"/v1/runs/{run['id']}/evidence").json()
+    assert evidence["text"].replace(" ", "").endswith(ANSWER)
+    x0, y0, x1, y1 = evidence["box"]
+    # the total is on the third of three lines, right of its label
+    assert 0.3 < x0 < x1 < 0.9 and 0.5 < y0 < y1 < 0.95
+
+
+def test_tools_health_and_config(client):
+    tools = client.get("/v1/tools").json()
+    names = {t["name"] for t in tools}
+    assert {"deshadowing", "deblurring", "dewarping", "zoom"} <= names
+    assert all(t["parameters"]["type"] == "object" and t["description"] for t in tools)
+    health = client.get("/v1/health").json()
+    assert health["status"] == "ok" and health["model_endpoint"] is None
+    assert health["brains"] == ["scripted", "offline"]
+    assert health["ocr_engine"]["loaded"] is False  # these tests start without loading the OCR models
+    config = client.get("/v1/config").json()
+    assert "docintent" in config["strategies"] and config["default_brain"] == "scripted"
+    assert config["runs_browser"] is False
+
+
+def test_health_reports_an_unreachable_model_endpoint():
+    config = _config(model_base_url="http://127.0.0.1:9/v1")
+    with TestClient(create_app(config)) as client:
+        health = client.get("/v1/health").json()
+    assert health["status"] == "degraded"
+    assert health["model_endpoint"]["reachable"] is False and health["model_endpoint"]["problem"]
+
+
+# -- limits and safety --------------------------------------------------------------------------------------
+
+
+def test_an_upload_over_the_limit_is_refused_with_413(page_png):
+    with TestClient(create_app(_config(max_upload_bytes=len(page_png) - 1))) as client:
+        response = _ask(client, page_png)
+        assert response.status_code == 413
+        assert "larger than the limit" in response.json()["error"]
+        # a client that sends no Content-Length (chunked) is cut off as well
+        boundary = "xyz"
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"question\"\r\n\r\nq?\r\n"
+                f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.png\"\r\n\r\n").encode()
+        body += page_png * 40 + f"\r\n--{boundary}--\r\n".encode()
+
+        def chunks():
+            for i in range(0, len(body), 65536):
+                yield body[i : i + 65536]
+
+        response = client.post("/v1/ask", content=chunks(),
+                               headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+        assert response.status_code == 413
+
+
+def test_the_type_comes_from_the_bytes_not_the_name(client, page_png):
+    response = _ask(client, b"name,total\nINV-2041,1250\n" * 20, name="invoice.png")
+    assert response.status_code == 415
+    assert response.json()["error"].startswith("invoice.png: not an image or PDF")
+    assert _ask(client, page_png, name="notes.txt").status_code == 202
+
+
+def test_decompression_bombs_and_corrupt_files_get_the_loaders_message(page_png):
+    with TestClient(create_app(_config(max_pixels=4_000_000))) as client:
+        bomb = io.BytesIO()
+        Image.new("1", (4000, 4000)).save(bomb, "PNG")  # 16 M pixels in about 2 KB
+        assert len(bomb.getvalue()) < 10_000
+        response = _ask(client, bomb.getvalue(), name="bomb.png")
+        assert response.status_code == 400
+        assert response.json()["error"] == "bomb.png: 4000x4000 = 16,000,000 pixels exceeds the limit of 4,000,000 (set DOCINTENT_MAX_PIXELS to raise it)"
+        response = _ask(client, page_png[:60] + b"\x00" * 200, name="cut.png")
+        assert response.status_code == 400
+        message = response.json()["error"]
+        assert message.startswith("cut.png: ") and "/tmp" not in message and "docintent-serve" not in message
+        response = _ask(client, b"", name="empty.png")
+        assert response.status_code == 400 and "empty" in response.json()["error"]
+
+
+def test_form_values_are_checked(client, page_png):
+    assert "question is empty" in _ask(client, page_png, question=" ").json()["error"]
+    assert "strategy must be one of" in _ask(client, page_png, strategy="../../x").json()["error"]
+    assert "brain must be one of" in _ask(client, page_png, brain="openai").json()["error"]
+    assert "max_rounds" in _ask(client, page_png, max_rounds=99).json()["error"]
+    assert "only page 0" in _ask(client, page_png, page=2).json()["error"]
+    missing = client.post("/v1/ask", data={"question": "q"})
+    assert missing.status_code == 400 and "'file'" in missing.json()["error"]
+
+
+def test_pdf_pages_are_read_and_out_of_range_pages_refused(client, tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    path = tmp_path / "two.pdf"
+    with PdfPages(path) as pdf:
+        for text in ("first page", "Total amount due: $1,250.00"):
+            fig = plt.figure(figsize=(4, 2))
+            fig.text(0.1, 0.5, text, fontsize=12)
+            pdf.savefig(fig)
+            plt.close(fig)
+    data = path.read_bytes()
+    run = _wait(client, _ask(client, data, name="two.pdf", page=1).json()["id"])
+    assert run["status"] == "done"
+    response = _ask(client, data, name="two.pdf", page=5)
+    assert response.status_code == 400 and "page 5 requested, but the PDF has 2 page(s)" in response.json()["error"]
+
+
+@pytest.mark.parametrize("path", [
+    "/v1/runs/not-a-run", "/v1/runs/" + "0" * 32, "/v1/runs/..%2f..%2fetc%2fpasswd",
+    "/v1/runs/%2e%2e%2f%2e%2e%2fetc%2fpasswd/events", "/v1/runs/..%2f/pages/x.jpg", "/v1/runs/" + "a" * 33,
+    "/static/..%2f__init__.py", "/static/%2e%2e%2fapp.py", "/v1/benchmarks/..%2f..", "/v1/runs/" + "0" * 32 + "/evidence",
+])
+def test_bad_run_ids_and_traversal_attempts_are_404(client, path):
+    response = client.get(path)
+    assert response.status_code == 404
+    assert b"root:" not in response.content and b"import" not in response.content
+
+
+def test_a_bearer_token_guards_every_endpoint_but_health(page_png):
+    token = "s3cret-token"
+    with TestClient(create_app(_config(token=token))) as client:
+        for method, path in [("post", "/v1/ask"), ("get", "/v1/tools"), ("get", "/v1/config"),
+                             ("get", "/v1/runs/" + "0" * 32)]:
+            response = getattr(client, method)(path)
+            assert response.status_code == 401, path
+            assert response.headers["www-authenticate"] == "Bearer"
+        wrong = client.get("/v1/tools", headers={"Authorization": "Bearer nope"})
+        assert wrong.status_code == 401 and "bearer token" in wrong.json()["error"]
+        assert client.get("/v1/health").status_code == 200
+        assert client.get("/").status_code == 200  # the page holds no data; it asks for the token
+        headers = {"Authorization": f"Bearer {token}"}
+        response = client.post("/v1/ask", headers=headers, files={"file": ("a.png", page_png)},
+                               data={"question": "What is the total amount due?"})
+        assert response.status_code == 202
+        run = client.get(f"/v1/runs/{response.json()['id']}", headers=headers)
+        assert run.status_code == 200
+
+
+def test_token_from_the_environment(monkeypatch):
+    monkeypatch.setenv("DOCINTENT_SERVE_TOKEN", "from-the-env-123")
+    assert ServeConfig.token_from_env() == "from-the-env-123"
+    from docintent.cli import build_parser
+    from docintent.commands.serve import build_config
+
+    config = build_config(build_parser().parse_args(["serve"]))
+    assert config.token == "from-the-env-123"
+    assert build_config(build_parser().parse_args(["serve", "--token", "given-on-cli"])).token == "given-on-cli"
+
+
+def test_cors_is_off_unless_an_origin_is_allowed(client):
+    origin = {"Origin": "https://elsewhere.example"}
+    assert "access-control-allow-origin" not in client.get("/v1/tools", headers=origin).headers
+    with TestClient(create_app(_config(cors_origins=("https://elsewhere.example",)))) as allowed:
+        response = allowed.get("/v1/tools", headers=origin)
+    assert response.headers["access-control-allow-origin"] == "https://elsewhere.example"
+
+
+def test_a_run_past_its_time_limit_is_stopped(page_png):
+    config = _config(brains={"scripted": scripted_factory(delay=0.4)}, run_timeout_s=0.6)
+    with TestClient(create_app(config)) as client:
+        run = _wait(client, _ask(client, page_png).json()["id"])
+        assert run["status"] == "timeout"
+        assert "longer than the service's limit" in run["error"]
+        # the worker is free again: the next run starts
+        assert client.get("/v1/health").json()["runs"]["timeout"] == 1
+
+
+def test_finished_runs_are_evicted_by_count_and_age_from_memory_and_disk(page_png, tmp_path):
+    config = _config(keep_runs=2, keep_seconds=600, data_dir=tmp_path)
+    with TestClient(create_app(config)) as client:
+        ids = []
+        for _ in range(4):
+            ids.append(_ask(client, page_png).json()["id"])
+            _wait(client, ids[-1])
+        client.app.state.store.evict()
+        kept = [i for i in ids if client.get(f"/v1/runs/{i}").status_code == 200]
+        assert kept == ids[-2:]
+        on_disk = sorted(p.name for p in (tmp_path / "runs").iterdir())
+        assert on_disk == sorted(ids[-2:])
+        client.app.state.store.evict(now=time.time() + 601)
+        assert all(client.get(f"/v1/runs/{i}").status_code == 404 for i in ids)
+        assert list((tmp_path / "runs").iterdir()) == []
+        assert client.get("/v1/health").json()["runs"]["evicted"] == 4
+
+
+def test_eight_concurrent_runs_all_finish_with_their_own_answers(page_png):
+    answers = [f"answer-{i}" for i in range(8)]
+    brains = {f"b{i}": scripted_factory(answer=a, delay=0.05) for i, a in enumerate(answers)}
+    config = _config(brains=brains, default_brain="b0", workers=4)
+    with TestClient(create_app(config)) as client:
+        ids = [None] * 8
+
+        def submit(i: int) -> None:
+            ids[i] = _ask(client, page_png, brain=f"b{i}").json()["id"]
+
+        threads = [threading.Thread(target=submit, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        runs = [_wait(client, run_id) for run_id in ids]
+    assert len(set(ids)) == 8
+    assert [r["status"] for r in runs] == ["done"] * 8
+    assert [r["answer"] for r in runs] == answers
+    assert all(r["tools_kept"] == ["deshadowing"] for r in runs)
+
+
+def test_a_full_queue_answers_503_and_the_service_keeps_working(page_png):
+    gate = threading.Event()
+    config = _config(brains={"scripted": scripted_factory(gate=gate)}, workers=1, max_queued=1)
+    with TestClient(create_app(config)) as client:
+        first = _ask(client, page_png).json()["id"]
+        deadline = time.monotonic() + 10
+        while client.get(f"/v1/runs/{first}").json()["status"] != "running" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        second = _ask(client, page_png).json()["id"]
+        refused = _ask(client, page_png)
+        assert refused.status_code == 503 and refused.headers["retry-after"] == "5"
+        assert "waiting for a worker" in refused.json()["error"]
+        assert client.get("/v1/health").status_code == 200
+        gate.set()
+        assert [_wait(client, i)["status"] for i in (first, second)] == ["done", "done"]
+
+
+def test_a_model_brain_configured_on_the_command_line_serves_requests(page_png):
+    from docintent.cli import build_parser
+    from docintent.commands.serve import build_config
+    from docintent.testing.fake_openai import FakeOpenAI, images, tool_call
+
+    script = [tool_call("deshadowing", content="A shadow covers the total."),
+              tool_call("rollback", reason="the digits lost contrast"),
+              tool_call("answer", answer="$1,250.00", confidence="high")]
+    with FakeOpenAI(script) as model:
+        args = build_parser().parse_args(["serve", "--brain", "offline", "--brain", "openai", "--brain-opt",
+                                          f"base_url={model.base_url}", "--brain-opt", f"model={model.model}"])
+        config = build_config(args)
+        assert list(config.brains) == ["offline", "openai"] and config.model_base_url == model.base_url
+        with TestClient(create_app(config)) as client:
+            health = client.get("/v1/health").json()
+            assert health["status"] == "ok" and health["model_endpoint"]["reachable"] is True
+            run = _wait(client, _ask(client, page_png, brain="openai", strategy="docintent").json()["id"])
+        requests = model.chat_requests
+    assert run["status"] == "done" and run["answer"] == "$1,250.00" and run["brain"] == "openai"
+    assert run["tools_rolled_back"] == ["deshadowing"] and run["tools_kept"] == []
+    rollback = next(s for s in run["trace"] if s["action"] == "rollback")
+    assert rollback["reason"] == "the digits lost contrast"
+    assert len(requests) == 3 and all(images(r) for r in requests)  # the model saw the page each time
+
+
+# -- the runs browser ------------------------------------------------------------------------------------------
+
+
+def test_the_runs_browser_shows_the_figures_of_docintent_report(tmp_path):
+    from docintent.cli import main
+
+    root = tmp_path / "runs"
+    make_benchmark_run(root)
+    (root / "not-a-run").mkdir()
+    with TestClient(create_app(_config(runs_dir=root))) as client:
+        listing = client.get("/v1/benchmarks").json()
+        assert [r["name"] for r in listing] == ["offline-synth"]
+        assert listing[0]["rows"] == 16 and listing[0]["strategies"] == ["none", "pipeline-fixed", "docintent", "agres"]
+        report = client.get("/v1/benchmarks/offline-synth").json()
+        assert client.get("/v1/benchmarks/not-a-run").status_code == 404
+        plot = client.get(report["plots"]["degradations"])
+        assert plot.headers["content-type"] == "image/png"
+        assert client.get("/v1/benchmarks/offline-synth/files/999").status_code == 404
+    assert main(["report", str(root / "offline-synth"), "--out", str(tmp_path / "report")]) == 0
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    for row in report["table1"]["cells"] + report["table2"]["cells"]:
+        assert "| " + " | ".join(row) + " |" in markdown
+    assert [r[0] for r in report["table1"]["cells"]] == ["none", "pipeline-fixed", "docintent"]
+    assert [r[0] for r in report["table2"]["cells"]] == ["agres", "docintent"]
+    assert report["failures"] and all(f["images"] for f in report["failures"])
+    width, height = Image.open(io.BytesIO(plot.content)).size
+    assert height >= 300 and width / height < 3.5
+
+
+# -- the command line ------------------------------------------------------------------------------------------
+
+
+def test_docintent_serve_starts_and_answers(tmp_path):
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    from server_helpers import free_port
+
+    port = free_port()
+    env = {**os.environ, "DOCINTENT_SERVE_TOKEN": "a-long-token"}
+    proc = subprocess.Popen([sys.executable, "-m", "docintent", "serve", "--port", str(port), "--workers", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 90
+        health = None
+        while time.monotonic() < deadline and health is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/health", timeout=2) as response:
+                    health = json.loads(response.read())
+            except OSError:
+                assert proc.poll() is None, proc.communicate()[1]
+                time.sleep(0.2)
+        assert health is not None and health["status"] == "ok" and health["workers"] == 1
+        assert health["ocr_engine"]["loaded"] is True and health["ocr_engine"]["kind"]
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/tools")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=5)
+        assert refused.value.code == 401
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=30)
+    assert f"http://127.0.0.1:{port}/" in out and "bearer token required" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--runs", "no-such-folder"], "--runs must be a folder"),
+    (["--workers", "0"], "workers must be at least 1"),
+    (["--token", "short"], "at least 8 characters"),
+])
+def test_docintent_serve_refuses_bad_options(args, message, capsys):
+    from docintent.cli import main
+
+    assert main(["serve", *args]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("docintent serve: error:") and message in err and "\n" not in err

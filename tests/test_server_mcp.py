@@ -1,0 +1,102 @@
+"""``docintent mcp`` started as a subprocess and driven by the MCP SDK's own client over stdio."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import json
+import os
+import sys
+
+import numpy as np
+
+from needs import need_module
+
+need_module("mcp", "the service needs the serve extra: pip install 'docintent[serve]'")
+
+from mcp import Client, StdioServerParameters  # noqa: E402
+from PIL import Image  # noqa: E402
+
+from retrieval_helpers import FILLER, make_pdf  # noqa: E402
+from server_helpers import ANSWER, damaged_page  # noqa: E402
+
+
+def _image(content) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(content.data))).convert("L"), dtype=np.float64)
+
+
+def test_mcp_tools_over_stdio(tmp_path):
+    from docintent.retrieval import build_index
+
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    page_path = allowed / "invoice.png"
+    Image.fromarray(damaged_page()).save(page_path)
+    pdf = make_pdf(tmp_path / "manual.pdf", FILLER[:4] + ["Warranty\nThe warranty lasts 24 months from delivery."])
+    build_index([pdf], tmp_path / "index", text="pdf", progress=False)
+    (tmp_path / "secret.png").write_bytes(page_path.read_bytes())
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "docintent", "mcp", "--allow", str(allowed), "--index", str(tmp_path / "index")],
+        env=dict(os.environ),
+    )
+
+    async def session():
+        async with Client(params) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            restored = await client.call_tool("restore", {"tools": ["deshadowing"], "image_path": str(page_path),
+                                                          "output_path": str(allowed / "restored.png")})
+            answered = await client.call_tool("ask", {"question": "What is the total amount due?",
+                                                      "image_path": str(page_path), "strategy": "none"})
+            encoded = base64.b64encode(page_path.read_bytes()).decode()
+            diagnosed = await client.call_tool("diagnose", {"image_base64": encoded})
+            zoomed = await client.call_tool("zoom", {"image_path": str(page_path), "bbox": [0, 500, 1000, 1000]})
+            found = await client.call_tool("search", {"query": "how long is the warranty", "k": 2})
+            outside = await client.call_tool("diagnose", {"image_path": str(tmp_path / "secret.png")})
+            unknown = await client.call_tool("restore", {"tools": ["sharpen_everything"], "image_path": str(page_path)})
+            return tools, restored, answered, diagnosed, zoomed, found, outside, unknown
+
+    tools, restored, answered, diagnosed, zoomed, found, outside, unknown = asyncio.run(session())
+
+    assert set(tools) == {"ask", "restore", "diagnose", "zoom", "search"}
+    assert tools["ask"].input_schema["required"] == ["question"]
+    assert {"question", "image_path", "image_base64", "task", "strategy"} <= set(tools["ask"].input_schema["properties"])
+    assert tools["restore"].input_schema["properties"]["tools"]["type"] == "array"
+    assert tools["zoom"].input_schema["required"] == ["bbox"]
+    assert all(t.description for t in tools.values())
+
+    # restore: the restored page comes back as image content, brighter where the shadow was, and is saved
+    assert not restored.is_error
+    summary = json.loads(restored.content[0].text)
+    assert summary["tools"] == ["deshadowing"] and summary["saved"] == str((allowed / "restored.png").resolve())
+    image = next(c for c in restored.content if c.type == "image")
+    assert image.mime_type in ("image/png", "image/jpeg")
+    after = _image(image)
+    before = np.asarray(Image.open(page_path).convert("L"), dtype=np.float64)
+    assert after.shape == before.shape
+    right = slice(before.shape[1] * 3 // 4, None)
+    assert after[:, right].mean() > before[:, right].mean() + 30
+    assert (allowed / "restored.png").is_file()
+
+    # ask: the answer with its trace, and the final page as an image
+    assert not answered.is_error
+    result = json.loads(answered.content[0].text)
+    assert result["answer"] == ANSWER and result["strategy"] == "none" and result["trace"]
+    assert any(c.type == "image" for c in answered.content)
+
+    assert not diagnosed.is_error
+    measured = json.loads(diagnosed.content[0].text)
+    assert set(measured["severities"]) >= {"blur", "shadow", "warp"}
+    assert "shadow" in measured["diagnosis"]
+
+    assert not zoomed.is_error
+    assert "1,250.00" in json.loads(zoomed.content[0].text)["text"]
+
+    assert not found.is_error
+    hits = json.loads(found.content[0].text)["hits"]
+    assert hits[0]["page"] == 5 and "warranty" in hits[0]["snippet"].lower()
+
+    assert outside.is_error and "outside the folders this server may use" in outside.content[0].text
+    assert unknown.is_error and "unknown tool 'sharpen_everything'" in unknown.content[0].text
