@@ -200,7 +200,7 @@ def test_concurrency_keeps_n_model_calls_in_flight_and_gives_the_same_rows(tmp_p
     assert state["peak"] == 8
     assert one.new_rows == eight.new_rows == 17 and one.failed == eight.failed == 1
     assert _comparable(read_results(tmp_path / "c1")) == _comparable(read_results(tmp_path / "c8"))
-    assert serial > 16 * 0.2 and parallel < serial / 3
+    assert serial > 16 * 0.2 and parallel < serial / 2  # 8 in flight; the first sample of a process runs alone
     manifest = json.loads((tmp_path / "c8" / "manifest.json").read_text())
     assert manifest["config"]["executor"]["concurrency"] == 8
 
@@ -280,7 +280,7 @@ def test_a_sample_that_kills_its_worker_every_time_becomes_an_error_row(local_ra
                             executor=RayExecutor(workers=1, max_retries=1))
     rows = {r["sample"]["id"]: r for r in read_results(tmp_path / "run")}
     assert summary.new_rows == 3
-    assert rows["s1"]["error"].startswith("WorkerLost: worker died") and "each of 2 tries" in rows["s1"]["error"]
+    assert rows["s1"]["error"].startswith("WorkerLost: worker died") and "each of 2 times it ran alone" in rows["s1"]["error"]
     assert rows["s0"]["answer"] == "0" and rows["s2"]["answer"] == "2" and not rows["s2"]["error"]
 
 

@@ -449,8 +449,8 @@ class RayExecutor:
     ``workers``: actors (default: the cluster's CPUs / ``cpus_per_task``); each reserves ``cpus_per_task`` CPUs
     and ``memory_per_task`` bytes and keeps ``concurrency`` items in flight. Inputs the items name (images,
     PDFs, a steps folder) must be readable at the same path on every node (shared storage). An actor that dies
-    is restarted; the items it held are run again, up to ``max_retries`` times, and after that become
-    ``job.lost(item, reason)``.
+    is restarted; the items it held run again, each alone on an idle actor, and an item whose worker dies
+    while it runs alone more than ``max_retries`` times becomes ``job.lost(item, reason)``.
     """
 
     address: str | None = None
@@ -558,7 +558,12 @@ class _RayRun:
                        ray.exceptions.ObjectLostError)
         actors, limiter = self._start(self._actor_count(len(chunks)))
         todo: deque[tuple[list[Any], int]] = deque((chunk, 0) for chunk in chunks)
-        in_flight: dict[Any, tuple[list[Any], int, int]] = {}
+        in_flight: dict[Any, tuple[list[Any], int, int, bool]] = {}
+        # Work an actor held when it died: the culprit or bystanders, which cannot be told apart. Each such
+        # chunk runs again alone on an idle actor, and only a death while alone counts as one of its tries,
+        # so a sample that kills its worker never uses up the tries of the samples queued beside it.
+        suspects: deque[tuple[list[Any], int]] = deque()
+        alone: set[int] = set()  # actors running a suspect by itself
         load = [0] * len(actors)
         ahead = self.ex.concurrency + 1  # calls queued per actor: all slots busy and one waiting
         # Actors that failed a call are left alone until a probe call succeeds: a restarting actor rejects
@@ -569,16 +574,25 @@ class _RayRun:
 
         def submit() -> None:
             live = [i for i in range(len(actors)) if i not in down]
-            while todo and live:
-                index = min(live, key=load.__getitem__)
+            while suspects:
+                idle = [i for i in live if load[i] == 0]
+                if not idle:
+                    break
+                chunk, tries = suspects.popleft()
+                in_flight[actors[idle[0]].run.remote(chunk)] = (chunk, idle[0], tries, True)
+                load[idle[0]] += 1
+                alone.add(idle[0])
+            shared = [i for i in live if i not in alone]
+            while todo and shared:
+                index = min(shared, key=load.__getitem__)
                 if load[index] >= ahead:
                     return
                 chunk, tries = todo.popleft()
-                in_flight[actors[index].run.remote(chunk)] = (chunk, index, tries)
+                in_flight[actors[index].run.remote(chunk)] = (chunk, index, tries, False)
                 load[index] += 1
 
         try:
-            while todo or in_flight:
+            while todo or suspects or in_flight:
                 now = time.monotonic()
                 for index, when in list(down.items()):
                     if when <= now and index not in probes.values():
@@ -609,8 +623,10 @@ class _RayRun:
                         except lost_errors:
                             down[index] = time.monotonic() + PROBE_SECONDS
                         continue
-                    chunk, index, tries = in_flight.pop(ref)
+                    chunk, index, tries, isolated = in_flight.pop(ref)
                     load[index] -= 1
+                    if isolated:
+                        alone.discard(index)
                     try:
                         results = ray.get(ref)
                     except ray.exceptions.RayTaskError as err:
@@ -621,13 +637,14 @@ class _RayRun:
                     except lost_errors as err:
                         down.setdefault(index, time.monotonic() + PROBE_SECONDS)
                         reason = f"worker died: {type(err).__name__}"
-                        if tries < self.ex.max_retries:
-                            log.warning("%s; running its %d item(s) again (try %d of %d)", reason, len(chunk),
-                                        tries + 2, self.ex.max_retries + 1)
-                            todo.appendleft((chunk, tries + 1))
+                        tries += isolated
+                        if tries <= self.ex.max_retries:
+                            log.warning("%s; running its %d item(s) again, alone (%d of %d tries used)", reason,
+                                        len(chunk), tries, self.ex.max_retries)
+                            suspects.append((chunk, tries))
                         else:
                             for item in chunk:
-                                self.emit(self.job.lost(item, f"{reason} on each of {tries + 1} tries"))
+                                self.emit(self.job.lost(item, f"{reason} each of {tries} times it ran alone"))
                         continue
                     for result in results:
                         self.emit(result)
