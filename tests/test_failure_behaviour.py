@@ -616,3 +616,26 @@ def test_bm25_files_are_replaced_atomically(tmp_path, monkeypatch):
     monkeypatch.setattr(BM25, "save", real_save)
     assert build_index([images], tmp_path / "idx", text="ocr", ocr=_FixedOcr(), progress=False).complete
     PageIndex.open(tmp_path / "idx").close()
+
+
+def test_a_failed_bm25_save_leaves_the_previous_files_whole(tmp_path, monkeypatch):
+    """Derived BM25 files (the index's and the field files a search writes lazily) are replaced whole or not at
+    all: a failure half-way leaves the previous pair loadable and no temporary file behind."""
+    import json as json_module
+
+    from docintent.retrieval import bm25 as bm25_module
+    from docintent.retrieval.bm25 import BM25
+
+    old = BM25.fit([["invoice", "total"], ["engine", "valve"]])
+    old.save(tmp_path, "bm25_head")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+    def fail(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(bm25_module.json, "dumps", fail)
+    with pytest.raises(OSError):
+        BM25.fit([["pump"], ["motor"], ["cable"]]).save(tmp_path, "bm25_head")
+    monkeypatch.setattr(bm25_module.json, "dumps", json_module.dumps)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    assert BM25.load(tmp_path, "bm25_head").vocab == old.vocab

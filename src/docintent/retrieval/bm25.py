@@ -21,6 +21,7 @@ so a query is a column slice and one sparse matrix-vector product.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -130,11 +131,21 @@ class BM25:
     # --- persistence ---------------------------------------------------------------------------------
 
     def save(self, directory: Path, name: str = "bm25") -> None:
-        """Write ``<name>.npz`` and ``<name>_vocab.json`` into ``directory``."""
+        """Write ``<name>.npz`` and ``<name>_vocab.json`` into ``directory``, each under a temporary name first
+        and renamed into place, so a reader (another ``search`` writing the same derived files, say) never
+        loads half a file."""
         directory = Path(directory)
-        sp.save_npz(directory / f"{name}.npz", self.weights, compressed=False)
-        meta = {"k1": self.k1, "b": self.b, "idf": self.idf_kind, "stemming": self.stemming, "vocab": self.vocab}
-        (directory / f"{name}_vocab.json").write_text(json.dumps(meta), encoding="utf-8")
+        matrix_tmp = directory / f".{name}.{os.getpid()}.tmp.npz"
+        vocab_tmp = directory / f".{name}_vocab.{os.getpid()}.tmp.json"
+        try:
+            sp.save_npz(matrix_tmp, self.weights, compressed=False)
+            meta = {"k1": self.k1, "b": self.b, "idf": self.idf_kind, "stemming": self.stemming, "vocab": self.vocab}
+            vocab_tmp.write_text(json.dumps(meta), encoding="utf-8")
+            os.replace(matrix_tmp, directory / f"{name}.npz")
+            os.replace(vocab_tmp, directory / f"{name}_vocab.json")
+        finally:
+            matrix_tmp.unlink(missing_ok=True)
+            vocab_tmp.unlink(missing_ok=True)
 
     @classmethod
     def load(cls, directory: Path, name: str = "bm25") -> BM25:
