@@ -20,7 +20,7 @@ development, ``test`` is held out and only reported on.
 
     apt-get install octave-doc maxima-doc gnuplot-doc texlive-science-doc texlive-latex-recommended-doc \\
         texlive-humanities-doc
-    python benchmarks/realpages.py                       # builds benchmarks/out/realpages/{dev,test}
+    python benchmarks/realpages.py                       # builds benchmarks/out/realpages/{dev,test}/
     docintent bench --dataset synth:benchmarks/out/realpages/test --strategies none,docintent ...
 
 Writes ``samples.jsonl`` per split in the synthetic-set format (``meta.clean_image`` is the clean render, so
@@ -176,11 +176,12 @@ def build(out: Path, force: bool = False) -> dict[str, int]:
     from docintent.synth.capture import apply
 
     rows = load_questions()
-    images = out / "images"
-    images.mkdir(parents=True, exist_ok=True)
     texts: dict[str, str] = {}
     meta: dict[str, dict] = {}
     for page_id in PAGES:
+        # each split holds its own images (a dataset's images live inside its folder)
+        images = out / PAGES[page_id][4] / "images"
+        images.mkdir(parents=True, exist_ok=True)
         clean_path = images / f"{page_id}-clean.png"
         image, text = render(page_id, out / "pdf")
         texts[page_id] = text
@@ -211,12 +212,12 @@ def build(out: Path, force: bool = False) -> dict[str, int]:
                 for capture in CONDITIONS:
                     m = meta[f"{r['page']}/{capture}"]
                     sample = {
-                        "id": f"{r['id']}-c{capture}", "image": f"../images/{r['page']}-c{capture}.jpg",
+                        "id": f"{r['id']}-c{capture}", "image": f"images/{r['page']}-c{capture}.jpg",
                         "question": r["question"], "answers": r["answers"], "task": "doc", "subset": kind,
                         "group": r["id"], "capture": capture, "degradations": m["degradations"],
                         "meta": {"condition": m["condition"], "page": r["page"], "document": document,
                                  "source": f"{path}#page={index + 1}", "split": split,
-                                 "clean_image": f"../images/{r['page']}-clean.png", "capture_plan": m["plan"]},
+                                 "clean_image": f"images/{r['page']}-clean.png", "capture_plan": m["plan"]},
                     }
                     f.write(json.dumps(sample, ensure_ascii=False) + "\n")
                     n += 1
