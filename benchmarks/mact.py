@@ -42,6 +42,7 @@ LOOKUP = ("value", "lookup")
 
 MAIN = ("none", "docintent", "mact", "docintent+mact")
 ABLATIONS = ("mact@plan,execute", "mact@plan,execute,judge")
+ABLATION_REFERENCE = "mact (ablation samples)"  # all four roles, on the samples the ablations finished
 GRID = {"np": (1, 2, 3), "ne": (1, 2), "nc": (0, 1, 3)}
 
 
@@ -120,6 +121,7 @@ def _roles(row: dict) -> dict[str, dict[str, float]]:
     trace = (row.get("result") or {}).get("trace", [])
     name = row["strategy"]
     answer_role = any(s["phase"] == "plan" for s in trace) and ("@" not in name or "answer" in name.split("@")[1])
+    # (rows carry their own strategy name; the ablation reference rows are mact's)
     for step in trace:
         phase = str(step["phase"])
         if phase == "answer" and not answer_role:
@@ -171,9 +173,19 @@ def report() -> dict[str, Any]:
     by_strategy: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_strategy[r["strategy"]].append(r)
-    # compare on the samples every strategy of a group has finished (a run still in progress is cut to them)
-    for group in ([n for n in by_strategy if "[" not in n], [n for n in by_strategy if "[" in n]):
-        common = set.intersection(*({r["sample"]["id"] for r in by_strategy[n]} for n in group)) if group else set()
+    # Compare on the samples every strategy of a group has finished (a run still in progress is cut to them):
+    # the main four; the ablations beside mact on their own common samples; the scaling grid.
+    def ids(n: str) -> set[str]:
+        return {r["sample"]["id"] for r in by_strategy.get(n, [])}
+
+    ablations = [n for n in ABLATIONS if n in by_strategy]
+    if ablations and "mact" in by_strategy:
+        common = set.intersection(ids("mact"), *(ids(n) for n in ablations))
+        by_strategy[ABLATION_REFERENCE] = [r for r in by_strategy["mact"] if r["sample"]["id"] in common]
+        for n in ablations:
+            by_strategy[n] = [r for r in by_strategy[n] if r["sample"]["id"] in common]
+    for group in ([n for n in MAIN if n in by_strategy], [n for n in by_strategy if "[" in n]):
+        common = set.intersection(*(ids(n) for n in group)) if group else set()
         for n in group:
             by_strategy[n] = [r for r in by_strategy[n] if r["sample"]["id"] in common]
     intents = sorted({r["sample"]["meta"]["intent"] for r in rows})
@@ -182,7 +194,7 @@ def report() -> dict[str, Any]:
     head = ("| strategy | rows | multi-step | look-up | chart | table | consistency | avg tools | role calls "
             "(plan/exec/judge/answer) | s/sample (median) |")
     lines += [head, "|" + "---|" * 10]
-    order = MAIN + ABLATIONS
+    order = MAIN + ABLATIONS + (ABLATION_REFERENCE,)
     for name in sorted(by_strategy, key=lambda n: (n not in order, order.index(n) if n in order else 0, n)):
         rs = by_strategy[name]
         multi = [r for r in rs if r["sample"]["meta"]["intent"] in MULTI]
@@ -228,7 +240,7 @@ def report() -> dict[str, Any]:
               "| strategy | flag rate % | corrected rows | wrong -> right | right -> wrong |", "|---|---|---|---|---|"]
     for name, data in out["strategies"].items():
         j = data["judgment"]
-        if name.startswith(("mact", "docintent+mact")) and "judge" in name or name in ("mact", "docintent+mact") or "[" in name:
+        if name.startswith(("mact", "docintent+mact")) and ("judge" in name or "@" not in name):
             lines.append(f"| {name} | {j['flag_rate']:.1f} | {j['corrected']} | {j['wrong_to_right']} | {j['right_to_wrong']} |")
     tokens = RESULTS / "mact_tokens.json"
     scaling = [n for n in out["strategies"] if n.startswith("mact[")]
