@@ -16,6 +16,7 @@ from .base import OcrEngine, OcrLine, OcrResult, OcrWord
 from .cache import OcrCache
 from .engines import RapidOcrEngine, TesseractEngine
 from .orientation import Orientation, detect_orientation
+from .session import ReadingSession
 
 ENGINES: dict[str, type[OcrEngine]] = {"rapidocr": RapidOcrEngine, "tesseract": TesseractEngine}
 
@@ -49,6 +50,7 @@ __all__ = [
     "OcrResult",
     "OcrWord",
     "Orientation",
+    "ReadingSession",
     "detect_orientation",
     "get_engine",
 ]

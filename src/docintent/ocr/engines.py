@@ -55,6 +55,63 @@ class RapidOcrEngine(OcrEngine):
             self._engine = RapidOCR(params=params)
         return self._engine
 
+    # -- line level: detect once per page state, recognise only the lines a question needs ----------------
+
+    line_level = True
+
+    def detect_lines(self, rgb: np.ndarray) -> np.ndarray:
+        """Quadrilaterals (N x 4 x 2, pixels of ``rgb``) of the text lines found by the detection network."""
+        import cv2
+
+        h, w = rgb.shape[:2]
+        if min(h, w) < 8:
+            return np.zeros((0, 4, 2), np.float32)
+        engine = self._load()
+        try:
+            out = engine(cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), use_det=True, use_cls=False, use_rec=False)
+        except Exception as err:  # the engine's own errors carry no input context
+            raise OcrError(f"RapidOCR detection failed on a {w}x{h} image: {err}") from err
+        boxes = getattr(out, "boxes", None)
+        if boxes is None or len(boxes) == 0:
+            return np.zeros((0, 4, 2), np.float32)
+        return np.asarray(boxes, dtype=np.float32)
+
+    @staticmethod
+    def crop_line(rgb: np.ndarray, quad: np.ndarray) -> np.ndarray:
+        """The upright crop of one detected line (as RapidOCR cuts it for recognition)."""
+        from rapidocr.utils.process_img import get_rotate_crop_image
+
+        return get_rotate_crop_image(rgb, np.array(quad, dtype=np.float32))
+
+    def recognize_lines(self, crops: list[np.ndarray], quads: list[np.ndarray]) -> list[tuple[str, float, tuple]]:
+        """Recognise line crops in batches: ``[(text, confidence, ((word, word quad on the page, conf), ...))]``.
+
+        No text-score filter is applied here; callers drop low-confidence lines, so a line that reads badly on
+        one page state can still be read on a restored one.
+        """
+        if not crops:
+            return []
+        from rapidocr.ch_ppocr_rec import TextRecInput
+
+        engine = self._load()
+        recogniser = engine._load_rec_model()
+        bgr = [np.ascontiguousarray(c[:, :, ::-1]) for c in crops]  # RapidOCR reads OpenCV channel order
+        try:
+            res = recogniser(TextRecInput(img=bgr, return_word_box=True))
+            res = engine.cal_rec_boxes(bgr, np.asarray(quads, dtype=np.float32), res, False)
+        except Exception as err:
+            raise OcrError(f"RapidOCR recognition failed on {len(crops)} line crops: {err}") from err
+        words_of = list(res.word_results or ())
+        out = []
+        for i, (text, score) in enumerate(zip(res.txts, res.scores)):
+            words = words_of[i] if i < len(words_of) and len(words_of) == len(crops) else ()
+            out.append((
+                str(text),
+                float(score),
+                tuple((str(wt), np.asarray(wq).tolist(), float(ws)) for wt, ws, wq in words if str(wt).strip() and wq is not None),
+            ))
+        return out
+
     def _read_array(self, rgb: np.ndarray):
         import cv2
 
@@ -65,7 +122,7 @@ class RapidOcrEngine(OcrEngine):
         if min(h, w) < 8:
             return []
         try:
-            out = engine(bgr, return_word_box=True)
+            out = engine(bgr, use_det=True, use_cls=False, use_rec=True, return_word_box=True)
         except Exception as err:  # the engine's own errors carry no input context
             raise OcrError(f"RapidOCR failed on a {w}x{h} image: {err}") from err
         if out.txts is None or out.boxes is None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from ...layout.lines import Layout
 from ...ocr import detect_orientation, get_engine
 from ...ocr.base import OcrResult
+from ...ocr.session import ReadingSession
 from ...page import Box, Page
 from ...perception import signals
 from ...perception.signals import Thresholds
@@ -68,6 +69,7 @@ class _ReaderMemo:
     readings: dict[str, Reading] = field(default_factory=dict)
     patches: dict[str, tuple[OcrResult, OcrResult]] = field(default_factory=dict)
     orientation: dict[str, str | None] = field(default_factory=dict)
+    session: ReadingSession | None = None
 
 
 #: Phase B rules: "legibility" keeps a restoration only when the evidence region reads better (OCR confidence,
@@ -157,6 +159,13 @@ class OfflineReader(Brain):
     def engine(self):
         return get_engine(self.engine_kind)
 
+    def session(self, state: State) -> ReadingSession:
+        """This question's OCR session: each page state detected once, each line crop recognised once."""
+        memo = self.memo(state, _ReaderMemo)
+        if memo.session is None:
+            memo.session = ReadingSession(self.engine)
+        return memo.session
+
     def _info(self, state: State) -> QuestionInfo:
         memo = self.memo(state, _ReaderMemo)
         if memo.info is None:
@@ -177,7 +186,7 @@ class OfflineReader(Brain):
             base, region_result = patch
             ocr = _merge(base, region_result, page.hash)
         else:
-            ocr = self.engine.read(page)
+            ocr = self.session(state).read(page)
         layout = Layout.from_ocr(ocr)
         info = self._info(state)
         result = solve(info, state.task, layout, page)
@@ -283,12 +292,16 @@ class OfflineReader(Brain):
             b = self._legibility(state, before, None)
             a = self._legibility(state, after, None)
         else:
+            # A photometric tool moved no text: the lines found on the page before are read again on the page
+            # after, and only inside the evidence region (elsewhere the page keeps its earlier reading).
             reading = self.read(state, before)
             region = reading.region
+            session = self.session(state)
+            session.quads(after, geometry_of=before)
             b = self._legibility(state, before, region)
             a = self._legibility(state, after, region)
             if region != Box.FULL:
-                self.memo(state, _ReaderMemo).patches[after.hash] = (reading.ocr, self.engine.read(after, region))
+                self.memo(state, _ReaderMemo).patches[after.hash] = (reading.ocr, session.read(after, region))
         severity_before = severity_after = None
         if degradation in RESTORABLE:
             where = None if region in (None, Box.FULL) else region
@@ -346,11 +359,11 @@ class OfflineReader(Brain):
     def _legibility(self, state: State, page: Page, region: Box | None) -> float:
         """How well the evidence reads: confidence-weighted characters plus the strength of the label match."""
         info = self._info(state)
-        if region is None:
+        if region is None or region == Box.FULL:
             reading = self.read(state, page)
             result, layout = reading.ocr, reading.layout
         else:
-            result = self.engine.read(page, region)
+            result = self.session(state).read(page, region)
             layout = Layout.from_ocr(result)
         if not result.lines:
             return 0.0

@@ -1,0 +1,142 @@
+"""Reading one question's pages: detect text lines once per page state, recognise each line crop once.
+
+A question's pages are the capture and the states restorations make of it. Most restorations are
+photometric (deshadowing, deblurring, appearance, demoire): they change how text looks, not where it is, so the
+line boxes found on the page before carry over to the page after, and only the lines the question needs (those
+in its evidence region) are recognised again. Geometric tools (rotations, dewarping) move text, so their output
+is detected afresh, once.
+
+>>> from docintent.ocr import get_engine
+>>> from docintent.ocr.session import ReadingSession
+>>> session = ReadingSession(get_engine())
+>>> full = session.read(page)                                  # doctest: +SKIP
+>>> after = session.read(restored, region, geometry_of=page)   # doctest: +SKIP
+>>> session.stats                                              # doctest: +SKIP
+{'detections': 1, 'lines_recognised': 42, 'lines_reused': 7, 'boxes_carried': 1}
+
+Within a session a line crop is recognised at most once: a line whose pixels a tool did not change (the same
+crop at the same place) is looked up, not read again. A session lives as long as one question, so nothing in it
+outlasts the question (the engine's disk cache is what persists across runs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Any
+
+import numpy as np
+
+from ..page import Box, Page
+from .base import OcrEngine, OcrLine, OcrResult, OcrWord
+
+#: One recognised line crop: text, confidence, words as (text, page quad, confidence).
+Recognised = tuple[str, float, tuple[tuple[str, list[list[float]], float], ...]]
+
+
+class ReadingSession:
+    """Line-level reads of one question's pages (see the module docstring).
+
+    Engines without line-level detection and recognition (Tesseract) are read page by page or region by
+    region through :meth:`OcrEngine.read`, as before.
+    """
+
+    def __init__(self, engine: OcrEngine) -> None:
+        self.engine = engine
+        self._quads: dict[str, np.ndarray] = {}  # page hash -> detected line quads (N x 4 x 2, page pixels)
+        self._lines: dict[bytes, Recognised] = {}  # crop digest -> recognition
+        self.stats: dict[str, int] = {"detections": 0, "lines_recognised": 0, "lines_reused": 0, "boxes_carried": 0}
+
+    @property
+    def line_level(self) -> bool:
+        """Whether the engine can detect and recognise lines separately."""
+        return getattr(self.engine, "line_level", False)
+
+    def quads(self, page: Page, geometry_of: Page | None = None) -> np.ndarray:
+        """Line quads of ``page``: detected once, or carried over from ``geometry_of`` (a page the same size
+        whose text a photometric tool did not move)."""
+        known = self._quads.get(page.hash)
+        if known is not None:
+            return known
+        if geometry_of is not None and geometry_of.size == page.size:
+            source = self._quads.get(geometry_of.hash)
+            if source is None:
+                source = self.quads(geometry_of)
+            self._quads[page.hash] = source
+            self.stats["boxes_carried"] += 1
+            return source
+        found = self.engine.detect_lines(page.pixels)  # type: ignore[attr-defined]
+        self.stats["detections"] += 1
+        self._quads[page.hash] = found
+        return found
+
+    def read(self, page: Page, region: Box | None = None, *, geometry_of: Page | None = None) -> OcrResult:
+        """The lines of ``page`` whose centre lies in ``region`` (all lines when None), boxes on the full page.
+
+        ``geometry_of``: an earlier page state with the same text positions (the input of a photometric tool);
+        its line boxes are used instead of detecting again.
+        """
+        if not self.line_level:
+            return self.engine.read(page, region)
+        cache = self.engine.cache
+        cache_key = None
+        if region is None and geometry_of is None and page.hash not in self._quads and cache is not None:
+            # A first full read of a page: other strategies and later runs may have read it already.
+            cache_key = cache.key(self.engine.cache_key() + "|lines", page.hash, None, 0)
+            hit = cache.get(cache_key)
+            if hit is not None and "quads" in hit.meta:
+                self._quads[page.hash] = np.asarray(hit.meta["quads"], dtype=np.float32).reshape(-1, 4, 2)
+                return hit
+        start = time.perf_counter()
+        quads = self.quads(page, geometry_of)
+        h, w = page.height, page.width
+        chosen = []
+        for quad in quads:
+            cx = float(quad[:, 0].mean()) / w
+            cy = float(quad[:, 1].mean()) / h
+            if region is None or (region.x0 <= cx <= region.x1 and region.y0 <= cy <= region.y1):
+                chosen.append(quad)
+        recognised = self._recognise(page, chosen)
+        score_floor = getattr(self.engine, "text_score", 0.0)
+        raw = [
+            (text, quad.tolist(), conf, list(words))
+            for quad, (text, conf, words) in zip(chosen, recognised)
+            if text.strip() and conf >= score_floor
+        ]
+        from .engines import _reading_order
+
+        lines = tuple(
+            OcrLine(
+                text,
+                Box.from_points(q, w, h),
+                float(conf),
+                tuple(OcrWord(wt, Box.from_points(wq, w, h), float(wc)) for wt, wq, wc in words),
+            )
+            for text, q, conf, words in _reading_order(raw)
+        )
+        meta: dict[str, Any] = {"lines_read": len(chosen)}
+        if cache_key is not None:
+            meta["quads"] = np.round(quads, 1).tolist()
+        result = OcrResult(lines, self.engine.name, page.hash, region, time.perf_counter() - start, meta)
+        if cache_key is not None:
+            cache.put(cache_key, result)
+        return result
+
+    def _recognise(self, page: Page, quads: list[np.ndarray]) -> list[Recognised]:
+        engine: Any = self.engine
+        crops = [engine.crop_line(page.pixels, q) for q in quads]
+        keys = []
+        for quad, crop in zip(quads, crops):
+            h = hashlib.blake2b(digest_size=12)
+            h.update(np.round(quad, 1).tobytes())
+            h.update(repr(crop.shape).encode())
+            h.update(crop.tobytes())
+            keys.append(h.digest())
+        missing = [i for i, k in enumerate(keys) if k not in self._lines]
+        if missing:
+            results = engine.recognize_lines([crops[i] for i in missing], [quads[i] for i in missing])
+            for i, res in zip(missing, results):
+                self._lines[keys[i]] = res
+        self.stats["lines_recognised"] += len(missing)
+        self.stats["lines_reused"] += len(quads) - len(missing)
+        return [self._lines[k] for k in keys]
