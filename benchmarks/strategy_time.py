@@ -46,16 +46,17 @@ def _metrics():
 
 
 def pick_samples(dataset: str, n: int) -> list[Any]:
-    """About ``n`` samples: one question per document, all its captures, documents taken round-robin over
-    task families (so a small ``n`` still covers doc, chart and table)."""
+    """About ``n`` samples: one question per page (``meta.page``, else ``meta.document``), all its captures,
+    pages taken round-robin over task families (so a small ``n`` still covers doc, chart and table)."""
     samples = list(_datasets().load_dataset(dataset))
     groups: dict[str, list[Any]] = defaultdict(list)
     for s in samples:
         groups[s.group].append(s)
     by_document: dict[str, str] = {}
     for group, rows in groups.items():
-        doc = str(rows[0].meta.get("document") or rows[0].image.rsplit("-c", 1)[0])
-        by_document.setdefault(doc, group)  # the first question of each document
+        meta = rows[0].meta
+        doc = str(meta.get("page") or meta.get("document") or rows[0].image.rsplit("-c", 1)[0])
+        by_document.setdefault(doc, group)  # the first question of each page
     per_task: dict[str, list[str]] = defaultdict(list)
     for group in by_document.values():
         per_task[groups[group][0].task].append(group)
@@ -111,7 +112,16 @@ def main() -> None:
                                "tools": result.tools_used, "error": result.error})
         loads.append(os.getloadavg()[0])
         print(f"{i + 1}/{len(samples)} load {loads[-1]:.1f} " + "  ".join(f"{n} {times[n][-1]:.2f}s" for n in names), flush=True)
+        # after every sample, so a run cut short still leaves its figures (the header says how many)
+        table = write(args, samples[: i + 1], names, times, cpu, tools, rows, loads, started, final=i + 1 == len(samples))
+    print(table)
 
+
+def write(args: argparse.Namespace, samples: list[Any], names: list[str], times: dict[str, list[float]],
+          cpu: dict[str, list[float]], tools: dict[str, list[int]], rows: dict[str, list[dict[str, Any]]],
+          loads: list[float], started: float, final: bool) -> str:
+    """Write the table and the raw figures for the samples run so far; returns the table."""
+    metrics = _metrics()
     table_rows = []
     base = statistics.median(times[names[0]])
     for name in names:
@@ -131,6 +141,7 @@ def main() -> None:
     ratios = [times[names[-1]][i] / times[names[0]][i] for i in range(len(samples))]
     questions = len({s.group for s in samples})
     lines = [
+        ("" if final else "(partial run) ") +
         f"Seconds per sample at 2048 px, offline reader, caches off, {len(samples)} captures ({questions} questions x "
         f"their captures) from `{args.dataset}`; DOCINTENT_THREADS={os.environ.get('DOCINTENT_THREADS', 'unset')}; "
         f"1-minute load average during the run: median {statistics.median(loads):.1f} "
@@ -144,16 +155,17 @@ def main() -> None:
         for r in table_rows
     ]
     if len(names) > 1:
+        cpu_ratios = [cpu[names[-1]][i] / max(cpu[names[0]][i], 1e-9) for i in range(len(samples))]
         lines += ["", f"Median of the per-sample ratio {names[-1]} / {names[0]} (same capture, same load): "
-                      f"{statistics.median(ratios):.2f}."]
+                      f"wall {statistics.median(ratios):.2f}, CPU {statistics.median(cpu_ratios):.2f}."]
     table = "\n".join(lines)
-    print(table)
     RESULTS.mkdir(exist_ok=True)
     stem = "strategy_time" + (f"_{args.label}" if args.label else "")
     (RESULTS / f"{stem}.md").write_text(table + "\n")
     (RESULTS / f"{stem}.json").write_text(json.dumps(
         {"samples": len(samples), "dataset": args.dataset, "loads": loads, "rows": table_rows, "raw": times, "cpu": cpu,
          "answers": rows}, indent=1))
+    return table
 
 
 if __name__ == "__main__":
