@@ -293,11 +293,13 @@ class OfflineReader(Brain):
             a = self._legibility(state, after, None)
         else:
             # A photometric tool moved no text: the lines found on the page before are read again on the page
-            # after, and only inside the evidence region (elsewhere the page keeps its earlier reading).
+            # after, and only inside the evidence region (elsewhere the page keeps its earlier reading). With no
+            # evidence located the restored page is read afresh: its text may be found where it was not before.
             reading = self.read(state, before)
             region = reading.region
             session = self.session(state)
-            session.quads(after, geometry_of=before)
+            if region != Box.FULL:
+                session.quads(after, geometry_of=before)
             b = self._legibility(state, before, region)
             a = self._legibility(state, after, region)
             if region != Box.FULL:
