@@ -22,8 +22,8 @@ import ast
 import hashlib
 import json
 import os
+import random
 import shutil
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -31,11 +31,18 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: module (path under src/docintent) -> the tests that guard it
-TARGETS: dict[str, tuple[str, list[str]]] = {
-    "strategies": ("strategies/core.py", ["tests/test_strategies.py"]),
-    "metrics": ("evaluation/metrics.py", ["tests/test_wilddoc_metrics.py", "tests/test_score_command.py"]),
-    "runstore": ("evaluation/runner.py", ["tests/test_runner.py"]),
+#: module (path under src/docintent) -> (the tests that guard it, further files whose tests run only where they reach
+#: the mutated line)
+TARGETS: dict[str, tuple[str, list[str], list[str]]] = {
+    "strategies": (
+        "strategies/core.py", ["tests/test_strategies.py", "tests/test_strategies_mutants.py"], ["tests/test_mllm.py"]
+    ),
+    "metrics": (
+        "evaluation/metrics.py",
+        ["tests/test_wilddoc_metrics.py", "tests/test_score_command.py", "tests/test_metrics_mutants.py"],
+        [],
+    ),
+    "runstore": ("evaluation/runner.py", ["tests/test_runner.py", "tests/test_runner_mutants.py"], []),
 }
 
 _SWAP_CMP = {
@@ -149,81 +156,252 @@ def mutate(source: str, index: int) -> str:
     return ast.unparse(mutated)
 
 
-def run_module(name: str, scratch: Path, out: Path, limit: int | None, timeout: float) -> list[Mutant]:
-    rel, tests = TARGETS[name]
+_MESSAGE_CALLS = {"debug", "info", "warning", "error", "exception", "critical", "warn", "print"}
+
+
+def _message_lines(tree: ast.Module) -> set[int]:
+    """Lines inside a logging / print / warnings call: a mutant there changes a message nobody asserts on."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            owner = f.value.id if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) else ""
+            if name in _MESSAGE_CALLS and (owner in ("log", "logger", "logging", "warnings") or name == "print"):
+                lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return lines
+
+
+# -- running the tests -------------------------------------------------------------------------------------
+# Every mutant's test run is a fork of this process, which has already imported pytest and the heavy third-party
+# libraries (numpy, Pillow, OpenCV, pydantic, httpx, openai): under load a fresh interpreter spends more time
+# importing them than running the guarding tests. docintent itself is never imported here, so each child imports
+# the mutated source fresh from the scratch copy.
+_PRELOAD = ("numpy", "PIL.Image", "PIL.ImageDraw", "PIL.ImageFont", "pydantic", "httpx", "openai", "cv2",
+            "matplotlib", "scipy.ndimage", "pytest")
+
+
+def _preload() -> None:
+    import importlib
+
+    for name in _PRELOAD:
+        try:
+            importlib.import_module(name)
+        except Exception:  # an optional library missing only costs its import time in each child
+            pass
+
+
+class _LineTrace:
+    """pytest plugin: which lines of ``filename`` each test executes, and how long each test takes."""
+
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
+        self.current = ""
+        self.lines: dict[str, set[int]] = {}
+        self.seconds: dict[str, float] = {}
+
+    def _tracer(self, frame, event, arg):  # noqa: ANN001
+        if frame.f_code.co_filename != self.filename:
+            return None
+        if event == "line" or event == "call":
+            self.lines.setdefault(self.current, set()).add(frame.f_lineno)
+        return self._tracer
+
+    def _global(self, frame, event, arg):  # noqa: ANN001
+        if frame.f_code.co_filename == self.filename:
+            return self._tracer(frame, event, arg)
+        return None
+
+    def pytest_collection_finish(self, session) -> None:  # noqa: ANN001
+        self.order = [item.nodeid for item in session.items]
+
+    def pytest_runtest_protocol(self, item, nextitem):  # noqa: ANN001
+        import threading
+
+        self.current = item.nodeid
+        sys.settrace(self._global)
+        threading.settrace(self._global)
+        return None
+
+    def pytest_runtest_logfinish(self, nodeid, location) -> None:  # noqa: ANN001
+        import threading
+
+        sys.settrace(None)
+        threading.settrace(None)  # type: ignore[arg-type]
+
+
+def _run_pytest(scratch: Path, args: list[str], timeout: float, plugin: object | None = None,
+                log: Path | None = None) -> str:
+    """Runs pytest on ``args`` in a forked child; "passed", "failed" or "timeout"."""
+    pid = os.fork()
+    if pid == 0:  # child
+        code = 3
+        try:
+            os.setpgid(0, 0)
+            fd = os.open(str(log) if log else os.devnull, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
+            os.chdir(scratch)
+            os.environ["PYTHONPATH"] = str(scratch / "src")
+            os.environ["DOCINTENT_THREADS"] = "1"
+            sys.path.insert(0, str(scratch / "src"))
+            import pytest
+
+            code = int(pytest.main(args, plugins=[plugin] if plugin else []))
+            if plugin is not None:
+                (scratch / ".trace.json").write_text(json.dumps({
+                    "order": getattr(plugin, "order", []),
+                    "lines": {k: sorted(v) for k, v in plugin.lines.items()},  # type: ignore[attr-defined]
+                }))
+        finally:
+            sys.stdout.flush()
+            os._exit(code)
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return "passed" if os.waitstatus_to_exitcode(status) == 0 else "failed"
+        if time.monotonic() > deadline:
+            try:
+                os.killpg(pid, 9)
+            except ProcessLookupError:
+                pass
+            os.waitpid(pid, 0)
+            return "timeout"
+        time.sleep(0.05)
+
+
+_PYTEST_OPTS = ["-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-o", "addopts=", "-m", "not slow",
+                "--doctest-modules"]
+
+
+def run_module(name: str, scratch: Path, out: Path, sample: int | None, seed: int, timeout: float,
+               only: set[str] | None = None, label: str = "") -> list[Mutant]:
+    """Tests every (sampled) mutant of one module; ``only``: retest just these mutant ids (kept results for the rest)."""
+    rel, tests, extra = TARGETS[name]
+    tests = [t for t in tests if (REPO / t).exists()]
     target = scratch / "src" / "docintent" / rel
     original = (REPO / "src" / "docintent" / rel).read_text()
     digest = hashlib.blake2b(original.encode(), digest_size=8).hexdigest()
-    state_file = out / f"mutation_{name}.json"
+    state_file = out / f"mutation_{name}{label}.json"
     state = json.loads(state_file.read_text()) if state_file.is_file() else {}
     if state.get("digest") != digest:
         state = {"digest": digest, "mutants": {}}
-    _, points, _ = mutation_points(original)
-    env = dict(os.environ, PYTHONPATH=str(scratch / "src"), DOCINTENT_THREADS="1")
-    base_cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-o", "addopts=", *tests]
-    baseline = subprocess.run(base_cmd, cwd=scratch, env=env, capture_output=True, text=True, timeout=timeout * 3)
-    if baseline.returncode != 0:
-        raise SystemExit(f"{name}: the tests fail before any mutation:\n{baseline.stdout[-2000:]}")
+    tree, points, _ = mutation_points(original)
+    quiet = _message_lines(tree)
+    # Baseline: every guarding test must pass, and it tells which tests reach which line of the module.
+    plugin = _LineTrace(str(target))
+    module_doctests = f"src/docintent/{rel}"
+    outcome = _run_pytest(scratch, [*_PYTEST_OPTS, *tests, *extra, module_doctests],
+                          timeout * 3, plugin, log=scratch / f".baseline_{name}.log")
+    if outcome != "passed":
+        raise SystemExit(f"{name}: the tests fail before any mutation; see {scratch}/.baseline_{name}.log")
+    trace = json.loads((scratch / ".trace.json").read_text())
+    order: list[str] = trace["order"]
+    covers = {k: set(v) for k, v in trace["lines"].items()}
+    primary = [t for t in order if not any(t.startswith(e) for e in extra)]
+    indices = [i for i, (line, _, _, _) in enumerate(points) if line not in quiet]
+    skipped = len(points) - len(indices)
+    if sample and sample < len(indices):
+        rng = random.Random(seed)
+        shuffled = indices[:]
+        rng.shuffle(shuffled)
+        indices = sorted(shuffled[:sample])
     results: list[Mutant] = []
-    todo = list(enumerate(points))[: limit or None]
-    for index, (line, _, kind, text) in todo:
+    for n, index in enumerate(indices):
+        line, _, kind, text = points[index]
         key = f"{index}"
-        if key in state["mutants"]:
+        if key in state["mutants"] and (only is None or key not in only):
             results.append(Mutant(**state["mutants"][key]))
             continue
+        if only is not None and key not in only:
+            continue
         mutant = Mutant(key, line, f"line {line}: {kind} {text}")
+        # Tests that reach the mutated line first (they are the ones that can notice), then the rest of the primary
+        # files; the secondary files only contribute the tests that reach the line.
+        reach = [t for t in order if line in covers.get(t, ())]
+        rest = [t for t in primary if t not in reach]
+        selected = reach + rest
         try:
             target.write_text(mutate(original, index))
             t0 = time.perf_counter()
-            try:
-                proc = subprocess.run(base_cmd, cwd=scratch, env=env, capture_output=True, text=True, timeout=timeout)
-                mutant.outcome = "survived" if proc.returncode == 0 else "killed"
-            except subprocess.TimeoutExpired:
-                mutant.outcome = "timeout"  # counted as killed: the tests did not pass
+            result = _run_pytest(scratch, [*_PYTEST_OPTS, *selected], timeout)
+            mutant.outcome = {"passed": "survived", "failed": "killed", "timeout": "timeout"}[result]
             mutant.seconds = round(time.perf_counter() - t0, 2)
         finally:
             target.write_text(original)
+        mutant.reached = bool(reach)  # type: ignore[attr-defined]
         results.append(mutant)
-        state["mutants"][key] = asdict(mutant)
+        state["mutants"][key] = {**asdict(mutant), "reached": bool(reach)}
         state_file.write_text(json.dumps(state, indent=1))
-        print(f"{name} {index + 1}/{len(todo)} {mutant.outcome:8} {mutant.description}", flush=True)
+        print(f"{name} {n + 1}/{len(indices)} {mutant.outcome:8} {mutant.seconds:6.1f}s {mutant.description}"
+              f"{'' if reach else ' (no test runs the line; module-level lines run only at import)'}", flush=True)
+    state["skipped_message_mutants"] = skipped
+    state["points"] = len(points)
+    state["sampled"] = len(indices)
+    state_file.write_text(json.dumps(state, indent=1))
     return results
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--module", action="append", choices=sorted(TARGETS), help="module(s) to mutate (default: all)")
-    parser.add_argument("--limit", type=int, default=None, help="test at most this many mutants per module")
-    parser.add_argument("--timeout", type=float, default=240.0, help="seconds before a mutant's test run counts as killed")
+    parser.add_argument("--sample", action="append", default=[], metavar="MODULE=N",
+                        help="test a uniform random sample of N mutants of MODULE (fixed --seed)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--timeout", type=float, default=600.0,
+                        help="seconds before a mutant's test run counts as killed (generous: load can make a run 10x slower)")
+    parser.add_argument("--retest-survivors", metavar="LABEL", default=None,
+                        help="rerun only the mutants that survived in the earlier results, against the current tests, "
+                             "and record them under LABEL (e.g. 'after'); the earlier kills stand")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results")
     parser.add_argument("--scratch", type=Path, default=Path("/tmp/docintent-mutation"))
     args = parser.parse_args()
+    samples = {k: int(v) for k, v in (s.split("=") for s in args.sample)}
     args.out.mkdir(parents=True, exist_ok=True)
     if args.scratch.exists():
         shutil.rmtree(args.scratch)
     shutil.copytree(REPO, args.scratch, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "runs"))
     # The tests read ../shared relative to the repository.
     shared = REPO.parent / "shared"
+    if not shared.exists():
+        shared = Path("/work/shared")
     if shared.exists() and not (args.scratch.parent / "shared").exists():
         (args.scratch.parent / "shared").symlink_to(shared)
+    _preload()
+    label = f"_{args.retest_survivors}" if args.retest_survivors else ""
     summary = {}
     for name in args.module or sorted(TARGETS):
-        results = run_module(name, args.scratch, args.out, args.limit, args.timeout)
+        only = None
+        if args.retest_survivors:
+            before = json.loads((args.out / f"mutation_{name}.json").read_text())
+            only = {k for k, m in before["mutants"].items() if m["outcome"] == "survived"}
+            after_file = args.out / f"mutation_{name}{label}.json"
+            if not after_file.is_file():
+                after_file.write_text(json.dumps({"digest": before["digest"], "mutants": {
+                    k: m for k, m in before["mutants"].items() if k not in only}}, indent=1))
+        results = run_module(name, args.scratch, args.out, samples.get(name), args.seed, args.timeout, only, label)
+        state = json.loads((args.out / f"mutation_{name}{label}.json").read_text())
         killed = sum(m.outcome in ("killed", "timeout") for m in results)
+        rel, tests, extra = TARGETS[name]
         summary[name] = {
-            "module": TARGETS[name][0], "tests": TARGETS[name][1], "mutants": len(results), "killed": killed,
+            "module": rel, "tests": tests + [f"{e} (tests reaching the line)" for e in extra],
+            "points": state.get("points"), "skipped_message_mutants": state.get("skipped_message_mutants"),
+            "sample": samples.get(name), "seed": args.seed,
+            "mutants": len(results), "killed": killed,
             "score": round(100.0 * killed / max(len(results), 1), 1),
             "survivors": [m.description for m in results if m.outcome == "survived"],
         }
-    lines = ["| module | tests | mutants | killed | score |", "|---|---|---:|---:|---:|"]
+    lines = ["| module | tests | mutants tested (of all) | killed | score |", "|---|---|---:|---:|---:|"]
     for s in summary.values():
-        lines.append(f"| {s['module']} | {', '.join(s['tests'])} | {s['mutants']} | {s['killed']} | {s['score']:.1f}% |")
+        lines.append(f"| {s['module']} | {', '.join(s['tests'])} | {s['mutants']} (of {s['points']}) | {s['killed']} "
+                     f"| {s['score']:.1f}% |")
     for s in summary.values():
         lines += ["", f"Survivors in {s['module']}:", *[f"- {d}" for d in s["survivors"]]]
     text = "\n".join(lines)
     print(text)
-    (args.out / "mutation.md").write_text(text + "\n")
-    (args.out / "mutation.json").write_text(json.dumps(summary, indent=1) + "\n")
+    (args.out / f"mutation{label}.md").write_text(text + "\n")
+    (args.out / f"mutation{label}.json").write_text(json.dumps(summary, indent=1) + "\n")
     return 0
 
 
