@@ -82,3 +82,19 @@ def test_strategy_configs_cannot_be_changed_in_place():
     with pytest.raises(dataclasses.FrozenInstanceError):
         STRATEGIES["docintent"].max_rounds = 3  # type: ignore[misc]
     assert STRATEGIES["docintent"].max_rounds == 10
+
+
+def test_a_strategy_is_named_after_its_config():
+    """Catches ``Strategy.name`` / ``__repr__`` returning nothing: run rows are keyed by the strategy's name."""
+    strategy = get_strategy("agres", max_rounds=2)
+    assert strategy.name == "agres" and repr(strategy) == "<Strategy agres>"
+
+
+def test_a_toolbox_may_be_given_as_a_list_or_left_open(page):
+    """Catches ``options["tools"] is not None`` -> ``is None``: ``tools=None`` (every tool) would crash, and a
+    list would stay a list in a config that is shared and hashed."""
+    everything = sorted(t.name for t in list_tools() if t.degradation != "inspection")
+    assert sorted(offered_tools(get_strategy("docintent", tools=None), page)) == everything
+    listed = get_strategy("docintent", tools=["rotate_90", "rotate_180"])
+    assert listed.config.tools == ("rotate_90", "rotate_180") and hash(listed.config)
+    assert offered_tools(listed, page) == ["rotate_90", "rotate_180"]
