@@ -58,6 +58,7 @@ class Mutant:
     description: str
     outcome: str = ""  # killed | survived | timeout | error
     seconds: float = 0.0
+    reached: bool = False  # whether a test ran the mutated line (module-level lines run only at import)
 
 
 class _Points(ast.NodeVisitor):
@@ -276,7 +277,7 @@ _PYTEST_OPTS = ["-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-o",
 
 
 def run_module(name: str, scratch: Path, out: Path, sample: int | None, seed: int, timeout: float,
-               only: set[str] | None = None, label: str = "") -> list[Mutant]:
+               only: set[str] | None = None, label: str = "", deadline: float | None = None) -> list[Mutant]:
     """Tests every (sampled) mutant of one module; ``only``: retest just these mutant ids (kept results for the rest)."""
     rel, tests, extra = TARGETS[name]
     tests = [t for t in tests if (REPO / t).exists()]
@@ -302,13 +303,16 @@ def run_module(name: str, scratch: Path, out: Path, sample: int | None, seed: in
     primary = [t for t in order if not any(t.startswith(e) for e in extra)]
     indices = [i for i, (line, _, _, _) in enumerate(points) if line not in quiet]
     skipped = len(points) - len(indices)
-    if sample and sample < len(indices):
-        rng = random.Random(seed)
-        shuffled = indices[:]
-        rng.shuffle(shuffled)
-        indices = sorted(shuffled[:sample])
+    if sample:
+        # Mutants are tested in a seeded random order, so the ones finished before a deadline are a uniform
+        # sample too.
+        random.Random(seed).shuffle(indices)
+        indices = indices[:sample]
     results: list[Mutant] = []
     for n, index in enumerate(indices):
+        if deadline and time.time() > deadline and f"{index}" not in state["mutants"]:
+            print(f"{name}: deadline reached after {len(results)} mutants", flush=True)
+            break
         line, _, kind, text = points[index]
         key = f"{index}"
         if key in state["mutants"] and (only is None or key not in only):
@@ -330,15 +334,15 @@ def run_module(name: str, scratch: Path, out: Path, sample: int | None, seed: in
             mutant.seconds = round(time.perf_counter() - t0, 2)
         finally:
             target.write_text(original)
-        mutant.reached = bool(reach)  # type: ignore[attr-defined]
+        mutant.reached = bool(reach)
         results.append(mutant)
-        state["mutants"][key] = {**asdict(mutant), "reached": bool(reach)}
+        state["mutants"][key] = asdict(mutant)
         state_file.write_text(json.dumps(state, indent=1))
         print(f"{name} {n + 1}/{len(indices)} {mutant.outcome:8} {mutant.seconds:6.1f}s {mutant.description}"
               f"{'' if reach else ' (no test runs the line; module-level lines run only at import)'}", flush=True)
     state["skipped_message_mutants"] = skipped
     state["points"] = len(points)
-    state["sampled"] = len(indices)
+    state["tested"] = len(results)
     state_file.write_text(json.dumps(state, indent=1))
     return results
 
@@ -351,14 +355,20 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=600.0,
                         help="seconds before a mutant's test run counts as killed (generous: load can make a run 10x slower)")
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="start no new mutant after this many minutes (with --sample: a smaller uniform sample)")
     parser.add_argument("--retest-survivors", metavar="LABEL", default=None,
                         help="rerun only the mutants that survived in the earlier results, against the current tests, "
                              "and record them under LABEL (e.g. 'after'); the earlier kills stand")
+    parser.add_argument("--report", action="store_true", help="only rewrite the report from the saved results")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results")
     parser.add_argument("--scratch", type=Path, default=Path("/tmp/docintent-mutation"))
     args = parser.parse_args()
     samples = {k: int(v) for k, v in (s.split("=") for s in args.sample)}
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.report:
+        write_report(args.out, args.seed)
+        return 0
     if args.scratch.exists():
         shutil.rmtree(args.scratch)
     shutil.copytree(REPO, args.scratch, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "runs"))
@@ -370,7 +380,7 @@ def main() -> int:
         (args.scratch.parent / "shared").symlink_to(shared)
     _preload()
     label = f"_{args.retest_survivors}" if args.retest_survivors else ""
-    summary = {}
+    start = time.time()
     for name in args.module or sorted(TARGETS):
         only = None
         if args.retest_survivors:
@@ -380,29 +390,100 @@ def main() -> int:
             if not after_file.is_file():
                 after_file.write_text(json.dumps({"digest": before["digest"], "mutants": {
                     k: m for k, m in before["mutants"].items() if k not in only}}, indent=1))
-        results = run_module(name, args.scratch, args.out, samples.get(name), args.seed, args.timeout, only, label)
-        state = json.loads((args.out / f"mutation_{name}{label}.json").read_text())
-        killed = sum(m.outcome in ("killed", "timeout") for m in results)
-        rel, tests, extra = TARGETS[name]
-        summary[name] = {
-            "module": rel, "tests": tests + [f"{e} (tests reaching the line)" for e in extra],
-            "points": state.get("points"), "skipped_message_mutants": state.get("skipped_message_mutants"),
-            "sample": samples.get(name), "seed": args.seed,
-            "mutants": len(results), "killed": killed,
-            "score": round(100.0 * killed / max(len(results), 1), 1),
-            "survivors": [m.description for m in results if m.outcome == "survived"],
-        }
-    lines = ["| module | tests | mutants tested (of all) | killed | score |", "|---|---|---:|---:|---:|"]
-    for s in summary.values():
-        lines.append(f"| {s['module']} | {', '.join(s['tests'])} | {s['mutants']} (of {s['points']}) | {s['killed']} "
-                     f"| {s['score']:.1f}% |")
-    for s in summary.values():
-        lines += ["", f"Survivors in {s['module']}:", *[f"- {d}" for d in s["survivors"]]]
-    text = "\n".join(lines)
-    print(text)
-    (args.out / f"mutation{label}.md").write_text(text + "\n")
-    (args.out / f"mutation{label}.json").write_text(json.dumps(summary, indent=1) + "\n")
+        deadline = start + 60 * args.minutes if args.minutes else None
+        run_module(name, args.scratch, args.out, samples.get(name), args.seed, args.timeout, only, label, deadline)
+    write_report(args.out, args.seed)
     return 0
+
+
+def _sample_order(name: str, seed: int) -> tuple[list[int], list[tuple[int, int, str, str]], list[str], int]:
+    """The module's mutants in the seeded random order the runs use, its mutation points, its source lines, and
+    how many points lie in log / print calls (never tested)."""
+    rel = TARGETS[name][0]
+    source = (REPO / "src" / "docintent" / rel).read_text()
+    tree, points, _ = mutation_points(source)
+    quiet = _message_lines(tree)
+    order = [i for i, (line, _, _, _) in enumerate(points) if line not in quiet]
+    random.Random(seed).shuffle(order)
+    return order, points, source.splitlines(), len(points) - len(order)
+
+
+def write_report(out: Path, seed: int) -> dict:
+    """``mutation.md`` / ``mutation.json`` from every module's state files: the score before the tests written
+    against the survivors (``mutation_<module>.json``) and after (``mutation_<module>_after.json``), counted
+    over the longest finished prefix of the seeded random order (a uniform sample of the module's mutants)."""
+    summary: dict[str, dict] = {}
+    for name, (rel, tests, extra) in TARGETS.items():
+        before_file = out / f"mutation_{name}.json"
+        if not before_file.is_file():
+            continue
+        order, points, lines, quiet = _sample_order(name, seed)
+        before = json.loads(before_file.read_text())["mutants"]
+        after_file = out / f"mutation_{name}_after.json"
+        after = json.loads(after_file.read_text())["mutants"] if after_file.is_file() else None
+        prefix = []
+        for index in order:
+            if str(index) not in before:
+                break
+            prefix.append(str(index))
+        if after is not None and any(k not in after for k in prefix):
+            after = None  # the retest has not finished
+
+        def killed(state: dict, keys: list[str]) -> int:
+            return sum(state[k]["outcome"] in ("killed", "timeout") for k in keys)
+
+        def row(key: str, points: list = points, before: dict = before, lines: list = lines) -> dict:
+            line = points[int(key)][0]
+            return {"id": key, "line": line, "mutant": before[key]["description"], "source": lines[line - 1].strip()}
+
+        entry: dict = {
+            "module": rel, "tests": tests, "tests_reaching_the_line_from": extra,
+            "mutation_points": len(points), "in_log_calls_not_tested": quiet, "seed": seed,
+            "tested": len(prefix), "killed_before": killed(before, prefix),
+            "score_before": round(100.0 * killed(before, prefix) / max(len(prefix), 1), 1),
+        }
+        if after is not None:
+            entry.update(
+                killed_after=killed(after, prefix),
+                score_after=round(100.0 * killed(after, prefix) / max(len(prefix), 1), 1),
+                killed_by_new_tests=[row(k) for k in prefix if before[k]["outcome"] == "survived"
+                                     and after[k]["outcome"] != "survived"],
+                survivors=[row(k) for k in prefix if after[k]["outcome"] == "survived"],
+            )
+        else:
+            entry["survivors"] = [row(k) for k in prefix if before[k]["outcome"] == "survived"]
+        summary[name] = entry
+    md = ["| module | guarding tests | mutants tested (of all) | killed before | score before | killed after | score after |",
+          "|---|---|---:|---:|---:|---:|---:|"]
+    for s in summary.values():
+        tests = ", ".join(t for t in s["tests"] if not t.endswith("_mutants.py")) + "".join(f"; {e} where it reaches the line" for e in s["tests_reaching_the_line_from"])
+        md.append(f"| {s['module']} | {tests} | {s['tested']} (of {s['mutation_points'] - s['in_log_calls_not_tested']}) "
+                  f"| {s['killed_before']} | {s['score_before']:.1f}% | {s.get('killed_after', '')} "
+                  f"| {str(s['score_after']) + '%' if 'score_after' in s else ''} |")
+    for s in summary.values():
+        if s.get("killed_by_new_tests"):
+            md += ["", f"Killed by the new tests in {s['module']}:", ""]
+            md += [f"- {r['mutant']}: `{r['source']}`" for r in s["killed_by_new_tests"]]
+        md += ["", f"Surviving in {s['module']}:", ""]
+        md += [f"- {r['mutant']}: `{r['source']}`" for r in s["survivors"]]
+    generated = "\n".join(md)
+    path = out / "mutation.md"
+    notes = ""
+    if path.is_file() and _NOTES in path.read_text():
+        notes = path.read_text().split(_NOTES, 1)[1]
+    path.write_text(f"{_HEADER}\n\n{generated}\n\n{_NOTES}{notes or chr(10)}")
+    (out / "mutation.json").write_text(json.dumps(summary, indent=1) + "\n")
+    print(generated)
+    return summary
+
+
+_HEADER = """# Mutation testing
+
+Made by `python benchmarks/mutation.py` (one mutant per comparison, boolean operator, constant or returned value;
+none inside log calls). A mutant is killed when the guarding tests fail on it. Mutants are tested in a seeded
+random order (seed 0), so each module's count is a uniform sample where not all were tested. "Before": the
+tests on main; "after": the same mutants with the tests in `tests/test_*_mutants.py` added."""
+_NOTES = "<!-- notes below are kept when the tables above are regenerated -->"
 
 
 if __name__ == "__main__":
