@@ -280,7 +280,9 @@ def run_module(name: str, scratch: Path, out: Path, sample: int | None, seed: in
                only: set[str] | None = None, label: str = "", deadline: float | None = None) -> list[Mutant]:
     """Tests every (sampled) mutant of one module; ``only``: retest just these mutant ids (kept results for the rest)."""
     rel, tests, extra = TARGETS[name]
-    tests = [t for t in tests if (REPO / t).exists()]
+    # The "before" run measures the tests as they were: the files written against its survivors join only the
+    # retest.
+    tests = [t for t in tests if (REPO / t).exists() and (label or not t.endswith("_mutants.py"))]
     target = scratch / "src" / "docintent" / rel
     original = (REPO / "src" / "docintent" / rel).read_text()
     digest = hashlib.blake2b(original.encode(), digest_size=8).hexdigest()
@@ -347,6 +349,18 @@ def run_module(name: str, scratch: Path, out: Path, sample: int | None, seed: in
     return results
 
 
+def _copy_scratch(scratch: Path) -> None:
+    """A copy of the working tree to mutate, beside a link to the reference data the tests read (../shared)."""
+    if scratch.exists():
+        shutil.rmtree(scratch)
+    shutil.copytree(REPO, scratch, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "runs"))
+    shared = REPO.parent / "shared"
+    if not shared.exists():
+        shared = Path("/work/shared")
+    if shared.exists() and not (scratch.parent / "shared").exists():
+        (scratch.parent / "shared").symlink_to(shared)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--module", action="append", choices=sorted(TARGETS), help="module(s) to mutate (default: all)")
@@ -360,6 +374,8 @@ def main() -> int:
     parser.add_argument("--retest-survivors", metavar="LABEL", default=None,
                         help="rerun only the mutants that survived in the earlier results, against the current tests, "
                              "and record them under LABEL (e.g. 'after'); the earlier kills stand")
+    parser.add_argument("--kills", type=Path, default=None, metavar="JSON",
+                        help="run each new test alone on each mutant it claims to kill (see benchmarks/mutation_kills.json)")
     parser.add_argument("--report", action="store_true", help="only rewrite the report from the saved results")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results")
     parser.add_argument("--scratch", type=Path, default=Path("/tmp/docintent-mutation"))
@@ -369,15 +385,11 @@ def main() -> int:
     if args.report:
         write_report(args.out, args.seed)
         return 0
-    if args.scratch.exists():
-        shutil.rmtree(args.scratch)
-    shutil.copytree(REPO, args.scratch, ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "runs"))
-    # The tests read ../shared relative to the repository.
-    shared = REPO.parent / "shared"
-    if not shared.exists():
-        shared = Path("/work/shared")
-    if shared.exists() and not (args.scratch.parent / "shared").exists():
-        (args.scratch.parent / "shared").symlink_to(shared)
+    if args.kills:
+        _copy_scratch(args.scratch)
+        _preload()
+        return 1 if check_kills(args.kills, args.scratch, args.out, args.timeout) else 0
+    _copy_scratch(args.scratch)
     _preload()
     label = f"_{args.retest_survivors}" if args.retest_survivors else ""
     start = time.time()
@@ -394,6 +406,42 @@ def main() -> int:
         run_module(name, args.scratch, args.out, samples.get(name), args.seed, args.timeout, only, label, deadline)
     write_report(args.out, args.seed)
     return 0
+
+
+def check_kills(spec: Path, scratch: Path, out: Path, timeout: float) -> int:
+    """Runs each new test alone against each mutant it claims to kill (``spec``: a JSON list of
+    ``{"module", "test", "mutants": [index, ...]}``); writes ``mutation_kills.md`` / ``.json``. Returns how many
+    claims failed (the test passed on its mutant)."""
+    claims = json.loads(spec.read_text())
+    state_file = out / "mutation_kills.json"
+    state = json.loads(state_file.read_text()) if state_file.is_file() else {}
+    originals = {name: (REPO / "src" / "docintent" / rel).read_text() for name, (rel, _, _) in TARGETS.items()}
+    for claim in claims:
+        name, test = claim["module"], claim["test"]
+        target = scratch / "src" / "docintent" / TARGETS[name][0]
+        _, points, _ = mutation_points(originals[name])
+        lines = originals[name].splitlines()
+        for index in claim["mutants"]:
+            key = f"{test}|{name}|{index}|{hashlib.blake2b(originals[name].encode(), digest_size=8).hexdigest()}"
+            if key in state:
+                continue
+            line, _, kind, text = points[index]
+            try:
+                target.write_text(mutate(originals[name], index))
+                result = _run_pytest(scratch, [*_PYTEST_OPTS, test], timeout)
+            finally:
+                target.write_text(originals[name])
+            state[key] = {"test": test, "module": TARGETS[name][0], "mutant": f"line {line}: {kind} {text}",
+                          "source": lines[line - 1].strip(), "killed": result != "passed"}
+            state_file.write_text(json.dumps(state, indent=1))
+            print(f"{'killed ' if result != 'passed' else 'SURVIVED'} {test.split('::')[1]} {name} {line} {kind} {text}",
+                  flush=True)
+    md = ["| new test | mutant (module, line: change) | source line | killed |", "|---|---|---|---|"]
+    for entry in state.values():
+        md.append(f"| `{entry['test'].split('::')[1]}` | {entry['module']} {entry['mutant']} | `{entry['source']}` "
+                  f"| {'yes' if entry['killed'] else '**no**'} |")
+    (out / "mutation_kills.md").write_text("# Each new test against the mutants it is written to kill\n\n" + "\n".join(md) + "\n")
+    return sum(not e["killed"] for e in state.values())
 
 
 def _sample_order(name: str, seed: int) -> tuple[list[int], list[tuple[int, int, str, str]], list[str], int]:

@@ -27,6 +27,8 @@ def test_wtq_dates_need_a_real_month_and_day():
     assert wtq_match("2006-xx-04", "2006-XX-4") == 1.0  # an unknown month
     assert wtq_match("2006-03-xx", "2006-3-XX") == 1.0  # an unknown day
     assert wtq_match("2006-04-xx", "2006-3-XX") == 0.0
+    assert wtq_match("5-5-xx", "0005-05-xx") == 1.0  # equal known year and month, unknown day: still a date
+    assert wtq_match("xx-xx-xx", "xxxx-xx-xx") == 0.0  # nothing known is no date: compared as text
 
 
 def test_a_bare_year_date_is_the_number_of_that_year():

@@ -196,6 +196,8 @@ def test_samples_per_second_is_new_rows_over_wall_time():
     """Catches ``samples_per_second`` returning None, or dividing when no time passed."""
     summary = RunSummary(Path("r"), rows=10, new_rows=4, skipped=6, retried=0, failed=0, seconds=2.0, workers=1)
     assert summary.samples_per_second == 2.0
+    quick = RunSummary(Path("r"), rows=1, new_rows=1, skipped=0, retried=0, failed=0, seconds=0.5, workers=1)
+    assert quick.samples_per_second == 2.0
     idle = RunSummary(Path("r"), rows=10, new_rows=0, skipped=10, retried=0, failed=0, seconds=0.0, workers=1)
     assert idle.samples_per_second == 0.0
 
