@@ -10,7 +10,15 @@ from dataclasses import dataclass
 
 import pytest
 
-from docintent.evaluation.metrics import score_row, summarize, summary_markdown, wtq_match
+from docintent.evaluation.metrics import (
+    anls,
+    relaxed_match,
+    score_row,
+    summarize,
+    summary_markdown,
+    tabfact_match,
+    wtq_match,
+)
 
 
 def test_wtq_dates_need_a_real_month_and_day():
@@ -115,3 +123,13 @@ def test_summaries_serialise_with_their_sub_splits():
     assert d["tasks"]["table"]["subsets"]["vwtq"] == {"score": 100.0, "consistency": 100.0, "rows": 1,
                                                        "questions": 1}
     assert "subsets" not in d["tasks"]["table"]["subsets"]["vwtq"]
+
+
+def test_a_missing_spreadsheet_cell_is_the_empty_answer_for_every_rule():
+    """Catches ``_text`` returning nothing for a NaN prediction (what pandas reads from an empty cell): the rules
+    would crash on it instead of scoring the empty answer."""
+    nan = float("nan")
+    assert wtq_match(nan, "") == 1.0 and wtq_match(nan, "3") == 0.0
+    assert relaxed_match(nan, "5") is False
+    assert tabfact_match(nan, "1") == 0.0
+    assert anls(nan, [""]) == 1.0

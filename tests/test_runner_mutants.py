@@ -169,11 +169,13 @@ def test_step_images_are_saved_once_per_page_state_and_shrunk_to_1024(tmp_path):
 
 
 def test_small_step_images_keep_their_size(tmp_path):
-    """Catches the shrink applied to pages already under 1024 pixels (``scale < 1`` -> ``scale < 2``)."""
+    """Catches the shrink applied to pages already under 1024 pixels (``scale < 1`` -> ``scale < 2`` would blow a
+    700-pixel page up to 1024)."""
     out = tmp_path / "run"
-    run_benchmark(_samples(tmp_path, 1), ["none"], ScriptedFactory(), out, progress=False, save_steps=True)
+    run_benchmark(_samples(tmp_path, 1, size=(300, 700)), ["none"], ScriptedFactory(), out, progress=False,
+                  save_steps=True)
     (image,) = (out / "steps" / "doc_0_a").glob("*.jpg")
-    assert cv2.imread(str(image)).shape[:2] == (120, 320)
+    assert cv2.imread(str(image)).shape[:2] == (300, 700)
 
 
 # --- budgets, summaries, the results file -------------------------------------------------------------------

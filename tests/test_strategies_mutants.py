@@ -12,7 +12,7 @@ import pytest
 
 from docintent import Page
 from docintent.brains import Answer, Diagnosis, FunctionBrain, ScriptedBrain, UseTool
-from docintent.errors import ConfigError
+from docintent.errors import ConfigError, ModelEndpointError
 from docintent.strategies import PIPELINE_ORDER, STRATEGIES, get_strategy
 from docintent.tools import list_tools
 
@@ -98,3 +98,24 @@ def test_a_toolbox_may_be_given_as_a_list_or_left_open(page):
     listed = get_strategy("docintent", tools=["rotate_90", "rotate_180"])
     assert listed.config.tools == ("rotate_90", "rotate_180") and hash(listed.config)
     assert offered_tools(listed, page) == ["rotate_90", "rotate_180"]
+
+
+def test_the_judge_trace_says_when_nothing_was_diagnosed(page):
+    """Catches ``", ".join(degradations) or "no degradation"`` with ``or`` -> ``and`` (the reason would be empty)."""
+    result = get_strategy("judge-fixed").run(page, "q?", "doc", ScriptedBrain(final="a"))
+    (diagnose,) = [s for s in result.trace if s.phase == "diagnose"]
+    assert diagnose.reason == "no degradation" and tool_runs(result) == []
+    brain = ScriptedBrain(diagnosis=Diagnosis(("blur", "shadow")), final="a")
+    (diagnose,) = [s for s in get_strategy("judge-fixed").run(page, "q?", "doc", brain).trace if s.phase == "diagnose"]
+    assert diagnose.reason == "blur, shadow"
+
+
+def test_a_brain_that_cannot_answer_gives_an_empty_answer_with_no_confidence(page):
+    """Catches the failed run's ``Answer("", 0.0, error)`` reporting confidence 1.0."""
+
+    def down(state):
+        raise ModelEndpointError("endpoint unreachable")
+
+    result = get_strategy("none").run(page, "q?", "doc", FunctionBrain(answer=down))
+    assert result.answer == "" and result.confidence == 0.0
+    assert result.error == "ModelEndpointError: endpoint unreachable"
