@@ -119,3 +119,11 @@ def test_a_brain_that_cannot_answer_gives_an_empty_answer_with_no_confidence(pag
     result = get_strategy("none").run(page, "q?", "doc", FunctionBrain(answer=down))
     assert result.answer == "" and result.confidence == 0.0
     assert result.error == "ModelEndpointError: endpoint unreachable"
+
+
+def test_the_judge_runs_only_tools_in_the_toolbox(page):
+    """Catches ``t in available_tools and t not in names`` with ``and`` -> ``or``: a diagnosed degradation would run
+    a tool the user left out of the toolbox."""
+    brain = ScriptedBrain(diagnosis=Diagnosis(("blur", "shadow")), final="j")
+    result = get_strategy("judge-fixed", tools=("deblurring",)).run(page, "q?", "doc", brain)
+    assert tool_runs(result) == ["deblurring"] and result.answer == "j"
