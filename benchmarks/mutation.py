@@ -399,7 +399,10 @@ def main() -> int:
             before = json.loads((args.out / f"mutation_{name}.json").read_text())
             only = {k for k, m in before["mutants"].items() if m["outcome"] == "survived"}
             after_file = args.out / f"mutation_{name}{label}.json"
-            if not after_file.is_file():
+            if after_file.is_file():  # resume: retest only what has not been retested or still survives
+                done = json.loads(after_file.read_text())["mutants"]
+                only = {k for k in only if k not in done or done[k]["outcome"] == "survived"}
+            else:
                 after_file.write_text(json.dumps({"digest": before["digest"], "mutants": {
                     k: m for k, m in before["mutants"].items() if k not in only}}, indent=1))
         deadline = start + 60 * args.minutes if args.minutes else None
