@@ -24,7 +24,8 @@ from docintent.evaluation.metrics import (
 def test_wtq_dates_need_a_real_month_and_day():
     """Catches the month / day ranges of ``_parse_date`` moved (``1 <= month <= 12``, ``1 <= day <= 31``) and the
     unknown-part markers mis-read: a wrong date would match as a value, or a right one only as text."""
-    assert wtq_match("2006-01-05", "2006-1-5") == 1.0  # January and the 1st are dates ...
+    assert wtq_match("2006-01-05", "2006-1-5") == 1.0  # January ...
+    assert wtq_match("2006-03-01", "2006-3-1") == 1.0  # ... and the 1st are dates ...
     assert wtq_match("2006-12-31", "2006-12-031") == 1.0  # ... so are December and the 31st
     assert wtq_match("2006-13-01", "2006-13-1") == 0.0  # month 13 is no date: compared as text, and it differs
     assert wtq_match("2006-02-32", "2006-2-32") == 0.0  # day 32 neither
