@@ -415,7 +415,13 @@ def check_kills(spec: Path, scratch: Path, out: Path, timeout: float) -> int:
     """Runs each new test alone against each mutant it claims to kill (``spec``: a JSON list of
     ``{"module", "test", "mutants": [index, ...]}``); writes ``mutation_kills.md`` / ``.json``. Returns how many
     claims failed (the test passed on its mutant)."""
-    claims = json.loads(spec.read_text())
+    doc = json.loads(spec.read_text())
+    claims = doc["claims"]
+    for name, digest in doc.get("digests", {}).items():
+        source = (REPO / "src" / "docintent" / TARGETS[name][0]).read_text()
+        if hashlib.blake2b(source.encode(), digest_size=8).hexdigest() != digest:
+            raise SystemExit(f"{spec}: its mutant numbers for {TARGETS[name][0]} refer to commit {doc.get('commit')}; "
+                             "the module has changed since, so renumber them (see mutation_points)")
     state_file = out / "mutation_kills.json"
     state = json.loads(state_file.read_text()) if state_file.is_file() else {}
     originals = {name: (REPO / "src" / "docintent" / rel).read_text() for name, (rel, _, _) in TARGETS.items()}

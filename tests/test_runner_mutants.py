@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import subprocess
 from pathlib import Path
 
@@ -254,16 +253,18 @@ def test_missing_results_and_a_broken_manifest_are_named(tmp_path):
         read_manifest(tmp_path)
 
 
-def test_worker_threads_are_shared_out_and_the_callers_environment_restored(monkeypatch):
-    """Catches ``_worker_environment``: the share's floor of 1 changed, or the set of variables it may add inverted
-    (it would then remove the caller's own settings)."""
+def test_worker_threads_are_shared_out_and_the_callers_settings_kept(monkeypatch):
+    """Catches the thread share: its floor of 1 changed, or the variables it may set inverted (it would then
+    overwrite, and afterwards remove, the caller's own settings)."""
+    from docintent.evaluation.executors import thread_environment, usable_cores
+
     monkeypatch.setenv("DOCINTENT_THREADS", "3")
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         monkeypatch.delenv(name, raising=False)
-    with runner._worker_environment(10_000):
-        assert os.environ["OMP_NUM_THREADS"] == "1" and os.environ["DOCINTENT_THREADS"] == "3"
-    assert os.environ["DOCINTENT_THREADS"] == "3" and "OMP_NUM_THREADS" not in os.environ
-    assert runner.usable_cores() >= 1
+    assert thread_environment(usable_cores() // 10_000) == {
+        "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    assert thread_environment(4)["OMP_NUM_THREADS"] == "4"
+    assert usable_cores() >= 1
 
 
 def test_one_strategy_object_result_round_trips(tmp_path):
