@@ -474,8 +474,13 @@ def write_report(out: Path, seed: int) -> dict:
         before_file = out / f"mutation_{name}.json"
         if not before_file.is_file():
             continue
+        before_state = json.loads(before_file.read_text())
+        source = (REPO / "src" / "docintent" / rel).read_text()
+        if before_state.get("digest") != hashlib.blake2b(source.encode(), digest_size=8).hexdigest():
+            raise SystemExit(f"{before_file}: made on another version of {rel}; its report stands as written "
+                             "(rerun the mutation testing to measure this version)")
         order, points, lines, quiet = _sample_order(name, seed)
-        before = json.loads(before_file.read_text())["mutants"]
+        before = before_state["mutants"]
         after_file = out / f"mutation_{name}_after.json"
         after = json.loads(after_file.read_text())["mutants"] if after_file.is_file() else None
         prefix = []
