@@ -153,14 +153,7 @@ def check_output_file(path: str | os.PathLike) -> Path:
     p = Path(path)
     if p.is_dir():
         raise InputError(p, "is a folder; give a file name")
-    parent = p.parent if str(p.parent) else Path(".")
-    probe = parent
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
-    if not probe.is_dir():
-        raise InputError(p, f"cannot be written: {probe} is not a folder")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise InputError(p, f"cannot be written: no permission to write in {probe}")
+    _check_creatable(p, p.parent if str(p.parent) else Path("."), "written")
     if p.exists() and not os.access(p, os.W_OK):
         raise InputError(p, "cannot be written: no permission")
     return p
@@ -173,14 +166,21 @@ def check_output_folder(path: str | os.PathLike) -> Path:
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise InputError(p, "exists and is not a folder")
-    probe = p
+    _check_creatable(p, p, "created")
+    return p
+
+
+def _check_creatable(target: Path, start: Path, verb: str) -> None:
+    """Refuse ``target`` when the nearest existing folder at or above ``start`` is not a folder or not writable."""
+    from ..errors import InputError
+
+    probe = start
     while not probe.exists() and probe != probe.parent:
         probe = probe.parent
     if not probe.is_dir():
-        raise InputError(p, f"cannot be created: {probe} is not a folder")
+        raise InputError(target, f"cannot be {verb}: {probe} is not a folder")
     if not os.access(probe, os.W_OK | os.X_OK):
-        raise InputError(p, f"cannot be written: no permission to write in {probe}")
-    return p
+        raise InputError(target, f"cannot be written: no permission to write in {probe}")
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:

@@ -32,6 +32,16 @@ import scipy.sparse as sp
 from ..errors import ConfigError
 
 
+def top_rows(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and scores of the ``k`` best positive scores, best first, ties by row (reproducible)."""
+    hits = np.flatnonzero(scores > 0)
+    if len(hits) == 0:
+        return hits, scores[hits]
+    order = np.lexsort((hits, -scores[hits]))[:k]
+    best = hits[order]
+    return best, scores[best]
+
+
 class BM25:
     """A fitted BM25 model over a list of tokenised documents (row ``i`` = document ``i``)."""
 
@@ -120,13 +130,7 @@ class BM25:
 
         Ties break by row index so results are reproducible.
         """
-        s = self.scores(terms)
-        hits = np.flatnonzero(s > 0)
-        if len(hits) == 0:
-            return hits, s[hits]
-        order = np.lexsort((hits, -s[hits]))[:k]
-        best = hits[order]
-        return best, s[best]
+        return top_rows(self.scores(terms), k)
 
     # --- persistence ---------------------------------------------------------------------------------
 

@@ -112,13 +112,3 @@ def derived_is_fresh(path: Path) -> bool:
     """Whether a derived file exists and was written after the index's last build (which rewrites ``bm25.npz``)."""
     body = path.parent / "bm25.npz"
     return path.is_file() and (not body.is_file() or path.stat().st_mtime >= body.stat().st_mtime)
-
-
-def top_rows(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rows and scores of the ``k`` best positive scores, best first, ties by row."""
-    hits = np.flatnonzero(scores > 0)
-    if len(hits) == 0:
-        return hits, scores[hits]
-    order = np.lexsort((hits, -scores[hits]))[:k]
-    best = hits[order]
-    return best, scores[best]

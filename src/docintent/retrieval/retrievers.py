@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError, UnknownComponentError
-from .fields import FieldScorer, top_rows
+from .bm25 import top_rows
+from .fields import FieldScorer
 from .index import PageIndex
 from .passages import DENSE_MODEL as DENSE_MODEL
 from .passages import PassageEmbeddings, encode, load_sentence_model
