@@ -11,8 +11,20 @@ import pytest
 
 from docintent.brains.offline import ReviewEvidence
 from docintent.brains.offline.answer import solve
+from docintent.brains.offline.extract import Matcher, best_candidate
 from docintent.brains.offline.question import analyse
-from docintent.brains.offline.spans import classify, trim_span
+from docintent.brains.offline.spans import (
+    RULES,
+    classify,
+    find_dates,
+    find_emails,
+    find_postal_codes,
+    find_streets,
+    find_urls,
+    is_name_line,
+    span_candidates,
+    trim_span,
+)
 from docintent.layout.lines import Item, Layout
 from docintent.page import Box, Page
 
@@ -123,3 +135,58 @@ def test_issue_number_comes_from_the_masthead_not_the_paragraph():
     )
     assert answer("Which issue of the journal is this?", lay) == "2"
     assert answer("What volume of the journal is this?", lay) == "43"
+
+
+@pytest.mark.parametrize(
+    "line,expected",
+    [
+        ("v3.0.1-2022/02/04", ["2022/02/04"]),
+        ("Uw brief van 13 januari 1988", ["13 januari 1988"]),
+        ("Printed June 4, 2018", ["June 4, 2018"]),
+        ("Nijmegen, 8 october 1989", ["8 october 1989"]),
+        ("Version 5.4 organized by: Ethan A Merritt", []),
+    ],
+)
+def test_date_finder_returns_the_date_not_the_line(line, expected):
+    assert [span for _start, _end, span in find_dates(line)] == expected
+
+
+def test_entity_finders_close_up_ocr_spacing_and_skip_years():
+    assert find_emails("Paul Gaborit paul.gaborit @ gmail.com.") == ["paul.gaborit@gmail.com"]
+    assert find_urls("Repository: https : //github.com/cgnieder/chemmacros.") == ["https://github.com/cgnieder/chemmacros"]
+    assert find_urls("mail gnuplot-info@lists.sourceforge.net") == []
+    assert find_postal_codes("Toernooiveld, 6525 ED Nijmegen") == ["6525 ED"]
+    assert find_postal_codes("Pittsburgh, PA 15213-3890") == ["15213-3890"]
+    assert find_postal_codes("Copyright 2018 Jobst Hoffmann") == []
+    assert find_streets("Ginsterweg 1, 52428 Jülich") == ["Ginsterweg 1"]
+    assert find_streets("51 Franklin Street, Fifth Floor, Boston, MA 02110-1301") == ["51 Franklin Street, Fifth Floor"]
+
+
+@pytest.mark.parametrize(
+    "line,is_name",
+    [
+        ("Paulo Ney de Souza", True),
+        ("Thomas Williams & Colin Kelley", True),
+        ("Sergio C. de la Barrera", True),
+        ("Quick Reference Card", False),
+        ("The Octave Project Developers", False),
+        ("Typesetting Chemical Formulae", False),
+    ],
+)
+def test_name_line_rule(line, is_name):
+    assert is_name_line(line) is is_name
+
+
+def test_the_finders_decide_which_lines_are_names():
+    """The typed-span step reads names through its finders: another name test changes the answer
+    (this is how benchmarks/entities.py puts a library in the rule's place)."""
+    lines = [("Paulo Ney de Souza", 0.14), ("Richard J. Fateman", 0.17), ("19th September 2004", 0.3)]
+    book = Layout([Item("The Maxima Book", Box(0.3, 0.06, 0.7, 0.1), 0.95, 0)]
+                  + [Item(t, Box(0.35, y, 0.65, y + 0.015), 0.95, i + 1) for i, (t, y) in enumerate(lines)])
+    question = "Who is the first author of the book?"
+    matcher = Matcher(analyse(question), book)
+    best = best_candidate(span_candidates(question, book, matcher))
+    assert best is not None and best.text == "Paulo Ney de Souza"
+    not_de_souza = RULES.__class__(name_line=lambda text: is_name_line(text) and "Souza" not in text)
+    best = best_candidate(span_candidates(question, book, matcher, not_de_souza))
+    assert best is not None and best.text == "Richard J. Fateman"

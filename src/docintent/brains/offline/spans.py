@@ -17,6 +17,7 @@ before the date), tables of contents by their rows (entry text, dot leaders, pag
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
@@ -180,14 +181,20 @@ def _squash(text: str) -> str:
 # -- candidates ----------------------------------------------------------------------------------------
 
 
-def span_candidates(question: str, layout: Layout, matcher: Matcher) -> list[Candidate]:
-    """Typed answer candidates for ``question`` on ``layout`` (empty when the question is not of a typed kind)."""
+def span_candidates(question: str, layout: Layout, matcher: Matcher, finders: Finders | None = None) -> list[Candidate]:
+    """Typed answer candidates for ``question`` on ``layout`` (empty when the question is not of a typed kind).
+
+    ``finders``: what finds dates, e-mail addresses, URLs, postal codes, streets and name lines in one line of
+    text (default :data:`RULES`, this module's patterns; ``benchmarks/entities.py`` puts libraries in their place
+    to compare them)."""
     sq = classify(question)
     if sq is None or not layout.items:
         return []
+    entity_readers = {"email": _emails, "url": _urls, "postal": _postal, "street": _street, "date": _dates, "author": _authors}
+    if sq.kind in entity_readers:
+        return entity_readers[sq.kind](sq, layout, matcher, finders or RULES)
     reader = {
-        "page": _toc_page, "section_title": _section_title, "caption": _caption, "email": _emails, "url": _urls,
-        "postal": _postal, "street": _street, "version": _versions, "date": _dates, "author": _authors,
+        "page": _toc_page, "section_title": _section_title, "caption": _caption, "version": _versions,
         "define": _define, "term": _term, "issue": _issue, "agent": _agent, "year": _year, "years": _years,
     }[sq.kind]
     return reader(sq, layout, matcher)
@@ -213,39 +220,96 @@ def _typed(items_and_spans: list[tuple[Item, str, float]], layout: Layout, match
     return out
 
 
-def _emails(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
-    found = []
-    for item in layout.items:
-        for m in EMAIL_RE.finditer(item.text):
-            found.append((item, re.sub(r"\s+", "", m.group(0)).rstrip("."), 1.0))
+# -- entity finders: one line of text in, the entities of one kind out ----------------------------------
+
+
+def find_emails(text: str) -> list[str]:
+    """E-mail addresses in ``text``; OCR's stray spaces around "@" and "." are closed up."""
+    return [re.sub(r"\s+", "", m.group(0)).rstrip(".") for m in EMAIL_RE.finditer(text)]
+
+
+def find_urls(text: str) -> list[str]:
+    """URLs in ``text`` (with a scheme, "www.", or on a code-hosting site); OCR's stray spaces closed up."""
+    urls = (re.sub(r"\s+", "", m.group(0)).rstrip(".,;:") for m in URL_RE.finditer(text))
+    return [u for u in urls if "@" not in u]
+
+
+def find_postal_codes(text: str) -> list[str]:
+    """Postal codes of the common shapes (US ZIP and ZIP+4, Dutch, Canadian, British); bare years excluded."""
+    return [m.group(0) for m in POSTAL_RE.finditer(text) if not _YEAR_ONLY.match(m.group(0))]
+
+
+def find_streets(text: str) -> list[str]:
+    """Street addresses: "51 Franklin Street", "Ginsterweg 1"."""
+    return [m.group(0) for m in STREET_RE.finditer(text)]
+
+
+def find_dates(text: str) -> list[tuple[int, int, str]]:
+    """Dates in ``text`` as (start, end, span): year-first, numeric and month-name dates (six languages)."""
+    # year-first dates first: "v3.0.1-2022/02/04" holds 2022/02/04, not the "0.1-2022" a d-m-y pattern sees
+    spans = [(m.start(), m.end(), re.sub(r"\s", "", m.group(0))) for m in _DATE_EXTRA.finditer(text)]
+    spans += [(m.start(), m.end(), m.group(0)) for m in _FOREIGN_DATE.finditer(text)]
+    for m in DATE_RE.finditer(text):
+        if any(m.start() < e and s < m.end() for s, e, _ in spans) or re.search(r"\d\.$", text[: m.start()]):
+            continue
+        spans.append((m.start(), m.end(), m.group(0)))
+    return spans
+
+
+def is_name_line(text: str) -> bool:
+    """Whether ``text`` (symbols, e-mails and notes already removed) is shaped like one or two person names:
+    2-8 capitalised tokens or particles ("de", "van"), no word a title or heading would use."""
+    toks = text.split()
+    if not 2 <= len(toks) <= 8 or any(t.lower().strip(".,") in _NOT_NAME for t in toks):
+        return False
+    if not all(_NAME_TOKEN.match(t.strip(",")) for t in toks):
+        return False
+    return sum(1 for t in toks if t[:1].isupper()) >= 2
+
+
+@dataclass(frozen=True)
+class Finders:
+    """The functions that find typed entities in one line of text.
+
+    The defaults are this module's rules. Libraries (dateparser, probablepeople, spaCy, email-validator,
+    urlextract, usaddress) were measured in their place on the real-page questions and none found the answer
+    more often (``benchmarks/results/entities.md``), so the reader uses the rules.
+    """
+
+    dates: Callable[[str], list[tuple[int, int, str]]] = find_dates
+    emails: Callable[[str], list[str]] = find_emails
+    urls: Callable[[str], list[str]] = find_urls
+    postal_codes: Callable[[str], list[str]] = find_postal_codes
+    streets: Callable[[str], list[str]] = find_streets
+    name_line: Callable[[str], bool] = is_name_line
+
+
+#: The finders the reader uses.
+RULES = Finders()
+
+
+def _emails(sq: SpanQuestion, layout: Layout, matcher: Matcher, finders: Finders) -> list[Candidate]:
+    found = [(item, email, 1.0) for item in layout.items for email in finders.emails(item.text)]
     return _typed(found, layout, matcher, "e-mail address")
 
 
-def _urls(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
-    found = []
-    for item in layout.items:
-        for m in URL_RE.finditer(item.text):
-            url = re.sub(r"\s+", "", m.group(0)).rstrip(".,;:")
-            if "@" not in url:
-                found.append((item, url, 1.0))
+def _urls(sq: SpanQuestion, layout: Layout, matcher: Matcher, finders: Finders) -> list[Candidate]:
+    found = [(item, url, 1.0) for item in layout.items for url in finders.urls(item.text)]
     return _typed(found, layout, matcher, "URL")
 
 
-def _postal(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
+def _postal(sq: SpanQuestion, layout: Layout, matcher: Matcher, finders: Finders) -> list[Candidate]:
     found = []
     for item in layout.items:
-        for m in POSTAL_RE.finditer(item.text):
-            code = m.group(0)
-            if _YEAR_ONLY.match(code):
-                continue
+        for code in finders.postal_codes(item.text):
             # an address line: the code is followed or preceded by a place name, not embedded in prose
             prior = 1.0 if len(item.text.split()) <= 8 else 0.6
             found.append((item, code, prior))
     return _typed(found, layout, matcher, "postal code")
 
 
-def _street(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
-    found = [(item, m.group(0), 1.0) for item in layout.items for m in STREET_RE.finditer(item.text)]
+def _street(sq: SpanQuestion, layout: Layout, matcher: Matcher, finders: Finders) -> list[Candidate]:
+    found = [(item, street, 1.0) for item in layout.items for street in finders.streets(item.text)]
     return _typed(found, layout, matcher, "street address")
 
 
@@ -305,19 +369,12 @@ _FOREIGN_DATE = re.compile(rf"\b\d{{1,2}}\.?\s+(?:{_FOREIGN_MONTHS})\s+\d{{4}}\b
 _DATE_EXTRA = re.compile(r"\b\d{4}\s?/\s?\d{1,2}\s?/\s?\d{1,2}\b|\b\d{4}-\d{2}-\d{2}\b")
 
 
-def _dates(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
+def _dates(sq: SpanQuestion, layout: Layout, matcher: Matcher, finders: Finders) -> list[Candidate]:
     """Dates; a line that is only a date near the top is the document's own date."""
     found = []
     for item in layout.items:
         text = _norm(item.text)
-        # year-first dates first: "v3.0.1-2022/02/04" holds 2022/02/04, not the "0.1-2022" a d-m-y pattern sees
-        spans = [(m.start(), re.sub(r"\s", "", m.group(0)), m.end()) for m in _DATE_EXTRA.finditer(text)]
-        spans += [(m.start(), m.group(0), m.end()) for m in _FOREIGN_DATE.finditer(text)]
-        for m in DATE_RE.finditer(text):
-            if any(m.start() < e and s < m.end() for s, _, e in spans) or re.search(r"\d\.$", text[: m.start()]):
-                continue
-            spans.append((m.start(), m.group(0), m.end()))
-        for start, span, end in spans:
+        for start, end, span in finders.dates(text):
             rest = (text[:start] + text[end:]).strip(" ,.()[]-")
             alone = len(rest) <= 6 or bool(re.fullmatch(r"v?\d+(\.\d+)+[a-z]?", rest))
             top = item.box.y0 < 0.5
@@ -335,22 +392,15 @@ _NOT_NAME = frozenset(
 )
 
 
-def _name_text(item: Item) -> str | None:
+def _name_text(item: Item, name_line: Callable[[str], bool] = is_name_line) -> str | None:
     """``item``'s text as a person-name line (symbols, e-mails and parentheses removed), or None."""
     text = re.sub(r"\([^)]*\)|\S+@\S+|[∗*†‡§¶]+|\d+$", " ", _norm(item.text))
     text = re.sub(r"[“\"]_?[^”\"]*_?[”\"]", " ", text)  # a nickname in quotes
     text = re.sub(r"\s+", " ", text).strip(" ,;")
-    toks = text.split()
-    if not 2 <= len(toks) <= 8 or any(t.lower().strip(".,") in _NOT_NAME for t in toks):
-        return None
-    if not all(_NAME_TOKEN.match(t.strip(",")) for t in toks):
-        return None
-    if sum(1 for t in toks if t[:1].isupper()) < 2:
-        return None
-    return text
+    return text if text and name_line(text) else None
 
 
-def _authors(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
+def _authors(sq: SpanQuestion, layout: Layout, matcher: Matcher, finders: Finders) -> list[Candidate]:
     """Names in the title block: name-shaped lines under the main heading, in reading order."""
     items = sorted((i for i in layout.items if i.box.y0 < 0.55), key=lambda i: (round(i.cy, 3), i.box.x0))
     if not items:
@@ -361,7 +411,7 @@ def _authors(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candida
     for item in items:
         if item is heading or item.box.y0 < heading.box.y0 - 0.5 * heading.h:
             continue
-        text = _name_text(item)
+        text = _name_text(item, finders.name_line)
         if text:
             runs[-1].append((item, text))
         elif runs[-1]:
@@ -592,4 +642,7 @@ def trim_span(text: str, kind: str) -> str:
     return text
 
 
-__all__ = ["SpanQuestion", "classify", "span_candidates", "trim_span"]
+__all__ = [
+    "RULES", "Finders", "SpanQuestion", "classify", "find_dates", "find_emails", "find_postal_codes",
+    "find_streets", "find_urls", "is_name_line", "span_candidates", "trim_span",
+]
