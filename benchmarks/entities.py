@@ -189,8 +189,11 @@ def spacy_worker() -> None:
 
 
 def spacy_labels(python: str, texts: list[str]) -> tuple[dict[str, bool], dict]:
-    proc = subprocess.run([python, str(Path(__file__).resolve()), "--spacy-worker"], input=json.dumps(texts),
-                          capture_output=True, text=True, check=False)
+    try:
+        proc = subprocess.run([python, str(Path(__file__).resolve()), "--spacy-worker"], input=json.dumps(texts),
+                              capture_output=True, text=True, check=False)
+    except OSError as exc:
+        raise SystemExit(f"{python}: cannot run it: {exc.strerror}") from None
     if proc.returncode != 0:
         raise SystemExit(f"{python}: the spaCy worker failed: {proc.stderr.strip().splitlines()[-1:]}")
     out = json.loads(proc.stdout.strip().splitlines()[-1])
