@@ -3,7 +3,8 @@
 For every question of ``realpages_questions.jsonl`` that asks for a typed entity the libraries could find
 (dates, person names, e-mail addresses, URLs, postal codes, street addresses), the page is read as the reader
 reads it (the clean render at ~2000 px, OCR'd by RapidOCR through the disk cache, laid out by
-``Layout.from_ocr``) and the reader's typed-span step (:func:`docintent.brains.offline.spans.span_candidates`)
+``Layout.from_ocr``), and again from the PDF's text layer (no OCR errors: what the finders do on clean text),
+and the reader's typed-span step (:func:`docintent.brains.offline.spans.span_candidates`)
 is run with each finder in turn: the rules (``spans.RULES``, what the reader uses), then each library in the
 rule's place for that entity kind (the library finders are defined here, with the same signatures as the rules).
 The span it returns (trimmed as the reader trims it) is scored against the gold answers: exact match (case and
@@ -238,6 +239,42 @@ def layouts(page_ids: list[str]):
     return out
 
 
+def text_layer_layouts(page_ids: list[str]):
+    """page id -> Layout of the PDF's text layer: pdfium's text runs joined into lines (a run joins the line
+    before it when the two overlap vertically by half and the gap between them is under one line height)."""
+    sys.path.insert(0, str(ROOT))
+    from docintent.layout.lines import Item, Layout
+    from docintent.page import Box
+    from realpages import DEFAULT_OUT, PAGES, _open_pdf
+
+    out = {}
+    for page_id in page_ids:
+        path, index, *_ = PAGES[page_id]
+        page = _open_pdf(path, DEFAULT_OUT / "pdf")[index]
+        width, height = page.get_size()
+        textpage = page.get_textpage()
+        lines: list[list] = []  # [left, bottom, right, top, text]
+        for i in range(textpage.count_rects()):
+            left, bottom, right, top = textpage.get_rect(i)
+            text = textpage.get_text_bounded(left, bottom, right, top).replace("\r", " ").replace("\n", " ")
+            if not text.strip():
+                continue
+            if lines:
+                last = lines[-1]
+                overlap = min(top, last[3]) - max(bottom, last[1])
+                line_h = max(top - bottom, last[3] - last[1], 1.0)
+                if overlap > 0.5 * min(top - bottom, last[3] - last[1]) and 0 <= left - last[2] < line_h:
+                    sep = "" if last[4].endswith(" ") or text.startswith(" ") else " "
+                    last[4] += sep + text
+                    last[0], last[1], last[2], last[3] = min(last[0], left), min(last[1], bottom), max(last[2], right), max(last[3], top)
+                    continue
+            lines.append([left, bottom, right, top, text])
+        items = [Item(re.sub(r"\s+", " ", t).strip(), Box(max(0.0, lf / width), max(0.0, 1 - tp / height), min(1.0, rt / width), min(1.0, 1 - bt / height)), 1.0, k)
+                 for k, (lf, bt, rt, tp, t) in enumerate(lines)]
+        out[page_id] = Layout(items)
+    return out
+
+
 def extract(question: str, layout, finders) -> tuple[str, list[str]]:
     """The reader's typed span for ``question`` with ``finders``, and every candidate span."""
     from docintent.brains.offline.extract import Matcher, best_candidate
@@ -284,7 +321,8 @@ def run(spacy_python: str | None) -> dict:
             typed.append((r, sq.kind, PAGES[r["page"]][4]))
     pages = sorted({r["page"] for r, _, _ in typed})
     t0 = time.perf_counter()
-    layout_map = layouts(pages)
+    inputs = {"ocr": layouts(pages), "text layer": text_layer_layouts(pages)}
+    layout_map = inputs["ocr"]
     print(f"{len(pages)} pages read in {time.perf_counter() - t0:.1f} s", flush=True)
 
     variants: dict[str, dict[str, Finders]] = {k: {"rules": RULES} for k in list(KIND_FIELD) + list(RULES_ONLY_KINDS)}
@@ -304,26 +342,31 @@ def run(spacy_python: str | None) -> dict:
         variants["date"]["rules, else dateparser"] = replace(RULES, dates=lambda t: RULES.dates(t) or dateparser_dates(t))
     spacy_info: dict = {}
     if spacy_python:
-        texts = sorted({t for layout in layout_map.values() for item in layout.items if (t := _name_text(item, lambda _s: True))})
+        texts = sorted({t for lm in inputs.values() for layout in lm.values() for item in layout.items
+                        if (t := _name_text(item, lambda _s: True))})
         labels, spacy_info = spacy_labels(spacy_python, texts)
         variants["author"]["spaCy en_core_web_sm"] = replace(RULES, name_line=lambda t: labels.get(t, False))
 
     table: dict = {}
     detail = []
-    for r, kind, split in typed:
-        for name, finders in variants[kind].items():
-            answer, cands = extract(r["question"], layout_map[r["page"]], finders)
-            s = score(answer, cands, r["answers"])
-            cell = table.setdefault(split, {}).setdefault(kind, {}).setdefault(name, {"n": 0, "em": 0.0, "anls": 0.0, "found": 0.0})
-            cell["n"] += 1
-            for k in ("em", "anls", "found"):
-                cell[k] += s[k]
-            detail.append({"id": r["id"], "split": split, "kind": kind, "variant": name, "answer": answer, "gold": r["answers"], **s})
-    for split in table.values():
-        for kind in split.values():
-            for cell in kind.values():
+    for source, lm in inputs.items():
+        for r, kind, split in typed:
+            for name, finders in variants[kind].items():
+                answer, cands = extract(r["question"], lm[r["page"]], finders)
+                s = score(answer, cands, r["answers"])
+                cell = table.setdefault(source, {}).setdefault(split, {}).setdefault(kind, {}).setdefault(
+                    name, {"n": 0, "em": 0.0, "anls": 0.0, "found": 0.0})
+                cell["n"] += 1
                 for k in ("em", "anls", "found"):
-                    cell[k] = round(100 * cell[k] / cell["n"], 1)
+                    cell[k] += s[k]
+                detail.append({"input": source, "id": r["id"], "split": split, "kind": kind, "variant": name,
+                               "answer": answer, "gold": r["answers"], **s})
+    for by_split in table.values():
+        for by_kind in by_split.values():
+            for cells in by_kind.values():
+                for cell in cells.values():
+                    for k in ("em", "anls", "found"):
+                        cell[k] = round(100 * cell[k] / cell["n"], 1)
 
     speed_variants = {"rules dates": ("dates", RULES.dates), "rules emails": ("emails", RULES.emails),
                       "rules urls": ("urls", RULES.urls), "rules postal": ("postal_codes", RULES.postal_codes),
@@ -341,9 +384,9 @@ def run(spacy_python: str | None) -> dict:
             versions[dist] = version(dist)
         except PackageNotFoundError:
             pass
-    return {"table": table, "decisions": decisions(table.get("dev", {})), "detail": detail, "speed": speed, "import": costs, "spacy": spacy_info,
+    return {"table": table, "decisions": decisions(table["ocr"].get("dev", {})), "detail": detail, "speed": speed, "import": costs, "spacy": spacy_info,
             "versions": versions, "reader": "rules", "not_in_set": NOT_IN_SET,
-            "load": os.getloadavg(), "pages": len(pages), "input": "clean renders, RapidOCR lines (Layout.from_ocr)"}
+            "load": os.getloadavg(), "pages": len(pages)}
 
 
 def decisions(dev: dict) -> list[tuple[str, dict]]:
@@ -364,18 +407,27 @@ def decisions(dev: dict) -> list[tuple[str, dict]]:
 
 def markdown(res: dict) -> str:
     out = ["# Typed entities: hand-written rules vs libraries on the real-page questions", "",
-           f"Input: {res['input']}, {res['pages']} pages. Scored: the reader's typed span (EM and ANLS, %) and "
-           "whether the gold answer was among the candidates (found, %). Develop on dev; test is held out.", ""]
+           f"{res['pages']} pages. Input `ocr`: the clean render (~2000 px) OCR'd by RapidOCR and laid out as the "
+           "reader does (its actual input); `text layer`: the PDF's text runs joined into lines. Scored: the reader's "
+           "typed span (EM and ANLS, %) and whether the gold answer was among the candidates (found, %). Develop on "
+           "dev; test is held out.", ""]
+    titles = {"ocr": "OCR of the clean render", "text layer": "PDF text layer"}
     for split in ("dev", "test"):
-        out += [f"## {split}", "", "| kind | finder | n | EM | ANLS | found | in the reader |", "|---|---|---:|---:|---:|---:|---|"]
-        for kind, cells in sorted(res["table"].get(split, {}).items()):
-            for name, c in cells.items():
-                used = "yes" if name == res["reader"] else ""
-                out.append(f"| {kind} | {name} | {c['n']} | {c['em']:.1f} | {c['anls']:.1f} | {c['found']:.1f} | {used} |")
-        out.append("")
-    out += ["## Decision (dev split only)", "", "| kind | library | EM vs rules | ANLS vs rules | verdict |", "|---|---|---:|---:|---|"]
-    for kind, verdict in decisions(res["table"].get("dev", {})):
-        out.append(f"| {kind} | {verdict['library']} | {verdict['d_em']:+.1f} | {verdict['d_anls']:+.1f} | {verdict['verdict']} |")
+        for source in res["table"]:
+            out += [f"## {split}, {titles[source]}", "", "| kind | finder | n | EM | ANLS | found | in the reader |",
+                    "|---|---|---:|---:|---:|---:|---|"]
+            for kind, cells in sorted(res["table"][source].get(split, {}).items()):
+                for name, c in cells.items():
+                    used = "yes" if name == res["reader"] else ""
+                    out.append(f"| {kind} | {name} | {c['n']} | {c['em']:.1f} | {c['anls']:.1f} | {c['found']:.1f} | {used} |")
+            out.append("")
+    text_dev = dict(((k, v["library"]), v) for k, v in decisions(res["table"].get("text layer", {}).get("dev", {})))
+    out += ["## Decision (dev split, OCR input; the text layer for comparison)", "",
+            "| kind | library | EM vs rules | ANLS vs rules | text layer: EM / ANLS vs rules | verdict |", "|---|---|---:|---:|---:|---|"]
+    for kind, verdict in decisions(res["table"]["ocr"].get("dev", {})):
+        t = text_dev.get((kind, verdict["library"]))
+        tl = f"{t['d_em']:+.1f} / {t['d_anls']:+.1f}" if t else ""
+        out.append(f"| {kind} | {verdict['library']} | {verdict['d_em']:+.1f} | {verdict['d_anls']:+.1f} | {tl} | {verdict['verdict']} |")
     out.append("")
     out += ["## Not in the set", ""] + [f"- {k}: {v}" for k, v in res["not_in_set"].items()] + [""]
     out += ["## Cost", "", f"Load average during the run: {', '.join(f'{x:.2f}' for x in res['load'])}.", "",
