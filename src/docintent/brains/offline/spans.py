@@ -272,8 +272,8 @@ class Finders:
     """The functions that find typed entities in one line of text.
 
     The defaults are this module's rules. Libraries (dateparser, probablepeople, spaCy, email-validator,
-    urlextract, usaddress) were measured in their place on the real-page questions and none found the answer
-    more often (``benchmarks/results/entities.md``), so the reader uses the rules.
+    urlextract, usaddress) were measured in their place on the real-page questions and none scored better
+    on the development split (``benchmarks/results/entities.md``), so the reader uses the rules.
     """
 
     dates: Callable[[str], list[tuple[int, int, str]]] = find_dates
