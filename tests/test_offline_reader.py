@@ -158,3 +158,62 @@ def test_reader_zooms_into_the_evidence_region_when_zoom_is_offered(reader):
     assert result.answer == "$277.60" and result.final_page is page  # zoom changes no page
     plain = get_strategy("docintent").run(page, "What is the total due?", "doc", reader)
     assert not any(s.tool == "zoom" for s in plain.trace)
+
+
+def test_measured_damage_lowers_confidence_and_sends_phase_a_to_the_tool():
+    from docintent.brains.offline import Calibration, OfflineReader
+
+    page = _invoice()
+    # A mild blur: RapidOCR still reads the total, with confidence, but the blur signal passes its threshold.
+    blurred = page.derive(cv2.GaussianBlur(page.pixels, (0, 0), 1.6), "blur")
+    wary = Calibration(bias=-2.0, confidence=6.0, damage=-4.0)
+    plain, calibrated = OfflineReader(calibration=None), OfflineReader(calibration=wary, answer_threshold=0.6)
+    question, tools = "What is the total due?", ["deblurring", "deshadowing"]
+    state = State(question, "doc", blurred, blurred, [])
+    excess, degradation = calibrated.damage(state, blurred, calibrated.read(state, blurred).region)
+    assert degradation == "blur" and excess > 0.3
+    before = plain.decide(State(question, "doc", blurred, blurred, list(tools)))
+    after = calibrated.decide(State(question, "doc", blurred, blurred, list(tools)))
+    assert isinstance(before, Answer) and before.text == "$277.60"
+    assert isinstance(after, UseTool) and after.name == "deblurring"
+    # On the clean page nothing passes a threshold: the answer's confidence is the calibration of the raw one.
+    raw = plain.answer(State(question, "doc", page, page, []))
+    clean = calibrated.answer(State(question, "doc", page, page, []))
+    assert clean.text == "$277.60" and clean.confidence == pytest.approx(wary(raw.confidence, 0.0))
+    # The command line passes the calibration as a mapping; anything else is refused with its name.
+    assert OfflineReader(calibration={"bias": 0.0, "confidence": 1.0, "damage": 0.0}).calibration == Calibration(0.0, 1.0, 0.0)
+    with pytest.raises(ValueError, match="calibration"):
+        OfflineReader(calibration=0.5)
+
+
+def test_upside_down_verdicts_are_checked_against_the_text_lines(reader):
+    page = _invoice()
+    turned = get_tool("rotate_180").run(page)
+    assert not reader._reads_upside_down(State("q", "doc", page, page, []), page)
+    assert reader._reads_upside_down(State("q", "doc", turned, turned, []), turned)
+
+
+def test_a_turn_that_leaves_the_page_needing_another_turn_is_kept_and_one_to_undo_is_rolled_back():
+    from docintent.brains.offline import OfflineReader
+    from docintent.trace import Action, Phase, Step
+
+    class Verdicts(OfflineReader):
+        """The classifier's verdicts, given per page state (the case: a page turned 270 taken for 180)."""
+
+        fixes: dict = {}
+
+        def _orientation_fix(self, state, page):
+            return self.fixes[page.hash]
+
+    page = _invoice()
+    sideways = get_tool("rotate_270").run(page)
+    half = get_tool("rotate_180").run(sideways)  # turned 90 now: needs rotate_270 to be upright
+    reader = Verdicts()
+    state = State("What is the total due?", "doc", sideways, sideways, ["rotate_180", "rotate_270"])
+    state.history.append(Step(Phase.TOOL, Action.APPLIED, "rotate_180", "", sideways.hash, half.hash))
+    reader.fixes = {sideways.hash: "rotate_180", half.hash: "rotate_270"}
+    assert isinstance(reader.review(state, sideways, half), Keep)
+    reader.fixes = {sideways.hash: "rotate_180", half.hash: "rotate_180"}  # the turn has to be undone
+    assert isinstance(reader.review(state, sideways, half), Rollback)
+    reader.fixes = {sideways.hash: None, half.hash: None}  # it was upright already
+    assert isinstance(reader.review(state, sideways, half), Rollback)

@@ -1,0 +1,214 @@
+"""Phase A's answer confidence against correctness, and the damage discount that corrects it.
+
+The offline reader answers directly when its confidence reaches 0.6. A clear-looking reading of a blurred,
+warped or faded evidence region is wrong more often than the same reading of a clean one, so the reader lowers
+its confidence by the damage it measures where it read (``OfflineReader.damage_discount``). This benchmark
+chooses that discount on development data and reports calibration with and without it.
+
+``collect`` reads every sample once with the discount off and records what the decision rests on: the reader's
+confidence, where it read, and the measured damage there (the worst degradation past its threshold, as the
+reader measures it; never the recorded labels). The benchmark, not the brain, scores the answer against gold
+and joins the score of the same sample after restoration (from a ``judge-fixed`` run of the same dataset: every
+diagnosed degradation restored).
+
+``choose`` simulates Phase A's decision for each discount (answer directly when the discounted confidence
+reaches the threshold, otherwise restore) and prints the simulated score and the calibration (expected
+calibration error) per discount; ``--discount`` fixes one for the calibration table.
+
+    python benchmarks/calibration.py collect --dataset synth:benchmarks/out/synth-s101-n15 \
+        --restored benchmarks/out/runs/dev-s101-base --out benchmarks/out/runs/calibration-s101
+    python benchmarks/calibration.py choose --rows benchmarks/out/runs/calibration-s101/rows.jsonl
+
+``report`` writes the calibration table (answer confidence in bins vs mean score) of finished strategy runs,
+e.g. ``docintent`` runs made with the old and the new default, to benchmarks/results/NAME.md and .json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+RESULTS = ROOT / "results"
+THRESHOLD = 0.6
+BINS = [(0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.01)]
+
+
+def collect(args: argparse.Namespace) -> None:
+    from docintent.brains.base import State
+    from docintent.brains.offline import OfflineReader
+    from docintent.evaluation.datasets import load_dataset
+    from docintent.evaluation.metrics import score_row
+    from docintent.io import load_page
+
+    restored: dict[str, float] = {}
+    for line in (Path(args.restored) / "results.jsonl").read_text().splitlines() if args.restored else []:
+        row = json.loads(line)
+        if row["strategy"] == "judge-fixed":
+            restored[row["sample"]["id"]] = row["score"]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows_path = out / "rows.jsonl"
+    done = {json.loads(line)["id"] for line in rows_path.read_text().splitlines()} if rows_path.exists() else set()
+    reader = OfflineReader(calibration=None)
+    with rows_path.open("a") as f:
+        for i, s in enumerate(load_dataset(args.dataset)):
+            if s.id in done or (args.restored and s.id not in restored) or i % args.every:
+                continue
+            t0 = time.perf_counter()
+            page = load_page(s.image)
+            state = State(question=s.question, task=s.task, page=page, original=page, available_tools=[])
+            rotated = reader._orientation_fix(state, page) is not None
+            reading = reader.read(state, page)
+            excess, degradation = reader.worst_damage(state, page, reading.region)
+            row = {
+                "id": s.id, "task": s.task, "condition": s.meta.get("condition", ""), "confidence": reading.confidence,
+                "source": reading.source, "excess": excess, "degradation": degradation, "turned": rotated,
+                "score": score_row(s.task, s.subset, reading.answer, list(s.answers)),
+                "restored_score": restored.get(s.id), "seconds": round(time.perf_counter() - t0, 2),
+            }
+            f.write(json.dumps(row) + "\n")
+            f.flush()
+            print(f"{s.id}: conf {reading.confidence:.2f} excess {excess:.2f} ({degradation}) score {row['score']:.2f} "
+                  f"restored {row['restored_score']}", flush=True)
+
+
+def calibration_table(pairs: list[tuple[float, float]]) -> tuple[list[str], dict, float]:
+    """(confidence, score) pairs -> markdown rows, figures per bin, expected calibration error (percent)."""
+    lines = ["| confidence | n | mean score | exact |", "|---|---:|---:|---:|"]
+    figures: dict = {}
+    ece = 0.0
+    for lo, hi in BINS:
+        sel = [(c, s) for c, s in pairs if lo <= c < hi]
+        if not sel:
+            continue
+        mean = statistics.fmean(s for _, s in sel)
+        exact = sum(1 for _, s in sel if s >= 0.999) / len(sel)
+        ece += len(sel) / len(pairs) * abs(statistics.fmean(c for c, _ in sel) - mean)
+        label = f"{lo:.1f}-{min(hi, 1.0):.1f}"
+        lines.append(f"| {label} | {len(sel)} | {100 * mean:.1f} | {100 * exact:.1f} |")
+        figures[label] = {"n": len(sel), "score": mean, "exact": exact}
+    return lines, figures, 100 * ece
+
+
+def simulate(rows: list[dict], discount: float) -> tuple[float, list[tuple[float, float]]]:
+    """Mean score when Phase A answers directly at discounted confidence >= THRESHOLD and restores otherwise
+    (turned pages are always turned first, as the reader does), and the (confidence, score) pairs."""
+    scores, pairs = [], []
+    for r in rows:
+        conf = r["confidence"] * (1.0 - discount * r["excess"])
+        direct = conf >= THRESHOLD and not r["turned"]
+        scores.append(r["score"] if direct else r["restored_score"])
+        if not r["turned"]:
+            pairs.append((conf, r["score"]))
+    return 100 * statistics.fmean(scores), pairs
+
+
+def choose(args: argparse.Namespace) -> None:
+    rows = [json.loads(line) for line in Path(args.rows).read_text().splitlines() if line.strip()]
+    print(f"{len(rows)} samples; answer directly at confidence >= {THRESHOLD}")
+    print("| discount | simulated score | direct answers | ECE (direct readings) |")
+    print("|---:|---:|---:|---:|")
+    for d in [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0]:
+        score, pairs = simulate(rows, d)
+        direct = sum(1 for r in rows if r["confidence"] * (1 - d * r["excess"]) >= THRESHOLD and not r["turned"])
+        _, _, ece = calibration_table(pairs)
+        print(f"| {d:.1f} | {score:.2f} | {direct} | {ece:.1f} |")
+    by_damage: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        if not r["turned"]:
+            by_damage[r["degradation"] or "(none measured)"].append(r)
+    print("\n| measured damage | n | mean confidence | direct score | restored score |")
+    print("|---|---:|---:|---:|---:|")
+    for k, rs in sorted(by_damage.items(), key=lambda kv: -len(kv[1])):
+        print(f"| {k} | {len(rs)} | {statistics.fmean(r['confidence'] for r in rs):.2f} | "
+              f"{100 * statistics.fmean(r['score'] for r in rs):.1f} | {100 * statistics.fmean(r['restored_score'] for r in rs):.1f} |")
+
+
+def fit_logistic(x: list[list[float]], y: list[float], l2: float = 1e-3, steps: int = 50) -> list[float]:
+    """Logistic regression (cross-entropy on soft labels in [0, 1]) by Newton's method; weights, bias first."""
+    import numpy as np
+
+    X = np.column_stack([np.ones(len(x)), np.asarray(x, dtype=float)])
+    t = np.asarray(y, dtype=float)
+    w = np.zeros(X.shape[1])
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-X @ w))
+        grad = X.T @ (p - t) + l2 * w
+        hess = (X * (p * (1 - p))[:, None]).T @ X + l2 * np.eye(len(w))
+        w -= np.linalg.solve(hess, grad)
+    return [float(v) for v in w]
+
+
+def fit(args: argparse.Namespace) -> None:
+    """Fit P(correct | raw confidence, damage excess) on development rows; choose the answer threshold."""
+    import math
+
+    rows = [json.loads(line) for path in args.rows for line in Path(path).read_text().splitlines() if line.strip()]
+    usable = [r for r in rows if not r["turned"]]
+    w = fit_logistic([[r["confidence"], r["excess"]] for r in usable], [r["score"] for r in usable])
+    print(f"{len(usable)} direct readings from {len(args.rows)} row files; fit: bias {w[0]:.3f}, "
+          f"confidence {w[1]:.3f}, damage {w[2]:.3f}")
+
+    def calibrated(r: dict) -> float:
+        return 1.0 / (1.0 + math.exp(-(w[0] + w[1] * r["confidence"] + w[2] * r["excess"])))
+
+    raw_lines, _, raw_ece = calibration_table([(r["confidence"], r["score"]) for r in usable])
+    cal_lines, _, cal_ece = calibration_table([(calibrated(r), r["score"]) for r in usable])
+    print(f"\nraw confidence (ECE {raw_ece:.1f})", *raw_lines, f"\ncalibrated (ECE {cal_ece:.1f})", *cal_lines, sep="\n")
+    decided = [r for r in rows if r.get("restored_score") is not None]
+    print(f"\nPhase A threshold on the calibrated confidence ({len(decided)} rows with a restored score)")
+    print("| threshold | simulated score | direct answers |")
+    print("|---:|---:|---:|")
+    for tau in [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9]:
+        direct = [not r["turned"] and calibrated(r) >= tau for r in decided]
+        score = statistics.fmean(r["score"] if d else r["restored_score"] for r, d in zip(decided, direct))
+        print(f"| {tau:.2f} | {100 * score:.2f} | {sum(direct)} |")
+
+
+def report(args: argparse.Namespace) -> None:
+    sections, figures = [], {}
+    for spec in args.runs:
+        label, _, path = spec.partition("=")
+        pairs = []
+        for line in (Path(path) / "results.jsonl").read_text().splitlines():
+            row = json.loads(line)
+            if row["strategy"] == args.strategy and row.get("result"):
+                pairs.append((float(row["result"]["confidence"] or 0.0), float(row["score"])))
+        lines, fig, ece = calibration_table(pairs)
+        figures[label] = {"bins": fig, "ece": ece, "n": len(pairs)}
+        sections += [f"**{label}** ({len(pairs)} answers; expected calibration error {ece:.1f} points)", "", *lines, ""]
+    text = "\n".join([f"# Calibration of {args.strategy}'s final answer confidence", "", args.caption, "", *sections])
+    print(text)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"{args.name}.md").write_text(text + "\n")
+    (RESULTS / f"{args.name}.json").write_text(json.dumps(figures, indent=2))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--dataset", required=True)
+    c.add_argument("--restored", help="run directory holding judge-fixed rows of the same dataset (for `choose`)")
+    c.add_argument("--every", type=int, default=1, help="only every K-th sample (a subsample for slow pages)")
+    c.add_argument("--out", required=True)
+    h = sub.add_parser("choose")
+    h.add_argument("--rows", required=True)
+    f = sub.add_parser("fit")
+    f.add_argument("--rows", nargs="+", required=True)
+    r = sub.add_parser("report")
+    r.add_argument("runs", nargs="+", help="LABEL=RUN_DIR")
+    r.add_argument("--strategy", default="docintent")
+    r.add_argument("--name", default="calibration")
+    r.add_argument("--caption", default="")
+    args = ap.parse_args()
+    {"collect": collect, "choose": choose, "fit": fit, "report": report}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()
