@@ -42,10 +42,10 @@ def run(args: argparse.Namespace) -> list[dict]:
     samples = load_dataset(f"synth:{args.dataset}")
     per_page: dict[str, list[str]] = defaultdict(list)
     for s in samples:
-        groups = per_page[s.meta["page"]]
+        groups = per_page[s.meta.get("page") or s.meta["document"]]
         if s.group not in groups and len(groups) < args.per_page:
             groups.append(s.group)
-    chosen = [s for s in samples if s.group in per_page[s.meta["page"]]]
+    chosen = [s for s in samples if s.group in per_page[s.meta.get("page") or s.meta["document"]]]
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     rows_path = out_dir / "rows.jsonl"
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> list[dict]:
             t0 = time.perf_counter()
             result = strategy.run(load_page(s.image), s.question, s.task, reader)
             row = {
-                "id": s.id, "condition": s.meta["condition"], "answer": result.answer, "confidence": result.confidence,
+                "id": s.id, "condition": s.meta.get("condition", f"capture {s.capture}"), "answer": result.answer, "confidence": result.confidence,
                 "score": score_row(s.task, s.subset, result.answer, list(s.answers)), "judged": reader.judged,
                 "error": result.error, "seconds": round(time.perf_counter() - t0, 2),
             }
@@ -147,6 +147,7 @@ def main() -> None:
     ap.add_argument("--per-page", type=int, default=2, help="questions per page (each with its 4 captures)")
     ap.add_argument("--out", default=str(ROOT / "out" / "runs" / "review-oracle"))
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--name", default="review_oracle", help="base name of the result files")
     args = ap.parse_args()
     if args.report_only:
         rows = [json.loads(line) for line in (Path(args.out) / "rows.jsonl").read_text().splitlines() if line.strip()]
@@ -163,7 +164,7 @@ def main() -> None:
         cal_lines += [f"**{cond}** (n={len(rs)})", "", *lines, ""]
     text = "\n".join([
         "# Phase B against an oracle; answer confidence against correctness", "",
-        f"docintent strategy, offline reader, real-page dev split ({len(rows)} samples, {args.per_page} questions per "
+        f"docintent strategy, offline reader, {args.dataset} ({len(rows)} samples, {args.per_page} questions per "
         "page x 4 captures). Oracle: the answer read with the tool kept vs rolled back, scored against gold; "
         "precision / recall over restorations where the oracle has a preference.", "",
         *table, "", "## Calibration (final answer confidence vs ANLS)", "", *cal, "", "### Per capture condition", "",
@@ -171,8 +172,8 @@ def main() -> None:
     ])
     print(text)
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "review_oracle.md").write_text(text + "\n")
-    (RESULTS / "review_oracle.json").write_text(json.dumps({"oracle": figures, "calibration": cal_figures}, indent=2))
+    (RESULTS / f"{args.name}.md").write_text(text + "\n")
+    (RESULTS / f"{args.name}.json").write_text(json.dumps({"oracle": figures, "calibration": cal_figures}, indent=2))
 
 
 if __name__ == "__main__":
