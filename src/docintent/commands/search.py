@@ -34,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..errors import ModelEndpointError
     from ..retrieval import PageIndex, get_retriever
+    from ..retrieval.retrievers import FusionRetriever
 
     index = PageIndex.open(args.index)
     rows: list[dict[str, Any]] = []
@@ -66,8 +67,11 @@ def run(args: argparse.Namespace) -> int:
         from ..retrieval.explain import explain_hit
 
         dense = getattr(retriever, "dense", None) if args.method == "fusion" else retriever if args.method == "dense" else None
+        ranks = getattr(retriever, "ranks", {})
         for row in rows:
             row["explain"] = explain_hit(index, args.query, row["handle"], dense=dense).to_dict()
+            if row["handle"] in ranks:
+                row["explain"]["fusion_ranks"] = ranks[row["handle"]]
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -84,6 +88,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"     BM25 by field: {fields}")
             cosine = f" (cosine {ex['passage_cosine']:.2f})" if "passage_cosine" in ex else ""
             print(f"     passage{cosine}: {ex['passage'][:300]}")
+            if "fusion_ranks" in ex and isinstance(retriever, FusionRetriever):
+                ranks = ", ".join(f"{name} rank {ex['fusion_ranks'].get(name, f'below {retriever.depth}')}" for name in ("bm25", "dense"))
+                w_bm25, w_dense = retriever.weights
+                how = f"zscore over the top {retriever.depth}" if retriever.mode == "zscore" else f"rrf k {retriever.k}"
+                print(f"     fusion: {ranks} (weights {w_bm25:g} : {w_dense:g}, {how})")
             if "rationale" in row:
                 print(f"     agent: {row['rationale']}; evidence pages: {', '.join(row['evidence']) or 'none'}")
     return 0
