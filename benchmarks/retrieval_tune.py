@@ -312,9 +312,17 @@ def markdown(res: dict) -> str:
         "# Retrieval parameters chosen on the development queries",
         "",
         "Development sets only: " + ", ".join(f"**{k}** {v}" for k, v in res["sets"].items())
-        + f". Objective: {res['objective']} (percent). Each stage keeps the best row of the stage before. "
+        + f". Objective: {res['objective']} (percent). Each stage keeps the best row of the stage before; stage 5 "
+        "chooses the heading weight of the fusion's lexical half again. "
         f"`benchmarks/retrieval_tune.py`; load average {res['load_average_end']} at the end.",
+        "",
+        "Best row of each stage (the library defaults follow stages 1, 2, 4 and the better of the two fusions; stages "
+        "2b, 3 and 6 add code for gains of at most 0.3 and were left out):",
+        "",
     ]
+    for stage, row in res["chosen"].items():
+        params = ", ".join(f"{k} {v}" for k, v in row.items() if "MRR" not in k and "R@1" not in k and k != "objective")
+        lines.append(f"- {stage}: {params} (objective {row['objective']})")
     for stage, rows in res["stages"].items():
         rows = sorted(rows, key=lambda r: -r["objective"])
         keys = list(rows[0])

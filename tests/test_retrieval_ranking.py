@@ -218,8 +218,9 @@ def test_fusion_defaults_standardise_the_top_scores_and_trust_bm25_more_than_den
     assert fusion.ranks["a"] == {"bm25": 1, "dense": 2} and fusion.ranks["b"] == {"bm25": 2, "dense": 1}
     even = FusionRetriever(index, bm25=bm25, dense=dense, weights=(0.5, 0.5))  # type: ignore[arg-type]
     assert [h.handle for h in even.search("q", 2)] == ["b", "a"]
-    rrf = FusionRetriever(index, bm25=bm25, dense=dense, mode="rrf", weights=(1.0, 1.0))  # type: ignore[arg-type]
-    assert [h.handle for h in rrf.search("q", 2)] == ["a", "b"]  # equal RRF scores: first appearance wins
+    rrf = FusionRetriever(index, bm25=bm25, dense=dense, mode="rrf")  # type: ignore[arg-type]
+    assert (rrf.k, rrf.weights, rrf.depth) == (5, (1.0, 0.75), 1000)
+    assert [h.handle for h in rrf.search("q", 2)] == ["a", "b"]  # 1/6 + 0.75/7 beats 1/7 + 0.75/6
 
 
 def test_default_fusion_lexical_half_weighs_headings_more_than_bm25_alone(index):
