@@ -15,6 +15,10 @@ dev + handwritten-dev; ``handwritten-test`` and ``test`` were never tuned on. On
 Also: index build time and size with the derived field files, passage counts, embedding throughput on a
 sample of passages (and the full-corpus time it implies when ``--embed`` is not given).
 
+The parameters themselves are chosen by ``benchmarks/retrieval_tune.py`` (dev sets only). An index built
+with older BM25 defaults gets its body refitted first (``refit_bm25``; page texts and passage embeddings
+are kept).
+
     python benchmarks/retrieval.py --corpus benchmarks/out/texlive             # test + hand-written
     python benchmarks/retrieval.py --sets dev                                  # development runs
 """

@@ -301,10 +301,20 @@ def main() -> int:
     results["chosen"] = {stage: best(stage) for stage in tables}
     results["load_average_end"] = round(os.getloadavg()[0], 1)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / f"{args.out}.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
+    (RESULTS / f"{args.out}.json").write_text(compact_json(results), encoding="utf-8")
     (RESULTS / f"{args.out}.md").write_text(markdown(results), encoding="utf-8")
     print(markdown(results))
     return 0
+
+
+def compact_json(res: dict) -> str:
+    """The results as JSON with one table row per line (the full grids run to a thousand rows)."""
+    head = {k: v for k, v in res.items() if k != "stages"}
+    stages = ",\n".join(
+        f"  {json.dumps(stage)}: [\n" + ",\n".join("    " + json.dumps(row) for row in rows) + "\n  ]"
+        for stage, rows in res["stages"].items()
+    )
+    return json.dumps(head, indent=1)[:-2] + ',\n "stages": {\n' + stages + "\n }\n}\n"
 
 
 def markdown(res: dict) -> str:
