@@ -15,7 +15,7 @@ question is asked with (:data:`QUESTION_WORDS`: "how", "which", "does", "I", "yo
 (``v1``) kept single characters and dropped a long general stop list; on the development questions written
 from page content that list cost 7 points of MRR@10 against plain ``bm25s`` (32.0 vs 39.1), because in
 manuals words such as "before", "between", "over" or "page" carry meaning, while the question words alone
-gain 4.7 (43.8; ``benchmarks/results/retrieval_tune.md``).
+gain 2.7 (41.8, both at k1 1.2; ``benchmarks/results/retrieval_tune.md``).
 
 >>> tokenize("Selecting the Fonts of \\\\section headings")
 ['select', 'font', 'sect', 'head']
