@@ -2,16 +2,16 @@
 
 ``score(q, page) = body(q, page) + w_head * head(q, page) + w_title * title(q, page)``, each term an Okapi
 BM25 over its own field (BM25F's simpler cousin: per-field idf and length normalisation). A page's
-*headings* are its short numbered lines ("3.2 Defining Colours") and a short first line (a running head
-or a title); its *title* is the PDF title and file name of its document, the same on every page. The field
-weights were chosen on development queries (``benchmarks/retrieval_tune.py``). Chosen on the generated dev
-queries alone (heading 1.0, title 0.5: MRR@10 18.6 -> 37.6 there), they hurt questions written from page
-content (the generated queries paraphrase PDF bookmarks, i.e. headings). On the mean of the two dev sets'
-MRR@10 (generated, and the development half of the hand-written questions) two settings tie: heading 0.5
-(generated 33.8, hand-written 33.3) and heading 0.1 with title 0.5 (23.6, 43.6), which wins by 0.05 and
-keeps the ``bm25`` method above plain BM25 on the hand-written dev questions (43.6 vs 39.1). Inside the fusion the lexical
-half uses heading 0.5 (:data:`~docintent.retrieval.retrievers.FUSION_HEAD_WEIGHT`): there the dense half
-carries the paraphrased questions.
+*headings* are its short numbered lines ("3.2 Defining Colours") and a short first line (a running head or a
+title); its *title* is the PDF title and file name of its document, the same on every page. The field weights
+were chosen on development queries (``benchmarks/retrieval_tune.py``). Chosen on the generated dev queries
+alone (heading 1.0, title 0.5: MRR@10 18.6 -> 37.6 there), they hurt questions written from page content (the
+generated queries paraphrase PDF bookmarks, i.e. headings). On the mean of the two dev sets' MRR@10
+(generated, and the development half of the hand-written questions) two settings tie: heading 0.5 (generated
+33.8, hand-written 33.3) and heading 0.1 with title 0.5 (23.6, 43.6), which wins by 0.05 and keeps the
+``bm25`` method above plain ``bm25s`` on the hand-written dev questions (43.6 vs 39.7). Inside the fusion the
+lexical half uses heading 0.5 (:data:`~docintent.retrieval.retrievers.FUSION_HEAD_WEIGHT`): there the dense
+half carries the paraphrased questions.
 
 The two field models are derived files of the index directory (``bm25_head.npz``, ``bm25_title.npz`` and
 their ``_vocab.json``), built on first use in about a second per 4,000 pages.

@@ -13,9 +13,9 @@ New indexes use the ``v2`` tokeniser (:data:`INDEX_TOKENIZER`): words of two or 
 ``bm25s`` and scikit-learn split them, and a short stop list, Lucene's 33 English words plus the words a
 question is asked with (:data:`QUESTION_WORDS`: "how", "which", "does", "I", "you"...). The first indexes
 (``v1``) kept single characters and dropped a long general stop list; on the development questions written
-from page content that list cost 7 points of MRR@10 against plain ``bm25s`` (32.0 vs 39.1), because in
-manuals words such as "before", "between", "over" or "page" carry meaning, while the question words alone
-gain 2.7 (41.8, both at k1 1.2; ``benchmarks/results/retrieval_tune.md``).
+from page content that list cost 7 points of MRR@10 against ``bm25s``'s tokens and stop words (32.0 vs 39.1),
+as in manuals words such as "before", "between", "over" or "page" carry meaning, while the question words
+alone gain 2.7 (41.8, both at k1 1.2; ``benchmarks/results/retrieval_tune.md``).
 
 >>> tokenize("Selecting the Fonts of \\\\section headings")
 ['select', 'font', 'sect', 'head']
