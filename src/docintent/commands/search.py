@@ -34,16 +34,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..errors import ModelEndpointError
     from ..retrieval import PageIndex, get_retriever
+    from ..retrieval.retrievers import FusionRetriever
 
     index = PageIndex.open(args.index)
     rows: list[dict[str, Any]] = []
     retriever = None
+    searches: list[str] = []  # the agent's searches, for --explain
     if args.method == "agent":
         from ..retrieval.agent import SearchAgent
+        from ..retrieval.passages import embeddings_ready
         from ..retrieval.planners import OfflinePlanner, OpenAIPlanner
 
+        # The offline planner starts from the best static ranking it can afford: fusion once the index has its
+        # passage embeddings (built by a first `--method dense` or `fusion` search), BM25 before.
         planner = (
-            OfflinePlanner()
+            OfflinePlanner(method="fusion" if embeddings_ready(index.directory) else "bm25")
             if args.planner == "offline"
             else OpenAIPlanner(model=args.model, base_url=args.base_url, api_key=args.api_key)
         )
@@ -52,6 +57,11 @@ def run(args: argparse.Namespace) -> int:
             # The agent still returns a contract-valid ranking (filled in from BM25), but it is not the agent's:
             # reporting it as a result would pass a failed search off as a successful one.
             raise ModelEndpointError(f"the search agent stopped after {result.steps} step(s): {result.error}")
+        searches += [
+            f"{step.data['args'].get('method', 'bm25')} {step.data['args'].get('query', '')!r}"
+            for step in result.trace
+            if step.tool == "search"
+        ]
         for rank, page in enumerate(result.ranking[: args.k], start=1):
             rows.append({"rank": rank, "handle": page.handle, "evidence": list(page.evidence), "rationale": page.rationale})
     else:
@@ -66,8 +76,14 @@ def run(args: argparse.Namespace) -> int:
         from ..retrieval.explain import explain_hit
 
         dense = getattr(retriever, "dense", None) if args.method == "fusion" else retriever if args.method == "dense" else None
+        ranks = getattr(retriever, "ranks", {})
         for row in rows:
             row["explain"] = explain_hit(index, args.query, row["handle"], dense=dense).to_dict()
+            if row["handle"] in ranks:
+                row["explain"]["fusion_ranks"] = ranks[row["handle"]]
+    if args.explain and args.method == "agent":
+        for row in rows:
+            row["explain"]["agent_searches"] = searches
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -84,6 +100,13 @@ def run(args: argparse.Namespace) -> int:
             print(f"     BM25 by field: {fields}")
             cosine = f" (cosine {ex['passage_cosine']:.2f})" if "passage_cosine" in ex else ""
             print(f"     passage{cosine}: {ex['passage'][:300]}")
+            if "fusion_ranks" in ex and isinstance(retriever, FusionRetriever):
+                ranks = ", ".join(f"{name} rank {ex['fusion_ranks'].get(name, f'below {retriever.depth}')}" for name in ("bm25", "dense"))
+                w_bm25, w_dense = retriever.weights
+                how = f"zscore over the top {retriever.depth}" if retriever.mode == "zscore" else f"rrf k {retriever.k}"
+                print(f"     fusion: {ranks} (weights {w_bm25:g} : {w_dense:g}, {how})")
             if "rationale" in row:
                 print(f"     agent: {row['rationale']}; evidence pages: {', '.join(row['evidence']) or 'none'}")
+    if args.explain and args.method == "agent" and rows:
+        print("agent searches: " + "; ".join(searches))
     return 0

@@ -46,19 +46,29 @@ class BM25:
     """A fitted BM25 model over a list of tokenised documents (row ``i`` = document ``i``)."""
 
     def __init__(
-        self, weights: sp.csc_matrix, vocab: dict[str, int], *, k1: float, b: float, idf: str, stemming: bool = True
+        self,
+        weights: sp.csc_matrix,
+        vocab: dict[str, int],
+        *,
+        k1: float,
+        b: float,
+        idf: str,
+        stemming: bool = True,
+        tokenizer: str = "v1",
     ) -> None:
         self.weights = weights
         self.vocab = vocab
         self.k1, self.b, self.idf_kind = k1, b, idf
-        #: How the documents were tokenised; :meth:`terms` tokenises a query the same way.
+        #: How the documents were tokenised (a name of :data:`~docintent.retrieval.text.TOKENIZERS`, stemmed
+        #: or not); :meth:`terms` tokenises a query the same way.
         self.stemming = stemming
+        self.tokenizer = tokenizer
 
     def terms(self, text: str) -> list[str]:
-        """``text`` tokenised as the indexed documents were (stemmed or not)."""
-        from .text import tokenize
+        """``text`` tokenised as the indexed documents were (same tokeniser, stemmed or not)."""
+        from .text import index_terms
 
-        return tokenize(text, stemming=self.stemming)
+        return index_terms(text, self.tokenizer, stemming=self.stemming)
 
     @property
     def n_docs(self) -> int:
@@ -74,8 +84,12 @@ class BM25:
         idf: str = "lucene",
         epsilon: float = 0.25,
         stemming: bool = True,
+        tokenizer: str = "v1",
     ) -> BM25:
-        """Count terms and precompute every (document, term) weight."""
+        """Count terms and precompute every (document, term) weight.
+
+        ``stemming`` and ``tokenizer`` only record how ``docs`` were tokenised, for :meth:`terms`.
+        """
         if idf not in ("lucene", "okapi"):
             raise ConfigError(f"BM25 idf variant {idf!r} is unknown; valid: 'lucene', 'okapi'")
         vocab: dict[str, int] = {}
@@ -109,7 +123,7 @@ class BM25:
         norm = k1 * (1.0 - b + b * dl[rows_a] / avgdl)
         data = idf_v[cols_a] * tf_a * (k1 + 1.0) / (tf_a + norm)
         weights = sp.csc_matrix((data, (rows_a, cols_a)), shape=(n_docs, len(vocab)), dtype=np.float32)
-        return cls(weights, vocab, k1=k1, b=b, idf=idf, stemming=stemming)
+        return cls(weights, vocab, k1=k1, b=b, idf=idf, stemming=stemming, tokenizer=tokenizer)
 
     def query_vector(self, terms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Column indices and multiplicities of the known query terms."""
@@ -143,7 +157,8 @@ class BM25:
         vocab_tmp = directory / f".{name}_vocab.{os.getpid()}.tmp.json"
         try:
             sp.save_npz(matrix_tmp, self.weights, compressed=False)
-            meta = {"k1": self.k1, "b": self.b, "idf": self.idf_kind, "stemming": self.stemming, "vocab": self.vocab}
+            meta = {"k1": self.k1, "b": self.b, "idf": self.idf_kind, "stemming": self.stemming,
+                    "tokenizer": self.tokenizer, "vocab": self.vocab}
             vocab_tmp.write_text(json.dumps(meta), encoding="utf-8")
             os.replace(matrix_tmp, directory / f"{name}.npz")
             os.replace(vocab_tmp, directory / f"{name}_vocab.json")
@@ -153,8 +168,10 @@ class BM25:
 
     @classmethod
     def load(cls, directory: Path, name: str = "bm25") -> BM25:
-        """Read a model written by :meth:`save` (indexes from before the ``stemming`` key were stemmed)."""
+        """Read a model written by :meth:`save` (indexes from before the ``stemming`` key were stemmed, those
+        from before the ``tokenizer`` key used tokeniser ``v1``)."""
         directory = Path(directory)
         meta = json.loads((directory / f"{name}_vocab.json").read_text(encoding="utf-8"))
         weights = sp.load_npz(directory / f"{name}.npz").tocsc()
-        return cls(weights, meta["vocab"], k1=meta["k1"], b=meta["b"], idf=meta["idf"], stemming=meta.get("stemming", True))
+        return cls(weights, meta["vocab"], k1=meta["k1"], b=meta["b"], idf=meta["idf"],
+                   stemming=meta.get("stemming", True), tokenizer=meta.get("tokenizer", "v1"))

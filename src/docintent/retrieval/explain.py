@@ -35,14 +35,16 @@ class Explanation:
         return out | self.extra
 
 
-def best_window(text: str, terms: set[str], *, stemming: bool, words: int = WINDOW_WORDS) -> str:
+def best_window(
+    text: str, terms: set[str], *, stemming: bool, words: int = WINDOW_WORDS, tokenizer: str = "v1"
+) -> str:
     """The ``words``-word stretch of ``text`` holding the most distinct query terms (earliest on ties)."""
-    from .text import tokenize
+    from .text import index_terms
 
     tokens = text.split()
     if len(tokens) <= words:
         return " ".join(tokens)
-    marks = [bool(set(tokenize(t, stemming=stemming)) & terms) for t in tokens]
+    marks = [bool(set(index_terms(t, tokenizer, stemming=stemming)) & terms) for t in tokens]
     best, best_at = -1, 0
     for start in range(0, len(tokens) - words + 1, max(1, words // 4)):
         hits = sum(marks[start : start + words])
@@ -63,7 +65,7 @@ def explain_hit(index: PageIndex, query: str, handle: str, *, dense: Any = None)
         vector = dense.query_vector(query)
         passage, cosine = dense.passages.best_passage(vector, row)
         return Explanation(dict(counts.most_common()), fields, passage, cosine)
-    passage = best_window(text, set(terms), stemming=bm.stemming)
+    passage = best_window(text, set(terms), stemming=bm.stemming, tokenizer=bm.tokenizer)
     if not passage:
         passage = split_passages(text)[0][:300]
     return Explanation(dict(counts.most_common()), fields, passage)

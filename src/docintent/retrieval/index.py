@@ -56,10 +56,11 @@ from ..io.lock import FolderLock
 from ..ocr import get_engine
 from ..page import Box, Page
 from .bm25 import BM25
-from .text import INDEX_STEMMING, tokenize
+from .text import INDEX_STEMMING, INDEX_TOKENIZER, index_terms
 
-#: BM25 k1 of the page body (b 0.75); 0.9 and 1.2 tied on the development queries.
-INDEX_K1 = 1.2
+#: BM25 k1 and b of the page body, chosen on the development queries (``benchmarks/retrieval_tune.py``).
+INDEX_K1 = 1.5
+INDEX_B = 0.75
 
 log = logging.getLogger(__name__)
 
@@ -509,7 +510,13 @@ def _write_bm25(con: sqlite3.Connection, out: Path) -> None:
     renamed into place; the ``bm25`` meta entry says "writing" meanwhile, so an index whose files may be a
     mix of two builds is refused by :meth:`PageIndex.open` until a build finishes them."""
     rows = con.execute("SELECT text FROM pages ORDER BY handle").fetchall()
-    model = BM25.fit((tokenize(t, stemming=INDEX_STEMMING) for (t,) in rows), k1=INDEX_K1, stemming=INDEX_STEMMING)
+    model = BM25.fit(
+        (index_terms(t, INDEX_TOKENIZER, stemming=INDEX_STEMMING) for (t,) in rows),
+        k1=INDEX_K1,
+        b=INDEX_B,
+        stemming=INDEX_STEMMING,
+        tokenizer=INDEX_TOKENIZER,
+    )
     con.execute("INSERT OR REPLACE INTO meta VALUES ('bm25', 'writing')")
     con.commit()
     staging = Path(tempfile.mkdtemp(prefix=".bm25-", dir=out))

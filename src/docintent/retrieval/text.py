@@ -9,6 +9,14 @@ Indexes are built without stemming (:data:`INDEX_STEMMING`): on the development 
 benchmark it raised BM25's MRR@10 from 15.6 to 18.6, since many query words are command or package names
 the stemmer conflates with ordinary words. An index records its setting, and queries are tokenised to match.
 
+New indexes use the ``v2`` tokeniser (:data:`INDEX_TOKENIZER`): words of two or more word characters, as
+``bm25s`` and scikit-learn split them, and a short stop list, Lucene's 33 English words plus the words a
+question is asked with (:data:`QUESTION_WORDS`: "how", "which", "does", "I", "you"...). The first indexes
+(``v1``) kept single characters and dropped a long general stop list; on the development questions written
+from page content that list cost 7 points of MRR@10 against ``bm25s``'s tokens and stop words (32.0 vs 39.1),
+as in manuals words such as "before", "between", "over" or "page" carry meaning, while the question words
+alone gain 2.7 (41.8, both at k1 1.2; ``benchmarks/results/retrieval_tune.md``).
+
 >>> tokenize("Selecting the Fonts of \\\\section headings")
 ['select', 'font', 'sect', 'head']
 """
@@ -18,7 +26,12 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..errors import ConfigError
+
+#: Token patterns by scheme name: ``alnum`` (every ASCII letter/digit run, the first indexes) and ``words2``
+#: (Unicode word characters, at least two, as ``bm25s`` and scikit-learn split).
 _TOKEN = re.compile(r"[a-z0-9]+")
+_SCHEMES = {"alnum": _TOKEN, "words2": re.compile(r"\b\w\w+\b")}
 _SPLIT_WORD = re.compile(r"(\w)(?:-\n|[\ufffe\u00ad]\s*)(\w)")
 #: Whether new indexes stem their terms (see the module docstring).
 INDEX_STEMMING = False
@@ -30,6 +43,18 @@ STOPWORDS = frozenset(
     once only or other our out over own same she should so some such than that the their them then there these
     they this those through to too under until up very was we were what when where which while who whom why
     will with would you your yours page pages""".split()
+)
+
+#: Lucene's English stop words (also ``bm25s``'s ``stopwords="en"``).
+LUCENE_STOPWORDS = frozenset(
+    """a an and are as at be but by for if in into is it no not of on or such that the their then there these
+    they this to was will with""".split()
+)
+#: The words a question is asked with (interrogatives, auxiliaries, the asker and the reader), which name nothing
+#: a page is about; added to :data:`LUCENE_STOPWORDS` for the index (see the module docstring).
+QUESTION_WORDS = frozenset(
+    """what which who whom whose why how when where do does did can could would should may might shall i me my
+    we our you your""".split()
 )
 
 # Suffixes tried longest first; each keeps a stem of at least 3 characters.
@@ -66,9 +91,33 @@ def normalize(text: str) -> str:
     return _SPLIT_WORD.sub(r"\1\2", text)
 
 
-def tokenize(text: str, *, stopwords: frozenset[str] = STOPWORDS, stemming: bool = True) -> list[str]:
+def tokenize(
+    text: str, *, stopwords: frozenset[str] = STOPWORDS, stemming: bool = True, scheme: str = "alnum"
+) -> list[str]:
     """Index terms of ``text`` in order (duplicates kept, as BM25 needs term frequencies)."""
-    words = _TOKEN.findall(normalize(text).lower())
+    words = _SCHEMES[scheme].findall(normalize(text).lower())
     if stemming:
         return [stem(w) for w in words if w not in stopwords]
     return [w for w in words if w not in stopwords]
+
+
+#: Named tokenisers (token pattern, stop words) an index can be built with; the name is saved with it.
+TOKENIZERS: dict[str, tuple[str, frozenset[str]]] = {
+    "v1": ("alnum", STOPWORDS),
+    "v2": ("words2", LUCENE_STOPWORDS | QUESTION_WORDS),
+}
+#: The tokeniser of new indexes (see the module docstring); indexes saved without a name used "v1".
+INDEX_TOKENIZER = "v2"
+
+
+def index_terms(text: str, tokenizer: str = INDEX_TOKENIZER, *, stemming: bool = INDEX_STEMMING) -> list[str]:
+    """Terms of ``text`` as an index built with the named tokeniser sees them.
+
+    >>> index_terms("How do I rotate the picture of a page by 90 degrees?")
+    ['rotate', 'picture', 'page', '90', 'degrees']
+    """
+    try:
+        scheme, stopwords = TOKENIZERS[tokenizer]
+    except KeyError:
+        raise ConfigError(f"unknown tokenizer {tokenizer!r}; valid: {', '.join(TOKENIZERS)}") from None
+    return tokenize(text, stopwords=stopwords, stemming=stemming, scheme=scheme)
