@@ -6,6 +6,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from conftest import render_text_page
 from docintent.cli import main
@@ -46,3 +47,68 @@ def test_restore_needs_auto_or_a_tool(tmp_path: Path, capsys):
     assert main(["restore", str(source)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--auto" in err[0] and "page.png" in err[0]
+
+
+def _curled_capture(seed: int) -> tuple[Page, str]:
+    """A page of text photographed curled on a desk under a soft shadow, and its text."""
+    from docintent.synth.capture import CapturePlan, Step, apply
+
+    lines = [
+        "Octave C++ Classes", "Edition 1.0 for Octave version 7.3.0", "The Octave Project Developers",
+        "Permission is granted to make and distribute", "verbatim copies of this manual provided the",
+        "copyright notice and this permission notice", "are preserved on all copies of the manual.",
+        "Boston, MA 02110-1301 USA, November 2022",
+    ] * 2
+    clean = render_text_page(lines, size=22, width=800)
+    captured, _ = apply(clean, CapturePlan((Step("curl", 0.95, seed), Step("shadow", 0.3, seed + 10)), 0, 1200, seed))
+    return Page.from_array(captured), " ".join(lines)
+
+
+def _cer(page: Page, reference: str, engine: str) -> float:
+    from rapidfuzz.distance import Levenshtein
+
+    from docintent.ocr import get_engine
+
+    text = " ".join(line.text for line in get_engine(engine).read(page).lines)
+    return Levenshtein.distance(text.lower(), reference.lower()) / len(reference)
+
+
+@pytest.mark.slow(reason="restores and reads a 1200 px capture with two OCR engines (~30 s)")
+def test_a_curled_capture_is_flattened_and_tesseract_reads_it_better():
+    curled, reference = _curled_capture(seed=3)
+    restored, steps = restore_auto(curled, engine="tesseract")
+    assert ("dewarping", "keep") in [(s.tool, s.verdict) for s in steps]
+    assert _cer(restored, reference, "tesseract") < _cer(curled, reference, "tesseract")
+    assert _cer(restored, reference, "rapidocr") <= _cer(curled, reference, "rapidocr")
+
+
+@pytest.mark.slow(reason="restores and reads a 1200 px capture (~30 s)")
+def test_a_step_that_loses_text_is_rolled_back():
+    # Under this shadow the page outline is found around the lit part only: flattening it would crop off the
+    # lines in the shade, which the whole-page legibility alone barely notices.
+    curled, reference = _curled_capture(seed=1)
+    restored, steps = restore_auto(curled)
+    first = next(s for s in steps if s.tool == "dewarping")
+    assert first.verdict == "rollback" and "characters read" in first.reason
+    assert _cer(restored, reference, "rapidocr") < 0.05  # every line is still there
+
+
+def test_bad_input_exits_1_with_one_line(tmp_path: Path, capsys):
+    missing = tmp_path / "no-such-photo.jpg"
+    assert main(["restore", "--auto", str(missing), "-o", str(tmp_path / "out.png")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no-such-photo.jpg" in err[0]
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(b"not an image")
+    assert main(["restore", "--auto", str(broken), "-o", str(tmp_path / "out.png")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "broken.jpg" in err[0]
+    assert not (tmp_path / "out.png").exists()
+
+
+def test_engine_applies_to_auto_only(tmp_path: Path, capsys):
+    source = tmp_path / "page.png"
+    cv2.imwrite(str(source), render_text_page(["a line"]))
+    assert main(["restore", "-t", "deshadowing", "--engine", "tesseract", str(source)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--engine" in err[0] and "--auto" in err[0]

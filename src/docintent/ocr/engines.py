@@ -190,7 +190,10 @@ class TesseractEngine(OcrEngine):
         while True:
             if iterator.IsAtBeginningOf(level_line):
                 flush()
-            text = iterator.GetUTF8Text(level_word)
+            try:
+                text = iterator.GetUTF8Text(level_word)
+            except RuntimeError:  # tesserocr raises for a word box with no recognised text
+                text = None
             bbox = iterator.BoundingBox(level_word)
             if text and text.strip() and bbox:
                 x0, y0, x1, y1 = bbox

@@ -13,6 +13,7 @@ text became more legible, or the damage the tool targets measurably fell while t
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..brains.base import State
@@ -32,19 +33,42 @@ class AutoStep:
     seconds: float
 
 
-def restore_auto(page: Page, reader=None, max_rounds: int = 6) -> tuple[Page, list[AutoStep]]:
+#: A step is rolled back when the page after it reads fewer than this fraction of the characters read before.
+TEXT_KEPT = 0.9
+
+
+def _characters(reader, state: State, page: Page) -> int:
+    """Letters and digits the reader's OCR finds on ``page`` (its reading is cached, so this costs nothing)."""
+    return sum(sum(ch.isalnum() for ch in line.text) for line in reader.read(state, page).ocr.lines)
+
+
+def _geometric(degradation: str) -> bool:
+    return any(get_tool(t).geometric for t in tools_for(degradation))
+
+
+def restore_auto(
+    page: Page,
+    reader=None,
+    max_rounds: int = 8,
+    engine: str | None = None,
+    observe: Callable[[Page, Page, AutoStep], None] | None = None,
+) -> tuple[Page, list[AutoStep]]:
     """Restore ``page`` without a question; returns the restored page and the steps taken.
 
-    ``reader``: the offline reader whose measurements diagnose and judge (default: a new one). Each tool runs at
-    most once; a rolled-back tool is not tried again.
+    ``reader``: the offline reader whose measurements diagnose and judge (default: a new one reading with
+    ``engine``, the OCR engine the restored page is meant for: "rapidocr" by default, or "tesseract").
+    ``observe``: called with the page before and after every step that changed it, and the step (benchmarks
+    use it to measure what keeping or rolling back each step would have cost). Each tool runs at most once; a
+    rolled-back tool is not tried again.
     """
     from ..brains.offline import OfflineReader
 
-    reader = reader or OfflineReader(review_rule="page")
+    reader = reader or OfflineReader(engine=engine, review_rule="page")
     restorations = [t.name for t in list_tools() if t.degradation not in ("inspection",)]
     state = State("", "doc", page, page, list(restorations))
     steps: list[AutoStep] = []
     tried: set[str] = set()
+    retried: set[str] = set()
     for _ in range(max_rounds):
         current = state.page
         fix = reader._orientation_fix(state, current)
@@ -53,7 +77,11 @@ def restore_auto(page: Page, reader=None, max_rounds: int = 6) -> tuple[Page, li
         else:
             severities = reader._severities(current, None)
             tool, why = "", ""
-            for degradation, severity in sorted(severities.items(), key=lambda kv: -kv[1]):
+            # Geometry first: on a page still lying on the desk, bent or at an angle, the photometric tools
+            # measure the desk and the distortion along with the paper (deshadowing a curled page on a desk
+            # reads worse; on the flattened page it reads better).
+            order = sorted(severities.items(), key=lambda kv: (not _geometric(kv[0]), -kv[1]))
+            for degradation, severity in order:
                 if severity <= reader._threshold(degradation):
                     continue
                 name = next((t for t in tools_for(degradation) if t in state.available_tools and t not in tried), None)
@@ -73,13 +101,28 @@ def restore_auto(page: Page, reader=None, max_rounds: int = 6) -> tuple[Page, li
             reason = "upright after the turn" if keep else "still not upright"
         else:
             evidence = reader.review_evidence(state, current, after, tool, whole_page=True)
-            keep = evidence.keep("page")
-            reason = evidence.describe()
+            chars_before, chars_after = _characters(reader, state, current), _characters(reader, state, after)
+            # Legibility saturates with the amount of text, so text a tool lost (a page outline found
+            # around only part of the page, a page turned blank) is counted on its own.
+            kept_text = chars_after >= TEXT_KEPT * chars_before
+            keep = evidence.keep("page") and kept_text
+            reason = f"{evidence.describe()}; characters read {chars_before} -> {chars_after}"
         if keep:
             state.page = after
+            # Geometric and photometric steps change what the other kind sees: flattened, the page no longer
+            # shows the desk to deshadowing; deshadowed, its outline is found whole by dewarping. So a step
+            # of one kind rolled back earlier gets one more try after a step of the other kind is kept.
+            geometric = get_tool(tool).geometric
+            for name in [t for t in tried if t not in state.available_tools and t not in retried]:
+                if name not in ROTATION_TOOLS and get_tool(name).geometric != geometric:
+                    state.available_tools.append(name)
+                    tried.discard(name)
+                    retried.add(name)
         else:
             state.available_tools.remove(tool)
         steps.append(AutoStep(tool, why, "keep" if keep else "rollback", reason, time.perf_counter() - t0))
+        if observe is not None:
+            observe(current, after, steps[-1])
     return state.page, steps
 
 
