@@ -6,7 +6,7 @@ states are read by both engines:
 - ``raw``: the photograph as it is;
 - ``auto``: after :func:`docintent.strategies.auto.restore_auto` (question-free: orientation, then the tool for
   the worst measured damage, kept only when the whole page reads better or the damage fell), judged by RapidOCR
-  (the default) and, as ``auto-tesseract``, judged by Tesseract (``restore --auto --engine tesseract``);
+  (the default); ``auto-tesseract`` (not measured unless named in ``--states``) is judged by Tesseract;
 - ``pipeline``: the orientation fix (same classifier) then every restoration tool in the pipeline baseline's
   fixed order, all kept.
 
@@ -41,6 +41,7 @@ RESULTS = ROOT / "results"
 ENGINES = ("rapidocr", "tesseract")
 #: page state -> how it is made; "auto-tesseract" is --auto judged by the engine its column reads with.
 STATES = ("raw", "auto", "auto-tesseract", "pipeline")
+DEFAULT_STATES = ("raw", "auto", "pipeline")
 
 
 def normalise(text: str) -> str:
@@ -154,7 +155,8 @@ def main() -> None:
     ap.add_argument("--split", choices=("dev", "test"), default="test")
     ap.add_argument("--pages", help="how many pages from the start of the split, or page names, comma-separated "
                     "(default: every page of the split)")
-    ap.add_argument("--states", default=",".join(STATES), help=f"page states to measure (default {','.join(STATES)})")
+    ap.add_argument("--states", default=",".join(DEFAULT_STATES),
+                    help=f"page states to measure, some of {','.join(STATES)} (default {','.join(DEFAULT_STATES)})")
     ap.add_argument("--trace", action="store_true", help="record both engines' CER with and without every --auto step")
     ap.add_argument("--out", help="rows folder (default benchmarks/out/runs/restore-auto-cer-<split>)")
     ap.add_argument("--redo", default="", help="page states to measure again (e.g. auto after changing --auto)")
@@ -208,20 +210,32 @@ def main() -> None:
     steps = "\n".join(f"- {r['image']} ({r['state']}): {', '.join(r['steps']) or 'no step'}"
                       for r in rows if r["state"].startswith("auto"))
     load = os.getloadavg()
+    dev_block: list[str] = []
+    dev_rows = ROOT / "out" / "runs" / "restore-auto-cer-dev" / "rows.jsonl"
+    if args.split == "test" and dev_rows.exists():
+        dev = [json.loads(l) for l in dev_rows.read_text().splitlines() if l.strip()]
+        dev_lines, dev_figures = table(dev, DEFAULT_STATES)
+        dev_pages = sorted({r["page"] for r in dev})
+        dev_block = ["## Development split (the rules of --auto were chosen here)", "",
+                     f"{dev_figures.get('all', {}).get('n', 0)} captures of {len(dev_pages)} dev pages "
+                     f"({', '.join(dev_pages)}):", "", *dev_lines, ""]
+        figures = {"test": figures, "dev": dev_figures}
+    else:
+        figures = {args.split: figures}
+    n = figures.get(args.split, {}).get("all", {}).get("n", 0)
     text = "\n".join([
         "# restore --auto: CER (%) of two OCR engines on real-page captures", "",
-        f"Split `{args.split}`: {figures.get('all', {}).get('n', 0)} captures of {len(pages)} pages "
-        f"({', '.join(pages)}); reference: the PDF text layer; lower is better. `auto` is judged by RapidOCR "
-        "(the default), `auto-tesseract` by Tesseract (`--engine tesseract`).", "",
+        f"Split `{args.split}`: {n} captures of {len(pages)} pages "
+        f"({', '.join(pages)}); reference: the PDF text layer; lower is better.", "",
         *lines, "", "## Seconds per capture", "", *timing,
         f"- load average at the end of the run: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} (1 / 5 / 15 min)", "",
-        "## Steps --auto took", "", steps, ""])
+        *dev_block, "## Steps --auto took", "", steps, ""])
     print(text)
     if args.split == "test" and not args.pages:
         RESULTS.mkdir(exist_ok=True)
         (RESULTS / "restore_auto_cer.md").write_text(text)
         (RESULTS / "restore_auto_cer.json").write_text(json.dumps(
-            {"split": args.split, "pages": pages, "cer_percent": figures,
+            {"pages": pages, "cer_percent": figures,
              "seconds_median": {st: statistics.median(v) for st, v in seconds.items() if v}}, indent=2))
 
 

@@ -105,10 +105,3 @@ def test_bad_input_exits_1_with_one_line(tmp_path: Path, capsys):
     assert len(err) == 1 and "broken.jpg" in err[0]
     assert not (tmp_path / "out.png").exists()
 
-
-def test_engine_applies_to_auto_only(tmp_path: Path, capsys):
-    source = tmp_path / "page.png"
-    cv2.imwrite(str(source), render_text_page(["a line"]))
-    assert main(["restore", "-t", "deshadowing", "--engine", "tesseract", str(source)]) == 1
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--engine" in err[0] and "--auto" in err[0]

@@ -26,11 +26,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="question-free: measure the damage, run the tool for the worst one, keep it only when the page "
         "reads better or the damage fell; repeat (for OCR pipelines)",
     )
-    p.add_argument(
-        "--engine", choices=("rapidocr", "tesseract"), default=None,
-        help="with --auto: the OCR engine that judges whether the page reads better; name the one your "
-        "pipeline runs (default rapidocr)",
-    )
     p.add_argument("-o", "--output", type=image_output_arg, help="output image path (default: IMAGE-restored.png beside the input)")
     p.add_argument("--page", type=page_arg, default=0, help="0-based page number for PDFs (default 0)")
     p.set_defaults(func=run)
@@ -46,8 +41,6 @@ def run(args: argparse.Namespace) -> int:
 
     if bool(args.tool) == bool(args.auto):
         raise InputError(args.image, "give either --auto or one or more --tool NAME")
-    if args.engine and not args.auto:
-        raise InputError(args.image, "--engine applies to --auto only")
     tools = [get_tool(name) for name in args.tool or []]  # unknown names fail before any work is done
     source = Path(args.image)
     output = Path(args.output) if args.output else source.with_name(f"{source.stem}-restored.png")
@@ -57,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     if args.auto:
         from ..strategies.auto import restore_auto
 
-        page, steps = restore_auto(page, engine=args.engine)
+        page, steps = restore_auto(page)
         for step in steps:
             print(f"  {step.tool:<14} {step.verdict:<9} {step.why}; {step.reason}  {step.seconds:.2f} s")
         if not steps:

@@ -66,7 +66,9 @@ def restore_auto(
     """Restore ``page`` without a question; returns the restored page and the steps taken.
 
     ``reader``: the offline reader whose measurements diagnose and judge (default: a new one reading with
-    ``engine``, the OCR engine the restored page is meant for: "rapidocr" by default, or "tesseract").
+    ``engine``, "rapidocr" by default). Judging with "tesseract" for a Tesseract pipeline measured worse on
+    the development split, for Tesseract too (its confidences are coarser than RapidOCR's), so the default
+    judge serves both.
     ``observe``: called with the page before and after every step that changed it, and the step (benchmarks
     use it to measure what keeping or rolling back each step would have cost). Each tool runs at most once; a
     rolled-back tool is not tried again.
