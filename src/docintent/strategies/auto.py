@@ -128,7 +128,9 @@ def restore_auto(
             # around only part of the page, a page turned blank) is counted on its own.
             kept_text = chars_after >= TEXT_KEPT * chars_before
             keep = evidence.keep("page") and kept_text
-            reason = f"{evidence.describe()}; characters read {chars_before} -> {chars_after}"
+            # no question, so no answer confidence to report
+            measured = evidence.describe().split("; answer confidence")[0]
+            reason = f"{measured}; characters read {chars_before} -> {chars_after}"
         if keep:
             state.page = after
             # Geometric and photometric steps change what the other kind sees: flattened, the page no longer
