@@ -15,8 +15,10 @@ How it answers each of the Brain's questions:
   Otherwise the degradations are measured in the evidence region (then, if none passes its threshold there, on
   the whole page) and the tool for the most severe one still available is chosen (page orientation first:
   nothing reads on a sideways page; an upside-down verdict is checked against the text lines).
-- ``review``: re-reads the relevant region before and after the tool and keeps the change only when the
-  evidence became more legible (OCR confidence, characters recognised, strength of the label match).
+- ``review``: re-reads the relevant region before and after the tool and keeps the change when the evidence
+  became more legible (OCR confidence, characters recognised, strength of the label match), the answer more
+  certain, or the targeted damage fell while the text read as well (:class:`ReviewEvidence`); rotations are
+  judged by the orientation classifier.
 - ``diagnose``: every degradation whose measured severity passes its threshold.
 - MACT's ``plan`` / ``execute`` / ``judge`` / ``conclude``: see :mod:`docintent.brains.offline.mact` (plans
   from the question's intent, execution through these primitives, judgment by independent checks).
@@ -89,7 +91,6 @@ REVIEW_RULES = ("evidence", "legibility", "page")
 #: Classifier confidence above which an upside-down verdict is taken without reading text lines both ways
 #: (the classifier's false upside-down verdicts on sparse pages came with 0.6-0.65; true ones with 0.92).
 UPSIDE_DOWN_SURE = 0.85
-
 
 
 @dataclass(frozen=True)
