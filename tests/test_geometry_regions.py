@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from docintent.brains import State, get_brain
 from docintent.page import Page
 from docintent.strategies import get_strategy
 from docintent.synth import degrade
+from docintent.tools import get_tool
 
 LINES = ["Invoice number: INV-2041", "Date: 12 March 2024", "Total amount due: $1,250.00", "Thank you for your order"]
 
@@ -33,3 +35,28 @@ def test_dewarping_is_judged_on_the_whole_new_page(text_page):
     evidence = reader.review_evidence(state, curled, flattened, "dewarping")
     assert evidence.scope == "page"
     assert evidence.answer_after == "$1,250.00"
+
+
+@pytest.mark.parametrize("turns,fix", [(1, "rotate_90"), (2, "rotate_180"), (3, "rotate_270")])
+def test_each_turn_is_undone_and_a_photometric_review_after_it_uses_the_upright_page(text_page, turns, fix):
+    """Every rotation tool: the page turned counter-clockwise by ``turns`` quarter turns is turned back by ``fix``;
+    a photometric step reviewed after the turn measures its evidence region on the upright page, although the
+    sideways page was read first in the same question (its boxes would lie elsewhere or outside the page)."""
+    page, _ = text_page
+    turned = Page.from_array(np.ascontiguousarray(np.rot90(page.pixels, turns)))
+    question = "What is the total amount due?"
+    result = get_strategy("docintent").run(turned, question, "doc", get_brain("offline"))
+    assert result.error is None and not any(s.action == "failed" for s in result.trace)
+    assert result.answer == "$1,250.00" and result.tools_kept[0] == fix
+
+    reader = get_brain("offline")
+    state = State(question, "doc", turned, turned, ["appearance"])
+    reader.read(state, turned)  # the sideways page's reading (and its regions) is in the question's memo
+    upright = get_tool(fix).run(turned)
+    assert upright.size == page.size
+    state.page = upright
+    faded = upright.derive((upright.pixels.astype(np.float32) * 0.5 + 110).astype(np.uint8), "fade")
+    restored = get_tool("appearance").run(faded)
+    evidence = reader.review_evidence(state, faded, restored, "appearance")
+    assert evidence.scope == "evidence region"
+    assert evidence.answer_before == evidence.answer_after == "$1,250.00"
