@@ -129,8 +129,7 @@ def restore_auto(
             kept_text = chars_after >= TEXT_KEPT * chars_before
             keep = evidence.keep("page") and kept_text
             # no question, so no answer confidence to report
-            measured = evidence.describe().split("; answer confidence")[0]
-            reason = f"{measured}; characters read {chars_before} -> {chars_after}"
+            reason = f"{evidence.describe(answer=False)}; characters read {chars_before} -> {chars_after}"
         if keep:
             state.page = after
             # Geometric and photometric steps change what the other kind sees: flattened, the page no longer

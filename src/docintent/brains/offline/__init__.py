@@ -159,11 +159,14 @@ class ReviewEvidence:
             return True
         return self.severity_fell and self.legibility_after >= 0.97 * self.legibility_before
 
-    def describe(self) -> str:
+    def describe(self, answer: bool = True) -> str:
+        """The measurements as one line; ``answer=False`` leaves out the answer confidence (question-free use)."""
         text = f"{self.scope} legibility {self.legibility_before:.3f} -> {self.legibility_after:.3f}"
         if self.severity_before is not None and self.severity_after is not None:
             text += f"; {self.degradation} severity {self.severity_before:.2f} -> {self.severity_after:.2f}"
-        return text + f"; answer confidence {self.confidence_before:.2f} -> {self.confidence_after:.2f}"
+        if answer:
+            text += f"; answer confidence {self.confidence_before:.2f} -> {self.confidence_after:.2f}"
+        return text
 
 
 class OfflineReader(Brain):
