@@ -32,11 +32,25 @@ import scipy.sparse as sp
 from ..errors import ConfigError
 
 
-def top_rows(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rows and scores of the ``k`` best positive scores, best first, ties by row (reproducible)."""
-    hits = np.flatnonzero(scores > 0)
+def top_rows(scores: np.ndarray, k: int, *, positive: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and scores of the ``k`` best scores, best first, ties by row (reproducible).
+
+    ``positive``: only positive scores count (for BM25 a page with no query term is no hit); False ranks every
+    row (cosines, standardised scores).
+
+    >>> top_rows(np.array([0.5, 2.0, 0.0, 2.0, 1.0]), 3)[0].tolist()
+    [1, 3, 4]
+    >>> top_rows(np.array([-1.0, 0.0, -3.0]), 2, positive=False)[0].tolist()
+    [1, 0]
+    """
+    hits = np.flatnonzero(scores > 0) if positive else np.arange(len(scores))
     if len(hits) == 0:
         return hits, scores[hits]
+    if 0 < k < len(hits):
+        # Only rows scoring at least the k-th best can be among the k best (all of a tie at the cut are kept,
+        # so the order below still breaks it by row): a partition instead of sorting every hit.
+        cut = np.partition(scores[hits], len(hits) - k)[len(hits) - k]
+        hits = hits[scores[hits] >= cut]
     order = np.lexsort((hits, -scores[hits]))[:k]
     best = hits[order]
     return best, scores[best]

@@ -201,12 +201,13 @@ class FusionRetriever(Retriever):
             fused = reciprocal_rank_fusion(lists, k=self.k, depth=self.depth, weights=self.weights)[:k]
         else:
             parts = [self.bm25.scores(query), self.dense.scores(query)]
+            tops = [top_rows(part, self.depth, positive=False)[0] for part in parts]
             total = np.zeros(len(self.index.handles))
-            for weight, part in zip(self.weights, parts):
-                total += weight * standardise_top(part, self.depth)
+            for weight, part, top in zip(self.weights, parts, tops):
+                total += weight * standardise_top(part, top)
             rows = np.lexsort((np.arange(len(total)), -total))[:k]
             fused = [Hit(self.index.handles[r], float(total[r])) for r in rows]
-            lists = [[self.index.handles[r] for r in _top(p, self.depth)] for p in parts]
+            lists = [[self.index.handles[r] for r in top] for top in tops]
         self.ranks = {
             hit.handle: {name: ranking.index(hit.handle) + 1 for name, ranking in zip(("bm25", "dense"), lists) if hit.handle in ranking}
             for hit in fused
@@ -214,20 +215,14 @@ class FusionRetriever(Retriever):
         return fused
 
 
-def _top(scores: np.ndarray, depth: int) -> np.ndarray:
-    """Rows of the ``depth`` best scores, best first, ties by row."""
-    depth = min(depth, len(scores))
-    top = np.argpartition(-scores, depth - 1)[:depth]
-    return top[np.lexsort((top, -scores[top]))]
+def standardise_top(scores: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """Scores as z-values over the best of them (rows ``top``, from :func:`~docintent.retrieval.bm25.top_rows`);
+    every other page gets the lowest of those.
 
-
-def standardise_top(scores: np.ndarray, depth: int) -> np.ndarray:
-    """Scores as z-values over the ``depth`` best of them; every other page gets the lowest of those.
-
-    >>> standardise_top(np.array([3.0, 1.0, 2.0, 0.0]), 3).round(3).tolist()
+    >>> scores = np.array([3.0, 1.0, 2.0, 0.0])
+    >>> standardise_top(scores, top_rows(scores, 3, positive=False)[0]).round(3).tolist()
     [1.225, -1.225, 0.0, -1.225]
     """
-    top = _top(scores, depth)
     if len(top) == 0:
         return np.zeros(len(scores))
     best = scores[top].astype(np.float64)
