@@ -126,19 +126,11 @@ def oracle_table(rows: list[dict]) -> tuple[list[str], dict]:
 
 
 def calibration(rows: list[dict]) -> tuple[list[str], dict]:
-    bins = [(0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.01)]
-    lines = ["| confidence | n | mean ANLS | exact (ANLS = 1) |", "|---|---:|---:|---:|"]
-    figures = {}
-    for lo, hi in bins:
-        sel = [r for r in rows if lo <= r["confidence"] < hi]
-        if not sel:
-            continue
-        anls = sum(r["score"] for r in sel) / len(sel)
-        exact = sum(1 for r in sel if r["score"] >= 0.999) / len(sel)
-        label = f"{lo:.1f}–{min(hi, 1.0):.1f}"
-        lines.append(f"| {label} | {len(sel)} | {100 * anls:.1f} | {100 * exact:.1f} |")
-        figures[label] = {"n": len(sel), "anls": anls, "exact": exact}
-    return lines, figures
+    """The final answers' confidence in bins against their score (the table of ``benchmarks/calibration.py``)."""
+    from calibration import calibration_table  # the benchmark beside this one
+
+    lines, figures, ece = calibration_table([(r["confidence"], r["score"]) for r in rows])
+    return lines, {"bins": figures, "ece": ece}
 
 
 def main() -> None:
@@ -155,6 +147,8 @@ def main() -> None:
         rows = run(args)
     table, figures = oracle_table(rows)
     cal, cal_figures = calibration(rows)
+    dataset = Path(args.dataset).resolve()
+    dataset = dataset.relative_to(ROOT.parent) if dataset.is_relative_to(ROOT.parent) else dataset
     by_condition = defaultdict(list)
     for r in rows:
         by_condition[r["condition"]].append(r)
@@ -164,10 +158,11 @@ def main() -> None:
         cal_lines += [f"**{cond}** (n={len(rs)})", "", *lines, ""]
     text = "\n".join([
         "# Phase B against an oracle; answer confidence against correctness", "",
-        f"docintent strategy, offline reader, {args.dataset} ({len(rows)} samples, {args.per_page} questions per "
+        f"docintent strategy, offline reader, {dataset} ({len(rows)} samples, {args.per_page} questions per "
         "page x 4 captures). Oracle: the answer read with the tool kept vs rolled back, scored against gold; "
         "precision / recall over restorations where the oracle has a preference.", "",
-        *table, "", "## Calibration (final answer confidence vs ANLS)", "", *cal, "", "### Per capture condition", "",
+        *table, "", f"## Calibration (final answer confidence vs score; expected calibration error {cal_figures['ece']:.1f})",
+        "", *cal, "", "### Per capture condition", "",
         *cal_lines,
     ])
     print(text)
