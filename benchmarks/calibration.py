@@ -1,23 +1,26 @@
-"""Phase A's answer confidence against correctness, and the damage discount that corrects it.
+"""Phase A's answer confidence against correctness, and the calibration that corrects it.
 
-The offline reader answers directly when its confidence reaches 0.6. A clear-looking reading of a blurred,
-warped or faded evidence region is wrong more often than the same reading of a clean one, so the reader lowers
-its confidence by the damage it measures where it read (``OfflineReader.damage_discount``). This benchmark
-chooses that discount on development data and reports calibration with and without it.
+The offline reader answers directly when its calibrated confidence reaches its threshold
+(``OfflineReader.calibration``, ``answer_threshold``). A clear-looking reading of a blurred, warped or faded page
+means something else than the same reading of a clean one, so the calibration maps the raw confidence and the
+damage measured where the reader read to the probability of being right. This benchmark fits it and chooses the
+threshold on development data, and reports calibration with and without it on held-out data.
 
-``collect`` reads every sample once with the discount off and records what the decision rests on: the reader's
-confidence, where it read, and the measured damage there (the worst degradation past its threshold, as the
-reader measures it; never the recorded labels). The benchmark, not the brain, scores the answer against gold
-and joins the score of the same sample after restoration (from a ``judge-fixed`` run of the same dataset: every
-diagnosed degradation restored).
+``collect`` reads every sample once with the calibration off and records what the decision rests on: the
+reader's raw confidence, where it read, and the measured damage (the worst degradation past its threshold, in
+the evidence region or on the page, as the reader measures it; never the recorded labels). The benchmark, not the
+brain, scores the answer against gold and, given ``--restored``, joins the score of the same sample after
+restoration (from a ``judge-fixed`` run of the same dataset: every diagnosed degradation restored).
 
-``choose`` simulates Phase A's decision for each discount (answer directly when the discounted confidence
-reaches the threshold, otherwise restore) and prints the simulated score and the calibration (expected
-calibration error) per discount; ``--discount`` fixes one for the calibration table.
+``fit`` fits the logistic calibration on collected development rows and simulates Phase A's decision for each
+threshold (answer directly at or above it, otherwise restore) on the rows with a restored score.
 
     python benchmarks/calibration.py collect --dataset synth:benchmarks/out/synth-s101-n15 \
-        --restored benchmarks/out/runs/dev-s101-base --out benchmarks/out/runs/calibration-s101
-    python benchmarks/calibration.py choose --rows benchmarks/out/runs/calibration-s101/rows.jsonl
+        --restored benchmarks/out/runs/dev-s101-base --out benchmarks/out/runs/calibration2-s101
+    python benchmarks/calibration.py collect --dataset synth:benchmarks/out/realpages/dev --every 3 \
+        --out benchmarks/out/runs/calibration2-realdev
+    python benchmarks/calibration.py fit --rows benchmarks/out/runs/calibration2-s101/rows.jsonl \
+        benchmarks/out/runs/calibration2-realdev/rows.jsonl
 
 ``evaluate`` compares raw and calibrated confidence on rows collected from held-out data (the synthetic seed
 and the real-page test split the strategies are reported on), written to benchmarks/results/NAME.md and .json.
@@ -32,12 +35,10 @@ import argparse
 import json
 import statistics
 import time
-from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
-THRESHOLD = 0.6
 BINS = [(0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.01)]
 
 
@@ -96,40 +97,6 @@ def calibration_table(pairs: list[tuple[float, float]]) -> tuple[list[str], dict
         lines.append(f"| {label} | {len(sel)} | {100 * mean:.1f} | {100 * exact:.1f} |")
         figures[label] = {"n": len(sel), "score": mean, "exact": exact}
     return lines, figures, 100 * ece
-
-
-def simulate(rows: list[dict], discount: float) -> tuple[float, list[tuple[float, float]]]:
-    """Mean score when Phase A answers directly at discounted confidence >= THRESHOLD and restores otherwise
-    (turned pages are always turned first, as the reader does), and the (confidence, score) pairs."""
-    scores, pairs = [], []
-    for r in rows:
-        conf = r["confidence"] * (1.0 - discount * r["excess"])
-        direct = conf >= THRESHOLD and not r["turned"]
-        scores.append(r["score"] if direct else r["restored_score"])
-        if not r["turned"]:
-            pairs.append((conf, r["score"]))
-    return 100 * statistics.fmean(scores), pairs
-
-
-def choose(args: argparse.Namespace) -> None:
-    rows = [json.loads(line) for line in Path(args.rows).read_text().splitlines() if line.strip()]
-    print(f"{len(rows)} samples; answer directly at confidence >= {THRESHOLD}")
-    print("| discount | simulated score | direct answers | ECE (direct readings) |")
-    print("|---:|---:|---:|---:|")
-    for d in [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0]:
-        score, pairs = simulate(rows, d)
-        direct = sum(1 for r in rows if r["confidence"] * (1 - d * r["excess"]) >= THRESHOLD and not r["turned"])
-        _, _, ece = calibration_table(pairs)
-        print(f"| {d:.1f} | {score:.2f} | {direct} | {ece:.1f} |")
-    by_damage: dict[str, list[dict]] = defaultdict(list)
-    for r in rows:
-        if not r["turned"]:
-            by_damage[r["degradation"] or "(none measured)"].append(r)
-    print("\n| measured damage | n | mean confidence | direct score | restored score |")
-    print("|---|---:|---:|---:|---:|")
-    for k, rs in sorted(by_damage.items(), key=lambda kv: -len(kv[1])):
-        print(f"| {k} | {len(rs)} | {statistics.fmean(r['confidence'] for r in rs):.2f} | "
-              f"{100 * statistics.fmean(r['score'] for r in rs):.1f} | {100 * statistics.fmean(r['restored_score'] for r in rs):.1f} |")
 
 
 def fit_logistic(x: list[list[float]], y: list[float], l2: float = 1e-3, steps: int = 50) -> list[float]:
@@ -234,11 +201,9 @@ def main() -> None:
     sub = ap.add_subparsers(dest="command", required=True)
     c = sub.add_parser("collect")
     c.add_argument("--dataset", required=True)
-    c.add_argument("--restored", help="run directory holding judge-fixed rows of the same dataset (for `choose`)")
+    c.add_argument("--restored", help="run directory holding judge-fixed rows of the same dataset (for `fit`)")
     c.add_argument("--every", type=int, default=1, help="only every K-th sample (a subsample for slow pages)")
     c.add_argument("--out", required=True)
-    h = sub.add_parser("choose")
-    h.add_argument("--rows", required=True)
     f = sub.add_parser("fit")
     f.add_argument("--rows", nargs="+", required=True)
     e = sub.add_parser("evaluate")
@@ -250,7 +215,7 @@ def main() -> None:
     r.add_argument("--name", default="calibration")
     r.add_argument("--caption", default="")
     args = ap.parse_args()
-    {"collect": collect, "choose": choose, "fit": fit, "evaluate": evaluate, "report": report}[args.command](args)
+    {"collect": collect, "fit": fit, "evaluate": evaluate, "report": report}[args.command](args)
 
 
 if __name__ == "__main__":
