@@ -78,7 +78,7 @@ class _ReaderMemo:
     patches: dict[str, tuple[OcrResult, OcrResult]] = field(default_factory=dict)
     orientation: dict[str, str | None] = field(default_factory=dict)
     session: ReadingSession | None = None
-    damage: dict[tuple[str, Box], tuple[float, str | None]] = field(default_factory=dict)
+    severities: dict[tuple[str, Box], dict[str, float]] = field(default_factory=dict)
 
 
 #: Phase B rules: "legibility" keeps a restoration only when the evidence region reads better (OCR confidence,
@@ -296,19 +296,24 @@ class OfflineReader(Brain):
 
     def damage(self, state: State, page: Page, region: Box) -> tuple[float, str | None]:
         """How far the worst restorable degradation measured in ``region`` of ``page`` passes its threshold:
-        ``(excess, degradation)``, excess in [0, 1] (0: nothing passes its threshold). Cached per page state."""
-        memo = self.memo(state, _ReaderMemo)
+        ``(excess, degradation)``, excess in [0, 1] (0: nothing passes its threshold)."""
+        worst: tuple[float, str | None] = (0.0, None)
+        for degradation, severity in self._measured(state, page, region).items():
+            threshold = self._threshold(degradation)
+            if severity > threshold:
+                excess = min(1.0, (severity - threshold) / max(1e-6, 1.0 - threshold))
+                if excess > worst[0]:
+                    worst = (excess, degradation)
+        return worst
+
+    def _measured(self, state: State, page: Page, region: Box) -> dict[str, float]:
+        """:meth:`_severities` of ``region`` of ``page``, measured once per question (calibration and Phase A's
+        choice of tool both need them)."""
+        cache = self.memo(state, _ReaderMemo).severities
         key = (page.hash, region)
-        if key not in memo.damage:
-            worst: tuple[float, str | None] = (0.0, None)
-            for degradation, severity in self._severities(page, region).items():
-                threshold = self._threshold(degradation)
-                if severity > threshold:
-                    excess = min(1.0, (severity - threshold) / max(1e-6, 1.0 - threshold))
-                    if excess > worst[0]:
-                        worst = (excess, degradation)
-            memo.damage[key] = worst
-        return memo.damage[key]
+        if key not in cache:
+            cache[key] = self._severities(page, region)
+        return cache[key]
 
     def worst_damage(self, state: State, page: Page, region: Box) -> tuple[float, str | None]:
         """:meth:`damage` in ``region`` or on the whole page, whichever is worse: a wrong reading's region can be
@@ -385,7 +390,7 @@ class OfflineReader(Brain):
         # The damage where the answer was read first; when nothing there passes its threshold, the damage
         # elsewhere on the page (an uncertain reading's region may be the wrong one).
         for region in dict.fromkeys((reading.region, Box.FULL)):
-            ranked = sorted(self._severities(page, region).items(), key=lambda kv: -kv[1])
+            ranked = sorted(self._measured(state, page, region).items(), key=lambda kv: -kv[1])
             for degradation, severity in ranked:
                 tool = next((t for t in tools_for(degradation) if t in state.available_tools and t not in kept), None)
                 if severity > self._threshold(degradation) and tool is not None:
