@@ -45,6 +45,7 @@ class ReadingSession:
         self.engine = engine
         self._quads: dict[str, np.ndarray] = {}  # page hash -> detected line quads (N x 4 x 2, page pixels)
         self._lines: dict[bytes, Recognised] = {}  # crop digest -> recognition
+        self._pages: dict[str, OcrResult] = {}  # page hash -> whole-page reading (engines without line level)
         self.stats: dict[str, int] = {"detections": 0, "lines_recognised": 0, "lines_reused": 0, "boxes_carried": 0}
 
     @property
@@ -77,7 +78,7 @@ class ReadingSession:
         its line boxes are used instead of detecting again.
         """
         if not self.line_level:
-            return self.engine.read(page, region)
+            return self._region_of_page(page, region)
         cache = self.engine.cache
         cache_key = None
         if region is None and geometry_of is None and page.hash not in self._quads and cache is not None:
@@ -90,12 +91,7 @@ class ReadingSession:
         start = time.perf_counter()
         quads = self.quads(page, geometry_of)
         h, w = page.height, page.width
-        chosen = []
-        for quad in quads:
-            cx = float(quad[:, 0].mean()) / w
-            cy = float(quad[:, 1].mean()) / h
-            if region is None or (region.x0 <= cx <= region.x1 and region.y0 <= cy <= region.y1):
-                chosen.append(quad)
+        chosen = [q for q in quads if region is None or _centre_in_px(q, w, h, region)]
         recognised = self._recognise(page, chosen)
         score_floor = getattr(self.engine, "text_score", 0.0)
         raw = [
@@ -116,11 +112,25 @@ class ReadingSession:
         )
         meta: dict[str, Any] = {"lines_read": len(chosen)}
         if cache_key is not None:
-            meta["quads"] = np.round(quads, 1).tolist()
+            # Exactly as detected (float32 values are exact in JSON): a session that starts from this entry cuts
+            # the same line crops as the session that wrote it.
+            meta["quads"] = np.asarray(quads, dtype=np.float32).tolist()
         result = OcrResult(lines, self.engine.name, page.hash, region, time.perf_counter() - start, meta)
         if cache_key is not None:
             cache.put(cache_key, result)
         return result
+
+    def _region_of_page(self, page: Page, region: Box | None) -> OcrResult:
+        """For engines that read whole images (Tesseract): the page is read once, and a region is the lines of
+        that reading whose centre lies in it. Reading the crop instead would let the engine lay the text out
+        anew, so a line read as part of a region and as part of the page could differ."""
+        full = self._pages.get(page.hash)
+        if full is None:
+            full = self._pages[page.hash] = self.engine.read(page)
+        if region is None or region == Box.FULL:
+            return full
+        inside = tuple(line for line in full.lines if _centre_in(line.box, region))
+        return OcrResult(inside, full.engine, full.page_hash, region, 0.0, {"lines_read": 0})
 
     def _recognise(self, page: Page, quads: list[np.ndarray]) -> list[Recognised]:
         engine: Any = self.engine
@@ -140,3 +150,16 @@ class ReadingSession:
         self.stats["lines_recognised"] += len(missing)
         self.stats["lines_reused"] += len(quads) - len(missing)
         return [self._lines[k] for k in keys]
+
+
+def _centre_in_px(quad: np.ndarray, width: int, height: int, region: Box) -> bool:
+    """Whether the centre of a line quad (page pixels) lies in ``region``: the one rule that assigns a line to
+    a region."""
+    cx = float(quad[:, 0].mean()) / width
+    cy = float(quad[:, 1].mean()) / height
+    return region.x0 <= cx <= region.x1 and region.y0 <= cy <= region.y1
+
+
+def _centre_in(box: Box, region: Box) -> bool:
+    cx, cy = box.center
+    return region.x0 <= cx <= region.x1 and region.y0 <= cy <= region.y1
