@@ -66,7 +66,7 @@ def collect(args: argparse.Namespace) -> None:
             t0 = time.perf_counter()
             page = load_page(s.image)
             state = State(question=s.question, task=s.task, page=page, original=page, available_tools=[])
-            rotated = reader._orientation_fix(state, page) is not None
+            rotated = reader.orientation_fix(state, page) is not None
             reading = reader.read(state, page)
             excess, degradation = reader.worst_damage(state, page, reading.region)
             row = {

@@ -4,7 +4,7 @@ For every question of ``realpages_questions.jsonl`` that asks for a typed entity
 (dates, person names, e-mail addresses, URLs, postal codes, street addresses), the page is read as the reader
 reads it (the clean render at ~2000 px, OCR'd by RapidOCR through the disk cache, laid out by
 ``Layout.from_ocr``), and again from the PDF's text layer (no OCR errors: what the finders do on clean text),
-and the reader's typed-span step (:func:`docintent.brains.offline.spans.span_candidates`)
+and the reader's typed-span step (:func:`docintent.reader.spans.span_candidates`)
 is run with each finder in turn: the rules (``spans.RULES``, what the reader uses), then each library in the
 rule's place for that entity kind (the library finders are defined here, with the same signatures as the rules).
 The span it returns (trimmed as the reader trims it) is scored against the gold answers: exact match (case and
@@ -53,7 +53,7 @@ NOT_IN_SET = {"phone numbers (phonenumbers)": "no question asks for a phone numb
 SPACY_MODEL_SHA256 = "e94cbf6c242453a89af524aaea8e08917b420c11792d6ac662d166b591059779"
 
 
-# -- library finders (same signatures as the rules in docintent.brains.offline.spans) ---------------------
+# -- library finders (same signatures as the rules in docintent.reader.spans) ---------------------
 
 #: Languages dateparser may read month names in (the ones the rules know).
 DATE_LANGUAGES = ["en", "nl", "de", "fr", "es", "it"]
@@ -92,7 +92,7 @@ def validated_emails(text: str) -> list[str]:
     """The rule's e-mail candidates that email-validator accepts (syntax only, no DNS), normalised by it."""
     from email_validator import EmailNotValidError, validate_email
 
-    from docintent.brains.offline.spans import find_emails
+    from docintent.reader.spans import find_emails
 
     out = []
     for candidate in find_emails(text):
@@ -277,9 +277,9 @@ def text_layer_layouts(page_ids: list[str]):
 
 def extract(question: str, layout, finders) -> tuple[str, list[str]]:
     """The reader's typed span for ``question`` with ``finders``, and every candidate span."""
-    from docintent.brains.offline.extract import Matcher, best_candidate
-    from docintent.brains.offline.question import analyse
-    from docintent.brains.offline.spans import classify, span_candidates, trim_span
+    from docintent.reader.extract import Matcher, best_candidate
+    from docintent.reader.question import analyse
+    from docintent.reader.spans import classify, span_candidates, trim_span
 
     cands = span_candidates(question, layout, Matcher(analyse(question), layout), finders)
     best = best_candidate(cands)
@@ -310,7 +310,7 @@ def finder_speed(layout_map: dict, variants: dict) -> dict:
 
 def run(spacy_python: str | None) -> dict:
     sys.path.insert(0, str(ROOT))
-    from docintent.brains.offline.spans import RULES, Finders, _name_text, classify
+    from docintent.reader.spans import RULES, Finders, classify, name_text
     from realpages import PAGES, load_questions
 
     rows = load_questions()
@@ -343,7 +343,7 @@ def run(spacy_python: str | None) -> dict:
     spacy_info: dict = {}
     if spacy_python:
         texts = sorted({t for lm in inputs.values() for layout in lm.values() for item in layout.items
-                        if (t := _name_text(item, lambda _s: True))})
+                        if (t := name_text(item, lambda _s: True))})
         labels, spacy_info = spacy_labels(spacy_python, texts)
         variants["author"]["spaCy en_core_web_sm"] = replace(RULES, name_line=lambda t: labels.get(t, False))
 

@@ -123,7 +123,7 @@ def rapid_recogniser(model: Path | None, batch: int) -> Callable[[list[np.ndarra
     from docintent.ocr.engines import RapidOcrEngine
 
     engine = RapidOcrEngine()
-    rapid = engine._load()
+    rapid = engine.load()
     if model is not None:
         rapid.cfg.Rec.model_path = str(model)
     rapid.cfg.Rec.rec_batch_num = batch
@@ -193,7 +193,7 @@ def main() -> None:
     page_quads: dict[int, list[np.ndarray]] = {}
     for side in (1280, 960, 736):
         eng = RapidOcrEngine(det_side=side)
-        eng._load()
+        eng.load()
         from docintent.ocr.session import ReadingSession  # noqa: F401 - the session uses these methods
 
         t0, c0 = time.perf_counter(), time.process_time()

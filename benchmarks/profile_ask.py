@@ -116,9 +116,8 @@ def instrument(prof: Profiler) -> None:
     prof.patch_method(reader, "decide", "Phase A decide")
     prof.patch_method(reader, "answer", "answer")
 
-    def review_label(self: Any, state: Any, before: Any, after: Any) -> str:
-        last = next((s.tool for s in reversed(state.history) if s.phase in ("tool", "Phase.TOOL")), None)
-        return f"Phase B review: {last}"
+    def review_label(self: Any, state: Any, change: Any) -> str:
+        return f"Phase B review: {change.tool}"
 
     prof.patch_method(reader, "review", review_label)
 
@@ -133,7 +132,7 @@ def model_load_seconds() -> dict[str, float]:
     out = {}
     engine = get_engine()
     t0 = time.perf_counter()
-    rapid = engine._load()
+    rapid = engine.load()
     rapid._load_det_model()
     out["model load: detection"] = time.perf_counter() - t0
     t0 = time.perf_counter()

@@ -71,13 +71,13 @@ def cers(page, reference: str) -> dict[str, float]:
 
 def pipeline(page):
     from docintent.ocr import detect_orientation
-    from docintent.strategies import PIPELINE_ORDER
-    from docintent.tools import get_tool
+    from docintent.strategies import pipeline_tools
+    from docintent.tools import get_tool, restoration_tools
 
     orient = detect_orientation(page)
     if orient.fix and orient.confidence >= 0.6:
         page = get_tool(orient.fix).run(page)
-    for name in PIPELINE_ORDER:
+    for name in pipeline_tools(restoration_tools()):
         page = get_tool(name).run(page)
     return page
 

@@ -193,7 +193,7 @@ def embedding_sample(index: PageIndex, n: int) -> dict:
 
 def index_costs(corpus: Path) -> dict:
     """Build time and bytes of the BM25 body and the derived field models, on a copy of the index."""
-    from docintent.retrieval.index import _write_bm25
+    from docintent.retrieval.index import write_bm25
 
     tmp = corpus / "_cost_copy"
     shutil.rmtree(tmp, ignore_errors=True)
@@ -201,7 +201,7 @@ def index_costs(corpus: Path) -> dict:
     shutil.copy(corpus / "index" / "index.sqlite", tmp / "index.sqlite")
     con = sqlite3.connect(str(tmp / "index.sqlite"))
     t0 = time.perf_counter()
-    _write_bm25(con, tmp)
+    write_bm25(con, tmp)
     body_s = time.perf_counter() - t0
     con.close()
     index = PageIndex.open(tmp)
@@ -238,7 +238,7 @@ def refit_bm25(directory: Path) -> bool:
     against ``bm25.npz``'s time). Returns whether it refitted.
     """
     from docintent.retrieval.bm25 import BM25
-    from docintent.retrieval.index import INDEX_B, INDEX_K1, _write_bm25
+    from docintent.retrieval.index import INDEX_B, INDEX_K1, write_bm25
     from docintent.retrieval.text import INDEX_TOKENIZER
 
     bm = BM25.load(directory)
@@ -248,7 +248,7 @@ def refit_bm25(directory: Path) -> bool:
     kept = [p for p in directory.glob("passages_*.npy") if p.stat().st_mtime >= body.stat().st_mtime]
     con = sqlite3.connect(str(directory / "index.sqlite"))
     try:
-        _write_bm25(con, directory)
+        write_bm25(con, directory)
     finally:
         con.close()
     for path in kept:

@@ -37,7 +37,6 @@ def run(args: argparse.Namespace) -> list[dict]:
     from docintent.evaluation.metrics import score_row
     from docintent.io import load_page
     from docintent.strategies import get_strategy
-    from docintent.trace import Phase
 
     samples = load_dataset(f"synth:{args.dataset}")
     per_page: dict[str, list[str]] = defaultdict(list)
@@ -57,11 +56,11 @@ def run(args: argparse.Namespace) -> list[dict]:
         judged: list[dict]
         gold: tuple[str, ...] = ()
 
-        def review(self, state, before, after):
-            verdict = super().review(state, before, after)
-            tool = next((s.tool for s in reversed(state.history) if s.phase == Phase.TOOL), None)
+        def review(self, state, change):
+            verdict = super().review(state, change)
+            tool, before, after = change.tool, change.before, change.after
             if tool and not tool.startswith("rotate_"):
-                evidence = self.review_evidence(state, before, after, tool)
+                evidence = self.review_evidence(state, change)
                 a_before = self.read(state, before).answer
                 a_after = self.read(state, after).answer
                 s_before = score_row("doc", "", a_before, list(self.gold))

@@ -37,8 +37,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from docintent.io import load_page, resize_longest
-    from docintent.perception import signals
-    from docintent.perception.signals import Thresholds
+    from docintent.perception import Thresholds, signals
     from docintent.tools import get_tool
     from strategy_time import _datasets
 

@@ -90,7 +90,7 @@ def table_part(n: int, engine) -> dict:
 
 def _documents(n_docs: int, pages_per_doc: int, seed: int = 0):
     """(pages as arrays, question, answer pages (1-based), gold answer or None for two-field questions)."""
-    from docintent.synth.render import _sentence, render_text_lines
+    from docintent.synth.render import render_text_lines, sentence
 
     rng = np.random.default_rng(seed)
     docs = []
@@ -109,7 +109,7 @@ def _documents(n_docs: int, pages_per_doc: int, seed: int = 0):
             facts[distractor] = f"The {name} for contract {other} is {wrong}."
         pages = []
         for number in range(1, pages_per_doc + 1):
-            lines = [_sentence(rng, 7) for _ in range(6)]
+            lines = [sentence(rng, 7) for _ in range(6)]
             if number in facts:
                 lines.insert(int(rng.integers(0, 6)), facts[number])
             pages.append(render_text_lines(lines, width=800, font_px=18))

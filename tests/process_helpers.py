@@ -38,7 +38,8 @@ class SlowBrain(ScriptedBrain):
         return self.answer(state)
 
 
-BRAINS.setdefault("slow", "process_helpers:SlowBrain")
+if "slow" not in BRAINS:
+    BRAINS.register("slow", "process_helpers:SlowBrain", origin="tests")
 
 
 class SlowOcr:

@@ -55,7 +55,7 @@ def scripted_factory(answer: str = ANSWER, delay: float = 0.0, gate: threading.E
             time.sleep(delay)
             return decisions.pop(0) if decisions else Answer(answer, 0.9, "read the total line")
 
-        return FunctionBrain(decide=decide, review=lambda state, before, after: reviews.pop(0),
+        return FunctionBrain(decide=decide, review=lambda state, change: reviews.pop(0),
                              answer=lambda state: Answer(answer, 0.9, "read the total line"))
 
     return make

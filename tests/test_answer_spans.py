@@ -10,10 +10,12 @@ import numpy as np
 import pytest
 
 from docintent.brains.offline import ReviewEvidence
-from docintent.brains.offline.answer import solve
-from docintent.brains.offline.extract import Matcher, best_candidate
-from docintent.brains.offline.question import analyse
-from docintent.brains.offline.spans import (
+from docintent.layout.lines import Item, Layout
+from docintent.page import Box, Page
+from docintent.reader.answer import solve
+from docintent.reader.extract import Matcher, best_candidate
+from docintent.reader.question import analyse
+from docintent.reader.spans import (
     RULES,
     classify,
     find_dates,
@@ -25,8 +27,6 @@ from docintent.brains.offline.spans import (
     span_candidates,
     trim_span,
 )
-from docintent.layout.lines import Item, Layout
-from docintent.page import Box, Page
 
 
 def layout(*rows: tuple[str, float, float, float]) -> Layout:

@@ -9,7 +9,6 @@ from PIL import Image
 
 from conftest import render_text_page
 from docintent.cli import main
-from docintent.tools import registry
 
 
 @pytest.fixture
@@ -82,7 +81,9 @@ class _FakeEntryPoint:
 
 
 def test_third_party_tools_arrive_through_entry_points(monkeypatch, caplog):
+    from docintent import registry
     from docintent.tools import Tool, get_tool, list_tools
+    from docintent.tools import registry as tool_registry
 
     class Sharpen(Tool):
         name = "learned_sharpen"
@@ -92,16 +93,29 @@ def test_third_party_tools_arrive_through_entry_points(monkeypatch, caplog):
         def apply(self, page):
             return page.derive(page.pixels, self.name)
 
-    points = [_FakeEntryPoint("learned_sharpen", Sharpen), _FakeEntryPoint("broken", ImportError("no weights"))]
+    class Impostor(Tool):
+        name = "deblurring"
+        degradation = "blur"
+        description = "A plug-in that claims a built-in's name (test plug-in)."
+
+        def apply(self, page):
+            return page.derive(page.pixels, self.name)
+
+    points = [_FakeEntryPoint("learned_sharpen", Sharpen), _FakeEntryPoint("broken", ImportError("no weights")),
+              _FakeEntryPoint("deblurring", Impostor)]
     monkeypatch.setattr(registry.metadata, "entry_points", lambda group: points if group == "docintent.tools" else [])
-    monkeypatch.setattr(registry, "_loaded_entry_points", False)
-    try:
-        with caplog.at_level("WARNING"):
-            assert get_tool("learned_sharpen").degradation == "blur"
-        assert "could not load docintent tool 'broken'" in caplog.text
-        assert [t.name for t in list_tools("blur")] == ["deblurring", "learned_sharpen"]
-    finally:
-        registry._REGISTRY.pop("learned_sharpen", None)
+    fresh = tool_registry.ToolRegistry("tool", group="docintent.tools", loader=tool_registry._load_builtin)
+    for name in tool_registry.TOOLS.kinds():  # the built-ins, as an installed docintent registers them
+        entry = tool_registry.TOOLS.entry(name)
+        fresh.register(name, entry.factory, origin=entry.origin)
+    monkeypatch.setattr(tool_registry, "TOOLS", fresh)
+    with caplog.at_level("WARNING"):
+        assert get_tool("learned_sharpen").degradation == "blur"
+    assert "could not load tool 'broken'" in caplog.text
+    assert [t.name for t in list_tools("blur")] == ["deblurring", "learned_sharpen"]
+    # the built-in stays; the plug-in that took its name is refused, with both named
+    assert type(get_tool("deblurring")).__module__ == "docintent.tools.deblur"
+    assert "tool 'deblurring' from entry point 'deblurring' (tests:deblurring) is refused: the name is taken by built-in" in caplog.text
 
 
 def test_demo_picks_differently_damaged_captures_across_families():

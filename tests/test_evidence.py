@@ -14,7 +14,7 @@ from docintent.errors import ConfigError
 from docintent.ocr import get_engine
 from docintent.page import Page
 from docintent.retrieval.evidence import answer, collect_evidence, context, parse_pages
-from docintent.synth.render import _sentence, render_text_lines
+from docintent.synth.render import render_text_lines, sentence
 
 QUESTION = "When is the payment for contract 5521 due, and what total amount is due?"
 FACTS = {
@@ -29,7 +29,7 @@ def _document(n_pages: int = 5, lines_per_page: int = 5) -> list[np.ndarray]:
     rng = np.random.default_rng(7)
     pages = []
     for number in range(1, n_pages + 1):
-        lines = [_sentence(rng, 7) for _ in range(lines_per_page)]
+        lines = [sentence(rng, 7) for _ in range(lines_per_page)]
         if number in FACTS:
             lines.insert(2, FACTS[number])
         pages.append(render_text_lines(lines, width=760, font_px=18))

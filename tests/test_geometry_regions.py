@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from docintent.brains import State, get_brain
+from docintent.brains import Change, State, get_brain
 from docintent.page import Page
 from docintent.strategies import get_strategy
 from docintent.synth import degrade
@@ -32,7 +32,7 @@ def test_dewarping_is_judged_on_the_whole_new_page(text_page):
     reader = get_brain("offline")
     state = State("What is the total amount due?", "doc", curled, curled, ["dewarping"])
     reader.read(state, curled)  # an evidence region now exists for the curled page
-    evidence = reader.review_evidence(state, curled, flattened, "dewarping")
+    evidence = reader.review_evidence(state, Change("dewarping", curled, flattened, degradation="warp", geometric=True))
     assert evidence.scope == "page"
     assert evidence.answer_after == "$1,250.00"
 
@@ -57,6 +57,6 @@ def test_each_turn_is_undone_and_a_photometric_review_after_it_uses_the_upright_
     state.page = upright
     faded = upright.derive((upright.pixels.astype(np.float32) * 0.5 + 110).astype(np.uint8), "fade")
     restored = get_tool("appearance").run(faded)
-    evidence = reader.review_evidence(state, faded, restored, "appearance")
+    evidence = reader.review_evidence(state, Change("appearance", faded, restored, degradation="appearance"))
     assert evidence.scope == "evidence region"
     assert evidence.answer_before == evidence.answer_after == "$1,250.00"

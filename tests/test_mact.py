@@ -12,9 +12,10 @@ import pytest
 from docintent import Page
 from docintent.brains import ScriptedBrain, get_brain
 from docintent.brains.mllm import ModelBrain
-from docintent.brains.offline.mact import make_plans, parse_intent
+from docintent.brains.offline.roles import make_plans
 from docintent.brains.roles import Execution, Plan, PlanStep, Verdict
 from docintent.errors import ConfigError
+from docintent.reader.intent import parse_intent
 from docintent.strategies import configured_strategy, get_strategy
 from docintent.testing.fake_openai import FakeOpenAI, offered_tools, text, tool_call
 from docintent.tools.calculator import CalculatorError, calculate
@@ -32,7 +33,7 @@ def steps_of(result, phase, action=None):
 
 def corrections(result):
     answer = steps_of(result, "answer")[-1]
-    return answer.data.get("corrections") or []
+    return answer.corrections
 
 
 # -- the calculator ------------------------------------------------------------------------------------------
@@ -118,10 +119,10 @@ def test_a_judge_that_flags_twice_then_accepts_makes_two_corrections(page):
     result = get_strategy("mact").run(page, "By how much does A differ from B?", "chart", brain)
     assert result.answer == "3"
     flagged = steps_of(result, "judge", "flagged")
-    assert [s.data["mistake"] for s in flagged] == ["a zoomed re-read gives 27, not 24", "the subtraction is missing"]
+    assert [s.mistake for s in flagged] == ["a zoomed re-read gives 27, not 24", "the subtraction is missing"]
     assert [c["before"] for c in corrections(result)] == ["24", "3"] and len(corrections(result)) == 2
     redone = steps_of(result, "execute", "reexecuted")
-    assert [(s.data["step_id"], s.data["candidate"]) for s in redone] == [("s1", 1), ("s2", 2)]
+    assert [(s.step_id, s.candidate) for s in redone] == [("s1", 1), ("s2", 2)]
     assert steps_of(result, "judge")[-1].action == "accepted"
 
 
@@ -146,8 +147,8 @@ def test_ne_candidates_keep_the_most_confident_and_np_runs_every_plan(page):
     )
     result = get_strategy("mact", np=2, ne=2).run(page, "q?", "doc", brain)
     assert result.answer == "9"
-    assert {s.data["plan_id"] for s in steps_of(result, "execute", "executed")} == {"p1", "p2"}
-    assert [s.data["candidate"] for s in steps_of(result, "execute", "selected")] == [1, 0]
+    assert {s.plan_id for s in steps_of(result, "execute", "executed")} == {"p1", "p2"}
+    assert [s.candidate for s in steps_of(result, "execute", "selected")] == [1, 0]
 
 
 def test_role_ablations_switch_the_judge_and_the_answer_role_off(page):
@@ -176,7 +177,7 @@ def test_docintent_then_mact_reasons_over_the_kept_page(page):
 
 
 def test_knobs_are_checked_and_named():
-    with pytest.raises(ConfigError, match="np must be a whole number >= 1"):
+    with pytest.raises(ConfigError, match="option 'np'=0: input should be greater than or equal to 1"):
         get_strategy("mact", np=0)
     with pytest.raises(ConfigError, match="must include plan and execute"):
         get_strategy("mact", roles="judge,answer")
@@ -209,10 +210,10 @@ def test_offline_mact_answers_the_pie_difference_that_a_single_reading_misses(pi
     result = get_strategy("mact").run(pie_page, question, "chart", brain)
     assert result.answer == "3"
     executed = steps_of(result, "execute", "executed")
-    assert [s.data["output"] for s in executed] == ["27", "24", "3"]
-    assert executed[2].tool == "calculator" and executed[2].data["args"]["expression"] == "abs(27 - 24)"
+    assert [s.output for s in executed] == ["27", "24", "3"]
+    assert executed[2].tool == "calculator" and executed[2].args["expression"] == "abs(27 - 24)"
     judge = steps_of(result, "judge")[-1]
-    assert judge.action == "accepted" and any("recomputed" in c for c in judge.data["checks"])
+    assert judge.action == "accepted" and any("recomputed" in c for c in judge.checks)
 
 
 # -- the model brain's roles against the loopback server ------------------------------------------------------
@@ -265,8 +266,8 @@ def test_each_role_request_carries_its_own_prompt_and_only_its_tools(page):
     assert [role_of(b) for b in requests] == ["planning agent"] + ["execution agent"] * 4 + ["judgment agent", "answer agent"]
     for body in requests:
         assert set(offered_tools(body)) == ROLE_TOOLS[role_of(body)]
-    calc = [s for s in steps_of(result, "execute") if s.data.get("step_id") == "s3"][0]
-    assert calc.data["output"] == "3" and calc.tool == "calculator"
+    calc = [s for s in steps_of(result, "execute") if s.step_id == "s3"][0]
+    assert calc.output == "3" and calc.tool == "calculator"
     # tokens are accounted per role call
     assert all(s.prompt_tokens > 0 for s in result.trace if s.phase in ("plan", "judge", "answer"))
     assert result.prompt_tokens == sum(s.prompt_tokens for s in result.trace)
@@ -355,7 +356,7 @@ def test_ask_rejects_a_bad_knob_in_one_line(pie_page, tmp_path, capsys):
     save_page(pie_page, image)
     code = main(["ask", str(image), "q?", "--strategy", "mact", "--strategy-opt", "ne=0"])
     err = capsys.readouterr().err
-    assert code == 1 and err.count("\n") == 1 and "ne must be a whole number >= 1" in err
+    assert code == 1 and err.count("\n") == 1 and "option 'ne'=0: input should be greater than or equal to 1" in err
 
 
 @pytest.mark.slow  # generates the demo's documents and restores a page (a few minutes on two cores)

@@ -358,7 +358,8 @@ def test_table_claims_and_diagnosis_for_the_judge_baseline(page):
     assert "tools" not in diag and "rotate_270" in diag["messages"][0]["content"]
     assert "True or False" in answer["messages"][0]["content"]
     step = result.trace[0]
-    assert step.data == {"degradations": ["orientation", "blur"], "rotation": "rotate_270"}
+    assert (step.degradations, step.rotation) == (["orientation", "blur"], "rotate_270")
+    assert step.to_dict()["data"] == {"degradations": ["orientation", "blur"], "rotation": "rotate_270"}
     assert result.tools_kept == ["rotate_270"] and result.answer == "True"
     assert data_url_size(images(answer)[0]) == (60, 90)  # the answer sees the rotated page
 

@@ -9,9 +9,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from conftest import font_path
 from docintent import Page
-from docintent.brains import Answer, Keep, Rollback, State, UseTool, get_brain
-from docintent.brains.offline.question import analyse
-from docintent.brains.offline.values import find_dates, find_numbers, format_number, parse_number
+from docintent.brains import Answer, Change, Keep, Rollback, State, UseTool, get_brain
+from docintent.reader.question import analyse
+from docintent.reader.values import find_dates, find_numbers, format_number, parse_number
 from docintent.tools import get_tool
 
 
@@ -143,9 +143,9 @@ def test_review_keeps_what_helped_and_rolls_back_what_hurt(reader):
     sharp = _invoice()
     blurred = sharp.derive(cv2.GaussianBlur(sharp.pixels, (0, 0), 5), "blur")  # too blurred for RapidOCR to find text
     state = State("What is the total due?", "doc", blurred, blurred, ["deblurring"])
-    assert isinstance(reader.review(state, blurred, sharp), Keep)
+    assert isinstance(reader.review(state, Change("deblurring", blurred, sharp, degradation="blur")), Keep)
     state = State("What is the total due?", "doc", sharp, sharp, ["deblurring"])
-    assert isinstance(reader.review(state, sharp, blurred), Rollback)
+    assert isinstance(reader.review(state, Change("deblurring", sharp, blurred, degradation="blur")), Rollback)
 
 
 def test_reader_zooms_into_the_evidence_region_when_zoom_is_offered(reader):
@@ -189,8 +189,10 @@ def test_measured_damage_lowers_confidence_and_sends_phase_a_to_the_tool():
 def test_upside_down_verdicts_are_checked_against_the_text_lines(reader):
     page = _invoice()
     turned = get_tool("rotate_180").run(page)
-    assert not reader._reads_upside_down(State("q", "doc", page, page, []), page)
-    assert reader._reads_upside_down(State("q", "doc", turned, turned, []), turned)
+    from docintent.perception.service import reads_upside_down
+
+    assert not reads_upside_down(page, reader.reading_session(State("q", "doc", page, page, [])))
+    assert reads_upside_down(turned, reader.reading_session(State("q", "doc", turned, turned, [])))
 
 
 def test_a_turn_that_leaves_the_page_needing_another_turn_is_kept_and_one_to_undo_is_rolled_back():
@@ -202,7 +204,7 @@ def test_a_turn_that_leaves_the_page_needing_another_turn_is_kept_and_one_to_und
 
         fixes: dict = {}
 
-        def _orientation_fix(self, state, page):
+        def orientation_fix(self, state, page):
             return self.fixes[page.hash]
 
     page = _invoice()
@@ -211,9 +213,10 @@ def test_a_turn_that_leaves_the_page_needing_another_turn_is_kept_and_one_to_und
     reader = Verdicts()
     state = State("What is the total due?", "doc", sideways, sideways, ["rotate_180", "rotate_270"])
     state.history.append(Step(Phase.TOOL, Action.APPLIED, "rotate_180", "", sideways.hash, half.hash))
+    turn = Change("rotate_180", sideways, half, degradation="orientation", geometric=True)
     reader.fixes = {sideways.hash: "rotate_180", half.hash: "rotate_270"}
-    assert isinstance(reader.review(state, sideways, half), Keep)
+    assert isinstance(reader.review(state, turn), Keep)
     reader.fixes = {sideways.hash: "rotate_180", half.hash: "rotate_180"}  # the turn has to be undone
-    assert isinstance(reader.review(state, sideways, half), Rollback)
+    assert isinstance(reader.review(state, turn), Rollback)
     reader.fixes = {sideways.hash: None, half.hash: None}  # it was upright already
-    assert isinstance(reader.review(state, sideways, half), Rollback)
+    assert isinstance(reader.review(state, turn), Rollback)

@@ -12,7 +12,6 @@ import random
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 from docintent.ocr import ReadingSession, get_engine

@@ -145,7 +145,7 @@ class QuestionBrain(Brain):
             return UseTool("appearance")
         return Answer(self._number(state), 0.9)
 
-    def review(self, state, before, after):
+    def review(self, state, change):
         return Keep()
 
     def diagnose(self, state):

@@ -8,8 +8,11 @@ import pytest
 from docintent import Page
 from docintent.brains import Answer, Diagnosis, FunctionBrain, Keep, Rollback, ScriptedBrain, UseTool
 from docintent.errors import ConfigError, UnknownComponentError
-from docintent.strategies import PIPELINE_ORDER, STRATEGIES, get_strategy
-from docintent.tools import Tool, get_tool, register, registry
+from docintent.strategies import STRATEGIES, get_strategy, pipeline_tools
+from docintent.tools import TOOLS, Tool, get_tool, register, restoration_tools
+
+#: The paper's fixed order of the non-rotation restoration tools (pipeline baseline).
+PIPELINE_ORDER = ("dewarping", "demoire", "deblurring", "deshadowing", "appearance")
 
 
 @pytest.fixture
@@ -31,7 +34,7 @@ class Explode(Tool):
 def exploding_tool():
     register(Explode)
     yield "explode"
-    registry._REGISTRY.pop("explode", None)
+    TOOLS.unregister("explode")
 
 
 def applied(result):
@@ -60,7 +63,7 @@ def test_rollback_hands_back_the_same_page_object(page):
     seen = []
     brain = FunctionBrain(
         decide=lambda s: (seen.append(s.page), UseTool("rotate_90"))[1] if len(seen) < 2 else Answer(str(s.page.hash)),
-        review=lambda s, before, after: Rollback("no"),
+        review=lambda s, change: Rollback("no"),
     )
     result = get_strategy("docintent").run(page, "q?", "doc", brain)
     assert seen[1] is page and result.final_page is page
@@ -68,7 +71,7 @@ def test_rollback_hands_back_the_same_page_object(page):
 
 
 def test_rounds_are_bounded_by_T(page):
-    brain = FunctionBrain(decide=lambda s: UseTool("rotate_90"), review=lambda s, b, a: Keep(), answer=lambda s: Answer("final"))
+    brain = FunctionBrain(decide=lambda s: UseTool("rotate_90"), review=lambda s, change: Keep(), answer=lambda s: Answer("final"))
     result = get_strategy("docintent", max_rounds=3).run(page, "q?", "doc", brain)
     assert result.answer == "final"
     assert sum(1 for s in result.trace if s.phase == "A") == 3
@@ -77,7 +80,7 @@ def test_rounds_are_bounded_by_T(page):
 
 
 def test_phase_b_never_answers(page):
-    brain = FunctionBrain(decide=lambda s: UseTool("rotate_90"), review=lambda s, b, a: Answer("sneaky"))
+    brain = FunctionBrain(decide=lambda s: UseTool("rotate_90"), review=lambda s, change: Answer("sneaky"))
     with pytest.raises(TypeError, match="expected Keep or Rollback"):
         get_strategy("docintent").run(page, "q?", "doc", brain)
 
@@ -137,6 +140,7 @@ def test_none_answers_directly(page):
 def test_pipeline_fixed_applies_every_restoration_tool_in_order(page):
     for name in PIPELINE_ORDER:
         get_tool(name)  # all five registered
+    assert pipeline_tools(restoration_tools()) == list(PIPELINE_ORDER)  # read from the degradation families
     result = get_strategy("pipeline-fixed").run(page, "q?", "doc", ScriptedBrain(final="p"))
     assert applied(result) == list(PIPELINE_ORDER)
     assert result.tools_used == 5 and result.answer == "p"
@@ -155,7 +159,8 @@ def test_judge_fixed_applies_only_diagnosed_tools_in_the_fixed_order(page):
     result = get_strategy("judge-fixed").run(page, "q?", "doc", brain)
     assert applied(result) == ["rotate_270", "deblurring", "deshadowing"]
     diag = next(s for s in result.trace if s.phase == "diagnose")
-    assert diag.data["degradations"] == ["shadow", "orientation", "blur"]
+    assert diag.degradations == ["shadow", "orientation", "blur"]
+    assert diag.to_dict()["data"]["degradations"] == ["shadow", "orientation", "blur"]  # the stored row as before
 
 
 def test_judge_random_uses_the_same_tools(page):
@@ -197,7 +202,7 @@ class Identity(Tool):
 def identity_tool():
     register(Identity)
     yield "identity"
-    registry._REGISTRY.pop("identity", None)
+    TOOLS.unregister("identity")
 
 
 def test_a_tool_that_changes_no_pixel_is_neither_reviewed_nor_rolled_back(page, identity_tool):
@@ -212,7 +217,7 @@ def test_a_tool_that_changes_no_pixel_is_neither_reviewed_nor_rolled_back(page, 
 
 def test_a_skipped_repeat_is_not_counted_as_a_rollback(page):
     # rotate_90 four times returns to the original page state, where rotate_90 already ran: it is skipped.
-    brain = FunctionBrain(decide=lambda s: UseTool("rotate_90"), review=lambda s, b, a: Keep("fine"))
+    brain = FunctionBrain(decide=lambda s: UseTool("rotate_90"), review=lambda s, change: Keep("fine"))
     result = get_strategy("docintent", max_rounds=5, tools=("rotate_90",)).run(page, "q?", "doc", brain)
     assert [s.action for s in result.trace if s.phase == "tool"] == ["applied"] * 4 + ["skipped"]
     assert result.tools_kept == ["rotate_90"] * 4 and result.tools_rolled_back == []
@@ -232,7 +237,7 @@ class PluginDeshadow(Tool):
 def plugin_tool():
     register(PluginDeshadow)
     yield "plugin_deshadow"
-    registry._REGISTRY.pop("plugin_deshadow", None)
+    TOOLS.unregister("plugin_deshadow")
 
 
 def test_a_plugin_tool_for_a_degradation_is_offered_and_preferred_everywhere(page, plugin_tool):
@@ -248,3 +253,6 @@ def test_a_plugin_tool_for_a_degradation_is_offered_and_preferred_everywhere(pag
     brain = FunctionBrain(decide=lambda s: seen.append(list(s.available_tools)) or Answer("a"))
     get_strategy("docintent").run(page, "q?", "doc", brain)
     assert "plugin_deshadow" in seen[0] and "deshadowing" in seen[0]
+    # The pipeline runs the family's preferred tool, the plug-in, in the deshadowing's place.
+    result = get_strategy("pipeline-fixed").run(page, "q?", "doc", ScriptedBrain(final="p"))
+    assert applied(result) == ["dewarping", "demoire", "deblurring", "plugin_deshadow", "appearance"]

@@ -249,4 +249,4 @@ def test_docintent_loop_runs_zoom_and_hands_the_evidence_to_the_brain():
     assert result.answer == "9,310.25" and calls == [0, 1]
     step = next(s for s in result.trace if s.phase == "inspect")
     assert step.action == "inspected" and step.tool == "zoom"
-    assert "9,310.25" in step.data["evidence"] and "turned 90 ccw" in step.data["evidence"]
+    assert "9,310.25" in step.evidence and "turned 90 ccw" in step.evidence

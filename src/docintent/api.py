@@ -11,7 +11,7 @@ from .brains import Brain, get_brain
 from .errors import ConfigError
 from .io import load_page
 from .page import Page
-from .strategies import Result, get_strategy
+from .strategies import OnStep, Result, ShouldStop, get_strategy
 from .vocabulary import check_task
 
 
@@ -30,14 +30,18 @@ def ask(
     task: str = "doc",
     strategy: str = "docintent",
     brain: Brain | str | None = None,
+    *,
+    on_step: OnStep | None = None,
+    should_stop: ShouldStop | None = None,
     **strategy_options: Any,
 ) -> Result:
     """Answer ``question`` about ``image``, restoring only what blocks the answer.
 
     ``task`` picks the answer format ("doc", "chart" or "table"); ``strategy`` one of
     :data:`docintent.strategies.STRATEGIES`; ``brain`` a Brain, a kind ("offline", "openai") or None for
-    the offline reader. The Result carries the answer, confidence, tools kept and rolled back, the trace,
-    seconds and tokens.
+    the offline reader. ``on_step(step, run)`` hears of every step as it is recorded; ``should_stop()`` is asked
+    after every step (True ends the run with no answer). The Result carries the answer, confidence, tools kept
+    and rolled back, the trace, seconds and tokens.
 
     >>> import docintent
     >>> result = docintent.ask("invoice.jpg", "What is the total amount due?")   # doctest: +SKIP
@@ -48,10 +52,11 @@ def ask(
     if not question or not question.strip():
         raise ConfigError("the question is empty")
     page = as_page(image)
+    chosen = get_strategy(strategy, **strategy_options)
     own_brain = not isinstance(brain, Brain)
     the_brain = brain if isinstance(brain, Brain) else get_brain(brain or "offline")
     try:
-        return get_strategy(strategy, **strategy_options).run(page, question, task, the_brain)
+        return chosen.run(page, question, task, the_brain, on_step=on_step, should_stop=should_stop)
     finally:
         if own_brain:
             the_brain.close()

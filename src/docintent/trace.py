@@ -1,23 +1,28 @@
-"""Trace and Result: every step of a strategy as data (printed by the CLI, stored in runs, shown in the viewer).
+"""Trace and Result: every step of a strategy as typed data (printed by the CLI, stored in runs, shown in the
+viewer, given to a model as context).
 
-A :class:`Step` names its ``phase`` and ``action`` with the :class:`Phase` and :class:`Action` enums. They are
-``StrEnum``s whose values are the strings runs have always stored, so an old ``results.jsonl`` loads unchanged
-and ``Step.phase == "B"`` still holds for code that reads rows as plain dicts.
+Each kind of step is its own class - :class:`DecideStep`, :class:`ToolStep`, :class:`ReviewStep`,
+:class:`InspectStep`, :class:`DiagnoseStep`, :class:`AnswerStep`, :class:`PlanningStep`,
+:class:`ExecutionStep`, :class:`JudgmentStep` - with the fields that kind has, and each describes itself in
+plain words (:meth:`Step.describe`; ``verbose=True`` adds the figures). They are stored as the rows runs have
+always stored: ``phase`` and ``action`` as strings, kind-specific fields inside ``data``, so an old
+``results.jsonl`` loads unchanged (:meth:`Step.from_dict` picks the class by phase) and ``Step.phase == "B"``
+still holds for code that reads rows as plain dicts.
 
->>> step = Step(Phase.REVIEW, Action.KEEP, "deshadowing", "evidence reads better")
+>>> step = ReviewStep(Phase.REVIEW, Action.KEEP, "deshadowing", "the evidence reads better")
 >>> step.to_dict()["phase"], step.phase == "B"
 ('B', True)
->>> Step.from_dict(step.to_dict()) == step
-True
+>>> type(Step.from_dict(step.to_dict())).__name__, Step.from_dict(step.to_dict()) == step
+('ReviewStep', True)
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
-from .page import Page
+from .page import Box, Page
 
 
 class Phase(StrEnum):
@@ -29,8 +34,8 @@ class Phase(StrEnum):
     DIAGNOSE = "diagnose"  # the judge baseline listed degradations
     ANSWER = "answer"  # the final answer from the current page
     INSPECT = "inspect"  # zoom / OCR of a region gathered evidence
-    SEARCH = "search"  # the retrieval agent called one of its tools (the action names the tool)
-    FINALIZE = "finalize"  # the retrieval agent's budget ran out and it was asked for its ranking
+    SEARCH = "search"  # a retrieval agent called one of its tools (its action names the tool)
+    FINALIZE = "finalize"  # a retrieval agent's budget ran out and it was asked for its ranking
     # MACT's roles (the answer role records under ANSWER)
     PLAN = "plan"  # planning wrote plans (or re-planned after a plan mistake)
     EXECUTE = "execute"  # one candidate execution of one plan step
@@ -48,15 +53,10 @@ class Action(StrEnum):
     NO_CHANGE = "no_change"  # a tool ran and returned the same pixels (nothing to fix): nothing to review
     FAILED = "failed"
     SKIPPED = "skipped"  # not run: the tool is not offered, or already ran on this page state
+    STOPPED = "stopped"  # the run was stopped from outside (a deadline, a cancelled request)
     DIAGNOSED = "diagnosed"
     INSPECTED = "inspected"
     FORCED = "forced"  # a final ranking asked for after the step budget
-    # the retrieval agent's tools, one action each
-    SEARCH = "search"
-    INSPECT_PAGES = "inspect_pages"
-    CROP_PAGES = "crop_pages"
-    GET_PAGE_TEXT = "get_page_text"
-    SUBMIT = "submit"
     # MACT's roles
     PLANNED = "planned"
     REPLANNED = "replanned"  # planning again after a plan mistake (a correction)
@@ -67,12 +67,35 @@ class Action(StrEnum):
     FLAGGED = "flagged"
 
 
+def box_list(box: Box | None) -> list[float] | None:
+    """A box as the four numbers stored in rows (None stays None)."""
+    return None if box is None else [round(v, 6) for v in box.as_tuple()]
+
+
+def box_from(value: Any) -> Box | None:
+    """The Box a stored row describes (four numbers in [0, 1]), or None."""
+    if value is None:
+        return None
+    try:
+        return Box.clamped(*(float(v) for v in value))
+    except (TypeError, ValueError):
+        return None
+
+
+#: Step classes by phase (filled by :meth:`Step.__init_subclass__`); phases without a class load as Step.
+_KINDS: dict[str, type[Step]] = {}
+
+
 @dataclass
 class Step:
-    """One step of a strategy. ``before`` / ``after``: page hashes; ``data``: step-specific details."""
+    """One step of a strategy. ``before`` / ``after``: page hashes; ``data``: details no field names.
+
+    Subclasses declare their ``phase_kind`` and extra fields; :meth:`to_dict` stores those fields in ``data``
+    so every row has the same top-level keys.
+    """
 
     phase: Phase
-    action: Action
+    action: Action | str
     tool: str | None = None
     reason: str = ""
     before: str | None = None
@@ -83,26 +106,280 @@ class Step:
     round: int | None = None
     data: dict[str, Any] = field(default_factory=dict)
 
+    #: The phase a subclass records (None: the generic step).
+    phase_kind: ClassVar[Phase | None] = None
+    #: The enum a subclass's actions come from (a retrieval agent's steps name its tools).
+    actions: ClassVar[type[StrEnum]] = Action
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("phase_kind") is not None:
+            _KINDS[str(cls.phase_kind)] = cls
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Step:
+        # ``Step(Phase.REVIEW, ...)`` builds the step class of its phase, so every step of a kind is typed
+        # whoever made it (its kind's fields are taken out of ``data`` in __post_init__).
+        if cls is Step:
+            phase = args[0] if args else kwargs.get("phase")
+            cls = _KINDS.get(str(phase), Step)
+        return object.__new__(cls)
+
     def __post_init__(self) -> None:
         # Accept the stored strings too (old runs, hand-written traces); unknown values fail here, not later.
         self.phase = Phase(self.phase)
-        self.action = Action(self.action)
+        self.action = self.actions(self.action)
+        defaults = {f.name: f for f in fields(self) if f.name not in _BASE_FIELDS}
+        for name in [k for k in self.data if k in defaults]:
+            value = self.data.pop(name)
+            if defaults[name].type in ("Box | None", Box):
+                value = box_from(value)
+            setattr(self, name, value)
+
+    # -- storage --------------------------------------------------------------------------------------
+
+    def _extra_names(self) -> list[str]:
+        return [f.name for f in fields(self) if f.name not in _BASE_FIELDS]
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form; enums become their string values."""
-        out = asdict(self)
-        out["phase"], out["action"] = str(self.phase), str(self.action)
+        """JSON-ready form; enums become their string values, kind-specific fields go into ``data``."""
+        out: dict[str, Any] = {name: getattr(self, name) for name in _BASE_FIELDS}
+        data = dict(self.data)
+        for name in self._extra_names():
+            value = getattr(self, name)
+            if isinstance(value, Box):
+                value = box_list(value)
+            if value is not None and value != {} and value != []:
+                data[name] = value
+        out["phase"], out["action"], out["data"] = str(self.phase), str(self.action), data
         return out
 
     @classmethod
     def from_dict(cls, row: dict[str, Any]) -> Step:
-        """The Step a :meth:`to_dict` row describes (unknown keys are ignored)."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in row.items() if k in names})
+        """The Step a :meth:`to_dict` row describes, as the class of its phase (unknown keys are ignored)."""
+        kind = _KINDS.get(str(row.get("phase")), Step) if cls is Step else cls
+        base = {k: v for k, v in row.items() if k in _BASE_FIELDS}
+        base["data"] = dict(base.get("data") or {})
+        return kind(**base)
+
+    # -- words ----------------------------------------------------------------------------------------
+
+    def describe(self, verbose: bool = False) -> str:
+        """This step in plain words (``verbose``: with the figures behind it)."""
+        what = f"{self.action}" + (f" {self.tool}" if self.tool else "")
+        return f"{what}: {self.reason}" if self.reason else what
+
+    def for_model(self) -> str | None:
+        """This step as a line of a model's text context (None: a step the model is not told about)."""
+        return None
+
+    def _short_reason(self) -> str:
+        # long model reasoning would make the summary cost what the full context costs
+        short = self.reason if len(self.reason) <= 200 else self.reason[:197] + "..."
+        return f" ({short})" if short else ""
+
+
+_BASE_FIELDS = tuple(f.name for f in fields(Step))
+
+
+@dataclass
+class DecideStep(Step):
+    """Phase A: answer now (``answer``, ``confidence``), or use ``tool`` (with ``args``) on ``region``."""
+
+    phase_kind: ClassVar[Phase | None] = Phase.DECIDE
+    answer: str | None = None
+    confidence: float | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+    region: Box | None = None
+
+    def describe(self, verbose: bool = False) -> str:
+        if self.action == Action.ANSWER:
+            text = f"answerable: {self.answer!r}"
+            if verbose and self.confidence is not None:
+                text += f" (confidence {self.confidence:.2f})"
+            return text + (f" - {self.reason}" if verbose and self.reason else "")
+        text = f"run {self.tool}"
+        return text + (f" - {self.reason}" if self.reason else "")
+
+    def for_model(self) -> str | None:
+        if self.action == Action.USE_TOOL:
+            return f"the evidence was not readable enough{self._short_reason()}; you called {self.tool}."
+        return None
+
+
+@dataclass
+class ToolStep(Step):
+    """A restoration tool ran (``args``); ``work``: what it did, in counts that do not depend on the machine
+    (iterations, pixels, candidates), and its observed seconds against its budget."""
+
+    phase_kind: ClassVar[Phase | None] = Phase.TOOL
+    args: dict[str, Any] = field(default_factory=dict)
+    work: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self, verbose: bool = False) -> str:
+        words = {Action.APPLIED: "ran", Action.NO_CHANGE: "ran, changed nothing", Action.FAILED: "failed",
+                 Action.SKIPPED: "skipped"}
+        text = f"{self.tool} {words.get(Action(self.action), str(self.action))}"
+        if self.action in (Action.FAILED, Action.SKIPPED) and self.reason:
+            text += f": {self.reason}"
+        if verbose and self.work:
+            text += " [" + ", ".join(f"{k} {v}" for k, v in self.work.items()) + "]"
+        return text
+
+    def for_model(self) -> str | None:
+        if self.action == Action.NO_CHANGE:
+            return f"{self.tool} found nothing to change on the page; it is no longer offered."
+        if self.action in (Action.FAILED, Action.SKIPPED):
+            return f"{self.tool} did not run{self._short_reason()}; it is no longer offered."
+        return None
+
+
+@dataclass
+class ReviewStep(Step):
+    """Phase B: ``tool``'s change kept or rolled back; ``measurements``: the figures the verdict rests on."""
+
+    phase_kind: ClassVar[Phase | None] = Phase.REVIEW
+    measurements: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self, verbose: bool = False) -> str:
+        verdict = "kept" if self.action == Action.KEEP else "rolled back"
+        return f"{verdict} {self.tool}" + (f" - {self.reason}" if self.reason else "")
+
+    def for_model(self) -> str | None:
+        if self.action == Action.KEEP:
+            return f"review kept the result of {self.tool}{self._short_reason()}."
+        return f"review rolled back {self.tool}{self._short_reason()}; it is no longer offered."
+
+
+@dataclass
+class InspectStep(Step):
+    """Zoom / OCR of a region gathered evidence (``args``; ``evidence``: what was read, in short)."""
+
+    phase_kind: ClassVar[Phase | None] = Phase.INSPECT
+    args: dict[str, Any] = field(default_factory=dict)
+    evidence: str | None = None
+
+    def describe(self, verbose: bool = False) -> str:
+        if self.action == Action.FAILED:
+            return f"{self.tool} failed: {self.reason}"
+        return f"{self.tool} read: {self.evidence or ''}".rstrip(": ")
+
+    def for_model(self) -> str | None:
+        if self.action == Action.INSPECTED:
+            return f"{self.tool} found: {self.evidence or ''}"
+        return None
+
+
+@dataclass
+class DiagnoseStep(Step):
+    """The judge baseline's diagnosis: ``degradations`` present, and the ``rotation`` that makes it upright."""
+
+    phase_kind: ClassVar[Phase | None] = Phase.DIAGNOSE
+    degradations: list[str] = field(default_factory=list)
+    rotation: str | None = None
+
+    def describe(self, verbose: bool = False) -> str:
+        found = ", ".join(self.degradations) or "no degradation"
+        return f"diagnosed {found}" + (f" ({self.rotation})" if self.rotation else "")
+
+
+@dataclass
+class AnswerStep(Step):
+    """The answer (``answer``, ``confidence``); ``region``: where on the page it was read; ``evidence``: the
+    lines it was read from as ``[text, confidence, box]``; ``corrections``: MACT's corrections."""
+
+    phase_kind: ClassVar[Phase | None] = Phase.ANSWER
+    answer: str | None = None
+    confidence: float | None = None
+    region: Box | None = None
+    evidence: list[Any] = field(default_factory=list)
+    corrections: list[Any] = field(default_factory=list)
+
+    def describe(self, verbose: bool = False) -> str:
+        if self.action == Action.FAILED or self.action == Action.STOPPED:
+            return f"no answer: {self.reason}"
+        text = f"answer {self.answer!r}"
+        if verbose and self.confidence is not None:
+            text += f" (confidence {self.confidence:.2f})"
+        return text + (f" - {self.reason}" if verbose and self.reason else "")
+
+
+@dataclass
+class PlanningStep(Step):
+    """MACT planning wrote (or, after a plan mistake, rewrote) plan ``plan_id``."""
+
+    phase_kind: ClassVar[Phase | None] = Phase.PLAN
+    plan_id: str | None = None
+    plan: dict[str, Any] = field(default_factory=dict)
+    mistake: str | None = None
+
+    def describe(self, verbose: bool = False) -> str:
+        steps = self.plan.get("steps", []) if isinstance(self.plan, dict) else []
+        goals = "; ".join(str(s.get("goal", "")) for s in steps if isinstance(s, dict))
+        verb = "re-planned" if self.action == Action.REPLANNED else "planned"
+        text = f"{verb} {self.plan_id}: {goals}" if goals else f"{verb} {self.plan_id}"
+        return text + (f" (after: {self.mistake})" if self.mistake else "")
+
+
+@dataclass
+class ExecutionStep(Step):
+    """MACT execution of step ``step_id`` of plan ``plan_id`` (candidate ``candidate``): ``output``."""
+
+    phase_kind: ClassVar[Phase | None] = Phase.EXECUTE
+    plan_id: str | None = None
+    step_id: str | None = None
+    candidate: int | None = None
+    output: str | None = None
+    confidence: float | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self, verbose: bool = False) -> str:
+        where = f"{self.plan_id} {self.step_id}" + (f" #{self.candidate}" if self.candidate is not None else "")
+        if self.action == Action.SELECTED:
+            return f"kept {where} -> {self.output!r}"
+        text = f"executed {where} with {self.tool} -> {self.output!r}"
+        return text + (f" ({self.reason})" if verbose and self.reason else "")
+
+
+@dataclass
+class JudgmentStep(Step):
+    """MACT judgment of plan ``plan_id``: accepted, or a ``mistake`` flagged in the plan or a step."""
+
+    phase_kind: ClassVar[Phase | None] = Phase.JUDGE
+    plan_id: str | None = None
+    step_id: str | None = None
+    verdict: str | None = None
+    mistake: str | None = None
+    candidate: str | None = None
+    checks: list[str] = field(default_factory=list)
+    correction: int | None = None
+
+    def describe(self, verbose: bool = False) -> str:
+        if self.action == Action.ACCEPTED:
+            return f"accepted {self.plan_id}" + (f": {'; '.join(self.checks)}" if verbose and self.checks else "")
+        where = f"step {self.step_id}" if self.step_id else "the plan"
+        return f"flagged {where} of {self.plan_id}: {self.mistake}"
 
 
 #: Tool actions that count as a tool having run (the paper's "Avg. Tools").
 RAN = (Action.APPLIED, Action.NO_CHANGE, Action.FAILED)
+
+
+@dataclass
+class Provenance:
+    """Where an answer came from: the 1-based ``page`` number of the document, the answer's ``box`` on the
+    original page (before any restoration moved content; None when the reader cannot place it), the evidence
+    ``lines`` as ``(text, confidence, box)``, and the restorations (``read_on``) the page it was read on went
+    through."""
+
+    page: int = 1
+    box: Box | None = None
+    lines: tuple[tuple[str, float, Box], ...] = ()
+    read_on: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"page": self.page, "box": box_list(self.box),
+                "lines": [{"text": t, "confidence": round(c, 5), "box": box_list(b)} for t, c, b in self.lines],
+                "read_on": list(self.read_on)}
 
 
 @dataclass
@@ -121,11 +398,24 @@ class Result:
     error: str | None = None
     final_page: Page | None = field(default=None, repr=False)
     pages: dict[str, Page] = field(default_factory=dict, repr=False)  # every page state by hash
+    provenance: Provenance = field(default_factory=Provenance)
+    #: Work done for this question, in counts that do not depend on the machine (see ``docintent.work``).
+    work: dict[str, int] = field(default_factory=dict)
 
     @property
     def tools_used(self) -> int:
         """Tools that ran (kept, rolled back or changing nothing), as the paper's "Avg. Tools" counts them."""
         return sum(1 for s in self.trace if s.phase == Phase.TOOL and s.action in RAN)
+
+    @property
+    def page(self) -> int:
+        """The 1-based page number the answer came from."""
+        return self.provenance.page
+
+    @property
+    def box(self) -> Box | None:
+        """The answer's box on the original page (None when it cannot be placed)."""
+        return self.provenance.box
 
     @property
     def tokens_by_phase(self) -> dict[str, dict[str, int]]:
@@ -144,6 +434,9 @@ class Result:
             "answer": self.answer,
             "strategy": self.strategy,
             "confidence": self.confidence,
+            "page": self.provenance.page,
+            "box": box_list(self.provenance.box),
+            "provenance": self.provenance.to_dict(),
             "tools_used": self.tools_used,
             "tools_kept": list(self.tools_kept),
             "tools_rolled_back": list(self.tools_rolled_back),
@@ -151,6 +444,7 @@ class Result:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "tokens_by_phase": self.tokens_by_phase,
+            "work": dict(self.work),
             "error": self.error,
             "trace": [s.to_dict() for s in self.trace],
         }

@@ -1,13 +1,12 @@
-"""The names docintent speaks in, defined once: tasks, degradation families, tool kinds, rotation tools.
+"""The names docintent speaks in, defined once: tasks, the inspection tool kind, rotation tools.
 
-Which *tool* restores a degradation is not listed here: each tool declares its ``degradation`` and the
-registry answers (:func:`docintent.tools.tools_for`), so a plug-in tool is offered wherever a built-in one is.
+The degradation families are records in a registry (:mod:`docintent.perception.degradations`), so a plug-in
+family is known wherever a built-in one is; which *tool* restores a family is not listed anywhere either: each
+tool declares its ``degradation`` and the tool registry answers (:func:`docintent.tools.tools_for`).
 
->>> from docintent.vocabulary import DEGRADATIONS, TASKS
+>>> from docintent.vocabulary import TASKS
 >>> TASKS
 ('doc', 'chart', 'table')
->>> "shadow" in DEGRADATIONS
-True
 """
 
 from __future__ import annotations
@@ -20,12 +19,8 @@ from .errors import ConfigError
 TASKS: tuple[str, ...] = ("doc", "chart", "table")
 Task = Literal["doc", "chart", "table"]
 
-#: The degradation families of the DocIntent paper, in the order signals are reported.
-DEGRADATIONS: tuple[str, ...] = ("orientation", "warp", "shadow", "blur", "appearance", "moire")
 #: The kind of tools that change no page (zoom / OCR of a region): they gather evidence.
 INSPECTION = "inspection"
-#: What a tool may declare as its ``degradation``: a family, or inspection.
-TOOL_KINDS: tuple[str, ...] = DEGRADATIONS + (INSPECTION,)
 
 #: The lossless rotation tools, named by the clockwise turn they apply.
 ROTATION_TOOLS: tuple[str, ...] = ("rotate_90", "rotate_180", "rotate_270")

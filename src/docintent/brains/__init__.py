@@ -1,43 +1,39 @@
-"""Brains: the decision makers behind strategies (model, offline reader, scripted test doubles)."""
+"""Brains: the decision makers behind strategies (model, offline reader, scripted test doubles).
+
+Every brain is a :class:`Restorer` (decide, review, diagnose, answer); brains that reason in steps also play the
+:class:`MactRoles` (plan, execute, judge, conclude). Brains are built by kind through :data:`BRAINS`, a registry
+whose options are validated before anything is built; plug-in brains join through the ``docintent.brains``
+entry points.
+
+>>> get_brain("offline", answer_treshold=0.9)
+Traceback (most recent call last):
+...
+docintent.errors.ConfigError: brain 'offline': unknown option 'answer_treshold'; valid options: answer_threshold, calibration, engine, keep_margin, orientation_confidence, review_rule, severity_threshold
+"""
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from ..errors import UnknownComponentError
-from .base import (
-    TASKS,
-    Answer,
-    Brain,
-    Decision,
-    Diagnosis,
-    Keep,
-    Review,
-    Rollback,
-    State,
-    Usage,
-    UseTool,
-)
-from .scripted import FunctionBrain, ScriptedBrain
+from ..registry import Registry
+from .base import TASKS, Brain, MactRoles, Restorer, State, plays_mact, require_mact
+from .decisions import Answer, Change, Decision, Diagnosis, Keep, Review, Rollback, Usage, UseTool
+from .scripted import FunctionBrain, FunctionMactBrain, ScriptedBrain
 
-#: Brain kinds -> "module:Class" (imported lazily: the model brain pulls in the HTTP client).
-BRAINS: dict[str, str] = {
-    "offline": "docintent.brains.offline:OfflineReader",
-    "openai": "docintent.brains.mllm:ModelBrain",
-    "scripted": "docintent.brains.scripted:ScriptedBrain",
-}
+#: Brain kinds. The model brain is imported on first use (it pulls in the HTTP client).
+BRAINS: Registry[Restorer] = Registry("brain", group="docintent.brains")
+BRAINS.register("offline", "docintent.brains.offline:OfflineReader",
+                description="reads with OCR and decides with measured image signals; no model, no network")
+BRAINS.register("openai", "docintent.brains.mllm:ModelBrain",
+                description="any OpenAI-compatible multimodal endpoint")
+BRAINS.register("scripted", "docintent.brains.scripted:ScriptedBrain",
+                description="replays scripted decisions (a test double)")
 
 
-def get_brain(kind: str = "offline", **options: Any) -> Brain:
-    """Build the brain of ``kind`` ("offline" default, "openai", "scripted") with ``options``."""
-    try:
-        target = BRAINS[kind]
-    except KeyError:
-        raise UnknownComponentError("brain", kind, list(BRAINS)) from None
-    module_name, class_name = target.split(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
-    return cls(**options)
+def get_brain(kind: str = "offline", **options: Any) -> Restorer:
+    """Build the brain of ``kind`` ("offline" default, "openai", "scripted", or a plug-in) with ``options``;
+    an unknown kind lists the valid ones, an unknown or ill-typed option names the valid options."""
+    return BRAINS.get(kind, **options)
 
 
 __all__ = [
@@ -45,10 +41,14 @@ __all__ = [
     "TASKS",
     "Answer",
     "Brain",
+    "Change",
     "Decision",
     "Diagnosis",
     "FunctionBrain",
+    "FunctionMactBrain",
     "Keep",
+    "MactRoles",
+    "Restorer",
     "Review",
     "Rollback",
     "ScriptedBrain",
@@ -56,4 +56,6 @@ __all__ = [
     "Usage",
     "UseTool",
     "get_brain",
+    "plays_mact",
+    "require_mact",
 ]

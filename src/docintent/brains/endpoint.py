@@ -193,6 +193,11 @@ class Endpoint:
         return self._client
 
     @property
+    def configured_model(self) -> str | None:
+        """The model name given in the configuration (None: the endpoint's only model is used)."""
+        return self._model
+
+    @property
     def where(self) -> str:
         """``URL (model NAME)`` for messages."""
         return f"{self.base_url} (model {self._model or 'not set'})"

@@ -10,27 +10,47 @@
 - **answer**: the ``mact_answer`` prompt with the task's answer rules, the process and the corrections; a JSON
   ``{"answer": ...}`` reply, read with the same fallbacks as the baseline answer.
 
-Every exchange is the brain's ``_exchange``: an unusable reply (no call, an unknown function, bad arguments)
+Every exchange is the brain's ``exchange``: an unusable reply (no call, an unknown function, bad arguments)
 gets the same corrective turn as Phase A, once; tokens are summed into each role's result.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from ..errors import DocIntentError
+from ..layout.lines import Layout
+from ..layout.table import reconstruct_table
+from ..ocr import get_engine
+from ..page import Page
+from ..reader import chart_points
 from ..tools import get_tool
 from ..tools.calculator import CalculatorError, calculate
 from ..tools.zoom import Zoom
-from .base import Answer, State, Usage
+from .base import State
+from .decisions import Answer, Usage
 from .endpoint import Reply
 from .prompts import FAMILY, answer_rules, render
 from .roles import Correction, Execution, Plan, PlanStep, Verdict
 from .toolcalls import ParsedCall, parse_json_object
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .mllm import ModelBrain
+
+class ModelChat(Protocol):
+    """What the MACT roles need of the model brain: one validated exchange, plain chat, images, text tools."""
+
+    def exchange(self, state: State, messages: list[dict[str, Any]], functions: list[dict[str, Any]],
+                 validate: Callable[[ParsedCall | None, Reply], tuple[ParsedCall | None, str | None]],
+                 ) -> tuple[ParsedCall | None, list[Reply], Usage, str | None]: ...
+
+    def chat(self, messages: list[dict[str, Any]], functions: list[dict[str, Any]] | None = None, *,
+             max_tokens: int | None = None) -> Reply: ...
+
+    def image_part(self, page: Page, max_side: int | None = None) -> dict[str, Any]: ...
+
+    def with_text_tools(self, text: str, functions: list[dict[str, Any]]) -> str: ...
+
 
 CONFIDENCE = {"low": 0.3, "medium": 0.6, "high": 0.9}
 
@@ -85,12 +105,12 @@ def _process_text(plan: Plan, results: dict[str, Execution]) -> str:
 # -- planning ------------------------------------------------------------------------------------------------
 
 
-def plan(brain: ModelBrain, state: State, count: int, feedback: Verdict | None = None, previous: tuple[Plan, ...] = ()) -> list[Plan]:
+def plan(brain: ModelChat, state: State, count: int, feedback: Verdict | None = None, previous: tuple[Plan, ...] = ()) -> list[Plan]:
     """Ask for ``count`` plans (one request); a plan mistake comes back as ``feedback``."""
     note = f"\nA judge found a mistake in an earlier plan: {feedback.mistake}\nWrite a plan that avoids it.\n" if feedback else ""
     system = render("mact_plan", family=_family(state), count=count, feedback=note)
     functions = [SUBMIT_PLANS]
-    text = brain._with_text_tools(f"Question: {state.question}", functions)
+    text = brain.with_text_tools(f"Question: {state.question}", functions)
     messages: list[dict[str, Any]] = [{"role": "system", "content": system},
                                       {"role": "user", "content": [_text_part(text), brain.image_part(state.page)]}]
 
@@ -112,7 +132,7 @@ def plan(brain: ModelBrain, state: State, count: int, feedback: Verdict | None =
             return None, "every step needs a 'goal'"
         return call, None
 
-    call, _, usage, problem = brain._exchange(state, messages, functions, validate)
+    call, _, usage, problem = brain.exchange(state, messages, functions, validate)
     start = len(previous)
     if call is None:
         step = PlanStep("s1", "answer the question from the page", "text")
@@ -130,7 +150,7 @@ def plan(brain: ModelBrain, state: State, count: int, feedback: Verdict | None =
 # -- execution -----------------------------------------------------------------------------------------------
 
 
-def _run_tool(brain: ModelBrain, state: State, call: ParsedCall) -> tuple[str, Any]:
+def _run_tool(brain: ModelChat, state: State, call: ParsedCall) -> tuple[str, Any]:
     """Run an execution tool here; (text for the model, an image page to show or None)."""
     name, args = call.name, call.arguments or {}
     try:
@@ -142,14 +162,8 @@ def _run_tool(brain: ModelBrain, state: State, call: ParsedCall) -> tuple[str, A
             evidence = zoom.inspect(state.page, **zoom.check_args(args))
             return getattr(evidence, "summary", lambda: "zoomed")(), getattr(evidence, "crop", None)
         if name in ("read_table", "chart_values"):
-            from ..layout.lines import Layout
-            from .offline import OfflineReader
-            from .offline.mact import chart_points
-
-            ocr = OfflineReader().engine.read(state.page)
+            ocr = get_engine().read(state.page)
             if name == "read_table":
-                from ..layout.table import reconstruct_table
-
                 return reconstruct_table(ocr, page_size=(state.page.width, state.page.height)).to_markdown() or "(no table found)", None
             pts = chart_points(Layout.from_ocr(ocr), state.page)
             return "\n".join(f"{p.label}: {_num(p.value)}" for p in pts if p.how != "unread") or "(no labelled values found)", None
@@ -162,7 +176,7 @@ def _num(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else f"{v:.6g}"
 
 
-def execute(brain: ModelBrain, state: State, plan: Plan, step: PlanStep, results: dict[str, Execution],
+def execute(brain: ModelChat, state: State, plan: Plan, step: PlanStep, results: dict[str, Execution],
             candidate: int = 0, feedback: Verdict | None = None) -> Execution:
     """One execution of ``step``: tools run here, the model ends with ``record`` (at most three exchanges)."""
     functions = [RECORD, get_tool("zoom").spec(), READ_TABLE, CHART_VALUES, CALCULATOR]
@@ -176,7 +190,7 @@ def execute(brain: ModelBrain, state: State, plan: Plan, step: PlanStep, results
         lines.append(f"This is attempt {candidate + 1}: read the evidence independently of earlier attempts.")
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": render("mact_execute", family=_family(state))},
-        {"role": "user", "content": [_text_part(brain._with_text_tools("\n\n".join(lines), functions)), brain.image_part(state.page)]},
+        {"role": "user", "content": [_text_part(brain.with_text_tools("\n\n".join(lines), functions)), brain.image_part(state.page)]},
     ]
 
     def validate(call: ParsedCall | None, reply: Reply) -> tuple[ParsedCall | None, str | None]:
@@ -199,7 +213,7 @@ def execute(brain: ModelBrain, state: State, plan: Plan, step: PlanStep, results
     usage = Usage()
     last_tool, last_output = "model", ""
     for _ in range(3):
-        call, message, used, problem = brain._exchange(state, messages, functions, validate)
+        call, message, used, problem = brain.exchange(state, messages, functions, validate)
         usage = usage + used
         if call is None:
             return Execution(step.id, last_tool, last_output, _value(last_output), 0.2, {}, f"no usable reply ({problem})", candidate, usage)
@@ -235,10 +249,10 @@ def _value(text: str) -> Any:
 # -- judgment ------------------------------------------------------------------------------------------------
 
 
-def judge(brain: ModelBrain, state: State, plan: Plan, results: dict[str, Execution]) -> Verdict:
+def judge(brain: ModelChat, state: State, plan: Plan, results: dict[str, Execution]) -> Verdict:
     """Accept, or flag a plan or execution mistake (one request; only the three verdict functions)."""
     functions = [ACCEPT, FLAG_PLAN, FLAG_EXECUTION]
-    text = brain._with_text_tools(f"Question: {state.question}\n\n{_process_text(plan, results)}", functions)
+    text = brain.with_text_tools(f"Question: {state.question}\n\n{_process_text(plan, results)}", functions)
     messages: list[dict[str, Any]] = [{"role": "system", "content": render("mact_judge", family=_family(state))},
                                       {"role": "user", "content": [_text_part(text), brain.image_part(state.page)]}]
     ids = {s.id for s in plan.steps}
@@ -254,7 +268,7 @@ def judge(brain: ModelBrain, state: State, plan: Plan, results: dict[str, Execut
             return None, f"flag_execution needs a step_id of this plan: {', '.join(sorted(ids))}"
         return call, None
 
-    call, _, usage, problem = brain._exchange(state, messages, functions, validate)
+    call, _, usage, problem = brain.exchange(state, messages, functions, validate)
     if call is None:
         # An unusable judgment does not hold the answer back: the process stands as it is.
         return Verdict(True, None, None, "", (f"no usable verdict ({problem})",), usage)
@@ -270,7 +284,7 @@ def judge(brain: ModelBrain, state: State, plan: Plan, results: dict[str, Execut
 # -- the answer ----------------------------------------------------------------------------------------------
 
 
-def conclude(brain: ModelBrain, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]],
+def conclude(brain: ModelChat, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]],
              corrections: list[Correction]) -> Answer:
     """The final answer from the process and the mistake -> correction pairs (one request, no tools)."""
     parts = [f"Question: {state.question}"]

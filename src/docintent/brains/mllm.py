@@ -56,23 +56,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..errors import ConfigError, InvalidBoxError, ToolError
 from ..io.encode import resize_longest, to_data_url
 from ..page import Box, Page
+from ..perception.degradations import parse_degradation
 from ..settings import get_settings
-from ..tools import get_tool
-from ..trace import Action, Phase
-from ..vocabulary import DEGRADATIONS, INSPECTION
+from ..tools import TOOLS, get_tool
+from ..trace import Action, InspectStep, Phase
+from ..vocabulary import INSPECTION
 from . import mact_model
-from .base import (
-    Answer,
-    Brain,
-    Decision,
-    Diagnosis,
-    Keep,
-    Review,
-    Rollback,
-    State,
-    Usage,
-    UseTool,
-)
+from .base import MactRoles, Restorer, State
+from .decisions import Answer, Change, Decision, Diagnosis, Keep, Review, Rollback, Usage, UseTool
 from .endpoint import DEFAULT_TIMEOUT, PLACEHOLDER_KEY, Endpoint, Reply, RequestRejected
 from .pricing import Price, PriceTable
 from .prompts import FAMILY, PROMPT_VERSION, answer_rules, render
@@ -91,12 +82,8 @@ REGION_NOTE = ("With a restoration tool you may pass region=[x0, y0, x1, y1], th
                "of this page: the review then compares that region.")
 #: Qwen-VL's recommended ``max_pixels`` (1280 tokens of 28x28 pixels): the default cap on each image.
 DEFAULT_MAX_PIXELS = 1280 * 28 * 28
-#: Degradations whose tools move pixels: their review compares whole pages (a region would not line up).
-MOVING_TOOLS = ("orientation", "warp")
 #: Smallest image a budget may shrink an image to, in tokens (8x8 blocks of 28 px).
 MIN_IMAGE_TOKENS = 64
-#: Degradation names the diagnosis may list (the MLLM-Judge baseline's vocabulary).
-DEGRADATION_NAMES = DEGRADATIONS
 
 ANSWER_FUNCTION = {
     "type": "function",
@@ -186,7 +173,7 @@ class ModelBrainOptions(BaseModel):
     extra_body: dict[str, Any] | None = Field(None, description="Extra JSON fields for every request (server-specific).")
 
 
-class ModelBrain(Brain):
+class ModelBrain(Restorer, MactRoles):
     """A :class:`Brain` backed by an OpenAI-compatible chat-completions endpoint with tool calling.
 
     ``ModelBrain(base_url="http://localhost:8000/v1", model="Qwen/Qwen2.5-VL-7B-Instruct")``; every keyword
@@ -196,6 +183,7 @@ class ModelBrain(Brain):
 
     name = "openai"
     prompt_version = PROMPT_VERSION
+    Options = ModelBrainOptions
 
     def __init__(
         self,
@@ -255,7 +243,7 @@ class ModelBrain(Brain):
     @property
     def cost(self) -> float:
         """Dollars spent so far by this brain (from ``usage`` and the price table)."""
-        return self.prices.cost(self.endpoint._model, self.usage)
+        return self.prices.cost(self.endpoint.configured_model, self.usage)
 
     def chat(self, messages: list[dict[str, Any]], functions: list[dict[str, Any]] | None = None, *,
              max_tokens: int | None = None) -> Reply:
@@ -328,7 +316,7 @@ class ModelBrain(Brain):
         parameters["properties"] = {**parameters.get("properties", {}), "region": REGION_ARGUMENT}
         return {"type": "function", "function": {**spec["function"], "parameters": parameters}}
 
-    def _with_text_tools(self, text: str, functions: list[dict[str, Any]]) -> str:
+    def with_text_tools(self, text: str, functions: list[dict[str, Any]]) -> str:
         if self.options.native_tools or not functions:
             return text
         listing = json.dumps([f["function"] for f in functions], indent=1)
@@ -346,25 +334,14 @@ class ModelBrain(Brain):
 
     @staticmethod
     def history_text(state: State) -> str:
-        """Earlier decisions and reviews as short text lines (the ``text`` context strategy)."""
+        """Earlier decisions and reviews as short text lines (the ``text`` context strategy): each step's own
+        :meth:`~docintent.trace.Step.for_model` line."""
         lines = []
         for step in state.history:
-            round_label = f"round {step.round + 1}" if step.round is not None else "earlier"
-            # long model reasoning would make the summary cost what the full context costs
-            short = step.reason if len(step.reason) <= 200 else step.reason[:197] + "..."
-            reason = f" ({short})" if short else ""
-            if step.phase == Phase.DECIDE and step.action == Action.USE_TOOL:
-                lines.append(f"- {round_label}: the evidence was not readable enough{reason}; you called {step.tool}.")
-            elif step.phase == Phase.TOOL and step.action == Action.NO_CHANGE:
-                lines.append(f"- {round_label}: {step.tool} found nothing to change on the page; it is no longer offered.")
-            elif step.phase == Phase.TOOL and step.action in (Action.FAILED, Action.SKIPPED):
-                lines.append(f"- {round_label}: {step.tool} did not run{reason}; it is no longer offered.")
-            elif step.phase == Phase.REVIEW and step.action == Action.KEEP:
-                lines.append(f"- {round_label}: review kept the result of {step.tool}{reason}.")
-            elif step.phase == Phase.REVIEW and step.action == Action.ROLLBACK:
-                lines.append(f"- {round_label}: review rolled back {step.tool}{reason}; it is no longer offered.")
-            elif step.phase == Phase.INSPECT and step.action == Action.INSPECTED:
-                lines.append(f"- {round_label}: {step.tool} found: {step.data.get('evidence', '')}")
+            line = step.for_model()
+            if line is not None:
+                round_label = f"round {step.round + 1}" if step.round is not None else "earlier"
+                lines.append(f"- {round_label}: {line}")
         return "Earlier steps:\n" + "\n".join(lines) if lines else ""
 
     @staticmethod
@@ -383,8 +360,8 @@ class ModelBrain(Brain):
             return "The restored page is kept; work continues from it."
         if step.phase == Phase.REVIEW and step.action == Action.ROLLBACK:
             return f"The restoration was rolled back to the previous page; {step.tool} is no longer offered."
-        if step.phase == Phase.INSPECT:
-            return f"{step.tool}: {step.data.get('evidence', step.reason)}"
+        if isinstance(step, InspectStep):
+            return f"{step.tool}: {step.evidence if step.evidence is not None else step.reason}"
         return "Done."
 
     def _conversation(self, state: State, system: str) -> list[dict[str, Any]]:
@@ -418,7 +395,7 @@ class ModelBrain(Brain):
 
     # -- one exchange with one corrective retry ---------------------------------------------------
 
-    def _exchange(
+    def exchange(
         self,
         state: State,
         messages: list[dict[str, Any]],
@@ -478,7 +455,7 @@ class ModelBrain(Brain):
         text = self._situation(state)
         if self.options.context == "text":
             text = f"{self.history_text(state)}\n\n{text}".strip()
-        messages.append(self._user(state, self._with_text_tools(text, functions), [("", state.page, None)]))
+        messages.append(self._user(state, self.with_text_tools(text, functions), [("", state.page, None)]))
         return messages, functions
 
     def decide(self, state: State) -> Decision:
@@ -510,7 +487,7 @@ class ModelBrain(Brain):
                 return None, str(err)
             return call, None
 
-        call, replies, usage, problem = self._exchange(state, messages, functions, validate)
+        call, replies, usage, problem = self.exchange(state, messages, functions, validate)
         reply = replies[-1]
         content = _plain_text(reply.content)
         if call is None:
@@ -560,7 +537,8 @@ class ModelBrain(Brain):
             region = None
         elif region is None:
             region = self.evidence_region(state, before)
-        if region is not None and (degradation in MOVING_TOOLS or before.size != after.size):
+        moves = tool in TOOLS and get_tool(tool).geometric
+        if region is not None and (moves or before.size != after.size):
             region = None  # pixels moved: the same crop would not show the same text
         images: list[tuple[str, Page, int | None]]
         if region is None:
@@ -579,13 +557,13 @@ class ModelBrain(Brain):
                        thumbnail(after, region, self.options.thumbnail_side), self.options.thumbnail_side)]
         if self.options.context == "text":
             text = f"{self.history_text(state)}\n\n{text}".strip()
-        messages.append(self._user(state, self._with_text_tools(text, functions), images))
+        messages.append(self._user(state, self.with_text_tools(text, functions), images))
         return messages, functions
 
-    def review(self, state: State, before: Page, after: Page) -> Review:
-        """Phase B: compare the evidence before and after the last tool; ``continue`` keeps it, ``rollback``
-        undoes it. A review the server refuses (too many images, context) counts as a rollback."""
-        messages, functions = self.phase_b_request(state, before, after)
+    def review(self, state: State, change: Change) -> Review:
+        """Phase B: compare the evidence before and after the tool of ``change``; ``continue`` keeps it,
+        ``rollback`` undoes it. A review the server refuses (too many images, context) counts as a rollback."""
+        messages, functions = self.phase_b_request(state, change.before, change.after, change.tool)
         sent = len(messages)
 
         def validate(call: ParsedCall | None, reply: Reply) -> tuple[ParsedCall | None, str | None]:
@@ -600,7 +578,7 @@ class ModelBrain(Brain):
             return call, None
 
         try:
-            call, replies, usage, problem = self._exchange(state, messages, functions, validate)
+            call, replies, usage, problem = self.exchange(state, messages, functions, validate)
         except RequestRejected as err:
             del messages[sent - 1:]  # a full conversation must not keep a request the server refused
             # The restored page was never checked, so the page before the tool stays: the known-good one.
@@ -661,10 +639,10 @@ class ModelBrain(Brain):
             rotation = obj.get("rotation")
         else:  # prose: take the degradation words it mentions
             names = re.findall(r"[a-zA-Zé]+", content)
-            rotation = content if any(_degradation_name(n) == "orientation" for n in names) else None
+            rotation = content if any(parse_degradation(n) == "orientation" for n in names) else None
         found = []
         for raw in names:
-            name = _degradation_name(raw)
+            name = parse_degradation(raw)
             if name and name not in found:
                 found.append(name)
         rotate = _rotation_name(rotation)
@@ -799,24 +777,6 @@ def _plain_text(content: str | None) -> str:
     text = re.sub(r"```.*?```", "", text, flags=re.S)
     text = text.strip()
     return "" if text.startswith("{") and text.endswith("}") else text
-
-
-_DEGRADATION_WORDS = (
-    ("orientation", ("orient", "rotat", "upside", "sideways")),
-    ("warp", ("warp", "curl", "perspect", "fold", "bent", "distort")),
-    ("moire", ("moir",)),
-    ("blur", ("blur", "focus")),
-    ("shadow", ("shadow", "lighting", "illumin")),
-    ("appearance", ("appear", "contrast", "fade", "colour", "color", "stain")),
-)
-
-
-def _degradation_name(raw: str) -> str | None:
-    word = raw.strip().lower()
-    for name, stems in _DEGRADATION_WORDS:
-        if any(s in word for s in stems):
-            return name
-    return None
 
 
 def _rotation_name(value: Any) -> str | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from .base import Usage
+from .decisions import Usage
 
 #: What a verdict routes back to: the plan (re-plan) or the execution of one step (re-execute it).
 MistakeTarget = Literal["plan", "execution"]

@@ -41,10 +41,13 @@ def format_trace(result) -> str:
         tokens = f" ({step.prompt_tokens}+{step.completion_tokens} tok)" if step.prompt_tokens or step.completion_tokens else ""
         reason = f": {step.reason}" if step.reason else ""
         where = ""
-        if "plan_id" in step.data:  # a MACT role call: which plan and step, what came out, what was wrong
-            ids = " ".join(str(step.data[k]) for k in ("plan_id", "step_id") if k in step.data)
-            cand = f" #{step.data['candidate']}" if isinstance(step.data.get("candidate"), int) else ""
-            out = f" -> {step.data['output']!r}" if "output" in step.data else ""
+        plan_id = getattr(step, "plan_id", None)
+        if plan_id is not None:  # a MACT role call: which plan and step, what came out, what was wrong
+            ids = " ".join(str(v) for v in (plan_id, getattr(step, "step_id", None)) if v is not None)
+            candidate = getattr(step, "candidate", None)
+            cand = f" #{candidate}" if isinstance(candidate, int) else ""
+            output = getattr(step, "output", None)
+            out = f" -> {output!r}" if output is not None else ""
             where = f" [{ids}{cand}]{out}"
         lines.append(f"{i:>2}. {step.phase:<8} {step.action}{tool}{where}{reason}{hashes} {step.seconds:.2f}s{tokens}")
     return "\n".join(lines)

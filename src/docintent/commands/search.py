@@ -43,15 +43,15 @@ def run(args: argparse.Namespace) -> int:
     if args.method == "agent":
         from ..retrieval.agent import SearchAgent
         from ..retrieval.passages import embeddings_ready
-        from ..retrieval.planners import OfflinePlanner, OpenAIPlanner
+        from ..retrieval.planners import PLANNERS
 
         # The offline planner starts from the best static ranking it can afford: fusion once the index has its
         # passage embeddings (built by a first `--method dense` or `fusion` search), BM25 before.
-        planner = (
-            OfflinePlanner(method="fusion" if embeddings_ready(index.directory) else "bm25")
-            if args.planner == "offline"
-            else OpenAIPlanner(model=args.model, base_url=args.base_url, api_key=args.api_key)
-        )
+        if args.planner == "offline":
+            options = {"method": "fusion" if embeddings_ready(index.directory) else "bm25"}
+        else:
+            options = {"model": args.model, "base_url": args.base_url, "api_key": args.api_key}
+        planner = PLANNERS.get(args.planner, **options)
         result = SearchAgent(index, planner).run(args.query)
         if result.error:
             # The agent still returns a contract-valid ranking (filled in from BM25), but it is not the agent's:

@@ -39,10 +39,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DatasetError
+from ..registry import Registry
 from ..sample import Sample
 from ..settings import get_settings
 from .metrics import parse_answers
 
+#: The built-in dataset kinds (every registered one: ``DATASETS.kinds()``).
 DATASET_KINDS: tuple[str, ...] = ("synth", "wilddoc", "jsonl")
 WILDDOC_FAMILIES: dict[str, str] = {"DocVQA": "doc", "ChartQA": "chart", "TableVQA": "table"}
 
@@ -385,23 +387,38 @@ def load_wilddoc(
 # --- entry point ---------------------------------------------------------------------------------
 
 
+def _synth(path: Path, cache_dir: str | Path | None = None, allow_outside_paths: bool = False) -> list[Sample]:
+    return load_synth(path, allow_outside_paths=allow_outside_paths)
+
+
+def _jsonl(path: Path, cache_dir: str | Path | None = None, allow_outside_paths: bool = False) -> list[Sample]:
+    return load_samples_jsonl(path, allow_outside_paths=allow_outside_paths)
+
+
+#: Dataset kinds: a loader ``(path, cache_dir=None, allow_outside_paths=False) -> list[Sample]`` each; plug-in
+#: datasets join through the ``docintent.datasets`` entry points (a sample may name its metric in
+#: ``meta["metric"]``, one of :data:`docintent.evaluation.metrics.METRICS`).
+DATASETS: Registry[list[Sample]] = Registry("dataset kind", group="docintent.datasets")
+DATASETS.register("synth", _synth, description="a synthetic set (samples.jsonl beside its images)")
+DATASETS.register("wilddoc", load_wilddoc, description="WildDoc from its TSV or a folder")
+DATASETS.register("jsonl", _jsonl, description="any JSON-lines file of samples")
+
+
 def load_dataset(spec: str, cache_dir: str | Path | None = None, *, allow_outside_paths: bool = False) -> list[Sample]:
-    """Load the samples a spec names: ``synth:DIR``, ``wilddoc:PATH`` (TSV or folder), ``jsonl:PATH``.
+    """Load the samples a spec names: ``synth:DIR``, ``wilddoc:PATH`` (TSV or folder), ``jsonl:PATH``, or a
+    plug-in kind.
 
     Image paths must stay inside the dataset's folder unless ``allow_outside_paths``. Raises DatasetError
     naming the spec or path and the problem (unknown kind, missing file, bad row, a path outside the folder).
     """
     kind, sep, target = str(spec).partition(":")
+    kinds = DATASETS.kinds_in_order()
     if not sep or not target:
-        raise DatasetError(f"dataset spec {spec!r}: expected KIND:PATH with KIND one of {', '.join(DATASET_KINDS)}")
+        raise DatasetError(f"dataset spec {spec!r}: expected KIND:PATH with KIND one of {', '.join(kinds)}")
+    if kind not in DATASETS:
+        raise DatasetError(f"dataset spec {spec!r}: unknown kind {kind!r}; valid kinds: {', '.join(kinds)}")
     path = Path(target).expanduser()
-    if kind == "synth":
-        return load_synth(path, allow_outside_paths=allow_outside_paths)
-    if kind == "wilddoc":
-        return load_wilddoc(path, cache_dir, allow_outside_paths=allow_outside_paths)
-    if kind == "jsonl":
-        return load_samples_jsonl(path, allow_outside_paths=allow_outside_paths)
-    raise DatasetError(f"dataset spec {spec!r}: unknown kind {kind!r}; valid kinds: {', '.join(DATASET_KINDS)}")
+    return DATASETS.entry(kind).factory(path, cache_dir, allow_outside_paths=allow_outside_paths)
 
 
 # --- reference predictions -----------------------------------------------------------------------

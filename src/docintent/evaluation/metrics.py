@@ -30,13 +30,14 @@ import math
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
 from ..errors import DatasetError, UnknownComponentError
+from ..registry import Registry
 from ..vocabulary import TASKS
 
 TASK_TITLES: dict[str, str] = {
@@ -387,27 +388,49 @@ def _check_task(task: str) -> None:
         raise UnknownComponentError("task", task, list(TASKS))
 
 
-def score_row(task: str, subset: str, prediction: str | None, answers: str | Iterable[str]) -> float:
-    """Score one prediction by its task family, in [0, 1].
+@dataclass(frozen=True)
+class Metric:
+    """A way to score a prediction: ``score(prediction, answers, subset)`` in [0, 1], and ``correct(score)``,
+    whether a row counts as right for consistency."""
+
+    name: str
+    score: Callable[[str, str | Iterable[str], str], float]
+    correct: Callable[[float], bool]
+
+    def __call__(self) -> Metric:
+        return self
+
+
+#: Metrics by name; a dataset's samples may name theirs in ``meta["metric"]`` (plug-ins: the
+#: ``docintent.metrics`` entry points). Each task family has its WildDoc metric by default (:data:`TASK_METRICS`).
+METRICS: Registry[Metric] = Registry("metric", group="docintent.metrics")
+METRICS.register("anls", Metric("anls", lambda p, a, s: anls(p, a), lambda score: score > ANLS_TAU))
+METRICS.register("relaxed_accuracy", Metric("relaxed_accuracy", lambda p, a, s: relaxed_accuracy(p, a),
+                                            lambda score: score >= 1.0))
+METRICS.register("table", Metric("table", lambda p, a, s: table_score(s, p, a), lambda score: score >= 1.0))
+#: The metric of each task family (WildDoc's rules).
+TASK_METRICS = {"doc": "anls", "chart": "relaxed_accuracy", "table": "table"}
+
+
+def _metric(task: str, metric: str | None) -> Metric:
+    _check_task(task)
+    return METRICS.get(metric or TASK_METRICS[task])
+
+
+def score_row(task: str, subset: str, prediction: str | None, answers: str | Iterable[str],
+              metric: str | None = None) -> float:
+    """Score one prediction by its task family (or by ``metric``, when the sample names one), in [0, 1].
 
     ``doc`` -> :func:`anls`; ``chart`` -> :func:`relaxed_accuracy`; ``table`` -> :func:`table_score` with
     ``subset`` choosing the sub-split rule. A missing prediction (``None``) is the empty answer.
     """
-    _check_task(task)
-    if task == "doc":
-        return anls(_text(prediction), answers)
-    if task == "chart":
-        return relaxed_accuracy(_text(prediction), answers)
-    return table_score(subset, _text(prediction), answers)
+    return float(_metric(task, metric).score(_text(prediction), answers, subset))
 
 
-def row_correct(task: str, score: float) -> bool:
+def row_correct(task: str, score: float, metric: str | None = None) -> bool:
     """Whether a row counts as correct for consistency: ``doc`` needs ANLS > 0.5 (strictly), the other
-    families need a full score of 1."""
-    _check_task(task)
-    if task == "doc":
-        return score > ANLS_TAU
-    return score >= 1.0
+    families need a full score of 1 (or the rule of ``metric``)."""
+    return bool(_metric(task, metric).correct(score))
 
 
 # --- summary -------------------------------------------------------------------------------------
@@ -490,9 +513,10 @@ def summarize(rows: Iterable[Any]) -> Summary:
         subset = str(_get(row, "subset") or task)
         score = _get(row, "score")
         if score is None:
-            score = score_row(task, subset, _get(row, "prediction"), _get(row, "answers") or ())
+            metric = _get(row, "metric")
+            score = score_row(task, subset, _get(row, "prediction"), _get(row, "answers") or (), metric)
         group = str(_get(row, "group") or _get(row, "id"))
-        by_task[task][subset].append((float(score), group, row_correct(task, float(score))))
+        by_task[task][subset].append((float(score), group, row_correct(task, float(score), _get(row, "metric"))))
     if not by_task:
         raise DatasetError("no rows to score")
 

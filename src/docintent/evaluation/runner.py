@@ -335,9 +335,10 @@ def run_one(
         row["error"] = _error_text(err)
     row["seconds"] = time.perf_counter() - t0
     try:
-        score = float(score_row(sample.task, sample.subset, row["answer"], sample.answers))
+        metric = sample.meta.get("metric")
+        score = float(score_row(sample.task, sample.subset, row["answer"], sample.answers, metric))
         row["score"] = score
-        row["correct"] = bool(row_correct(sample.task, score))
+        row["correct"] = bool(row_correct(sample.task, score, metric))
     except DocIntentError as err:
         row["error"] = row["error"] or _error_text(err)
     return row
@@ -469,7 +470,9 @@ def _resolve_strategies(strategies: Sequence[Any], seed: int) -> list[Any]:
     for item in strategies:
         if isinstance(item, str):
             name = item.strip()
-            resolved.append(get_strategy(name, seed=seed) if name in STRATEGIES else get_strategy(name))
+            # the run's seed reaches the strategies that draw random orders (the others have no seed knob)
+            seeded = name in STRATEGIES and "seed" in STRATEGIES[name].knobs()
+            resolved.append(get_strategy(name, seed=seed) if seeded else get_strategy(name))
         else:
             resolved.append(item)
     names = [s.name for s in resolved]

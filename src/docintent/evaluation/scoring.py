@@ -102,6 +102,7 @@ def run_rows(path: str | Path) -> dict[str, list[dict[str, Any]]]:
             "answers": _gold_answers(str(sample["task"]), sample["answers"]),
             "prediction": row.get("answer"),
             "error": row.get("error"),
+            "metric": (sample.get("meta") or {}).get("metric") if isinstance(sample.get("meta"), dict) else None,
         }
     return {strategy: list(rows.values()) for strategy, rows in by_strategy.items()}
 

@@ -36,7 +36,7 @@ from ..page import Box
 __all__ = ["Cell", "Table", "reconstruct_table"]
 
 _YEAR_RE = re.compile(r"^(?:(?:fy|q[1-4]|h[12])\s*)?'?(?:19|20)\d{2}[a-z]?$|^(?:19|20)\d{2}\s*[-/]\s*\d{2,4}$", re.I)
-def _is_figure(text: str) -> bool:
+def is_figure(text: str) -> bool:
     """A value a body cell holds (a number that is not a year-like header label)."""
     t = text.strip()
     return parse_cell_number(t) is not None and not _YEAR_RE.match(t) and t not in ("-", "\u2014")
@@ -113,7 +113,7 @@ class Table:
         """Per body row, the text of its first non-empty cell from the left (the stub)."""
         labels = []
         for row in self.body:
-            first = next((c.text for c in row if c.text and not _is_figure(c.text)), "")
+            first = next((c.text for c in row if c.text and not is_figure(c.text)), "")
             labels.append(first)
         return labels
 
@@ -347,7 +347,7 @@ def _header_count(rows: list[list[_Seg]], left: float, xunit: float) -> int:
     n = 0
     for row in rows:
         values = [s for s in row if s.x0 > left + 1.5 * xunit]  # the stub (row label) does not decide
-        if any(_is_figure(s.text) for s in values):
+        if any(is_figure(s.text) for s in values):
             break
         if not values and row and n == 0:
             break  # a first row with only a stub is a title or a row label, not a header of columns

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import UnknownComponentError
+from ..registry import Registry
 from ..settings import get_settings
 from .base import OcrEngine, OcrLine, OcrResult, OcrWord
 from .cache import OcrCache
@@ -18,7 +18,10 @@ from .engines import RapidOcrEngine, TesseractEngine
 from .orientation import Orientation, detect_orientation
 from .session import ReadingSession
 
-ENGINES: dict[str, type[OcrEngine]] = {"rapidocr": RapidOcrEngine, "tesseract": TesseractEngine}
+#: OCR engine kinds; plug-in engines join through the ``docintent.ocr_engines`` entry points.
+ENGINES: Registry[OcrEngine] = Registry("OCR engine", group="docintent.ocr_engines")
+ENGINES.register("rapidocr", RapidOcrEngine, description="PP-OCR detection + recognition from the rapidocr wheel")
+ENGINES.register("tesseract", TesseractEngine, description="Tesseract 5 through tesserocr (docintent[tesseract])")
 
 _instances: dict[tuple, OcrEngine] = {}
 
@@ -31,13 +34,12 @@ def get_engine(kind: str | None = None, *, cache: bool | None = None, **options:
     """
     settings = get_settings()
     kind = kind or settings.ocr_engine
-    if kind not in ENGINES:
-        raise UnknownComponentError("OCR engine", kind, list(ENGINES))
+    ENGINES.validate(kind, options)  # an unknown kind or option is refused before anything loads
     use_cache = settings.cache if cache is None else cache
     key = (kind, use_cache, tuple(sorted(options.items())))
     engine = _instances.get(key)
     if engine is None:
-        engine = ENGINES[kind](**options)
+        engine = ENGINES.get(kind, **options)
         engine.cache = OcrCache(settings.cache_dir / "ocr") if use_cache else None
         _instances[key] = engine
     return engine

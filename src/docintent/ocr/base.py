@@ -11,6 +11,8 @@ from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ..page import Box, Page
 
 
@@ -257,3 +259,26 @@ def _read_size(page: Page, region: Box | None, min_side: int) -> tuple[int, int]
         scale = min(min_side / min(width, height), 4.0)
         width, height = round(width * scale), round(height * scale)
     return width, height
+
+
+def reading_order(lines: list) -> list:
+    """Sort lines top-to-bottom, then left-to-right within a visual row (by vertical overlap)."""
+    if not lines:
+        return lines
+    keyed = []
+    for item in lines:
+        quad = np.asarray(item[1], dtype=float)
+        keyed.append((quad[:, 1].min(), quad[:, 1].max(), quad[:, 0].min(), item))
+    keyed.sort(key=lambda k: (k[0] + k[1]) / 2)
+    rows: list[list] = []
+    for entry in keyed:
+        if rows:
+            last = rows[-1]
+            top = min(e[0] for e in last)
+            bottom = max(e[1] for e in last)
+            overlap = min(bottom, entry[1]) - max(top, entry[0])
+            if overlap > 0.5 * min(entry[1] - entry[0], bottom - top):
+                last.append(entry)
+                continue
+        rows.append([entry])
+    return [e[3] for row in rows for e in sorted(row, key=lambda e: e[2])]

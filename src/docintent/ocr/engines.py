@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import MissingDependencyError, OcrError
 from ..settings import get_settings
-from .base import OcrEngine
+from .base import OcrEngine, reading_order
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,8 @@ class RapidOcrEngine(OcrEngine):
         # The library versions are part of the key: what the cache returns must be what a fresh read would.
         return f"rapidocr{_version('rapidocr')}-ort{_version('onnxruntime')}-det{self.det_side}-ts{self.text_score}-line1"
 
-    def _load(self) -> Any:
+    def load(self) -> Any:
+        """The RapidOCR pipeline, built on first use (model loading takes about a second)."""
         if self._engine is None:
             try:
                 from rapidocr import RapidOCR
@@ -69,7 +70,7 @@ class RapidOcrEngine(OcrEngine):
         h, w = rgb.shape[:2]
         if min(h, w) < 8:
             return np.zeros((0, 4, 2), np.float32)
-        engine = self._load()
+        engine = self.load()
         try:
             out = engine(cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), use_det=True, use_cls=False, use_rec=False)
         except Exception as err:  # the engine's own errors carry no input context
@@ -101,7 +102,7 @@ class RapidOcrEngine(OcrEngine):
         """
         if not crops:
             return []
-        engine = self._load()
+        engine = self.load()
         recogniser = engine._load_rec_model()
         out = []
         for crop, quad in zip(crops, quads):
@@ -147,7 +148,7 @@ class RapidOcrEngine(OcrEngine):
             for quad, (text, conf, words) in zip(quads, recognised)
             if text.strip() and conf >= self.text_score
         ]
-        return _reading_order(lines)
+        return reading_order(lines)
 
 
 class TesseractEngine(OcrEngine):
@@ -163,7 +164,8 @@ class TesseractEngine(OcrEngine):
     def cache_key(self) -> str:
         return f"tesseract{_version('tesserocr')}-{self.lang}-psm{self.psm}"
 
-    def _load(self) -> Any:
+    def load(self) -> Any:
+        """The Tesseract API, built on first use."""
         if self._api is None:
             os.environ.setdefault("OMP_THREAD_LIMIT", "1")
             try:
@@ -178,7 +180,7 @@ class TesseractEngine(OcrEngine):
     def _read_array(self, rgb: np.ndarray):
         from PIL import Image
 
-        api = self._load()
+        api = self.load()
         tesserocr = self._tesserocr
         h, w = rgb.shape[:2]
         if min(h, w) < 4:
@@ -223,7 +225,7 @@ class TesseractEngine(OcrEngine):
         return lines
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _version(distribution: str) -> str:
     """The installed version of ``distribution`` ("" when it is not installed)."""
     from importlib import metadata
@@ -232,26 +234,3 @@ def _version(distribution: str) -> str:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
         return ""
-
-
-def _reading_order(lines: list) -> list:
-    """Sort lines top-to-bottom, then left-to-right within a visual row (by vertical overlap)."""
-    if not lines:
-        return lines
-    keyed = []
-    for item in lines:
-        quad = np.asarray(item[1], dtype=float)
-        keyed.append((quad[:, 1].min(), quad[:, 1].max(), quad[:, 0].min(), item))
-    keyed.sort(key=lambda k: (k[0] + k[1]) / 2)
-    rows: list[list] = []
-    for entry in keyed:
-        if rows:
-            last = rows[-1]
-            top = min(e[0] for e in last)
-            bottom = max(e[1] for e in last)
-            overlap = min(bottom, entry[1]) - max(top, entry[0])
-            if overlap > 0.5 * min(entry[1] - entry[0], bottom - top):
-                last.append(entry)
-                continue
-        rows.append([entry])
-    return [e[3] for row in rows for e in sorted(row, key=lambda e: e[2])]

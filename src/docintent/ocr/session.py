@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..page import Box, Page
-from .base import OcrEngine, OcrLine, OcrResult, OcrWord
+from .base import OcrEngine, OcrLine, OcrResult, OcrWord, reading_order
 
 #: One recognised line crop: text, confidence, words as (text, page quad, confidence).
 Recognised = tuple[str, float, tuple[tuple[str, list[list[float]], float], ...]]
@@ -99,8 +99,6 @@ class ReadingSession:
             for quad, (text, conf, words) in zip(chosen, recognised)
             if text.strip() and conf >= score_floor
         ]
-        from .engines import _reading_order
-
         lines = tuple(
             OcrLine(
                 text,
@@ -108,7 +106,7 @@ class ReadingSession:
                 float(conf),
                 tuple(OcrWord(wt, Box.from_points(wq, w, h), float(wc)) for wt, wq, wc in words),
             )
-            for text, q, conf, words in _reading_order(raw)
+            for text, q, conf, words in reading_order(raw)
         )
         meta: dict[str, Any] = {"lines_read": len(chosen)}
         if cache_key is not None:

@@ -5,11 +5,11 @@
 (0.72, ['blur', 'shadow'], None)
 """
 
+from .degradations import Thresholds
 from .signals import (
            FAMILIES,
            RANGES,
            Signals,
-           Thresholds,
            clear_cache,
            diagnose,
            measure,

@@ -29,19 +29,20 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 import cv2
 import numpy as np
 
 from ..ocr.orientation import detect_orientation
 from ..page import Box, Page
-from ..vocabulary import DEGRADATIONS
 from .background import LUMA, estimate_paper, odd, page_margins, shrink
 from .spectrum import periodic_peaks
 from .text import edge_width, find_ink, text_lines
 
-#: The degradation families a severity is measured for, in :data:`docintent.vocabulary.DEGRADATIONS` order.
-FAMILIES = DEGRADATIONS
+#: The built-in degradation families these signals measure, in the order they are reported (ties between equal
+#: severities keep this order). Plug-in families measure themselves (:mod:`docintent.perception.degradations`).
+FAMILIES: tuple[str, ...] = ("orientation", "warp", "shadow", "blur", "appearance", "moire")
 
 #: How each raw measurement maps to a severity: ``(value at severity 0, value at severity 1)``, linear in
 #: between and clipped (a pair with lo > hi means "lower is worse"). Units are in the key names' docs.
@@ -62,23 +63,11 @@ RANGES: Mapping[str, tuple[float, float]] = MappingProxyType(
 )
 
 
-@dataclass(frozen=True)
-class Thresholds:
-    """Severity above which :func:`diagnose` reports a degradation (one per family).
-
-    Calibrated on synthetic captures (``benchmarks/diagnosis.py``) and checked on a real photographed page;
-    a caller with another trade-off between missed and needless restorations passes its own.
-    """
-
-    orientation: float = 0.7  # act only when the classifier gives upright less than 30 %
-    warp: float = 0.3
-    shadow: float = 0.5  # about 25 % less light on the darkest paper than on the brightest
-    blur: float = 0.35
-    appearance: float = 0.2
-    moire: float = 0.45
-
-    def of(self, family: str) -> float:
-        return float(getattr(self, family))
+#: Severity above which each built-in family is reported (calibrated on synthetic captures,
+#: ``benchmarks/diagnosis.py``, and checked on a real photographed page); the degradation records read these.
+DEFAULT_THRESHOLDS: Mapping[str, float] = MappingProxyType(
+    {"orientation": 0.7, "warp": 0.3, "shadow": 0.5, "blur": 0.35, "appearance": 0.2, "moire": 0.45}
+)
 
 
 @dataclass(frozen=True)
@@ -101,10 +90,11 @@ class Signals:
         """``{family: severity}`` for every measured family."""
         return {f: float(getattr(self, f)) for f in FAMILIES}
 
-    def above(self, thresholds: Thresholds | None = None) -> list[str]:
-        """Families whose severity exceeds its threshold, most severe first."""
-        t = thresholds or Thresholds()
-        hits = [(s, f) for f, s in self.severities.items() if s > t.of(f)]
+    def above(self, thresholds: Any = None) -> list[str]:
+        """Families whose severity exceeds its threshold (``thresholds.of(family)``; default
+        :data:`DEFAULT_THRESHOLDS`), most severe first."""
+        of = thresholds.of if thresholds is not None else DEFAULT_THRESHOLDS.__getitem__
+        hits = [(s, f) for f, s in self.severities.items() if s > of(f)]
         return [f for s, f in sorted(hits, key=lambda sf: (-sf[0], FAMILIES.index(sf[1])))]
 
 
@@ -166,7 +156,7 @@ def measure(page: Page, region: Box | None = None, *, orientation: bool = True) 
     return signals
 
 
-def diagnose(page: Page, region: Box | None = None, thresholds: Thresholds | None = None) -> list[str]:
+def diagnose(page: Page, region: Box | None = None, thresholds: Any = None) -> list[str]:
     """The degradation families above their thresholds on ``page`` (or ``region``), most severe first."""
     return measure(page, region).above(thresholds)
 
@@ -378,5 +368,5 @@ def clear_cache() -> None:
     _CACHE.clear()
 
 
-__all__ = ["FAMILIES", "RANGES", "Signals", "Thresholds", "measure", "diagnose", "rotation_fix", "severity",
+__all__ = ["DEFAULT_THRESHOLDS", "FAMILIES", "RANGES", "Signals", "measure", "diagnose", "rotation_fix", "severity",
            "clear_cache"]

@@ -7,8 +7,10 @@
 """
 
 from .index import BuildReport, PageIndex, PageRecord, build_index
+from .planners import PLANNERS
 from .retrievers import (
     METHODS,
+    RETRIEVERS,
     BM25Retriever,
     DenseRetriever,
     FusionRetriever,
@@ -20,6 +22,8 @@ from .retrievers import (
 
 __all__ = [
     "METHODS",
+    "PLANNERS",
+    "RETRIEVERS",
     "BM25Retriever",
     "BuildReport",
     "DenseRetriever",

@@ -26,7 +26,8 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from enum import StrEnum
+from typing import Any, ClassVar
 
 from ..brains.base import Usage
 from ..errors import DocIntentError, InvalidBoxError
@@ -34,13 +35,37 @@ from ..page import Box, Page
 from ..trace import Action as StepAction
 from ..trace import Phase, Step
 from .index import PageIndex
-from .retrievers import METHODS, Retriever, get_retriever
+from .retrievers import RETRIEVERS, Retriever, get_retriever
 
 RANKING_SIZE = 10
 MAX_TOP_K = 50
 MAX_INSPECT = 10
 DEFAULT_BUDGET = 12
 TOOLS = ("search", "inspect_pages", "crop_pages", "get_page_text", "submit")
+
+
+class AgentAction(StrEnum):
+    """What a search step did: the agent tool it called, or failed."""
+
+    SEARCH = "search"
+    INSPECT_PAGES = "inspect_pages"
+    CROP_PAGES = "crop_pages"
+    GET_PAGE_TEXT = "get_page_text"
+    SUBMIT = "submit"
+    FAILED = "failed"
+
+
+@dataclass
+class SearchStep(Step):
+    """One call of a retrieval agent's tools (``tool``; ``data``: its arguments and what came back)."""
+
+    phase_kind: ClassVar[Phase | None] = Phase.SEARCH
+    actions: ClassVar[type[StrEnum]] = AgentAction
+
+    def describe(self, verbose: bool = False) -> str:
+        args = self.data.get("args", {}) if isinstance(self.data, dict) else {}
+        what = f"{self.tool} {args.get('query', '')!r}" if self.tool == "search" else str(self.tool)
+        return f"{what} failed: {self.data.get('error')}" if self.action == AgentAction.FAILED else what
 INSPECTION_TOOLS = ("inspect_pages", "crop_pages", "get_page_text")
 
 
@@ -155,7 +180,7 @@ class AgentTools:
         col = bm.vocab.get(term)
         if col is None:
             return 0.0
-        return float(_idf_table(bm)[col])
+        return float(bm.lucene_idf[col])
 
     def _handles(self, handles: Any, limit: int, tool: str) -> list[str]:
         if isinstance(handles, str):
@@ -185,8 +210,8 @@ class AgentTools:
         if not query:
             raise ToolArgumentError("search: 'query' must be a non-empty string")
         method = str(args.get("method", "bm25"))
-        if method not in METHODS:
-            raise ToolArgumentError(f"search: method {method!r} is unknown; methods: {', '.join(METHODS)}")
+        if method not in RETRIEVERS:
+            raise ToolArgumentError(f"search: method {method!r} is unknown; methods: {', '.join(RETRIEVERS.kinds())}")
         top_k = int(args.get("top_k", 10))
         if not 1 <= top_k <= MAX_TOP_K:
             raise ToolArgumentError(f"search: top_k must be between 1 and {MAX_TOP_K}, got {top_k}")
@@ -233,18 +258,6 @@ class AgentTools:
         if problem:
             raise ToolArgumentError(f"submit: {problem}")
         return Observation("submit", {"accepted": True, "ranking": [p.handle for p in ranking]})
-
-
-def _idf_table(bm) -> Any:
-    """Lucene idf of every vocabulary term, computed once per BM25 model and kept on it."""
-    import numpy as np
-
-    table = getattr(bm, "_idf_table", None)
-    if table is None:
-        df = np.diff(bm.weights.indptr)
-        table = np.log1p((bm.n_docs - df + 0.5) / (df + 0.5))
-        bm._idf_table = table
-    return table
 
 
 def parse_ranking(raw: Any) -> list[RankedPage]:
@@ -425,9 +438,9 @@ def _step(action: Action, obs: Observation, seconds: float, number: int) -> Step
         summary["results"] = [r["handle"] for r in obs.data["results"]]
     elif action.tool in ("inspect_pages", "crop_pages"):
         summary["pages"] = [p["handle"] for p in obs.data.get("pages", obs.data.get("crops", []))]
-    return Step(
+    return SearchStep(
         Phase.SEARCH,
-        StepAction(action.tool) if obs.error is None else StepAction.FAILED,
+        AgentAction(action.tool) if obs.error is None else AgentAction.FAILED,
         tool=action.tool,
         reason=action.thought,
         seconds=seconds,

@@ -20,6 +20,7 @@ so a query is a column slice and one sparse matrix-vector product.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections import Counter
@@ -87,6 +88,12 @@ class BM25:
     @property
     def n_docs(self) -> int:
         return int(self.weights.shape[0])
+
+    @functools.cached_property
+    def lucene_idf(self) -> np.ndarray:
+        """Lucene's idf of every vocabulary term, ``ln(1 + (N - df + 0.5) / (df + 0.5))`` (computed once)."""
+        df = np.diff(self.weights.indptr)
+        return np.log1p((self.n_docs - df + 0.5) / (df + 0.5))
 
     @classmethod
     def fit(

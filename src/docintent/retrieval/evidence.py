@@ -48,13 +48,13 @@ from typing import Any
 import numpy as np
 
 from ..brains.base import Answer, Brain, State
-from ..brains.offline import GENERIC_WORDS, content_words
 from ..brains.tokens import image_tokens, text_tokens
 from ..errors import ConfigError
 from ..ocr import get_engine
 from ..ocr.base import OcrLine, OcrResult
 from ..page import Box, Page
-from ..trace import Action, Phase, Step
+from ..reader import GENERIC_WORDS, content_words
+from ..trace import Action, InspectStep, Phase
 
 MODES = ("page", "page+ocr", "evidence+ocr")
 #: Fraction of the question's keyword weight a line must match to count as evidence.
@@ -434,9 +434,11 @@ def stack(images: Sequence[Page], gap: int = 16) -> Page:
 
 @dataclass(frozen=True)
 class TextEvidence:
-    """OCR text handed to a brain as evidence (the text part of a context)."""
+    """OCR text handed to a brain as evidence (the text part of a context), read on the page ``page_hash``."""
 
     text: str
+    page_hash: str = ""
+    box: Box = Box.FULL
 
     def summary(self) -> str:
         return self.text
@@ -458,10 +460,10 @@ def answer(evidence: Sequence[PageEvidence], question: str, brain: Brain, *, mod
     images, text, cost = context(used, mode)
     page = stack(images)
     state = State(question=question, task=task, page=page, original=page, available_tools=[],
-                  evidence=[TextEvidence(text)] if text else [])
+                  evidence=[TextEvidence(text, page.hash)] if text else [])
     if text:
         # Model brains read earlier inspection steps from the history: that is how the OCR text reaches them.
-        state.history.append(Step(Phase.INSPECT, Action.INSPECTED, "ocr", f"{mode} context", page.hash, data={"evidence": text}))
+        state.history.append(InspectStep(Phase.INSPECT, Action.INSPECTED, "ocr", f"{mode} context", page.hash, evidence=text))
     result = brain.answer(state)
     return EvidenceAnswer(result, mode, cost, tuple(d.number for d in used), time.perf_counter() - start)
 

@@ -72,7 +72,7 @@ TEXT_MODES = ("auto", "pdf", "ocr")
 IMAGE_MODES = ("lazy", "jpeg")
 #: A text layer with fewer non-space characters than this counts as missing in ``text="auto"``.
 MIN_TEXT_CHARS = 20
-#: The BM25 files, written together (see :func:`_write_bm25`).
+#: The BM25 files, written together (see :func:`write_bm25`).
 BM25_FILES = ("bm25.npz", "bm25_vocab.json")
 
 _SCHEMA = """
@@ -481,7 +481,7 @@ def _process(
     if remaining == 0:
         if report.pages_total == 0:
             raise InputError(out, "no page of the inputs could be read: " + "; ".join(report.skipped_files))
-        _write_bm25(con, out)
+        write_bm25(con, out)
         report.complete = True
     return report
 
@@ -505,7 +505,7 @@ def _save_jpeg(rgb: np.ndarray, path: Path) -> None:
         partial.unlink(missing_ok=True)
 
 
-def _write_bm25(con: sqlite3.Connection, out: Path) -> None:
+def write_bm25(con: sqlite3.Connection, out: Path) -> None:
     """Fit BM25 on the page texts and replace the BM25 files. Both are written into a temporary folder and
     renamed into place; the ``bm25`` meta entry says "writing" meanwhile, so an index whose files may be a
     mix of two builds is refused by :meth:`PageIndex.open` until a build finishes them."""

@@ -28,6 +28,7 @@ from ..brains.base import Usage
 from ..brains.endpoint import Endpoint
 from ..brains.endpoint import parse_json_reply as _parse_json_reply
 from ..errors import ModelEndpointError
+from ..registry import Registry
 from ..settings import get_settings
 from .agent import (
     MAX_INSPECT,
@@ -534,3 +535,10 @@ class OpenAIPlanner(Planner):
             return [float(scores.get(h, 0.0)) for h, _ in pages], usage
         except (ValueError, TypeError, AttributeError):
             return [0.0] * len(pages), usage
+
+
+#: Search-agent planners; plug-ins join through the ``docintent.planners`` entry points.
+PLANNERS: Registry[Planner] = Registry("planner", group="docintent.planners")
+PLANNERS.register("offline", OfflinePlanner, description="query reformulation from inspected text, no model")
+PLANNERS.register("openai", OpenAIPlanner, description="an OpenAI-compatible model plans the searches")
+PLANNERS.register("scripted", ScriptedPlanner, description="replays scripted actions (a test double)")

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..errors import ConfigError, UnknownComponentError
+from ..registry import Registry, options_from_signature
 from .bm25 import top_rows
 from .fields import FieldScorer
 from .index import PageIndex
 from .passages import DENSE_MODEL as DENSE_MODEL
 from .passages import PassageEmbeddings, encode, load_sentence_model
 
+#: The built-in retrieval methods (every registered one: ``RETRIEVERS.kinds()``).
 METHODS = ("bm25", "dense", "fusion")
 FUSION_MODES = ("zscore", "rrf")
 # Chosen on the development queries (``benchmarks/retrieval_tune.py``, ``benchmarks/results/retrieval_tune.md``):
@@ -232,15 +235,31 @@ def standardise_top(scores: np.ndarray, top: np.ndarray) -> np.ndarray:
     return out
 
 
-def get_retriever(index: PageIndex, method: str = "bm25", **options) -> Retriever:
-    """The retriever named ``method`` ("bm25", "dense" or "fusion") over ``index``."""
-    if method == "bm25":
-        return BM25Retriever(index)
-    if method == "dense":
-        return DenseRetriever(index, **options)
-    if method == "fusion":
-        return FusionRetriever(index, dense=DenseRetriever(index, **options))
-    raise UnknownComponentError("retrieval method", method, list(METHODS))
+def _fusion(index: PageIndex, **options: Any) -> FusionRetriever:
+    return FusionRetriever(index, dense=DenseRetriever(index, **options))
+
+
+def _bm25(index: PageIndex) -> BM25Retriever:
+    return BM25Retriever(index)
+
+
+_DENSE_OPTIONS = options_from_signature(DenseRetriever, "DenseOptions", skip=("index",))
+
+#: Retrieval methods; plug-ins join through the ``docintent.retrievers`` entry points (a factory of
+#: ``(index, **options) -> Retriever``).
+RETRIEVERS: Registry[Retriever] = Registry("retrieval method", group="docintent.retrievers")
+RETRIEVERS.register("bm25", _bm25, options_from_signature(_bm25, "BM25Options", skip=("index",)),
+                    description="BM25 over the pages' text and fields")
+RETRIEVERS.register("dense", DenseRetriever, _DENSE_OPTIONS, description="MiniLM passage embeddings (docintent[dense])")
+RETRIEVERS.register("fusion", _fusion, _DENSE_OPTIONS, description="z-scored BM25 and dense rankings, fused")
+
+
+def get_retriever(index: PageIndex, method: str = "bm25", **options: Any) -> Retriever:
+    """The retriever named ``method`` ("bm25", "dense", "fusion" or a plug-in) over ``index``; an unknown
+    method or option is one error naming the valid ones."""
+    entry = RETRIEVERS.entry(method)
+    RETRIEVERS.validate(method, options)
+    return entry.factory(index, **options)
 
 
 def check_k(k: int, maximum: int | None = None) -> int:

@@ -34,6 +34,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import DocIntentError
+from ..strategies import applicable_options
 from .config import MB, ServeConfig
 from .runs import QueueFull, Run, RunStore
 from .uploads import UploadError, display_name, load_upload
@@ -206,7 +207,8 @@ def create_app(config: ServeConfig | None = None) -> Any:
             return _error(err.status, err.message)
         try:
             run = store.submit(page, question, input_name=display_name(upload.filename), task=task,
-                               strategy=strategy, brain=brain, options={"max_rounds": max_rounds})
+                               strategy=strategy, brain=brain,
+                               options=applicable_options(strategy, max_rounds=max_rounds))
         except QueueFull as err:
             return _error(503, str(err), {"Retry-After": "5"})
         summary = run.summary()

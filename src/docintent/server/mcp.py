@@ -111,12 +111,13 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
         """
         from ..api import ask as docintent_ask
         from ..brains import get_brain
+        from ..strategies import applicable_options
 
         the_page = files.page(image_path, image_base64, page)
         the_brain = get_brain(brain, **(brain_options or {}))
         try:
             result = docintent_ask(the_page, question, task=task, strategy=strategy, brain=the_brain,
-                                   max_rounds=max_rounds)
+                                   **applicable_options(strategy, max_rounds=max_rounds))
         finally:
             the_brain.close()
         data = result.to_dict()

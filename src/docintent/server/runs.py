@@ -1,9 +1,9 @@
 """Runs of the service: a worker pool executing ``docintent.ask`` with live steps, timeouts and eviction.
 
-Steps reach clients while a run executes because each run's brain is wrapped in :class:`ObservedBrain`,
-which publishes the trace steps recorded so far every time the strategy consults the brain (the public
-Brain interface; strategies are not modified). The same wrapper enforces the per-run deadline: past it, the
-next brain call raises, the strategy ends the run, and the worker is free again.
+Steps reach clients while a run executes through the strategy's ``on_step`` hook, called as each step is
+recorded (with the pages it names), so every mode - the restoration loop, the baselines, MACT - is observed the
+same way and the brain is never wrapped. The per-run deadline is the run's ``should_stop``: past it, the run
+stops after its current step, and the worker is free again.
 """
 
 from __future__ import annotations
@@ -22,11 +22,12 @@ from typing import Any
 
 from ..api import ask
 from ..brains import Brain
-from ..brains.base import Answer, Decision, Diagnosis, Review, State
 from ..errors import DocIntentError
 from ..io import encode
 from ..page import Page
-from ..trace import Result
+from ..strategies import Run as StrategyRun
+from ..strategies import RunStopped
+from ..trace import Result, Step
 
 log = logging.getLogger(__name__)
 
@@ -123,48 +124,6 @@ class Run:
         }
 
 
-class ObservedBrain(Brain):
-    """Delegates to ``inner`` and, before every call, publishes new trace steps and checks the deadline."""
-
-    def __init__(self, inner: Brain, run: Run) -> None:
-        self.inner = inner
-        self.run = run
-        self.name = inner.name
-        self.prompt_version = inner.prompt_version
-
-    def _observe(self, state: State) -> None:
-        run = self.run
-        run.add_page(state.original)
-        run.add_page(state.page)
-        history = state.history
-        while run.steps_seen < len(history):
-            step = history[run.steps_seen]
-            run.emit("step", {"index": run.steps_seen, **step.to_dict()})
-            run.steps_seen += 1
-        if run.deadline is not None and time.monotonic() > run.deadline:
-            raise RunTimeout(f"the run took longer than the service's limit and was stopped at step {len(history)}")
-
-    def decide(self, state: State) -> Decision:
-        self._observe(state)
-        return self.inner.decide(state)
-
-    def review(self, state: State, before: Page, after: Page) -> Review:
-        self._observe(state)
-        self.run.add_page(after)
-        return self.inner.review(state, before, after)
-
-    def diagnose(self, state: State) -> Diagnosis:
-        self._observe(state)
-        return self.inner.diagnose(state)
-
-    def answer(self, state: State) -> Answer:
-        self._observe(state)
-        return self.inner.answer(state)
-
-    def close(self) -> None:
-        self.inner.close()
-
-
 class RunStore:
     """Holds runs, executes them on ``workers`` threads and evicts finished ones by age and count."""
 
@@ -214,9 +173,28 @@ class RunStore:
         run.emit("status", {"status": "running"})
         page = run.input_page
         assert page is not None
-        brain = ObservedBrain(self.brains[run.brain](), run)
+        brain = self.brains[run.brain]()
+        deadline = run.deadline
+
+        def on_step(step: Step, context: StrategyRun) -> None:
+            run.add_page(context.state.original)
+            for page_hash in (step.before, step.after):
+                known = context.pages.get(page_hash or "")
+                if known is not None:
+                    run.add_page(known)
+            with run.lock:
+                index = run.steps_seen
+                run.steps_seen += 1
+            run.emit("step", {"index": index, **step.to_dict()})
+
+        def should_stop() -> bool | str:
+            if time.monotonic() > deadline:
+                return f"the run took longer than the service's limit ({self.timeout_s:g} s) and was stopped"
+            return False
+
         try:
-            result = ask(page, run.question, task=run.task, strategy=run.strategy, brain=brain, **run.options)
+            result = ask(page, run.question, task=run.task, strategy=run.strategy, brain=brain, on_step=on_step,
+                         should_stop=should_stop, **run.options)
         except Exception as err:  # an unexpected failure ends this run, never the service
             log.exception("run %s failed", run.id)
             self._finish(run, None, f"{type(err).__name__}: {err}")
@@ -239,7 +217,7 @@ class RunStore:
         self._write_pages(run)
         run.input_page = None
         run.error = error
-        if error and error.startswith(f"{RunTimeout.__name__}:"):
+        if error and error.startswith((f"{RunTimeout.__name__}:", f"{RunStopped.__name__}:")):
             run.status = "timeout"
         else:
             run.status = "failed" if error and not (run.result or {}).get("answer") else "done"

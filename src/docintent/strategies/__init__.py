@@ -1,15 +1,24 @@
-"""Strategies: DocIntent's answerability-guided loop and the baselines/ablations it is compared with."""
+"""Strategies: DocIntent's answerability-guided loop, the baselines and ablations it is compared with, MACT,
+and question-free page restoration, all modes of one orchestration over a public run context."""
 
 from ..trace import Result, Step
-from .core import (
-    JUDGE_ORDER,
-    PIPELINE_ORDER,
-    STRATEGIES,
-    Strategy,
+from .baselines import pipeline_tools
+from .configs import (
+    CONFIGS,
+    MACT_ROLES,
+    DirectConfig,
+    JudgeConfig,
+    LoopConfig,
+    MactConfig,
+    PageRestoreConfig,
+    PipelineConfig,
     StrategyConfig,
-    configured_strategy,
-    get_strategy,
 )
+from .core import MODES, NAMED, STRATEGIES, Mode, Strategy, applicable_options, configured_strategy, get_strategy
+from .run import Applied, OnStep, Run, RunStopped, ShouldStop
 
-__all__ = ["JUDGE_ORDER", "PIPELINE_ORDER", "STRATEGIES", "Result", "Step", "Strategy", "StrategyConfig",
-           "configured_strategy", "get_strategy"]
+__all__ = ["CONFIGS", "MACT_ROLES", "MODES", "NAMED", "STRATEGIES", "Applied", "DirectConfig", "JudgeConfig",
+           "LoopConfig", "MactConfig", "Mode", "OnStep", "PageRestoreConfig", "PipelineConfig", "Result", "Run",
+           "RunStopped", "ShouldStop", "Step", "Strategy", "StrategyConfig", "applicable_options", "configured_strategy",
+           "get_strategy",
+           "pipeline_tools"]

@@ -1,16 +1,18 @@
 """Question-free restoration for OCR pipelines: diagnose, restore, keep only what the review accepts.
 
-Without a question there is no evidence region and no answer to become more certain of, so each step is
-judged on the whole page: the orientation classifier for rotations; for every other tool, whether the page's
-text became more legible, or the damage the tool targets measurably fell while the text read as well. The
-order and the extra checks were chosen on the development split of the real-page captures
+Without a question there is no evidence region and no answer to become more certain of, so each step is judged
+on the whole page by the brain's review (the offline reader's ``page`` rule: the orientation classifier for
+rotations; for every other tool, whether the page's text became more legible or the damage the tool targets
+measurably fell while the text read as well, and never when the damage did not move or text was lost). The order
+and the extra checks were chosen on the development split of the real-page captures
 (``benchmarks/restore_auto_cer.py --split dev``):
 
 - geometry first: a page still on the desk, bent or at an angle, is flattened before photometric tools run;
 - a step of one kind (geometric / photometric) rolled back earlier is tried once more after a step of the
-  other kind is kept (deshadowed, a page's outline is found whole; flattened, the desk is gone);
-- a photometric step that leaves the damage it targets where it was is rolled back without reading the page;
-- a step after which fewer than 90 % of the characters are read is rolled back, however legible the rest.
+  other kind is kept (deshadowed, a page's outline is found whole; flattened, the desk is gone).
+
+It is the ``page`` mode of the one orchestration (:class:`~docintent.strategies.PageRestoreConfig`): every step
+is recorded through the run context like any strategy's.
 
 >>> from docintent.io import load_page
 >>> restored, steps = restore_auto(load_page("photo.jpg"))           # doctest: +SKIP
@@ -20,14 +22,17 @@ order and the extra checks were chosen on the development split of the real-page
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..brains.base import State
+from ..brains import get_brain
+from ..brains.base import Restorer
+from ..errors import DocIntentError
 from ..page import Page
-from ..tools import get_tool, list_tools, tools_for
-from ..vocabulary import ROTATION_TOOLS
+from ..trace import Action, ReviewStep, Step, ToolStep
+from .configs import PageRestoreConfig
+from .core import Strategy
+from .run import Run
 
 
 @dataclass(frozen=True)
@@ -41,112 +46,60 @@ class AutoStep:
     seconds: float
 
 
-#: A photometric step whose targeted severity fell by less than this is rolled back unread.
-UNMOVED = 0.02
-#: A step is rolled back when the page after it reads fewer than this fraction of the characters read before.
-TEXT_KEPT = 0.9
-
-
-def _characters(reader, state: State, page: Page) -> int:
-    """Letters and digits the reader's OCR finds on ``page`` (its reading is cached, so this costs nothing)."""
-    return sum(sum(ch.isalnum() for ch in line.text) for line in reader.read(state, page).ocr.lines)
-
-
-def _geometric(degradation: str) -> bool:
-    return any(get_tool(t).geometric for t in tools_for(degradation))
+def auto_steps(trace: list[Step]) -> list[AutoStep]:
+    """The :class:`AutoStep` list a page-restore trace describes (tool, why, verdict, reason, seconds)."""
+    steps: list[AutoStep] = []
+    why: dict[str, tuple[str, float]] = {}
+    for step in trace:
+        if isinstance(step, ToolStep) and step.tool:
+            if step.action == Action.NO_CHANGE:
+                steps.append(AutoStep(step.tool, step.reason.split("; the tool")[0], "no change",
+                                      "the tool found nothing to change", step.seconds))
+            elif step.action == Action.APPLIED:
+                why[step.tool] = (step.reason, step.seconds)
+        elif isinstance(step, ReviewStep) and step.tool:
+            reason, seconds = why.pop(step.tool, ("", 0.0))
+            steps.append(AutoStep(step.tool, reason, "keep" if step.action == Action.KEEP else "rollback", step.reason,
+                                  seconds + step.seconds))
+    return steps
 
 
 def restore_auto(
     page: Page,
-    reader=None,
+    reader: Restorer | None = None,
     max_rounds: int = 8,
     engine: str | None = None,
     observe: Callable[[Page, Page, AutoStep], None] | None = None,
 ) -> tuple[Page, list[AutoStep]]:
     """Restore ``page`` without a question; returns the restored page and the steps taken.
 
-    ``reader``: the offline reader whose measurements diagnose and judge (default: a new one reading with
-    ``engine``, "rapidocr" by default). Judging with "tesseract" for a Tesseract pipeline measured worse on
-    the development split, for Tesseract too (its confidences are coarser than RapidOCR's), so the default
-    judge serves both.
-    ``observe``: called with the page before and after every step that changed it, and the step (benchmarks
-    use it to measure what keeping or rolling back each step would have cost). Each tool runs at most once; a
-    rolled-back tool is not tried again.
+    ``reader``: the brain whose review judges each step (default: the offline reader with its ``page`` review
+    rule, reading with ``engine``, "rapidocr" by default). Judging with "tesseract" for a Tesseract pipeline
+    measured worse on the development split, for Tesseract too (its confidences are coarser than RapidOCR's), so
+    the default judge serves both. ``observe``: called with the page before and after every reviewed step, and the
+    step (benchmarks use it to measure what keeping or rolling back each step would have cost). Each tool runs at
+    most once; a rolled-back tool is not tried again (unless a step of the other kind is kept after it).
     """
-    from ..brains.offline import OfflineReader
+    if reader is None:
+        reader = get_brain("offline", engine=engine, review_rule="page")
+    pending: dict[str, tuple[Page, str, float]] = {}
 
-    reader = reader or OfflineReader(engine=engine, review_rule="page")
-    restorations = [t.name for t in list_tools() if t.degradation not in ("inspection",)]
-    state = State("", "doc", page, page, list(restorations))
-    steps: list[AutoStep] = []
-    tried: set[str] = set()
-    retried: set[str] = set()
-    for _ in range(max_rounds):
-        current = state.page
-        severities: dict[str, float] = {}
-        fix = reader._orientation_fix(state, current)
-        if fix and fix in state.available_tools and fix not in tried:
-            tool, why = fix, "the page is not upright"
-        else:
-            severities = reader._severities(current, None)
-            tool, why = "", ""
-            # Geometry first: on a page still lying on the desk, bent or at an angle, the photometric tools
-            # measure the desk and the distortion along with the paper (deshadowing a curled page on a desk
-            # reads worse; on the flattened page it reads better).
-            order = sorted(severities.items(), key=lambda kv: (not _geometric(kv[0]), -kv[1]))
-            for degradation, severity in order:
-                if severity <= reader._threshold(degradation):
-                    continue
-                name = next((t for t in tools_for(degradation) if t in state.available_tools and t not in tried), None)
-                if name:
-                    tool, why = name, f"{degradation} severity {severity:.2f}"
-                    break
-            if not tool:
-                break
-        tried.add(tool)
-        t0 = time.perf_counter()
-        after = get_tool(tool).run(current)
-        if after.hash == current.hash:
-            steps.append(AutoStep(tool, why, "no change", "the tool found nothing to change", time.perf_counter() - t0))
-            continue
-        target = get_tool(tool).degradation
-        if tool in ROTATION_TOOLS:
-            keep = reader._orientation_fix(state, after) is None
-            reason = "upright after the turn" if keep else "still not upright"
-        elif not get_tool(tool).geometric and target in severities and (
-            left := reader._severities(after, None).get(target, 0.0)
-        ) >= severities[target] - UNMOVED:
-            # The damage the tool is for is still there (demoire cannot remove a pattern that is print, such
-            # as a table of contents' dot leaders; a deblurring that sharpens noise): rolled back without
-            # reading the page again, which is most of a step's time.
-            keep = False
-            reason = f"{target} severity {severities[target]:.2f} -> {left:.2f}: the damage it targets is still there"
-        else:
-            evidence = reader.review_evidence(state, current, after, tool, whole_page=True)
-            chars_before, chars_after = _characters(reader, state, current), _characters(reader, state, after)
-            # Legibility saturates with the amount of text, so text a tool lost (a page outline found
-            # around only part of the page, a page turned blank) is counted on its own.
-            kept_text = chars_after >= TEXT_KEPT * chars_before
-            keep = evidence.keep("page") and kept_text
-            # no question, so no answer confidence to report
-            reason = f"{evidence.describe(answer=False)}; characters read {chars_before} -> {chars_after}"
-        if keep:
-            state.page = after
-            # Geometric and photometric steps change what the other kind sees: flattened, the page no longer
-            # shows the desk to deshadowing; deshadowed, its outline is found whole by dewarping. So a step
-            # of one kind rolled back earlier gets one more try after a step of the other kind is kept.
-            geometric = get_tool(tool).geometric
-            for name in [t for t in tried if t not in state.available_tools and t not in retried]:
-                if name not in ROTATION_TOOLS and get_tool(name).geometric != geometric:
-                    state.available_tools.append(name)
-                    tried.discard(name)
-                    retried.add(name)
-        else:
-            state.available_tools.remove(tool)
-        steps.append(AutoStep(tool, why, "keep" if keep else "rollback", reason, time.perf_counter() - t0))
-        if observe is not None:
-            observe(current, after, steps[-1])
-    return state.page, steps
+    def on_step(step: Step, run: Run) -> None:
+        if observe is None:
+            return
+        if isinstance(step, ToolStep) and step.action == Action.APPLIED and step.tool:
+            pending[step.tool] = (run.pages[step.before or ""], step.reason, step.seconds)
+        elif isinstance(step, ReviewStep) and step.tool and step.tool in pending:
+            before, why, seconds = pending.pop(step.tool)
+            verdict = "keep" if step.action == Action.KEEP else "rollback"
+            observe(before, run.pages[step.after or ""], AutoStep(step.tool, why, verdict, step.reason,
+                                                                  seconds + step.seconds))
+
+    strategy = Strategy(PageRestoreConfig(name="restore-auto", max_rounds=max_rounds))
+    result = strategy.run(page, "", "doc", reader, on_step=on_step)
+    if result.error:
+        raise DocIntentError(result.error)
+    return result.final_page or page, auto_steps(result.trace)
 
 
-__all__ = ["AutoStep", "restore_auto"]
+__all__ = ["AutoStep", "auto_steps", "restore_auto"]

@@ -22,27 +22,30 @@ ids, the candidate, the verdict and the mistake, and its seconds and tokens.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..brains.base import Answer, Usage
+from ..brains.base import Answer, MactRoles, Usage, require_mact
 from ..brains.roles import Correction, Execution, Plan, Verdict
-from ..trace import Action, Phase, Step
-from .core import MACT_ROLES
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .core import _Run
+from ..trace import Action, ExecutionStep, JudgmentStep, Phase, PlanningStep, Step
+from .configs import MACT_ROLES, MactConfig
+from .loop import restore_rounds
+from .run import Run
 
 #: Every role, in the order they act.
 ROLES = MACT_ROLES
+
+_STEP_KINDS: dict[Phase, type[Step]] = {Phase.PLAN: PlanningStep, Phase.EXECUTE: ExecutionStep,
+                                         Phase.JUDGE: JudgmentStep}
 
 
 class MactLoop:
     """One MACT run over ``run.state`` (the strategy's shared state, trace and accounting)."""
 
-    def __init__(self, run: _Run) -> None:
+    def __init__(self, run: Run, config: MactConfig) -> None:
+        require_mact(run.brain, run.strategy)
         self.run = run
-        self.config = run.config
-        self.brain = run.brain
+        self.config = config
+        self.brain: MactRoles = run.brain  # type: ignore[assignment]  # checked just above
         self.state = run.state
         self.roles = tuple(self.config.roles)
         self.corrections: list[Correction] = []
@@ -53,8 +56,12 @@ class MactLoop:
 
     def _step(self, role: Phase, action: Action, seconds: float, usage: Usage, reason: str = "", tool: str | None = None,
               **data: Any) -> None:
-        self.run._record(Step(role, action, tool, reason, self.state.page.hash, seconds=seconds,
-                              data={k: v for k, v in data.items() if v is not None}), usage)
+        kind = _STEP_KINDS[role]
+        names = set(kind.__dataclass_fields__)
+        typed = {k: v for k, v in data.items() if k in names and v is not None}
+        rest = {k: v for k, v in data.items() if k not in names and v is not None}
+        self.run.record(kind(role, action, tool, reason, self.state.page.hash, seconds=seconds, data=rest, **typed),
+                        usage)
 
     # -- roles -------------------------------------------------------------------------------------
 
@@ -151,14 +158,17 @@ class MactLoop:
             final = results.get(plan.steps[-1].id) if plan.steps else None
             answer = Answer(final.output if final is not None else "", final.confidence if final is not None else 0.0,
                             f"last output of plan {plan.id}")
-        self._step(Phase.ANSWER, Action.ANSWER, time.perf_counter() - t0, answer.usage, answer.reasoning,
-                   answer=answer.text, confidence=answer.confidence, corrections=fixes or None)
+        self.run.record_answer(answer, time.perf_counter() - t0, corrections=fixes)
         return answer
 
 
-def run_mact(run: _Run) -> Answer:
-    """Run MACT on the strategy run's current page and return the answer (the trace is recorded on ``run``)."""
-    return MactLoop(run).execute()
+def run_mact(run: Run, config: MactConfig) -> Answer:
+    """MACT on the run's current page (after the docintent loop when ``restore_first``); the trace is recorded on
+    ``run``. The brain must play the MACT roles (checked before any work)."""
+    require_mact(run.brain, run.strategy)
+    if config.restore_first:
+        restore_rounds(run, config.max_rounds)  # restore; the reasoning below replaces Phase A's answer
+    return MactLoop(run, config).execute()
 
 
 __all__ = ["MactLoop", "ROLES", "run_mact"]

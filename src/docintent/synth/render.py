@@ -36,7 +36,7 @@ def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(path), size)
 
 
-def _sentence(rng: np.random.Generator, n_words: int) -> str:
+def sentence(rng: np.random.Generator, n_words: int) -> str:
     words = [str(w) for w in rng.choice(_WORDS, size=n_words)]
     # numbers matter in documents (answers are often figures), so mix some in
     for i in range(len(words)):
@@ -87,10 +87,10 @@ def render_page(width: int = 1200, seed: int = 0, *, chart: bool = True, table: 
         f = font(px)
         for _ in range(n_lines):
             n = 12
-            line = _sentence(rng, n)
+            line = sentence(rng, n)
             while not fits(line, f) and n > 2:
                 n -= 1
-                line = _sentence(rng, n)
+                line = sentence(rng, n)
             draw.text((margin, y), line, fill=(20, 20, 20), font=f)
             ref.append(line)
             y += int(px * 1.55)

@@ -16,15 +16,11 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from ..errors import ToolError
-from ..page import Page
-from ..vocabulary import TOOL_KINDS
-
-#: What a tool may target: a degradation family of the DocIntent paper, or "inspection" for tools that change
-#: no page (see :mod:`docintent.vocabulary`).
-DEGRADATIONS = TOOL_KINDS
+from ..page import Box, Page
+from ..vocabulary import INSPECTION
 
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -58,14 +54,19 @@ class Tool(ABC):
                 raise TypeError(f"tool class {cls.__name__} must define a non-empty str {attr!r}")
         if not _NAME_RE.match(cls.name):
             raise TypeError(f"tool name {cls.name!r} must be lower_snake_case")
-        if cls.degradation not in DEGRADATIONS:
-            raise TypeError(f"tool {cls.name!r}: degradation must be one of {DEGRADATIONS}, got {cls.degradation!r}")
+        # Whether the family exists is checked when the tool is registered: plug-in families load then too.
         schema = cls.parameters
         if not (isinstance(schema, dict) and schema.get("type") == "object" and isinstance(schema.get("properties", {}), dict)):
             raise TypeError(f"tool {cls.name!r}: parameters must be a JSON schema of type 'object'")
 
     def setup(self) -> None:
         """Load expensive resources (models, tables). Called once, lazily, before the first run."""
+
+    def map_region(self, region: Box, before: Page, after: Page) -> Box | None:
+        """Where ``region`` of ``before`` lies on ``after`` (this tool's output), or None when the tool cannot
+        say (the region must then be found again by reading ``after``). A tool that moves no content leaves
+        every region where it was; a geometric tool that knows its transform (a rotation) maps it."""
+        return None if self.geometric else region
 
     @abstractmethod
     def apply(self, page: Page, **args: Any) -> Page:
@@ -120,6 +121,20 @@ class Tool(ABC):
         return f"<Tool {self.name} ({self.degradation})>"
 
 
+@runtime_checkable
+class Evidence(Protocol):
+    """What an inspection tool found: the hash of the page it inspected, the box it read on that page, and a
+    one-line summary for traces and a model's context."""
+
+    @property
+    def page_hash(self) -> str: ...
+
+    @property
+    def box(self) -> Box: ...
+
+    def summary(self) -> str: ...
+
+
 class InspectionTool(Tool):
     """A tool that changes no page: :meth:`inspect` returns evidence (text, a table, a crop) with its box.
 
@@ -127,7 +142,7 @@ class InspectionTool(Tool):
     """
 
     abstract = True
-    degradation = "inspection"
+    degradation = INSPECTION
 
     @abstractmethod
     def inspect(self, page: Page, **args: Any) -> Any:

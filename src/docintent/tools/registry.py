@@ -6,80 +6,83 @@ A package adds a tool by declaring, in its ``pyproject.toml``::
     docres_deshadow = "my_package.tools:DocResDeshadow"
 
 where the object is a :class:`~docintent.tools.base.Tool` subclass (or an instance). Its ``name`` is what
-strategies and models call it by; a third-party tool with a built-in tool's name replaces it.
+strategies and models call it by, and its ``degradation`` a registered family
+(:mod:`docintent.perception.degradations`, which plug-in families join through their own entry points). A
+plug-in tool with a built-in tool's name is refused, with a message naming both, and the built-in stays.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterable
-from importlib import metadata
+import importlib
+from typing import Any
 
-from ..errors import UnknownComponentError
+from ..errors import ConfigError
+from ..perception.degradations import DEGRADATIONS
+from ..registry import Registry
+from ..vocabulary import INSPECTION
 from .base import Tool
-
-log = logging.getLogger(__name__)
 
 #: Modules of ``docintent.tools`` whose import registers the built-in tools.
 BUILTIN_MODULES: tuple[str, ...] = ("rotate", "deshadow", "appearance", "demoire", "deblur", "dewarp", "zoom")
 
-_REGISTRY: dict[str, Tool] = {}
-_loaded_entry_points = False
+
+class _Shared:
+    """A factory that returns one tool instance (tools are stateless; set-up happens once per instance)."""
+
+    def __init__(self, tool: Tool) -> None:
+        self.tool = tool
+
+    def __call__(self) -> Tool:
+        return self.tool
 
 
-def register(tool: type[Tool] | Tool) -> type[Tool] | Tool:
-    """Register a tool class or instance under its name (usable as a class decorator)."""
-    instance = tool() if isinstance(tool, type) else tool
-    if not isinstance(instance, Tool):
-        raise TypeError(f"{tool!r} is not a docintent Tool")
-    _REGISTRY[instance.name] = instance
-    return tool
+class ToolRegistry(Registry[Tool]):
+    """Tools by name; each name is one shared instance."""
+
+    def add(self, tool: type[Tool] | Tool, origin: str) -> Tool:
+        instance = tool() if isinstance(tool, type) else tool
+        if not isinstance(instance, Tool):
+            raise ConfigError(f"{tool!r} ({origin}) is not a docintent Tool")
+        existing = self._entries.get(instance.name)
+        if existing is not None and type(existing.factory()) is type(instance):
+            return existing.factory()  # the same tool class registered again (a module imported twice)
+        if instance.degradation != INSPECTION and instance.degradation not in DEGRADATIONS:
+            raise ConfigError(
+                f"tool {instance.name!r} ({origin}) targets the unknown degradation {instance.degradation!r}; "
+                f"known: {', '.join(DEGRADATIONS.kinds() + [INSPECTION])}"
+            )
+        self.register(instance.name, _Shared(instance), origin=origin, description=instance.description)
+        return instance
+
+    def register_plugin(self, name: str, obj: Any, origin: str) -> None:
+        self.add(obj, origin)
 
 
 def _load_builtin() -> None:
-    # Importing a module registers its tools.
-    import importlib
-
     for module in BUILTIN_MODULES:
         importlib.import_module(f"{__package__}.{module}")
 
 
-def _load_entry_points() -> None:
-    global _loaded_entry_points
-    if _loaded_entry_points:
-        return
-    _loaded_entry_points = True
-    for ep in metadata.entry_points(group="docintent.tools"):
-        try:
-            register(ep.load())
-        except Exception as err:  # a broken plug-in must not break the built-in tools
-            log.warning("could not load docintent tool %r from %s: %s", ep.name, ep.value, err)
+TOOLS = ToolRegistry("tool", group="docintent.tools", loader=_load_builtin)
 
 
-_loaded_builtin = False
-
-
-def _ensure_loaded() -> None:
-    # A flag, not "is the registry empty": a tool registered before first use must not hide the built-ins.
-    global _loaded_builtin
-    if not _loaded_builtin:
-        _loaded_builtin = True
-        _load_builtin()
-    _load_entry_points()
+def register(tool: type[Tool] | Tool) -> type[Tool] | Tool:
+    """Register a tool class or instance under its name (usable as a class decorator). A tool whose class lives
+    outside docintent counts as a plug-in: it may not take a built-in's name."""
+    cls = tool if isinstance(tool, type) else type(tool)
+    builtin = cls.__module__.startswith(__package__ + ".")
+    TOOLS.add(tool, "built-in" if builtin else f"module {cls.__module__}")
+    return tool
 
 
 def get_tool(name: str) -> Tool:
     """The registered tool called ``name``; the error for an unknown name lists every valid one."""
-    _ensure_loaded()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise UnknownComponentError("tool", name, list(_REGISTRY)) from None
+    return TOOLS.get(name)
 
 
 def is_builtin(tool: Tool) -> bool:
-    """True for the tools docintent ships (their class lives in ``docintent.tools``)."""
-    return type(tool).__module__.startswith(__package__ + ".")
+    """True for the tools docintent ships."""
+    return TOOLS.entry(tool.name).builtin if tool.name in TOOLS else False
 
 
 def tools_for(degradation: str) -> list[str]:
@@ -97,8 +100,12 @@ def tools_for(degradation: str) -> list[str]:
 
 def list_tools(degradation: str | None = None) -> list[Tool]:
     """All registered tools (optionally only those targeting ``degradation``), sorted by name."""
-    _ensure_loaded()
-    tools: Iterable[Tool] = _REGISTRY.values()
+    tools = [TOOLS.get(kind) for kind in TOOLS.kinds()]
     if degradation is not None:
-        tools = (t for t in tools if t.degradation == degradation)
+        tools = [t for t in tools if t.degradation == degradation]
     return sorted(tools, key=lambda t: t.name)
+
+
+def restoration_tools() -> list[str]:
+    """Names of every tool that changes pages (not inspection), sorted."""
+    return [t.name for t in list_tools() if t.degradation != INSPECTION]

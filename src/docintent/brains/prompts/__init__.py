@@ -18,6 +18,7 @@ from importlib import resources
 from string import Template
 
 from ...errors import ConfigError
+from ...perception.degradations import degradation_list, degradation_names
 
 #: Bump the release label when the protocol changes; the digest follows every wording change by itself.
 PROMPT_RELEASE = "1.0"
@@ -49,13 +50,18 @@ PROMPT_VERSION = f"{PROMPT_RELEASE}+{_digest()}"
 
 
 def render(name: str, **values: object) -> str:
-    """The prompt ``name`` with its ``$placeholders`` filled; a missing value is an error, not a blank."""
+    """The prompt ``name`` with its ``$placeholders`` filled; a missing value is an error, not a blank.
+
+    ``$degradation_list`` and ``$degradation_names`` are filled from the registered degradation families, so a
+    plug-in family is named to the model like a built-in one."""
     try:
         template = prompts()[name]
     except KeyError:
         raise ConfigError(f"no prompt named {name!r}; prompts: {', '.join(sorted(prompts()))}") from None
+    filled = {"degradation_list": degradation_list(), "degradation_names": degradation_names(),
+              **{k: str(v) for k, v in values.items()}}
     try:
-        return Template(template).substitute(**{k: str(v) for k, v in values.items()}).strip()
+        return Template(template).substitute(**filled).strip()
     except KeyError as err:
         raise ConfigError(f"prompt {name!r} needs a value for ${err.args[0]}") from None
 

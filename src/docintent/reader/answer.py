@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ...layout.lines import Layout
-from ...page import Box, Page
+from ..layout.lines import Layout
+from ..page import Box, Page
 from .chart import solve_chart
 from .extract import (
     Candidate,
@@ -90,7 +90,7 @@ def format_answer(text: str, info: QuestionInfo, task: str, value: float | None 
     return text
 
 
-def _lookup_value(phrase: str, info: QuestionInfo, task: str, layout: Layout, page: Page) -> Candidate | None:
+def lookup_value(phrase: str, info: QuestionInfo, task: str, layout: Layout, page: Page) -> Candidate | None:
     """Value of one compared target: the question's other words plus the target's own words."""
     sub = analyse(f"What is the value of {phrase}?", task)
     others = [k for k in info.keywords if k not in {"difference", "between", "differ", "gap"}]
@@ -103,8 +103,8 @@ def _lookup_value(phrase: str, info: QuestionInfo, task: str, layout: Layout, pa
 
 
 def _difference(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution | None:
-    a = _lookup_value(info.targets[0], info, task, layout, page)
-    b = _lookup_value(info.targets[1], info, task, layout, page)
+    a = lookup_value(info.targets[0], info, task, layout, page)
+    b = lookup_value(info.targets[1], info, task, layout, page)
     if a is None or b is None:
         return None
     va, vb = find_numbers(a.text)[0].value, find_numbers(b.text)[0].value

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ...numbers import NUMBER_RE, Number, find_numbers, format_number, parse_number
+from ..numbers import NUMBER_RE, Number, find_numbers, format_number, parse_number
 
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december|"

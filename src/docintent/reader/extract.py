@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
-from ...layout.lines import Item, Layout, h_overlap
+from ..layout.lines import Item, Layout, h_overlap
 from .question import GENERIC_WORDS, QuestionInfo
 from .values import DATE_RE, clean_span, find_dates, find_numbers, format_number
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...layout.lines import Item, Layout
-from ...page import Page
+from ..layout.lines import Item, Layout
+from ..page import Page
 from .extract import Matcher
 from .question import QuestionInfo, content_words
 from .solution import Solution
@@ -42,7 +42,7 @@ class Axis:
         return (value - self.intercept) / self.slope
 
 
-def _numeric(item: Item) -> float | None:
+def numeric_value(item: Item) -> float | None:
     return parse_number(item.text)
 
 
@@ -59,7 +59,7 @@ def find_axis(numeric: list[Item], vertical: bool) -> Axis | None:
             pos = np.array([o.cx for o in group])
         if len(group) < 3 or len(group) <= best_n:
             continue
-        vals = np.array([_numeric(o) for o in group], dtype=float)
+        vals = np.array([numeric_value(o) for o in group], dtype=float)
         if np.ptp(pos) <= 0 or np.ptp(vals) <= 0:
             continue
         steps = np.diff(np.sort(vals))
@@ -86,7 +86,7 @@ def _rows(items: list[Item]) -> list[list[Item]]:
     return rows
 
 
-def _categories(layout: Layout, axis: Axis | None, tick_ids: set[int]) -> tuple[list[Item], list[Item]]:
+def categories(layout: Layout, axis: Axis | None, tick_ids: set[int]) -> tuple[list[Item], list[Item]]:
     """(category labels, legend/other text) of a chart.
 
     Vertical bars / lines: the row of labels under the plot (years allowed). Horizontal bars: the labels
@@ -100,16 +100,16 @@ def _categories(layout: Layout, axis: Axis | None, tick_ids: set[int]) -> tuple[
         under = [it for it in texts if it.cy > bottom - 0.6 * it.h and it.box.x0 > left - it.h]
         rows = [r for r in _rows(under) if len(r) >= 2]
         cats = max(rows, key=len) if rows else []
-        others = [it for it in texts if it not in cats and top - 2 * it.h <= it.cy <= bottom and _numeric(it) is None]
+        others = [it for it in texts if it not in cats and top - 2 * it.h <= it.cy <= bottom and numeric_value(it) is None]
         return sorted(cats, key=lambda i: i.cx), others
     if axis is not None:
         # horizontal bars: value ticks along the bottom, category labels left of the plot
         left_edge = min(t.box.x0 for t in axis.ticks)
-        cats = [it for it in texts if it.box.x1 <= left_edge + it.h and it.cy < min(t.box.y0 for t in axis.ticks) and _numeric(it) is None]
+        cats = [it for it in texts if it.box.x1 <= left_edge + it.h and it.cy < min(t.box.y0 for t in axis.ticks) and numeric_value(it) is None]
         title = min(cats, key=lambda i: i.box.y0) if cats and cats[0].box.y0 < 0.1 else None
         cats = [c for c in cats if c is not title]
         return sorted(cats, key=lambda i: i.cy), []
-    words = [it for it in texts if re.search(r"[A-Za-z]", it.text) and _numeric(it) is None]
+    words = [it for it in texts if re.search(r"[A-Za-z]", it.text) and numeric_value(it) is None]
     if words:
         title = min(words, key=lambda i: i.box.y0)
         if title.box.y0 < 0.12:
@@ -126,7 +126,7 @@ def _best_category(info: QuestionInfo, cats: list[Item], matcher: Matcher) -> tu
     return item, score
 
 
-def _value_label_for(cat: Item, labels: list[Item], vertical_bars: bool) -> Item | None:
+def value_label_for(cat: Item, labels: list[Item], vertical_bars: bool) -> Item | None:
     """The value label in the category's lane (same column for vertical bars, same row for horizontal)."""
     if vertical_bars:
         lane = [l for l in labels if abs(l.cx - cat.cx) < max(cat.box.width, 3 * cat.h) * 0.6]
@@ -149,7 +149,7 @@ def _colour_mask(page: Page) -> np.ndarray:
     return (balanced.max(axis=2) - balanced.min(axis=2)) > 45
 
 
-def _bar_end(page: Page, cat: Item, axis: Axis, vertical_bars: bool) -> float | None:
+def bar_end(page: Page, cat: Item, axis: Axis, vertical_bars: bool) -> float | None:
     """Measure the bar in a category's lane: the far end of saturated / dark non-paper pixels, as a value."""
     rgb = page.pixels.astype(np.int16)
     h, w = rgb.shape[:2]
@@ -179,7 +179,7 @@ def _bar_end(page: Page, cat: Item, axis: Axis, vertical_bars: bool) -> float | 
     return axis.value((run.max() + start) / w)
 
 
-def _pie_center(page: Page) -> tuple[float, float] | None:
+def pie_center(page: Page) -> tuple[float, float] | None:
     """Centre of the coloured disc of a pie chart (centroid of saturated pixels), as page fractions."""
     sat = _colour_mask(page)[::4, ::4]
     if sat.mean() < 0.02:
@@ -188,7 +188,7 @@ def _pie_center(page: Page) -> tuple[float, float] | None:
     return float(xs.mean() / sat.shape[1]), float(ys.mean() / sat.shape[0])
 
 
-def _by_angle(cat: Item, cats: list[Item], labels: list[Item], center: tuple[float, float]) -> Item | None:
+def by_angle(cat: Item, cats: list[Item], labels: list[Item], center: tuple[float, float]) -> Item | None:
     """The percentage label whose direction from the pie centre is closest to the category label's."""
     pct = [l for l in labels if find_numbers(l.text)]
     if not pct:
@@ -215,23 +215,23 @@ def _by_angle(cat: Item, cats: list[Item], labels: list[Item], center: tuple[flo
 
 def solve_chart(info: QuestionInfo, layout: Layout, page: Page, matcher: Matcher):
     """Answer chart questions about category values, extremes, differences and counts; None to fall back."""
-    numeric = [it for it in layout.items if _numeric(it) is not None]
+    numeric = [it for it in layout.items if numeric_value(it) is not None]
     y_axis = find_axis(numeric, vertical=True)
     x_axis = find_axis(numeric, vertical=False)
     axis = y_axis or x_axis
     vertical_bars = axis is None or axis.vertical
     tick_ids = {t.index for t in axis.ticks} if axis else set()
-    cats, legend = _categories(layout, axis, tick_ids)
+    cats, legend = categories(layout, axis, tick_ids)
     cat_ids = {c.index for c in cats}
     labels = [it for it in numeric if it.index not in tick_ids and it.index not in cat_ids]
-    pie_center = _pie_center(page) if axis is None else None
+    centre = pie_center(page) if axis is None else None
 
     def value_of(cat: Item) -> tuple[float | None, str]:
-        if pie_center is not None:
-            label = _by_angle(cat, cats, labels, pie_center)
+        if centre is not None:
+            label = by_angle(cat, cats, labels, centre)
             if label is not None:
                 return find_numbers(label.text)[0].value, "slice label"
-        label = _value_label_for(cat, labels, vertical_bars) if axis is not None else None
+        label = value_label_for(cat, labels, vertical_bars) if axis is not None else None
         if label is not None:
             nums = find_numbers(label.text)
             if nums:
@@ -241,11 +241,11 @@ def solve_chart(info: QuestionInfo, layout: Layout, page: Page, matcher: Matcher
         if nums and re.search(r"[A-Za-z]", cat.text):
             return nums[-1].value, "label text"
         for o in layout.right_of(cat)[:1] if axis is None else []:
-            v = _numeric(o)
+            v = numeric_value(o)
             if v is not None:
                 return v, "value beside label"
         if axis is not None:
-            v = _bar_end(page, cat, axis, vertical_bars)
+            v = bar_end(page, cat, axis, vertical_bars)
             if v is not None:
                 return axis.snap(v), "bar measured on the axis"
         return None, ""
@@ -259,7 +259,7 @@ def solve_chart(info: QuestionInfo, layout: Layout, page: Page, matcher: Matcher
     if intent == "count":
         group = cats
         legend_words = {w for it in legend for w in re.findall(r"[a-z]+", it.text.lower())}
-        if legend and (set(info.keywords) & legend_words or any(k in ("series", "years", "groups", "legend") and all(_numeric(l) is not None or l.text.isdigit() for l in legend) for k in info.keywords)):
+        if legend and (set(info.keywords) & legend_words or any(k in ("series", "years", "groups", "legend") and all(numeric_value(l) is not None or l.text.isdigit() for l in legend) for k in info.keywords)):
             group = legend
         if group:
             return Solution(str(len(group)), 0.55, layout.region_of(group), "counted category labels")

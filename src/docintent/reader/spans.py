@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
-from ...layout.lines import Item, Layout
+from ..layout.lines import Item, Layout
 from .extract import Candidate, Matcher
 from .values import DATE_RE
 
@@ -392,7 +392,7 @@ _NOT_NAME = frozenset(
 )
 
 
-def _name_text(item: Item, name_line: Callable[[str], bool] = is_name_line) -> str | None:
+def name_text(item: Item, name_line: Callable[[str], bool] = is_name_line) -> str | None:
     """``item``'s text as a person-name line (symbols, e-mails and parentheses removed), or None."""
     text = re.sub(r"\([^)]*\)|\S+@\S+|[∗*†‡§¶]+|\d+$", " ", _norm(item.text))
     text = re.sub(r"[“\"]_?[^”\"]*_?[”\"]", " ", text)  # a nickname in quotes
@@ -411,7 +411,7 @@ def _authors(sq: SpanQuestion, layout: Layout, matcher: Matcher, finders: Finder
     for item in items:
         if item is heading or item.box.y0 < heading.box.y0 - 0.5 * heading.h:
             continue
-        text = _name_text(item, finders.name_line)
+        text = name_text(item, finders.name_line)
         if text:
             runs[-1].append((item, text))
         elif runs[-1]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...page import Box
+from ..page import Box
 
 
 @dataclass
