@@ -14,7 +14,7 @@ from .brain import (
            OfflineReader,
            OfflineReaderOptions,
 )
-from .review import REVIEW_RULES, ReviewEvidence
+from .review import DEFAULT_FLOORS, REVIEW_RULES, NoiseFloors, ReviewEvidence
 
-__all__ = ["ANSWER_THRESHOLD", "DEFAULT_CALIBRATION", "REVIEW_RULES", "TEXT_KEPT", "UNMOVED", "Calibration",
+__all__ = ["ANSWER_THRESHOLD", "DEFAULT_CALIBRATION", "DEFAULT_FLOORS", "REVIEW_RULES", "NoiseFloors", "TEXT_KEPT", "UNMOVED", "Calibration",
            "OfflineReader", "OfflineReaderOptions", "ReviewEvidence"]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import cv2
 from pydantic import BaseModel, ConfigDict, Field
@@ -42,7 +42,7 @@ from ..base import MactRoles, Restorer, State
 from ..decisions import Answer, Change, Diagnosis, Keep, Rollback, UseTool
 from ..roles import Correction, Execution, Plan, PlanStep, Verdict
 from . import roles
-from .review import REVIEW_RULES, ReviewEvidence
+from .review import DEFAULT_FLOORS, REVIEW_RULES, NoiseFloors, ReviewEvidence
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,11 @@ class OfflineReaderOptions(BaseModel):
     orientation_confidence: Annotated[float, Field(ge=0.0, le=1.0,
                                                    description="classifier confidence needed to turn the page")] = 0.6
     keep_margin: Annotated[float, Field(ge=0.0, le=1.0, description="legibility gain a kept restoration needs")] = 0.0
-    review_rule: Annotated[Literal["evidence", "legibility", "page"], Field(description="Phase B rule")] = "evidence"
+    review_rule: Annotated[Literal["evidence", "evidence-fixed", "legibility", "page"],
+                           Field(description="Phase B rule")] = "evidence"
+    noise_floors: Annotated[NoiseFloors | dict[str, Any] | None, Field(
+        description="the noise floors of Phase B's quantities as {legibility, confidence, severity, tie} "
+                    "(default: the measured ones)")] = None
     calibration: Annotated[Calibration | dict[str, float] | None, Field(
         description="the confidence calibration as {bias, confidence, damage}, or null for the raw confidence")] = (
         DEFAULT_CALIBRATION)
@@ -131,6 +135,7 @@ class OfflineReader(Restorer, MactRoles):
         keep_margin: float = 0.0,
         review_rule: str = "evidence",
         calibration: Calibration | dict | None = DEFAULT_CALIBRATION,
+        noise_floors: NoiseFloors | dict | None = None,
     ) -> None:
         if review_rule not in REVIEW_RULES:
             raise ValueError(f"review_rule {review_rule!r}: expected one of {', '.join(REVIEW_RULES)}")
@@ -145,6 +150,9 @@ class OfflineReader(Restorer, MactRoles):
         if calibration is not None and not isinstance(calibration, Calibration):
             raise ValueError(f"calibration {calibration!r}: expected a Calibration, its fields as a mapping, or None")
         self.calibration = calibration
+        if isinstance(noise_floors, dict):
+            noise_floors = NoiseFloors(**noise_floors)
+        self.floors = noise_floors or DEFAULT_FLOORS
 
     # -- reading ------------------------------------------------------------------------------------
 
@@ -224,8 +232,8 @@ class OfflineReader(Restorer, MactRoles):
         if self.review_rule == "page":
             return self._review_page(state, change)
         evidence = self.review_evidence(state, change)
-        verdict = Keep if evidence.keep(self.review_rule, self.keep_margin) else Rollback
-        return verdict(evidence.describe(), measurements=evidence.measurements())
+        keep, why = evidence.verdict(self.review_rule, self.keep_margin, self.floors)
+        return (Keep if keep else Rollback)(f"{evidence.describe()}: {why}", measurements=evidence.measurements())
 
     def diagnose(self, state: State) -> Diagnosis:
         page = state.page

@@ -2,21 +2,56 @@
 keep or roll back.
 
 :class:`ReviewEvidence` holds the measurements of one change (legibility of the evidence before and after, the
-severity of the targeted damage, how certain the answer read from each page is); :meth:`ReviewEvidence.keep`
-applies one of :data:`REVIEW_RULES`.
+severity of the targeted damage, how certain the answer read from each page is); :meth:`ReviewEvidence.verdict`
+applies one of :data:`REVIEW_RULES` and says why, with the margins.
+
+A difference is only evidence when it is larger than what re-measuring the same content gives
+(:class:`NoiseFloors`, measured by ``benchmarks/noise_floor.py``): below its floor it is a tie, and a restoration
+whose every difference is a tie is decided by one rule (:attr:`NoiseFloors.tie`), chosen from the review-oracle
+figures, never by which side of the noise a measurement fell.
+
+>>> floors = NoiseFloors(legibility=0.01, confidence=0.02, severity=0.03)
+>>> e = ReviewEvidence("deshadowing", "evidence region", 0.628, 0.629, 1.0, 1.0, 0.80, 0.80, "$28.78", "$28.78")
+>>> e.verdict("evidence", floors=floors)
+(False, 'every difference is within its noise floor (legibility +0.2 %, floor 1.0 %); a tie is rolled back: the page before it is the one known to be no worse')
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
-#: Phase B rules: "legibility" keeps a restoration only when the evidence region reads better (OCR confidence,
-#: characters, label match); "evidence" also keeps it when the answer became more certain, or when the targeted
-#: damage measurably fell while the text stayed as legible (a tie is not a loss when the damage is gone), and
-#: rolls it back when the answer became clearly less certain.
+#: Phase B rules: "evidence" (default) keeps a restoration when the answer became more certain, or the evidence
+#: more legible, or the targeted damage fell while the text read as well - each beyond its noise floor - and rolls
+#: it back when the answer became clearly less certain or the evidence less legible; ties follow
+#: :attr:`NoiseFloors.tie`. "evidence-fixed" is that rule with the fixed margins it had before the noise floors
+#: were measured (any legibility gain kept). "legibility" keeps a restoration only when the evidence reads better.
 #: "page" is the question-free rule of ``docintent restore --auto``: legibility of the whole page or the damage fell.
-REVIEW_RULES = ("evidence", "legibility", "page")
+REVIEW_RULES = ("evidence", "evidence-fixed", "legibility", "page")
+
+
+@dataclass(frozen=True)
+class NoiseFloors:
+    """How much each quantity Phase B compares moves when the content does not change (95th percentile of the
+    re-measurement differences; ``benchmarks/noise_floor.py``, development captures and their restorations).
+
+    ``legibility``: relative; ``confidence``: the reading's raw confidence; ``severity``: a degradation severity.
+    ``tie``: what a restoration whose every difference is within its floor gets (chosen on the review-oracle
+    figures of the development split).
+    """
+
+    legibility: float = 0.012
+    confidence: float = 0.01
+    severity: float = 0.03
+    tie: Literal["rollback", "keep"] = "rollback"
+
+
+#: The floors measured on development data (``benchmarks/results/noise_floor.md``).
+DEFAULT_FLOORS = NoiseFloors()
+#: Margins of the rule before the floors (still the least a change must move to count, when above the floor).
+CONFIDENCE_GAIN = 0.05
+CONFIDENCE_LOSS = 0.1
+SEVERITY_FALL = 0.1
 
 
 @dataclass(frozen=True)
@@ -39,22 +74,66 @@ class ReviewEvidence:
     def severity_fell(self) -> bool:
         if self.severity_before is None or self.severity_after is None:
             return False
-        return self.severity_after < self.severity_before - 0.1
+        return self.severity_after < self.severity_before - SEVERITY_FALL
 
-    def keep(self, rule: str = "evidence", margin: float = 0.0) -> bool:
+    @property
+    def legibility_change(self) -> float:
+        """Relative change of the evidence's legibility."""
+        return (self.legibility_after - self.legibility_before) / max(self.legibility_before, 1e-6)
+
+    def keep(self, rule: str = "evidence", margin: float = 0.0, floors: NoiseFloors = DEFAULT_FLOORS) -> bool:
         """The verdict under ``rule`` (see REVIEW_RULES)."""
+        return self.verdict(rule, margin, floors)[0]
+
+    def verdict(self, rule: str = "evidence", margin: float = 0.0,
+                floors: NoiseFloors = DEFAULT_FLOORS) -> tuple[bool, str]:
+        """``(keep, why)`` under ``rule``; ``why`` names the difference that decided and its margin."""
         more_legible = self.legibility_after > self.legibility_before * (1.0 + margin)
         if rule == "legibility":
-            return more_legible
+            return more_legible, "more legible" if more_legible else "not more legible"
         if rule == "page":  # question-free: no answer to be certain of
-            return more_legible or self.severity_fell and self.legibility_after >= 0.97 * self.legibility_before
-        if self.answer_after and self.confidence_after > self.confidence_before + 0.05:
-            return True
-        if self.confidence_after < self.confidence_before - 0.1:
-            return False
+            keep = more_legible or self.severity_fell and self.legibility_after >= 0.97 * self.legibility_before
+            return keep, "the page reads better or its damage fell" if keep else "the page reads no better"
+        if rule == "evidence-fixed":
+            return self._fixed(more_legible)
+        return self._noise_aware(floors, margin)
+
+    def _fixed(self, more_legible: bool) -> tuple[bool, str]:
+        if self.answer_after and self.confidence_after > self.confidence_before + CONFIDENCE_GAIN:
+            return True, "the answer is more certain"
+        if self.confidence_after < self.confidence_before - CONFIDENCE_LOSS:
+            return False, "the answer is less certain"
         if more_legible:
-            return True
-        return self.severity_fell and self.legibility_after >= 0.97 * self.legibility_before
+            return True, "the evidence is more legible"
+        keep = self.severity_fell and self.legibility_after >= 0.97 * self.legibility_before
+        return keep, "the damage fell while the text read as well" if keep else "nothing improved"
+
+    def _noise_aware(self, floors: NoiseFloors, margin: float) -> tuple[bool, str]:
+        dc = self.confidence_after - self.confidence_before
+        dl = self.legibility_change
+        leg_floor = max(floors.legibility, margin)
+        conf_text = f"answer confidence {dc:+.3f}, floor {floors.confidence:.3f}"
+        leg_text = f"legibility {100 * dl:+.1f} %, floor {100 * leg_floor:.1f} %"
+        if self.answer_after and dc > max(CONFIDENCE_GAIN, floors.confidence):
+            return True, f"the answer is more certain ({conf_text})"
+        if dc < -max(CONFIDENCE_LOSS, floors.confidence):
+            return False, f"the answer is less certain ({conf_text})"
+        if dl > leg_floor:
+            return True, f"the evidence is more legible ({leg_text})"
+        fell = None
+        if self.severity_before is not None and self.severity_after is not None:
+            fell = self.severity_before - self.severity_after
+        if fell is not None and fell > max(SEVERITY_FALL, floors.severity):
+            if dl >= -leg_floor:
+                return True, (f"the {self.degradation or 'targeted'} damage fell ({fell:.2f}, floor "
+                              f"{floors.severity:.2f}) while the text read as well ({leg_text})")
+            return False, f"the damage fell but the text reads worse ({leg_text})"
+        if dl < -leg_floor:
+            return False, f"the evidence is less legible ({leg_text})"
+        keep = floors.tie == "keep"
+        tie = ("a tie is kept: the damage it targets is measured as no worse" if keep else
+               "a tie is rolled back: the page before it is the one known to be no worse")
+        return keep, f"every difference is within its noise floor ({leg_text}); {tie}"
 
     def describe(self, answer: bool = True) -> str:
         """The measurements as one line; ``answer=False`` leaves out the answer confidence (question-free use)."""
@@ -70,4 +149,4 @@ class ReviewEvidence:
         return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in asdict(self).items()}
 
 
-__all__ = ["REVIEW_RULES", "ReviewEvidence"]
+__all__ = ["DEFAULT_FLOORS", "REVIEW_RULES", "NoiseFloors", "ReviewEvidence"]
