@@ -164,7 +164,7 @@ def _comparable(rows: list[dict]) -> dict[tuple[str, str], tuple]:
     """What must match between two runs: answer, score, error and the trace's steps (not timings)."""
     out = {}
     for r in rows:
-        steps = [(s.get("phase"), s.get("action"), s.get("tool")) for s in (r.get("result") or {}).get("steps", [])]
+        steps = [(s.get("phase"), s.get("action"), s.get("tool")) for s in (r.get("result") or {}).get("trace", [])]
         out[(r["sample"]["id"], r["strategy"])] = (r["answer"], r["score"], r["correct"], r["error"], steps)
     return out
 
