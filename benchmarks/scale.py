@@ -4,8 +4,11 @@ Three measurements, each saved as it finishes (``benchmarks/results/scale_<part>
 ``benchmarks/results/scale.md``:
 
 (a) ``model``: strategy ``none`` with the ``openai`` brain against the loopback server
-    (``docintent.testing.fake_openai``, in its own process) answering every call after a scripted 200 ms.
-    Samples/s at ``--concurrency`` 1, 8, 32 and 64 (one process), repeats alternating the order.
+    (``docintent.testing.fake_openai``, in its own process, so its CPU is not the client's) answering every
+    call after a scripted 200 ms. Samples/s at ``--concurrency`` 1, 8, 32 and 64 (one process), for the
+    synchronous clients on the items' threads (``async_calls=False``) and the requests on one event loop
+    (``async_calls=True``); CPU per call of the client (the whole process, and without decoding the input
+    image files, measured apart on the same files) and of the server; repeats alternating the order.
 (b) ``offline``: strategy ``none`` with the offline reader (RapidOCR, OCR cache off) on distinct synthetic
     captures: ``--workers 2`` local processes vs ``--executor ray`` with 2 actors on a local Ray of 2 CPUs;
     the per-task overhead of Ray from a job that does nothing.
@@ -14,6 +17,7 @@ Three measurements, each saved as it finishes (``benchmarks/results/scale_<part>
 
     DOCINTENT_THREADS=1 nice -n 10 python benchmarks/scale.py            # all three parts
     python benchmarks/scale.py --part model --repeats 1                  # one part, quickly
+    python benchmarks/scale.py --part model --modes async --levels 1,32  # some of (a)
 
 Load averages are recorded beside every figure; compare ratios measured in one run.
 """
@@ -35,9 +39,8 @@ from pathlib import Path
 RESULTS = Path(__file__).resolve().parent / "results"
 LATENCY = 0.2
 LEVELS = (1, 8, 32, 64)
-#: (worker processes, concurrency each): the same numbers of calls in flight split over 2 processes, which
-#: share the client's Python-side work (request building, image encoding) across both cores.
-SPLIT = ((2, 16), (2, 32))
+#: (a): how each level runs its model requests: ``async_calls`` of the executor.
+MODES = {"sync": False, "async": True}
 
 
 def _load() -> float:
@@ -92,53 +95,170 @@ server.stop()
 """
 
 
+def _process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` has used so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _decode_cpu_ms(samples: list) -> float:
+    """CPU ms per sample of reading its image file (what ``run_one`` does before the strategy starts)."""
+    from docintent.io import load_page
+
+    start = time.process_time()
+    for sample in samples:
+        load_page(sample.image)
+    return 1000 * (time.process_time() - start) / len(samples)
+
+
+def _steady_executor(concurrency: int, async_calls: bool, marks: list[float]):
+    """A local executor that notes this process's CPU time as each row arrives: the CPU between the first
+    and the last row is the steady state, without the run's fixed costs (the brain, the manifest, the git
+    commit and package versions it records)."""
+    from docintent.evaluation.executors import LocalExecutor
+
+    class Steady(LocalExecutor):
+        def map(self, items, job, emit, *, state=None):
+            def noted(row):
+                emit(row)
+                marks.append(_own_cpu())
+
+            super().map(items, job, noted, state=state)
+
+    return Steady(concurrency=concurrency, async_calls=async_calls)
+
+
+def _uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
 def part_model(args: argparse.Namespace, scratch: Path) -> dict:
     from docintent.evaluation.executors import LocalExecutor
     from docintent.evaluation.runner import BrainFactory, read_results, run_benchmark
 
+    levels = [int(x) for x in args.levels.split(",")]
+    modes = args.modes.split(",")
+    uptime_start = _uptime()
     server = subprocess.Popen([sys.executable, "-c", SERVER, str(LATENCY)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
     try:
         base_url = server.stdout.readline().strip()
         factory = BrainFactory("openai", {"base_url": base_url, "model": "fake-vl", "timeout": 60})
-        configs = [(1, c) for c in LEVELS] + list(SPLIT)
-        counts = {cfg: max(25, args.per_level * cfg[0] * cfg[1]) for cfg in configs}
+        counts = {c: max(25, args.per_level * c) for c in levels}
         samples = _text_images(scratch / "model-pages", max(counts.values()))
-        # Warm-up (imports, first connections), not recorded: the first measured run would pay for it.
-        run_benchmark(samples[:16], ["none"], factory, scratch / "model-warm-up", progress=False,
-                      executor=LocalExecutor(concurrency=4))
+        decode_ms = _decode_cpu_ms(samples[: max(50, min(400, len(samples)))])
+        # Warm-up (imports, first connections, both paths), not recorded: the first measured run would pay for it.
+        for mode in modes:
+            run_benchmark(samples[:16], ["none"], factory, scratch / f"model-warm-up-{mode}", progress=False,
+                          executor=LocalExecutor(concurrency=4, async_calls=MODES[mode]))
+        configs = [(mode, c) for mode in modes for c in levels]
         runs = []
         for repeat in range(args.repeats):
             order = configs if repeat % 2 == 0 else list(reversed(configs))
-            for workers, c in order:
+            for mode, c in order:
                 load = _load()
-                cpu0 = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
-                summary = run_benchmark(samples[: counts[workers, c]], ["none"], factory,
-                                        scratch / f"model-{repeat}-{workers}x{c}", progress=False,
-                                        executor=LocalExecutor(workers=workers, concurrency=c))
-                cpu1 = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
-                cpu = sum((b.ru_utime - a.ru_utime) + (b.ru_stime - a.ru_stime) for a, b in zip(cpu0, cpu1))
-                errors = [r["error"] for r in read_results(summary.out_dir) if r.get("error")]
+                marks: list[float] = []
+                client0, server0 = _own_cpu(), _process_cpu(server.pid)
+                summary = run_benchmark(samples[: counts[c]], ["none"], factory,
+                                        scratch / f"model-{repeat}-{mode}-{c}", progress=False,
+                                        executor=_steady_executor(c, MODES[mode], marks))
+                client_cpu, server_cpu = _own_cpu() - client0, _process_cpu(server.pid) - server0
+                steady_ms = 1000 * (marks[-1] - marks[0]) / (len(marks) - 1)
+                rows = read_results(summary.out_dir)
+                errors = [r["error"] for r in rows if r.get("error")]
+                calls = sum(1 for r in rows for step in (r.get("result") or {}).get("trace", [])
+                            if step.get("prompt_tokens"))
                 if errors:  # kept, and shown beside the figure: a failed call is faster than a real one
-                    print(f"(a) {workers}x{c}: {len(errors)} rows failed, first: {errors[0][:300]}", file=sys.stderr)
-                run = {"repeat": repeat + 1, "workers": workers, "concurrency": c, "samples": summary.new_rows,
+                    print(f"(a) {mode} x{c}: {len(errors)} rows failed, first: {errors[0][:300]}", file=sys.stderr)
+                n = summary.new_rows
+                per_call = n / max(1, calls)
+                run = {"repeat": repeat + 1, "mode": mode, "concurrency": c, "samples": n, "calls": calls,
                        "failed": len(errors), "first_error": errors[0][:300] if errors else None,
                        "seconds": round(summary.seconds, 3), "samples_per_second": summary.samples_per_second,
-                       "client_cpu_ms_per_sample": 1000 * cpu / summary.new_rows, "load_before": load}
+                       "client_cpu_ms_per_sample": 1000 * client_cpu / n,
+                       "client_cpu_ms_per_sample_steady": steady_ms,
+                       "client_cpu_ms_per_call": (steady_ms - decode_ms) * per_call,
+                       "server_cpu_ms_per_call": 1000 * server_cpu / max(1, calls), "load_before": load}
                 runs.append(run)
-                print(f"(a) repeat {repeat + 1} {workers} process(es) x concurrency {c:>2}: "
-                      f"{run['samples_per_second']:.2f} samples/s ({summary.new_rows} samples, "
-                      f"{run['client_cpu_ms_per_sample']:.1f} ms CPU each, load {load})", file=sys.stderr)
+                print(f"(a) repeat {repeat + 1} {mode:>5} x {c:>2}: {run['samples_per_second']:6.2f} samples/s "
+                      f"({n} samples; client CPU-ms per sample {run['client_cpu_ms_per_sample']:.2f} whole run, "
+                      f"{steady_ms:.2f} first to last row, {run['client_cpu_ms_per_call']:.2f} per call without "
+                      f"decoding; server {run['server_cpu_ms_per_call']:.2f} per call; load {load})", file=sys.stderr)
     finally:
         server.stdin.close()
         server.wait(timeout=10)
-    median = {f"{w}x{c}": statistics.median(r["samples_per_second"] for r in runs
-                                            if (r["workers"], r["concurrency"]) == (w, c)) for w, c in configs}
-    result = {"latency_s": LATENCY, "runs": runs, "median_samples_per_second": median,
-              "speedup_32_over_1": median["1x32"] / median["1x1"], "speedup_64_over_1": median["1x64"] / median["1x1"],
-              "speedup_2x16_over_1": median["2x16"] / median["1x1"]}
+
+    def median(key: str, mode: str, c: int) -> float:
+        return statistics.median(r[key] for r in runs if (r["mode"], r["concurrency"]) == (mode, c))
+
+    figures = {mode: {str(c): {key: median(key, mode, c) for key in
+                               ("samples_per_second", "client_cpu_ms_per_sample", "client_cpu_ms_per_sample_steady",
+                                "client_cpu_ms_per_call", "server_cpu_ms_per_call")} for c in levels} for mode in modes}
+    speedups = {mode: {f"{c}_over_{levels[0]}": figures[mode][str(c)]["samples_per_second"]
+                       / figures[mode][str(levels[0])]["samples_per_second"] for c in levels[1:]} for mode in modes}
+    result = {"latency_s": LATENCY, "levels": levels, "modes": modes, "repeats": args.repeats,
+              "decode_cpu_ms_per_sample": decode_ms, "uptime_start": uptime_start, "uptime_end": _uptime(),
+              "runs": runs, "median": figures, "speedup": speedups, "before": _before()}
     _save("model", result)
+    (RESULTS / "scale_model.md").write_text(model_summary(result) + "\n", encoding="utf-8")
     return result
+
+
+def _before() -> dict | None:
+    """The figures (a) had before requests went on an event loop: kept from the previous results file."""
+    path = RESULTS / "scale_model.json"
+    if not path.exists():
+        return None
+    old = json.loads(path.read_text())
+    if "before" in old:
+        return old["before"]
+    return {"note": "one process, synchronous openai client per item thread, chat.completions.create, loopback "
+                    "server with Nagle's algorithm on (40 ms per reply), machine load 35-45 on 2 cores",
+            "median_samples_per_second": old.get("median_samples_per_second"),
+            "speedup_32_over_1": old.get("speedup_32_over_1"),
+            "client_cpu_ms_per_sample": {key: statistics.median(
+                r["client_cpu_ms_per_sample"] for r in old.get("runs", [])
+                if f"{r.get('workers', 1)}x{r['concurrency']}" == key) for key in old.get("median_samples_per_second", {})}}
+
+
+def model_summary(m: dict) -> str:
+    """(a) as Markdown: medians per path and level, every run with its load, and the figures before."""
+    levels, first = m["levels"], str(m["levels"][0])
+    lines = [f"## (a) Model path: loopback server in its own process, {int(m['latency_s'] * 1000)} ms per call, "
+             f"strategy `none`", "",
+             f"Machine load: `{m['uptime_start']}` at the start, `{m['uptime_end']}` at the end (2 cores). "
+             f"Medians of {m['repeats']} runs. Client CPU per sample: the whole run (with its fixed costs: the "
+             "brain, the manifest), and from the first row to the last; per call: the latter without decoding "
+             f"the page file, which costs {m['decode_cpu_ms_per_sample']:.2f} CPU-ms per sample (measured apart "
+             "on the same files). Server: its process's CPU per call.", "",
+             "| path | in flight | samples/s | x concurrency 1 | client CPU-ms / sample (run; steady) "
+             "| client CPU-ms / call | server CPU-ms / call | runs: samples/s (load before) |",
+             "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for mode in m["modes"]:
+        for c in levels:
+            f = m["median"][mode][str(c)]
+            runs = [r for r in m["runs"] if (r["mode"], r["concurrency"]) == (mode, c)]
+            detail = ", ".join(f"{r['samples_per_second']:.1f} ({r['load_before']})"
+                               + (f" {r['failed']} failed" if r.get("failed") else "") for r in runs)
+            ratio = f["samples_per_second"] / m["median"][mode][first]["samples_per_second"]
+            lines.append(f"| {mode} | {c} | {f['samples_per_second']:.2f} | {ratio:.1f}x | "
+                         f"{f['client_cpu_ms_per_sample']:.2f}; {f['client_cpu_ms_per_sample_steady']:.2f} | "
+                         f"{f['client_cpu_ms_per_call']:.2f} | "
+                         f"{f['server_cpu_ms_per_call']:.2f} | {detail} |")
+    before = m.get("before")
+    if before and before.get("median_samples_per_second"):
+        rates = before["median_samples_per_second"]
+        cpu = before.get("client_cpu_ms_per_sample") or {}
+        lines += ["", f"Before ({before['note']}): "
+                  + ", ".join(f"{key} {value:.2f} samples/s ({cpu.get(key, float('nan')):.1f} CPU-ms / sample)"
+                              for key, value in rates.items())
+                  + f"; speed-up 1 -> 32: {before['speedup_32_over_1']:.1f}x."]
+    return "\n".join(lines)
 
 
 # --- (b) offline path ----------------------------------------------------------------------------------------
@@ -322,18 +442,8 @@ def summary() -> str:
     model = RESULTS / "scale_model.json"
     if model.exists():
         m = json.loads(model.read_text())
-        lines += [f"## (a) Model path: loopback server, {int(m['latency_s'] * 1000)} ms per call, strategy `none`",
-                  "", "| processes x concurrency | samples/s (median) | runs (samples/s, load before) "
-                  "| client CPU ms / sample |", "|---|---:|---|---:|"]
-        for key, value in m["median_samples_per_second"].items():
-            runs = [r for r in m["runs"] if f"{r.get('workers', 1)}x{r['concurrency']}" == key]
-            detail = ", ".join(f"{r['samples_per_second']:.1f} ({r['load_before']})"
-                               + (f" {r['failed']} failed" if r.get("failed") else "") for r in runs)
-            cpu = statistics.median(r["client_cpu_ms_per_sample"] for r in runs)
-            lines.append(f"| {key} | {value:.2f} | {detail} | {cpu:.1f} |")
-        lines += ["", f"**Speed-up 1 -> 32 in flight: {m['speedup_32_over_1']:.1f}x in one process, "
-                      f"{m['speedup_2x16_over_1']:.1f}x as 2 processes x 16** (target >= 20x); "
-                      f"1 -> 64: {m['speedup_64_over_1']:.1f}x.", ""]
+        if "median" in m:
+            lines += [model_summary(m), ""]
     offline = RESULTS / "scale_offline.json"
     if offline.exists():
         o = json.loads(offline.read_text())
@@ -373,6 +483,8 @@ def main() -> None:
     parser.add_argument("--part", choices=["model", "offline", "overhead", "index", "all", "summary"], default="all")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--per-level", type=int, default=20, help="(a) samples per unit of concurrency")
+    parser.add_argument("--levels", default=",".join(map(str, LEVELS)), help="(a) concurrency levels, first = base")
+    parser.add_argument("--modes", default=",".join(MODES), help="(a) request paths: sync, async or both")
     parser.add_argument("--offline-samples", type=int, default=12)
     parser.add_argument("--noop-items", type=int, default=1000)
     parser.add_argument("--index-docs", type=int, default=4)

@@ -67,16 +67,27 @@ def _outcome(script, mode: str, **options) -> tuple:
         endpoint = Endpoint(server.base_url, server.model, backoff=0.0, **options)
         try:
             reply = _ask(endpoint, mode, [{"type": "function", "function": {"name": "answer"}}])
-            seen: tuple = ("reply", reply.content, [(c.name, c.arguments) for c in reply.calls], reply.finish_reason,
-                           reply.usage, endpoint.usage)
+            seen: tuple = ("reply", reply.content, reply.reasoning, [(c.name, c.arguments, c.native) for c in reply.calls],
+                           reply.finish_reason, reply.usage, endpoint.usage)
         except ModelEndpointError as err:
             kind = err.kind if isinstance(err, RequestRejected) else None
             seen = ("error", type(err).__name__, kind, str(err).replace(server.base_url, "URL"))
     return seen, len(server.chat_requests)
 
 
+def _raw_completion(message: dict, content_type: str = "application/json") -> dict:
+    """A completion sent as the body of a reply, for fields the scripted server does not write itself."""
+    body = {"id": "c1", "object": "chat.completion", "created": 0, "model": "fake-vl",
+            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}}
+    return {"raw": json.dumps(body), "content_type": content_type}
+
+
 SCRIPTS = {
     "answer": [tool_call("answer", answer="42", confidence="high")],
+    "reasoning beside the content": [_raw_completion({"content": '{"answer": "8"}',
+                                                      "reasoning_content": "the total row reads 8"})],
+    "JSON labelled as text": [_raw_completion({"content": "nine"}, content_type="text/plain")],
     "429 then answer": [http_error(429, retry_after=0.2, message="slow down"), tool_call("answer", answer="1")],
     "5xx twice then answer": [http_error(503), http_error(500), text('{"answer": "2"}')],
     "refused (400)": [http_error(400, message="At most 1 image(s) may be provided in one request."),
@@ -93,7 +104,7 @@ def test_the_async_client_follows_the_synchronous_rules(name):
     outcomes = {mode: _outcome(SCRIPTS[name], mode, timeout=0.4, max_retries=2) for mode in MODES}
     assert outcomes["loop"] == outcomes["sync"] and outcomes["achat"] == outcomes["sync"], outcomes
     seen, requests = outcomes["sync"]
-    expected_requests = {"answer": 1, "429 then answer": 2, "5xx twice then answer": 3, "refused (400)": 1,
+    expected_requests = {"answer": 1, "reasoning beside the content": 1, "JSON labelled as text": 1, "429 then answer": 2, "5xx twice then answer": 3, "refused (400)": 1,
                          "not a completion, then answer": 3, "5xx every time": 3, "timeout twice then answer": 3}
     assert requests == expected_requests[name]
     if name == "refused (400)":
@@ -102,6 +113,8 @@ def test_the_async_client_follows_the_synchronous_rules(name):
         assert "gave up after 3 attempt(s); last: HTTP 502: bad gateway" in seen[3]
     else:
         assert seen[0] == "reply"
+    if name == "reasoning beside the content":
+        assert seen[2] == "the total row reads 8"
 
 
 def test_an_unreachable_server_is_the_same_error_on_both_paths():
