@@ -1,6 +1,6 @@
 """Running at scale: model calls in flight, local processes vs Ray, and index pages per minute.
 
-Three measurements, each saved as it finishes (``benchmarks/results/scale_<part>.json``) and summarised in
+Three measurements (the first in two parts), each saved as it finishes (``benchmarks/results/scale_<part>.json``) and summarised in
 ``benchmarks/results/scale.md``:
 
 (a) ``model``: strategy ``none`` with the ``openai`` brain against the loopback server
@@ -9,6 +9,8 @@ Three measurements, each saved as it finishes (``benchmarks/results/scale_<part>
     synchronous clients on the items' threads (``async_calls=False``) and the requests on one event loop
     (``async_calls=True``); CPU per call of the client (the whole process, and without decoding the input
     image files, measured apart on the same files) and of the server; repeats alternating the order.
+    ``client``: the CPU per call of each way to send the request (the SDK's clients, the endpoint's paths),
+    no strategy around it, and of a call made after a 200 ms pause.
 (b) ``offline``: strategy ``none`` with the offline reader (RapidOCR, OCR cache off) on distinct synthetic
     captures: ``--workers 2`` local processes vs ``--executor ray`` with 2 actors on a local Ray of 2 CPUs;
     the per-task overhead of Ray from a job that does nothing.
@@ -18,6 +20,7 @@ Three measurements, each saved as it finishes (``benchmarks/results/scale_<part>
     DOCINTENT_THREADS=1 nice -n 10 python benchmarks/scale.py            # all three parts
     python benchmarks/scale.py --part model --repeats 1                  # one part, quickly
     python benchmarks/scale.py --part model --modes async --levels 1,32  # some of (a)
+    python benchmarks/scale.py --part client                             # CPU per call, by client
 
 Load averages are recorded beside every figure; compare ratios measured in one run.
 """
@@ -149,7 +152,8 @@ def part_model(args: argparse.Namespace, scratch: Path) -> dict:
     try:
         base_url = server.stdout.readline().strip()
         factory = BrainFactory("openai", {"base_url": base_url, "model": "fake-vl", "timeout": 60})
-        counts = {c: max(25, args.per_level * c) for c in levels}
+        # 60 at least: concurrency 1 needs that many rows for a steady CPU figure (12 s at 200 ms a call)
+        counts = {c: max(60, args.per_level * c) for c in levels}
         samples = _text_images(scratch / "model-pages", max(counts.values()))
         decode_ms = _decode_cpu_ms(samples[: max(50, min(400, len(samples)))])
         # Warm-up (imports, first connections, both paths), not recorded: the first measured run would pay for it.
@@ -209,21 +213,28 @@ def part_model(args: argparse.Namespace, scratch: Path) -> dict:
     return result
 
 
-def _before() -> dict | None:
-    """The figures (a) had before requests went on an event loop: kept from the previous results file."""
+def _before() -> list[dict]:
+    """The figures (a) had before requests went on an event loop, kept from the previous results file (a file
+    in the old format becomes one entry)."""
     path = RESULTS / "scale_model.json"
     if not path.exists():
-        return None
+        return []
     old = json.loads(path.read_text())
     if "before" in old:
         return old["before"]
-    return {"note": "one process, synchronous openai client per item thread, chat.completions.create, loopback "
-                    "server with Nagle's algorithm on (40 ms per reply), machine load 35-45 on 2 cores",
-            "median_samples_per_second": old.get("median_samples_per_second"),
-            "speedup_32_over_1": old.get("speedup_32_over_1"),
+    return [old_entry(old, "the previous results file: one process, a synchronous openai client per item thread "
+                           "(chat.completions.create), the loopback server with Nagle's algorithm on")]
+
+
+def old_entry(old: dict, note: str) -> dict:
+    """A results file of (a) in its old format (one path, ``workers x concurrency`` keys) as a "before" entry."""
+    runs = old.get("runs", [])
+    rates = old.get("median_samples_per_second", {})
+    return {"note": note, "median_samples_per_second": rates, "speedup_32_over_1": old.get("speedup_32_over_1"),
             "client_cpu_ms_per_sample": {key: statistics.median(
-                r["client_cpu_ms_per_sample"] for r in old.get("runs", [])
-                if f"{r.get('workers', 1)}x{r['concurrency']}" == key) for key in old.get("median_samples_per_second", {})}}
+                r["client_cpu_ms_per_sample"] for r in runs if f"{r.get('workers', 1)}x{r['concurrency']}" == key)
+                for key in rates},
+            "load": [min(r["load_before"] for r in runs), max(r["load_before"] for r in runs)] if runs else None}
 
 
 def model_summary(m: dict) -> str:
@@ -250,14 +261,138 @@ def model_summary(m: dict) -> str:
                          f"{f['client_cpu_ms_per_sample']:.2f}; {f['client_cpu_ms_per_sample_steady']:.2f} | "
                          f"{f['client_cpu_ms_per_call']:.2f} | "
                          f"{f['server_cpu_ms_per_call']:.2f} | {detail} |")
-    before = m.get("before")
-    if before and before.get("median_samples_per_second"):
+    if m.get("before"):
+        lines += ["", "Before (processes x concurrency: samples/s, client CPU-ms per sample of the whole run):", ""]
+    for before in m.get("before") or []:
         rates = before["median_samples_per_second"]
         cpu = before.get("client_cpu_ms_per_sample") or {}
-        lines += ["", f"Before ({before['note']}): "
-                  + ", ".join(f"{key} {value:.2f} samples/s ({cpu.get(key, float('nan')):.1f} CPU-ms / sample)"
-                              for key, value in rates.items())
-                  + f"; speed-up 1 -> 32: {before['speedup_32_over_1']:.1f}x."]
+        load = before.get("load")
+        lines.append(f"- {before['note']}" + (f", load {load[0]}-{load[1]}" if load else "") + ": "
+                     + ", ".join(f"{key} {value:.2f} ({cpu.get(key, float('nan')):.1f})" for key, value in rates.items())
+                     + f"; speed-up 1 -> 32: {before['speedup_32_over_1']:.1f}x.")
+    return "\n".join(lines)
+
+
+# --- (a) the client's CPU per call, by way of sending it ------------------------------------------------------
+
+CLIENT_CALLS = 400
+
+
+def part_client(args: argparse.Namespace, scratch: Path) -> dict:
+    """CPU per call of each way to send one request (the answer prompt with a 480x320 page), no strategy
+    around it, against the loopback server (own process) answering at once: the SDK's synchronous and async
+    clients with ``chat.completions.create`` and with ``post``, and :class:`~docintent.brains.endpoint.Endpoint`
+    synchronous, on an installed event loop, and ``achat``; async ones with 1 and 32 requests in flight.
+    Also ``Endpoint.chat`` on the loop with a 200 ms pause before each call (what concurrency 1 in (a) does)."""
+    import asyncio
+
+    import openai
+    from openai.types.chat import ChatCompletion
+
+    from docintent.brains import eventloop
+    from docintent.brains.endpoint import Endpoint
+    from docintent.brains.mllm import ModelBrain
+    from docintent.io import load_page
+
+    server = subprocess.Popen([sys.executable, "-c", SERVER, "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    uptime_start = _uptime()
+    try:
+        base_url = server.stdout.readline().strip()
+        page = load_page(_text_images(scratch / "client-pages", 1)[0].image)
+        messages = [{"role": "system", "content": "You answer questions about one document page. " * 30},
+                    {"role": "user", "content": [{"type": "text", "text": "Question: What is the total?"},
+                                                 ModelBrain(base_url=base_url, model="fake-vl").image_part(page)]}]
+        body = {"model": "fake-vl", "messages": messages, "temperature": 0.0, "top_p": 1.0, "max_tokens": 4096}
+        sdk = openai.OpenAI(base_url=base_url, api_key="x", max_retries=0, timeout=60)
+        endpoint = Endpoint(base_url, "fake-vl", top_p=1.0, max_tokens=4096)
+        loop = asyncio.new_event_loop()
+        async_sdk = openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0, timeout=60)
+
+        def serial(call):
+            return lambda n: [call() for _ in range(n)]
+
+        def in_flight(make, concurrency):
+            async def many(n):
+                gate = asyncio.Semaphore(concurrency)
+
+                async def one():
+                    async with gate:
+                        await make()
+
+                await asyncio.gather(*(one() for _ in range(n)))
+
+            return lambda n: loop.run_until_complete(many(n))
+
+        def on_event_loop(n, pause=0.0):
+            calls = eventloop.EventLoop()
+            eventloop.install(calls)
+            try:
+                for _ in range(n):
+                    if pause:
+                        time.sleep(pause)
+                    endpoint.chat(messages)
+            finally:
+                eventloop.install(None)
+                calls.close()
+
+        variants = {
+            "SDK OpenAI, chat.completions.create": (1, serial(lambda: sdk.chat.completions.create(**body))),
+            "SDK OpenAI, post": (1, serial(lambda: sdk.post("/chat/completions", body=body, cast_to=ChatCompletion))),
+            "Endpoint.chat, synchronous": (1, serial(lambda: endpoint.chat(messages))),
+            "Endpoint.chat on the event loop": (1, on_event_loop),
+        }
+        for c in (1, 32):
+            variants[f"SDK AsyncOpenAI, chat.completions.create, {c} in flight"] = (
+                c, in_flight(lambda: async_sdk.chat.completions.create(**body), c))
+            variants[f"SDK AsyncOpenAI, post, {c} in flight"] = (
+                c, in_flight(lambda: async_sdk.post("/chat/completions", body=body, cast_to=ChatCompletion), c))
+            variants[f"Endpoint.achat (httpx2), {c} in flight"] = (c, in_flight(lambda: endpoint.achat(messages), c))
+        runs = []
+        for repeat in range(args.repeats):
+            names = list(variants) if repeat % 2 == 0 else list(reversed(variants))
+            for name in names:
+                _, run = variants[name]
+                run(20)  # connections and lazy imports first
+                load = _load()
+                start = time.process_time()
+                run(CLIENT_CALLS)
+                ms = 1000 * (time.process_time() - start) / CLIENT_CALLS
+                runs.append({"repeat": repeat + 1, "variant": name, "cpu_ms_per_call": ms, "load_before": load})
+                print(f"(a') {name}: {ms:.2f} CPU-ms per call (load {load})", file=sys.stderr)
+        paused = []
+        for repeat in range(args.repeats):
+            load = _load()
+            start = time.process_time()
+            on_event_loop(60, pause=LATENCY)
+            paused.append({"repeat": repeat + 1, "cpu_ms_per_call": 1000 * (time.process_time() - start) / 60,
+                           "load_before": load})
+        loop.run_until_complete(async_sdk.close())
+        loop.run_until_complete(endpoint.aclose())
+        loop.close()
+    finally:
+        server.stdin.close()
+        server.wait(timeout=10)
+    median = {name: statistics.median(r["cpu_ms_per_call"] for r in runs if r["variant"] == name) for name in variants}
+    result = {"calls": CLIENT_CALLS, "uptime_start": uptime_start, "uptime_end": _uptime(), "runs": runs,
+              "median_cpu_ms_per_call": median, "paused_runs": paused,
+              "median_paused_cpu_ms_per_call": statistics.median(p["cpu_ms_per_call"] for p in paused)}
+    _save("client", result)
+    return result
+
+
+def client_summary(x: dict) -> str:
+    lines = ["## (a) The client's CPU per call, by way of sending it", "",
+             f"One request (the answer prompt with a 480x320 JPEG page), {x['calls']} calls per run against the "
+             f"loopback server answering at once; medians of {len(x['runs']) // len(x['median_cpu_ms_per_call'])} "
+             f"runs. Load: `{x['uptime_start']}` at the start, `{x['uptime_end']}` at the end.", "",
+             "| way | CPU-ms per call (median) | runs (load before) |", "|---|---:|---|"]
+    for name, value in x["median_cpu_ms_per_call"].items():
+        detail = ", ".join(f"{r['cpu_ms_per_call']:.2f} ({r['load_before']})" for r in x["runs"] if r["variant"] == name)
+        lines.append(f"| {name} | {value:.2f} | {detail} |")
+    detail = ", ".join(f"{p['cpu_ms_per_call']:.2f} ({p['load_before']})" for p in x["paused_runs"])
+    lines += ["", f"`Endpoint.chat` on the event loop with a {int(LATENCY * 1000)} ms pause before each call: "
+                  f"**{x['median_paused_cpu_ms_per_call']:.2f}** CPU-ms per call (runs: {detail})."]
     return "\n".join(lines)
 
 
@@ -444,6 +579,9 @@ def summary() -> str:
         m = json.loads(model.read_text())
         if "median" in m:
             lines += [model_summary(m), ""]
+    client = RESULTS / "scale_client.json"
+    if client.exists():
+        lines += [client_summary(json.loads(client.read_text())), ""]
     offline = RESULTS / "scale_offline.json"
     if offline.exists():
         o = json.loads(offline.read_text())
@@ -480,7 +618,8 @@ def summary() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", choices=["model", "offline", "overhead", "index", "all", "summary"], default="all")
+    parser.add_argument("--part", choices=["model", "client", "offline", "overhead", "index", "all", "summary"],
+                        default="all")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--per-level", type=int, default=20, help="(a) samples per unit of concurrency")
     parser.add_argument("--levels", default=",".join(map(str, LEVELS)), help="(a) concurrency levels, first = base")
@@ -491,7 +630,8 @@ def main() -> None:
     parser.add_argument("--index-pages", type=int, default=60)
     parser.add_argument("--ocr-pages", type=int, default=12)
     args = parser.parse_args()
-    parts = {"model": part_model, "offline": part_offline, "overhead": part_overhead, "index": part_index}
+    parts = {"model": part_model, "client": part_client, "offline": part_offline, "overhead": part_overhead,
+             "index": part_index}
     chosen = list(parts) if args.part == "all" else [] if args.part == "summary" else [args.part]
     with tempfile.TemporaryDirectory(prefix="scale-") as tmp:
         for name in chosen:

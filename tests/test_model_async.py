@@ -199,7 +199,8 @@ def test_rows_are_the_same_on_both_paths_at_any_concurrency(tmp_path):
             "sync threads, 4 in flight": LocalExecutor(concurrency=4, async_calls=False),
             "event loop, 1 in flight": LocalExecutor(concurrency=1, async_calls=True),
             "event loop, 3 in flight": LocalExecutor(concurrency=3),
-            "event loop, 8 in flight": LocalExecutor(concurrency=8)}
+            "event loop, 8 in flight": LocalExecutor(concurrency=8),
+            "event loop, 2 processes x 3 in flight": LocalExecutor(workers=2, concurrency=3)}
     rows = {}
     with FakeOpenAI(_scripted) as server:
         factory = BrainFactory("openai", {"base_url": server.base_url, "model": server.model})
