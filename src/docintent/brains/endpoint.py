@@ -466,7 +466,8 @@ class Endpoint:
     ) -> Reply:
         """:meth:`chat` as a coroutine: the same request, retries, errors and reply.
 
-        Run every call of one endpoint on one event loop (its HTTP client keeps connections to that loop).
+        Run every call of one endpoint on one event loop (its HTTP client keeps connections to that loop). With
+        no model configured, the first call lists the server's models synchronously (:attr:`model`).
         """
         body = self._body(messages, tools, max_tokens, temperature, top_p)
         return self._reply(await self._acreate(body))
