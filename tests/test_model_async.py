@@ -88,6 +88,11 @@ SCRIPTS = {
     "reasoning beside the content": [_raw_completion({"content": '{"answer": "8"}',
                                                       "reasoning_content": "the total row reads 8"})],
     "JSON labelled as text": [_raw_completion({"content": "nine"}, content_type="text/plain")],
+    "a tool call without id or arguments": [_raw_completion({"content": None,
+                                                            "tool_calls": [{"type": "function",
+                                                                            "function": {"name": "answer"}}]})],
+    "JSON that is not a completion": [{"raw": json.dumps({"detail": "queue full"}), "content_type": "application/json"}]
+    * 3,
     "429 then answer": [http_error(429, retry_after=0.2, message="slow down"), tool_call("answer", answer="1")],
     "5xx twice then answer": [http_error(503), http_error(500), text('{"answer": "2"}')],
     "refused (400)": [http_error(400, message="At most 1 image(s) may be provided in one request."),
@@ -104,13 +109,17 @@ def test_the_async_client_follows_the_synchronous_rules(name):
     outcomes = {mode: _outcome(SCRIPTS[name], mode, timeout=0.4, max_retries=2) for mode in MODES}
     assert outcomes["loop"] == outcomes["sync"] and outcomes["achat"] == outcomes["sync"], outcomes
     seen, requests = outcomes["sync"]
-    expected_requests = {"answer": 1, "reasoning beside the content": 1, "JSON labelled as text": 1, "429 then answer": 2, "5xx twice then answer": 3, "refused (400)": 1,
+    expected_requests = {"answer": 1, "reasoning beside the content": 1, "JSON labelled as text": 1,
+                         "a tool call without id or arguments": 1, "JSON that is not a completion": 3,
+                         "429 then answer": 2, "5xx twice then answer": 3, "refused (400)": 1,
                          "not a completion, then answer": 3, "5xx every time": 3, "timeout twice then answer": 3}
     assert requests == expected_requests[name]
     if name == "refused (400)":
         assert seen[:3] == ("error", "RequestRejected", "image_limit") and "--limit-mm-per-prompt" in seen[3]
     elif name == "5xx every time":
         assert "gave up after 3 attempt(s); last: HTTP 502: bad gateway" in seen[3]
+    elif name == "JSON that is not a completion":
+        assert seen[0] == "error" and "gave up after 3 attempt(s)" in seen[3], seen
     else:
         assert seen[0] == "reply"
     if name == "reasoning beside the content":

@@ -41,7 +41,6 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
 from .._version import __version__
@@ -622,11 +621,12 @@ class _Attempts:
 class _AsyncTransport:
     """Chat-completion requests on ``httpx2.AsyncClient``, the HTTP library under the openai SDK, used directly.
 
-    It answers as the SDK's ``post`` does, so :class:`_Attempts` reads both alike: a completion (its JSON as
-    attributes), the reply's text when it is not JSON and not labelled JSON, and the SDK's own exceptions
-    (``APIStatusError`` with the same body and message, ``APITimeoutError``, ``APIConnectionError`` with the
-    transport's error as its cause). Measured against the loopback server, it spends 0.8-1.1 CPU-ms per call
-    where ``AsyncOpenAI.post`` spends 1.1-1.6 (request building and response models of the SDK).
+    It answers as the SDK's ``post`` does, so :class:`_Attempts` and :meth:`Endpoint._reply` read both alike:
+    the SDK's ``ChatCompletion`` model, the reply's text when it is not JSON and not labelled JSON, and the
+    SDK's own exceptions (``APIStatusError`` with the same body and message, ``APITimeoutError``,
+    ``APIConnectionError`` with the transport's error as its cause). It skips the SDK's request building:
+    against the loopback server it spends 0.75-0.85 CPU-ms per call where ``AsyncOpenAI.post`` spends 1.26
+    (``benchmarks/scale.py --part client``).
     """
 
     def __init__(self, base_url: str, api_key: str, timeout: float) -> None:
@@ -659,7 +659,8 @@ class _AsyncTransport:
             if kind.endswith("json"):
                 raise
             return response.text
-        return _attributes(data)
+        # The SDK's own model, built the way its ``post`` builds it: no validation, fields it lacks set to None.
+        return _completion_type().construct(**data) if isinstance(data, dict) else data
 
     async def close(self) -> None:
         await self._http.aclose()
@@ -681,16 +682,6 @@ def _status_error(openai: Any, response: Any) -> Exception:
             message += f" - {inner['message']}"
     data = body.get("error", body) if isinstance(body, dict) else body
     return openai.APIStatusError(message, response=response, body=data)
-
-
-def _attributes(value: Any) -> Any:
-    """JSON objects as attribute namespaces, all the way down (what the reply's readers expect of the SDK's
-    models); a missing field raises AttributeError, as on a model built without it."""
-    if isinstance(value, dict):
-        return SimpleNamespace(**{str(k): _attributes(v) for k, v in value.items()})
-    if isinstance(value, list):
-        return [_attributes(v) for v in value]
-    return value
 
 
 def _completion_type() -> Any:
