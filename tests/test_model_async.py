@@ -251,3 +251,18 @@ def test_the_event_loop_keeps_n_requests_in_flight(tmp_path):
     assert summary.new_rows == 17 and summary.failed == 0
     assert state["peak"] == 8
     assert elapsed < 17 * 0.2 / 2  # serially it would take 3.4 s
+
+
+def test_the_requests_per_minute_budget_holds_on_the_event_loop(tmp_path):
+    from docintent.evaluation.executors import RateLimit
+
+    samples = _samples(tmp_path, 30)
+    with FakeOpenAI(lambda body: text('{"answer": "1"}')) as server:
+        factory = BrainFactory("openai", {"base_url": server.base_url, "model": server.model})
+        summary = run_benchmark(samples, ["none"], factory, tmp_path / "run", progress=False,
+                                executor=LocalExecutor(concurrency=8, rate_limit=RateLimit(requests_per_minute=600)))
+    times = sorted(r.time for r in server.requests if r.method == "POST")
+    assert summary.new_rows == 30 and len(times) == 30
+    # 10 a second, a second's budget at once: 30 requests span at least 29 x 0.1 - 1 = 1.9 s of slots (the
+    # first may be sent a little after its own slot, hence the margin); unlimited they take a few ms each.
+    assert times[-1] - times[0] >= 1.5
