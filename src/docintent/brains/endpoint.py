@@ -561,8 +561,9 @@ class _Attempts:
 
     :meth:`judge` reads the outcome of attempt ``attempt``: None for a usable completion, a :class:`_Wait`
     for a failure that may pass (HTTP 429 or 5xx, a timeout, a reply that is not a chat completion); it
-    raises the endpoint's error for a failure that will not pass (a refused request, an unreachable server)
-    and, after the last attempt, the error naming how many attempts were made and what the last one got.
+    raises the endpoint's error for a failure that will not pass (a refused request, an unreachable server).
+    :meth:`retry_or_fail` then logs the retry, or after the last attempt raises :meth:`failure`, which names
+    how many attempts were made and what the last one got.
     """
 
     def __init__(self, endpoint: Endpoint, body: dict[str, Any]) -> None:
