@@ -1,11 +1,16 @@
 """Running at scale: model calls in flight, local processes vs Ray, and index pages per minute.
 
-Three measurements, each saved as it finishes (``benchmarks/results/scale_<part>.json``) and summarised in
+Three measurements (the first in two parts), each saved as it finishes (``benchmarks/results/scale_<part>.json``) and summarised in
 ``benchmarks/results/scale.md``:
 
 (a) ``model``: strategy ``none`` with the ``openai`` brain against the loopback server
-    (``docintent.testing.fake_openai``, in its own process) answering every call after a scripted 200 ms.
-    Samples/s at ``--concurrency`` 1, 8, 32 and 64 (one process), repeats alternating the order.
+    (``docintent.testing.fake_openai``, in its own process, so its CPU is not the client's) answering every
+    call after a scripted 200 ms. Samples/s at ``--concurrency`` 1, 8, 32 and 64 (one process), for the
+    synchronous clients on the items' threads (``async_calls=False``) and the requests on one event loop
+    (``async_calls=True``); CPU per call of the client (the whole process, and without decoding the input
+    image files, measured apart on the same files) and of the server; repeats alternating the order.
+    ``client``: the CPU per call of each way to send the request (the SDK's clients, the endpoint's paths),
+    no strategy around it, and of a call made after a 200 ms pause.
 (b) ``offline``: strategy ``none`` with the offline reader (RapidOCR, OCR cache off) on distinct synthetic
     captures: ``--workers 2`` local processes vs ``--executor ray`` with 2 actors on a local Ray of 2 CPUs;
     the per-task overhead of Ray from a job that does nothing.
@@ -14,6 +19,8 @@ Three measurements, each saved as it finishes (``benchmarks/results/scale_<part>
 
     DOCINTENT_THREADS=1 nice -n 10 python benchmarks/scale.py            # all three parts
     python benchmarks/scale.py --part model --repeats 1                  # one part, quickly
+    python benchmarks/scale.py --part model --modes async --levels 1,32  # some of (a)
+    python benchmarks/scale.py --part client                             # CPU per call, by client
 
 Load averages are recorded beside every figure; compare ratios measured in one run.
 """
@@ -35,9 +42,8 @@ from pathlib import Path
 RESULTS = Path(__file__).resolve().parent / "results"
 LATENCY = 0.2
 LEVELS = (1, 8, 32, 64)
-#: (worker processes, concurrency each): the same numbers of calls in flight split over 2 processes, which
-#: share the client's Python-side work (request building, image encoding) across both cores.
-SPLIT = ((2, 16), (2, 32))
+#: (a): how each level runs its model requests: ``async_calls`` of the executor.
+MODES = {"sync": False, "async": True}
 
 
 def _load() -> float:
@@ -92,53 +98,302 @@ server.stop()
 """
 
 
+def _process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` has used so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _decode_cpu_ms(samples: list) -> float:
+    """CPU ms per sample of reading its image file (what ``run_one`` does before the strategy starts)."""
+    from docintent.io import load_page
+
+    start = time.process_time()
+    for sample in samples:
+        load_page(sample.image)
+    return 1000 * (time.process_time() - start) / len(samples)
+
+
+def _steady_executor(concurrency: int, async_calls: bool, marks: list[float]):
+    """A local executor that notes this process's CPU time as each row arrives: the CPU between the first
+    and the last row is the steady state, without the run's fixed costs (the brain, the manifest, the git
+    commit and package versions it records)."""
+    from docintent.evaluation.executors import LocalExecutor
+
+    class Steady(LocalExecutor):
+        def map(self, items, job, emit, *, state=None):
+            def noted(row):
+                emit(row)
+                marks.append(_own_cpu())
+
+            super().map(items, job, noted, state=state)
+
+    return Steady(concurrency=concurrency, async_calls=async_calls)
+
+
+def _uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
 def part_model(args: argparse.Namespace, scratch: Path) -> dict:
     from docintent.evaluation.executors import LocalExecutor
     from docintent.evaluation.runner import BrainFactory, read_results, run_benchmark
 
+    levels = [int(x) for x in args.levels.split(",")]
+    modes = args.modes.split(",")
+    uptime_start = _uptime()
     server = subprocess.Popen([sys.executable, "-c", SERVER, str(LATENCY)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
     try:
         base_url = server.stdout.readline().strip()
         factory = BrainFactory("openai", {"base_url": base_url, "model": "fake-vl", "timeout": 60})
-        configs = [(1, c) for c in LEVELS] + list(SPLIT)
-        counts = {cfg: max(25, args.per_level * cfg[0] * cfg[1]) for cfg in configs}
+        # 60 at least: concurrency 1 needs that many rows for a steady CPU figure (12 s at 200 ms a call)
+        counts = {c: max(60, args.per_level * c) for c in levels}
         samples = _text_images(scratch / "model-pages", max(counts.values()))
-        # Warm-up (imports, first connections), not recorded: the first measured run would pay for it.
-        run_benchmark(samples[:16], ["none"], factory, scratch / "model-warm-up", progress=False,
-                      executor=LocalExecutor(concurrency=4))
+        decode_ms = _decode_cpu_ms(samples[: max(50, min(400, len(samples)))])
+        # Warm-up (imports, first connections, both paths), not recorded: the first measured run would pay for it.
+        for mode in modes:
+            run_benchmark(samples[:16], ["none"], factory, scratch / f"model-warm-up-{mode}", progress=False,
+                          executor=LocalExecutor(concurrency=4, async_calls=MODES[mode]))
+        configs = [(mode, c) for mode in modes for c in levels]
         runs = []
         for repeat in range(args.repeats):
             order = configs if repeat % 2 == 0 else list(reversed(configs))
-            for workers, c in order:
+            for mode, c in order:
                 load = _load()
-                cpu0 = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
-                summary = run_benchmark(samples[: counts[workers, c]], ["none"], factory,
-                                        scratch / f"model-{repeat}-{workers}x{c}", progress=False,
-                                        executor=LocalExecutor(workers=workers, concurrency=c))
-                cpu1 = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
-                cpu = sum((b.ru_utime - a.ru_utime) + (b.ru_stime - a.ru_stime) for a, b in zip(cpu0, cpu1))
-                errors = [r["error"] for r in read_results(summary.out_dir) if r.get("error")]
+                marks: list[float] = []
+                client0, server0 = _own_cpu(), _process_cpu(server.pid)
+                summary = run_benchmark(samples[: counts[c]], ["none"], factory,
+                                        scratch / f"model-{repeat}-{mode}-{c}", progress=False,
+                                        executor=_steady_executor(c, MODES[mode], marks))
+                client_cpu, server_cpu = _own_cpu() - client0, _process_cpu(server.pid) - server0
+                steady_ms = 1000 * (marks[-1] - marks[0]) / (len(marks) - 1)
+                rows = read_results(summary.out_dir)
+                errors = [r["error"] for r in rows if r.get("error")]
+                calls = sum(1 for r in rows for step in (r.get("result") or {}).get("trace", [])
+                            if step.get("prompt_tokens"))
                 if errors:  # kept, and shown beside the figure: a failed call is faster than a real one
-                    print(f"(a) {workers}x{c}: {len(errors)} rows failed, first: {errors[0][:300]}", file=sys.stderr)
-                run = {"repeat": repeat + 1, "workers": workers, "concurrency": c, "samples": summary.new_rows,
+                    print(f"(a) {mode} x{c}: {len(errors)} rows failed, first: {errors[0][:300]}", file=sys.stderr)
+                n = summary.new_rows
+                per_call = n / max(1, calls)
+                run = {"repeat": repeat + 1, "mode": mode, "concurrency": c, "samples": n, "calls": calls,
                        "failed": len(errors), "first_error": errors[0][:300] if errors else None,
                        "seconds": round(summary.seconds, 3), "samples_per_second": summary.samples_per_second,
-                       "client_cpu_ms_per_sample": 1000 * cpu / summary.new_rows, "load_before": load}
+                       "client_cpu_ms_per_sample": 1000 * client_cpu / n,
+                       "client_cpu_ms_per_sample_steady": steady_ms,
+                       "client_cpu_ms_per_call": (steady_ms - decode_ms) * per_call,
+                       "server_cpu_ms_per_call": 1000 * server_cpu / max(1, calls), "load_before": load}
                 runs.append(run)
-                print(f"(a) repeat {repeat + 1} {workers} process(es) x concurrency {c:>2}: "
-                      f"{run['samples_per_second']:.2f} samples/s ({summary.new_rows} samples, "
-                      f"{run['client_cpu_ms_per_sample']:.1f} ms CPU each, load {load})", file=sys.stderr)
+                print(f"(a) repeat {repeat + 1} {mode:>5} x {c:>2}: {run['samples_per_second']:6.2f} samples/s "
+                      f"({n} samples; client CPU-ms per sample {run['client_cpu_ms_per_sample']:.2f} whole run, "
+                      f"{steady_ms:.2f} first to last row, {run['client_cpu_ms_per_call']:.2f} per call without "
+                      f"decoding; server {run['server_cpu_ms_per_call']:.2f} per call; load {load})", file=sys.stderr)
     finally:
         server.stdin.close()
         server.wait(timeout=10)
-    median = {f"{w}x{c}": statistics.median(r["samples_per_second"] for r in runs
-                                            if (r["workers"], r["concurrency"]) == (w, c)) for w, c in configs}
-    result = {"latency_s": LATENCY, "runs": runs, "median_samples_per_second": median,
-              "speedup_32_over_1": median["1x32"] / median["1x1"], "speedup_64_over_1": median["1x64"] / median["1x1"],
-              "speedup_2x16_over_1": median["2x16"] / median["1x1"]}
+
+    def median(key: str, mode: str, c: int) -> float:
+        return statistics.median(r[key] for r in runs if (r["mode"], r["concurrency"]) == (mode, c))
+
+    figures = {mode: {str(c): {key: median(key, mode, c) for key in
+                               ("samples_per_second", "client_cpu_ms_per_sample", "client_cpu_ms_per_sample_steady",
+                                "client_cpu_ms_per_call", "server_cpu_ms_per_call")} for c in levels} for mode in modes}
+    speedups = {mode: {f"{c}_over_{levels[0]}": figures[mode][str(c)]["samples_per_second"]
+                       / figures[mode][str(levels[0])]["samples_per_second"] for c in levels[1:]} for mode in modes}
+    result = {"latency_s": LATENCY, "levels": levels, "modes": modes, "repeats": args.repeats,
+              "decode_cpu_ms_per_sample": decode_ms, "uptime_start": uptime_start, "uptime_end": _uptime(),
+              "runs": runs, "median": figures, "speedup": speedups, "before": _before()}
     _save("model", result)
+    (RESULTS / "scale_model.md").write_text(model_summary(result) + "\n", encoding="utf-8")
     return result
+
+
+def _before() -> list[dict]:
+    """The figures (a) had before requests went on an event loop, kept from the previous results file (a file
+    in the old format becomes one entry)."""
+    path = RESULTS / "scale_model.json"
+    if not path.exists():
+        return []
+    old = json.loads(path.read_text())
+    if "before" in old:
+        return old["before"]
+    return [old_entry(old, "the previous results file: one process, a synchronous openai client per item thread "
+                           "(chat.completions.create), the loopback server with Nagle's algorithm on")]
+
+
+def old_entry(old: dict, note: str) -> dict:
+    """A results file of (a) in its old format (one path, ``workers x concurrency`` keys) as a "before" entry."""
+    runs = old.get("runs", [])
+    rates = old.get("median_samples_per_second", {})
+    return {"note": note, "median_samples_per_second": rates, "speedup_32_over_1": old.get("speedup_32_over_1"),
+            "client_cpu_ms_per_sample": {key: statistics.median(
+                r["client_cpu_ms_per_sample"] for r in runs if f"{r.get('workers', 1)}x{r['concurrency']}" == key)
+                for key in rates},
+            "load": [min(r["load_before"] for r in runs), max(r["load_before"] for r in runs)] if runs else None}
+
+
+def model_summary(m: dict) -> str:
+    """(a) as Markdown: medians per path and level, every run with its load, and the figures before."""
+    levels, first = m["levels"], str(m["levels"][0])
+    lines = [f"## (a) Model path: loopback server in its own process, {int(m['latency_s'] * 1000)} ms per call, "
+             f"strategy `none`", "",
+             f"Machine load: `{m['uptime_start']}` at the start, `{m['uptime_end']}` at the end (2 cores). "
+             f"Medians of {m['repeats']} runs. Client CPU per sample: the whole run (with its fixed costs: the "
+             "brain, the manifest), and from the first row to the last; per call: the latter without decoding "
+             f"the page file, which costs {m['decode_cpu_ms_per_sample']:.2f} CPU-ms per sample (measured apart "
+             "on the same files). Server: its process's CPU per call.", "",
+             "| path | in flight | samples/s | x concurrency 1 | client CPU-ms / sample (run; steady) "
+             "| client CPU-ms / call | server CPU-ms / call | runs: samples/s (load before) |",
+             "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for mode in m["modes"]:
+        for c in levels:
+            f = m["median"][mode][str(c)]
+            runs = [r for r in m["runs"] if (r["mode"], r["concurrency"]) == (mode, c)]
+            detail = ", ".join(f"{r['samples_per_second']:.1f} ({r['load_before']})"
+                               + (f" {r['failed']} failed" if r.get("failed") else "") for r in runs)
+            ratio = f["samples_per_second"] / m["median"][mode][first]["samples_per_second"]
+            lines.append(f"| {mode} | {c} | {f['samples_per_second']:.2f} | {ratio:.1f}x | "
+                         f"{f['client_cpu_ms_per_sample']:.2f}; {f['client_cpu_ms_per_sample_steady']:.2f} | "
+                         f"{f['client_cpu_ms_per_call']:.2f} | "
+                         f"{f['server_cpu_ms_per_call']:.2f} | {detail} |")
+    if m.get("before"):
+        lines += ["", "Before (processes x concurrency: samples/s, client CPU-ms per sample of the whole run):", ""]
+    for before in m.get("before") or []:
+        rates = before["median_samples_per_second"]
+        cpu = before.get("client_cpu_ms_per_sample") or {}
+        load = before.get("load")
+        lines.append(f"- {before['note']}" + (f", load {load[0]}-{load[1]}" if load else "") + ": "
+                     + ", ".join(f"{key} {value:.2f} ({cpu.get(key, float('nan')):.1f})" for key, value in rates.items())
+                     + f"; speed-up 1 -> 32: {before['speedup_32_over_1']:.1f}x.")
+    return "\n".join(lines)
+
+
+# --- (a) the client's CPU per call, by way of sending it ------------------------------------------------------
+
+CLIENT_CALLS = 400
+
+
+def part_client(args: argparse.Namespace, scratch: Path) -> dict:
+    """CPU per call of each way to send one request (the answer prompt with a 480x320 page), no strategy
+    around it, against the loopback server (own process) answering at once: the SDK's synchronous and async
+    clients with ``chat.completions.create`` and with ``post``, and :class:`~docintent.brains.endpoint.Endpoint`
+    synchronous, on an installed event loop, and ``achat``; async ones with 1 and 32 requests in flight.
+    Also ``Endpoint.chat`` on the loop with a 200 ms pause before each call (what concurrency 1 in (a) does)."""
+    import asyncio
+
+    import openai
+    from openai.types.chat import ChatCompletion
+
+    from docintent.brains import eventloop
+    from docintent.brains.endpoint import Endpoint
+    from docintent.brains.mllm import ModelBrain
+    from docintent.io import load_page
+
+    server = subprocess.Popen([sys.executable, "-c", SERVER, "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    uptime_start = _uptime()
+    try:
+        base_url = server.stdout.readline().strip()
+        page = load_page(_text_images(scratch / "client-pages", 1)[0].image)
+        messages = [{"role": "system", "content": "You answer questions about one document page. " * 30},
+                    {"role": "user", "content": [{"type": "text", "text": "Question: What is the total?"},
+                                                 ModelBrain(base_url=base_url, model="fake-vl").image_part(page)]}]
+        body = {"model": "fake-vl", "messages": messages, "temperature": 0.0, "top_p": 1.0, "max_tokens": 4096}
+        sdk = openai.OpenAI(base_url=base_url, api_key="x", max_retries=0, timeout=60)
+        endpoint = Endpoint(base_url, "fake-vl", top_p=1.0, max_tokens=4096)
+        loop = asyncio.new_event_loop()
+        async_sdk = openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0, timeout=60)
+
+        def serial(call):
+            return lambda n: [call() for _ in range(n)]
+
+        def in_flight(make, concurrency):
+            async def many(n):
+                gate = asyncio.Semaphore(concurrency)
+
+                async def one():
+                    async with gate:
+                        await make()
+
+                await asyncio.gather(*(one() for _ in range(n)))
+
+            return lambda n: loop.run_until_complete(many(n))
+
+        def on_event_loop(n, pause=0.0):
+            calls = eventloop.EventLoop()
+            eventloop.install(calls)
+            try:
+                for _ in range(n):
+                    if pause:
+                        time.sleep(pause)
+                    endpoint.chat(messages)
+            finally:
+                eventloop.install(None)
+                calls.close()
+
+        variants = {
+            "SDK OpenAI, chat.completions.create": (1, serial(lambda: sdk.chat.completions.create(**body))),
+            "SDK OpenAI, post": (1, serial(lambda: sdk.post("/chat/completions", body=body, cast_to=ChatCompletion))),
+            "Endpoint.chat, synchronous": (1, serial(lambda: endpoint.chat(messages))),
+            "Endpoint.chat on the event loop": (1, on_event_loop),
+        }
+        for c in (1, 32):
+            variants[f"SDK AsyncOpenAI, chat.completions.create, {c} in flight"] = (
+                c, in_flight(lambda: async_sdk.chat.completions.create(**body), c))
+            variants[f"SDK AsyncOpenAI, post, {c} in flight"] = (
+                c, in_flight(lambda: async_sdk.post("/chat/completions", body=body, cast_to=ChatCompletion), c))
+            variants[f"Endpoint.achat (httpx2), {c} in flight"] = (c, in_flight(lambda: endpoint.achat(messages), c))
+        runs = []
+        for repeat in range(args.repeats):
+            names = list(variants) if repeat % 2 == 0 else list(reversed(variants))
+            for name in names:
+                _, run = variants[name]
+                run(20)  # connections and lazy imports first
+                load = _load()
+                start = time.process_time()
+                run(CLIENT_CALLS)
+                ms = 1000 * (time.process_time() - start) / CLIENT_CALLS
+                runs.append({"repeat": repeat + 1, "variant": name, "cpu_ms_per_call": ms, "load_before": load})
+                print(f"(a') {name}: {ms:.2f} CPU-ms per call (load {load})", file=sys.stderr)
+        paused = []
+        for repeat in range(args.repeats):
+            load = _load()
+            start = time.process_time()
+            on_event_loop(60, pause=LATENCY)
+            paused.append({"repeat": repeat + 1, "cpu_ms_per_call": 1000 * (time.process_time() - start) / 60,
+                           "load_before": load})
+        loop.run_until_complete(async_sdk.close())
+        loop.run_until_complete(endpoint.aclose())
+        loop.close()
+    finally:
+        server.stdin.close()
+        server.wait(timeout=10)
+    median = {name: statistics.median(r["cpu_ms_per_call"] for r in runs if r["variant"] == name) for name in variants}
+    result = {"calls": CLIENT_CALLS, "uptime_start": uptime_start, "uptime_end": _uptime(), "runs": runs,
+              "median_cpu_ms_per_call": median, "paused_runs": paused,
+              "median_paused_cpu_ms_per_call": statistics.median(p["cpu_ms_per_call"] for p in paused)}
+    _save("client", result)
+    return result
+
+
+def client_summary(x: dict) -> str:
+    lines = ["## (a) The client's CPU per call, by way of sending it", "",
+             f"One request (the answer prompt with a 480x320 JPEG page), {x['calls']} calls per run against the "
+             f"loopback server answering at once; medians of {len(x['runs']) // len(x['median_cpu_ms_per_call'])} "
+             f"runs. Load: `{x['uptime_start']}` at the start, `{x['uptime_end']}` at the end.", "",
+             "| way | CPU-ms per call (median) | runs (load before) |", "|---|---:|---|"]
+    for name, value in x["median_cpu_ms_per_call"].items():
+        detail = ", ".join(f"{r['cpu_ms_per_call']:.2f} ({r['load_before']})" for r in x["runs"] if r["variant"] == name)
+        lines.append(f"| {name} | {value:.2f} | {detail} |")
+    detail = ", ".join(f"{p['cpu_ms_per_call']:.2f} ({p['load_before']})" for p in x["paused_runs"])
+    lines += ["", f"`Endpoint.chat` on the event loop with a {int(LATENCY * 1000)} ms pause before each call: "
+                  f"**{x['median_paused_cpu_ms_per_call']:.2f}** CPU-ms per call (runs: {detail})."]
+    return "\n".join(lines)
 
 
 # --- (b) offline path ----------------------------------------------------------------------------------------
@@ -322,18 +577,11 @@ def summary() -> str:
     model = RESULTS / "scale_model.json"
     if model.exists():
         m = json.loads(model.read_text())
-        lines += [f"## (a) Model path: loopback server, {int(m['latency_s'] * 1000)} ms per call, strategy `none`",
-                  "", "| processes x concurrency | samples/s (median) | runs (samples/s, load before) "
-                  "| client CPU ms / sample |", "|---|---:|---|---:|"]
-        for key, value in m["median_samples_per_second"].items():
-            runs = [r for r in m["runs"] if f"{r.get('workers', 1)}x{r['concurrency']}" == key]
-            detail = ", ".join(f"{r['samples_per_second']:.1f} ({r['load_before']})"
-                               + (f" {r['failed']} failed" if r.get("failed") else "") for r in runs)
-            cpu = statistics.median(r["client_cpu_ms_per_sample"] for r in runs)
-            lines.append(f"| {key} | {value:.2f} | {detail} | {cpu:.1f} |")
-        lines += ["", f"**Speed-up 1 -> 32 in flight: {m['speedup_32_over_1']:.1f}x in one process, "
-                      f"{m['speedup_2x16_over_1']:.1f}x as 2 processes x 16** (target >= 20x); "
-                      f"1 -> 64: {m['speedup_64_over_1']:.1f}x.", ""]
+        if "median" in m:
+            lines += [model_summary(m), ""]
+    client = RESULTS / "scale_client.json"
+    if client.exists():
+        lines += [client_summary(json.loads(client.read_text())), ""]
     offline = RESULTS / "scale_offline.json"
     if offline.exists():
         o = json.loads(offline.read_text())
@@ -370,16 +618,20 @@ def summary() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", choices=["model", "offline", "overhead", "index", "all", "summary"], default="all")
+    parser.add_argument("--part", choices=["model", "client", "offline", "overhead", "index", "all", "summary"],
+                        default="all")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--per-level", type=int, default=20, help="(a) samples per unit of concurrency")
+    parser.add_argument("--levels", default=",".join(map(str, LEVELS)), help="(a) concurrency levels, first = base")
+    parser.add_argument("--modes", default=",".join(MODES), help="(a) request paths: sync, async or both")
     parser.add_argument("--offline-samples", type=int, default=12)
     parser.add_argument("--noop-items", type=int, default=1000)
     parser.add_argument("--index-docs", type=int, default=4)
     parser.add_argument("--index-pages", type=int, default=60)
     parser.add_argument("--ocr-pages", type=int, default=12)
     args = parser.parse_args()
-    parts = {"model": part_model, "offline": part_offline, "overhead": part_overhead, "index": part_index}
+    parts = {"model": part_model, "client": part_client, "offline": part_offline, "overhead": part_overhead,
+             "index": part_index}
     chosen = list(parts) if args.part == "all" else [] if args.part == "summary" else [args.part]
     with tempfile.TemporaryDirectory(prefix="scale-") as tmp:
         for name in chosen:

@@ -164,7 +164,7 @@ def _comparable(rows: list[dict]) -> dict[tuple[str, str], tuple]:
     """What must match between two runs: answer, score, error and the trace's steps (not timings)."""
     out = {}
     for r in rows:
-        steps = [(s.get("phase"), s.get("action"), s.get("tool")) for s in (r.get("result") or {}).get("steps", [])]
+        steps = [(s.get("phase"), s.get("action"), s.get("tool")) for s in (r.get("result") or {}).get("trace", [])]
         out[(r["sample"]["id"], r["strategy"])] = (r["answer"], r["score"], r["correct"], r["error"], steps)
     return out
 
@@ -205,7 +205,8 @@ def test_concurrency_keeps_n_model_calls_in_flight_and_gives_the_same_rows(tmp_p
     assert manifest["config"]["executor"]["concurrency"] == 8
 
 
-def test_a_429_pauses_every_request_in_flight_not_just_its_own(tmp_path):
+@pytest.mark.parametrize("async_calls", [True, False], ids=["event loop", "threads"])
+def test_a_429_pauses_every_request_in_flight_not_just_its_own(tmp_path, async_calls):
     lock = threading.Lock()
     calls: list[tuple[float, int]] = []
 
@@ -222,7 +223,7 @@ def test_a_429_pauses_every_request_in_flight_not_just_its_own(tmp_path):
     with FakeOpenAI(script) as server:
         factory = BrainFactory("openai", {"base_url": server.base_url, "model": server.model})
         summary = run_benchmark(samples, ["none"], factory, tmp_path / "run", progress=False,
-                                executor=LocalExecutor(concurrency=4))
+                                executor=LocalExecutor(concurrency=4, async_calls=async_calls))
     assert summary.failed == 1  # only the sample with no image
     throttled_at = calls[2][0]
     # The other 3 threads may each have a request on its way when the 429 lands; after that nobody sends until

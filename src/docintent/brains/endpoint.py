@@ -5,13 +5,19 @@ The model brain, ``docintent doctor`` and the retrieval planner all send their r
 
 - **retries**: HTTP 429 and 5xx, a reply that is not a chat completion (an HTML page, a body that is not JSON,
   an empty ``choices`` list) and timeouts are retried with backoff, honouring ``Retry-After`` /
-  ``retry-after-ms``; the SDK's own retries are off. A timeout is retried once only, so one hung call fails
-  after about ``2 x timeout`` seconds instead of waiting through every retry.
+  ``retry-after-ms``, up to ``max_retries`` times; the SDK's own retries are off.
+- **two ways to wait**: :meth:`Endpoint.chat` is synchronous (the SDK's ``openai.OpenAI``);
+  :meth:`Endpoint.achat` is the same request as a coroutine (``httpx2.AsyncClient``, raising the SDK's own
+  exceptions). Both follow one set of retry and error rules (``_Attempts``), so they give the same replies and
+  the same errors. When an :class:`~docintent.brains.eventloop.EventLoop` is installed (``bench --concurrency
+  N``), :meth:`~Endpoint.chat` runs :meth:`~Endpoint.achat` on it, so every request of the process shares one
+  loop and one connection pool per server.
 - **error mapping**: every failure is a :class:`~docintent.errors.ModelEndpointError` naming the URL and model;
   a rejected request is a :class:`RequestRejected` whose ``kind`` says what was wrong (context too small, too
   many images, no vision, tools, temperature, ...) and whose message ends with the one fix for it.
 - **token usage**: each :class:`Reply` carries its :class:`~docintent.brains.base.Usage`; ``usage`` totals them.
-- **images**: :meth:`Endpoint.image_part` encodes a page with :mod:`docintent.io.encode`.
+- **images**: :meth:`Endpoint.image_part` encodes a page with :mod:`docintent.io.encode`, once per page state
+  and settings for the whole process.
 - **parsing**: a :class:`Reply` holds the text with reasoning removed, the function calls (native or written
   as text) and ``finish_reason``.
 
@@ -24,20 +30,26 @@ The model brain, ``docintent doctor`` and the retrieval planner all send their r
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
+import json
 import logging
+import os
 import re
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._version import __version__
 from ..errors import ModelEndpointError
 from ..io.encode import cap_pixels, resize_longest, to_data_url
 from ..page import Page
-from . import ratelimit
+from . import eventloop, ratelimit
 from .base import Usage
-from .tokens import request_tokens
+from .tokens import data_url_size, request_tokens
 from .toolcalls import ParsedCall, calls_from_message, strip_reasoning
 
 log = logging.getLogger(__name__)
@@ -144,7 +156,8 @@ class Endpoint:
     ``Endpoint(base_url, model, api_key, timeout=60, max_retries=4)``; ``model=None`` uses the only model the
     server lists. ``temperature``, ``top_p``, ``max_tokens`` (sent as ``max_tokens_param``) and ``extra_body``
     are the defaults of every :meth:`chat`; ``max_tokens=None`` leaves the field out. ``client`` injects a
-    ready ``openai.OpenAI``; ``sleep`` replaces :func:`time.sleep` between retries (tests).
+    ready ``openai.OpenAI`` (its requests then stay synchronous); ``sleep`` replaces :func:`time.sleep`
+    between retries (tests).
     """
 
     def __init__(
@@ -179,8 +192,9 @@ class Endpoint:
         self.usage = Usage()
         self._model = model
         self._client = client
+        self._injected = client is not None
+        self._own_transport: _AsyncTransport | None = None
         self._sleep = sleep
-        self._urls: dict[tuple[Any, ...], str] = {}
 
     # -- connection --------------------------------------------------------------------------------
 
@@ -191,6 +205,19 @@ class Endpoint:
             openai = _sdk()
             self._client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0, timeout=self.timeout)
         return self._client
+
+    def _transport(self) -> _AsyncTransport:
+        """The async HTTP client of :meth:`achat`: on the installed event loop, the one that loop shares
+        between every endpoint of the same server and key (one connection pool); elsewhere this endpoint's."""
+        loop = eventloop.current()
+        if loop is not None and loop.in_loop():
+            return loop.shared(("chat", self.base_url, self.api_key, self.timeout), self._new_transport)
+        if self._own_transport is None:
+            self._own_transport = self._new_transport()
+        return self._own_transport
+
+    def _new_transport(self) -> _AsyncTransport:
+        return _AsyncTransport(self.base_url, self.api_key, self.timeout)
 
     @property
     def configured_model(self) -> str | None:
@@ -238,16 +265,22 @@ class Endpoint:
             ) from None
 
     def close(self) -> None:
-        """Close the HTTP client."""
+        """Close the synchronous HTTP client (the event loop closes the async clients it shares)."""
         if self._client is not None and hasattr(self._client, "close"):
             self._client.close()
+
+    async def aclose(self) -> None:
+        """Close this endpoint's own async HTTP client (one made for :meth:`achat` outside an installed loop)."""
+        if self._own_transport is not None:
+            await self._own_transport.close()
+            self._own_transport = None
 
     # -- errors ------------------------------------------------------------------------------------
 
     def _unreachable(self, err: Exception) -> ModelEndpointError:
         cause = err.__cause__ or err.__context__ or err
         return ModelEndpointError(
-            f"cannot reach the model endpoint {self.where}: {type(cause).__name__}: {_sentence(str(cause))}. "
+            f"cannot reach the model endpoint {self.where}: {type(cause).__name__}: {_sentence(_system_error(cause))}. "
             "Is the server running, and does the URL end in /v1?"
         )
 
@@ -327,73 +360,9 @@ class Endpoint:
 
     # -- requests ----------------------------------------------------------------------------------
 
-    def _create(self, body: dict[str, Any]) -> Any:
-        """One chat completion, retrying what may pass (429, 5xx, a non-completion reply, one timeout)."""
-        openai = _sdk()
-
-        attempts = self.max_retries + 1
-        timeouts = 0
-        last = ""
-        for attempt in range(attempts):
-            wait = None
-            # Under a run-wide limiter (benchmark executors) wait for a slot; without one this returns at once.
-            # The client is built first: building it may take longer than the slot lasts.
-            client = self.client
-            reserved = ratelimit.wait_turn(lambda: request_tokens(body).total)
-            try:
-                completion = client.chat.completions.create(**body)
-            except openai.APITimeoutError:
-                timeouts += 1
-                last = f"no reply within {self.timeout:g} s"
-                if timeouts > 1:  # a server that hung twice will hang again: stop here
-                    attempts = attempt + 1
-                    break
-                wait = self.retry_wait(None, attempt)
-            except openai.APIConnectionError as err:
-                raise self._unreachable(err) from None
-            except openai.APIStatusError as err:
-                if err.status_code != 429 and err.status_code < 500:
-                    raise self._status_error(err, body) from None
-                last = f"HTTP {err.status_code}: {_sentence(error_text(err))}"
-                wait = self.retry_wait(err, attempt)
-                if err.status_code == 429:
-                    wait = ratelimit.backoff(wait)  # the whole run pauses and slows down, not this call alone
-            except ValueError as err:  # json.JSONDecodeError: the body is not JSON
-                last = f"the reply body is not JSON ({err})"
-                wait = self.retry_wait(None, attempt)
-            else:
-                problem = _not_a_completion(completion)
-                if problem is None:
-                    ratelimit.done(reserved, getattr(getattr(completion, "usage", None), "total_tokens", 0) or 0)
-                    return completion
-                last = problem
-                wait = self.retry_wait(None, attempt)
-            if attempt + 1 < attempts:
-                log.warning("%s: %s; retry %d of %d in %.1f s", self.base_url, last, attempt + 1, attempts - 1, wait)
-                self._sleep(wait)
-        hint = ""
-        if "not JSON" in last or "not a chat completion" in last:
-            hint = " Is base_url the API's URL ending in /v1 (not a web page or a login proxy)?"
-        elif "no choices" in last:
-            hint = " The server produced no completion: check its log."
-        elif "no reply within" in last:
-            hint = " Raise timeout (reasoning models and long replies need more) or check that the server is not stuck."
-        raise ModelEndpointError(f"{self.where}: gave up after {attempts} attempt(s); last: {_sentence(last)}.{hint}")
-
-    def chat(
-        self,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None = None,
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        top_p: float | None = None,
-    ) -> Reply:
-        """Send ``messages`` (offering ``tools`` natively when given) and return the parsed :class:`Reply`.
-
-        ``max_tokens`` / ``temperature`` / ``top_p`` override the endpoint's defaults for this call.
-        Raises :class:`~docintent.errors.ModelEndpointError` (:class:`RequestRejected` for a refused request).
-        """
+    def _body(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None,
+              temperature: float | None, top_p: float | None) -> dict[str, Any]:
+        """The JSON body of one chat-completions request (``extra_body`` merged in, as the SDK would)."""
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         temperature = self.temperature if temperature is None else temperature
         if temperature is not None:
@@ -407,8 +376,103 @@ class Endpoint:
         if tools:
             body["tools"] = tools
         if self.extra_body:
-            body["extra_body"] = self.extra_body
-        completion = self._create(body)
+            body.update(self.extra_body)
+        return body
+
+    def _tokens(self, body: dict[str, Any]) -> int:
+        """The request's token estimate for the rate limiter (image sizes known from encoding them)."""
+        return request_tokens(body, size_of=_DATA_URLS.size_of).total
+
+    def _create(self, body: dict[str, Any]) -> Any:
+        """One chat completion, retrying what may pass (429, 5xx, a non-completion reply, a timeout)."""
+        attempts = _Attempts(self, body)
+        # The client is built first: building it may take longer than a rate-limit slot lasts.
+        client = self.client
+        cast = _completion_type()
+        for attempt in range(attempts.total):
+            # Under a run-wide limiter (benchmark executors) wait for a slot; without one this returns at once.
+            reserved = ratelimit.wait_turn(lambda: self._tokens(body))
+            try:
+                # ``post`` sends the body as it is: ``chat.completions.create`` would first walk every message
+                # against the SDK's type annotations, which was 40 % of the client's CPU per call.
+                completion, error = client.post("/chat/completions", body=body, cast_to=cast), None
+            except Exception as err:
+                completion, error = None, err
+            wait = attempts.judge(attempt, completion, error)
+            if wait is None:
+                ratelimit.done(reserved, _used_tokens(completion))
+                return completion
+            if wait.rate_limited:
+                wait.seconds = ratelimit.backoff(wait.seconds)  # the whole run pauses and slows down
+            attempts.retry_or_fail(attempt, wait.seconds)
+            self._sleep(wait.seconds)
+        raise attempts.failure()
+
+    async def _acreate(self, body: dict[str, Any]) -> Any:
+        """:meth:`_create` as a coroutine on the async transport: the same attempts, waits and errors."""
+        attempts = _Attempts(self, body)
+        transport = self._transport()
+        for attempt in range(attempts.total):
+            reserved = await ratelimit.await_turn(lambda: self._tokens(body))
+            try:
+                completion, error = await transport.post(body), None
+            except Exception as err:
+                completion, error = None, err
+            wait = attempts.judge(attempt, completion, error)
+            if wait is None:
+                await ratelimit.adone(reserved, _used_tokens(completion))
+                return completion
+            if wait.rate_limited:
+                wait.seconds = await ratelimit.abackoff(wait.seconds)
+            attempts.retry_or_fail(attempt, wait.seconds)
+            if self._sleep is time.sleep:
+                await asyncio.sleep(wait.seconds)
+            else:  # a test's clock
+                self._sleep(wait.seconds)
+        raise attempts.failure()
+
+    def chat(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        top_p: float | None = None,
+    ) -> Reply:
+        """Send ``messages`` (offering ``tools`` natively when given) and return the parsed :class:`Reply`.
+
+        ``max_tokens`` / ``temperature`` / ``top_p`` override the endpoint's defaults for this call. With an
+        event loop installed (:mod:`docintent.brains.eventloop`) the request runs on it as :meth:`achat` does.
+        Raises :class:`~docintent.errors.ModelEndpointError` (:class:`RequestRejected` for a refused request).
+        """
+        body = self._body(messages, tools, max_tokens, temperature, top_p)
+        loop = eventloop.current()
+        if loop is not None and not self._injected and not loop.in_loop():
+            completion = loop.run(self._acreate(body))
+        else:
+            completion = self._create(body)
+        return self._reply(completion)
+
+    async def achat(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        top_p: float | None = None,
+    ) -> Reply:
+        """:meth:`chat` as a coroutine: the same request, retries, errors and reply.
+
+        Run every call of one endpoint on one event loop (its HTTP client keeps connections to that loop). With
+        no model configured, the first call lists the server's models synchronously (:attr:`model`).
+        """
+        body = self._body(messages, tools, max_tokens, temperature, top_p)
+        return self._reply(await self._acreate(body))
+
+    def _reply(self, completion: Any) -> Reply:
+        """The :class:`Reply` of a completion, its tokens added to ``usage``."""
         choice = completion.choices[0]
         message = choice.message
         u = getattr(completion, "usage", None)
@@ -427,18 +491,209 @@ class Endpoint:
         quality: int = 90,
     ) -> dict[str, Any]:
         """``page`` as an ``image_url`` content part: longest side <= ``max_side`` (default DOCINTENT_MAX_SIDE),
-        at most ``max_pixels`` pixels, encoded by :func:`docintent.io.encode.to_data_url` (cached by page hash)."""
-        key = (page.hash, max_side, max_pixels, fmt, quality)
-        url = self._urls.get(key)
-        if url is None:
+        at most ``max_pixels`` pixels, encoded by :func:`docintent.io.encode.to_data_url`. A page state is
+        encoded once per settings for the whole process (every phase, strategy and brain that sends it)."""
+
+        def encode() -> tuple[str, tuple[int, int]]:
             small = resize_longest(page, max_side)
             if max_pixels:
                 small = cap_pixels(small, max_pixels)
-            url = to_data_url(small, fmt, quality=quality)
-            if len(self._urls) > 64:
-                self._urls.clear()
-            self._urls[key] = url
+            return to_data_url(small, fmt, quality=quality), small.size
+
+        url = _DATA_URLS.get((page.hash, max_side, max_pixels, fmt, quality), encode)
         return {"type": "image_url", "image_url": {"url": url}}
+
+
+class _DataUrls:
+    """Data URLs of the page images sent in this process, by (page hash, size and format settings), and the
+    pixel size of each (the rate limiter's token estimate reads it instead of decoding the URL again).
+
+    Bounded by ``budget`` characters, least recently used out first; thread-safe. Two threads asking for the
+    same new image at once may both encode it (the same bytes): cheaper than holding a lock while encoding.
+    """
+
+    def __init__(self, budget: int = 64 * 1024 * 1024) -> None:
+        self.budget = budget
+        self._urls: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+        self._sizes: dict[str, tuple[int, int]] = {}
+        self._chars = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[Any, ...], encode: Callable[[], tuple[str, tuple[int, int]]]) -> str:
+        with self._lock:
+            url = self._urls.get(key)
+            if url is not None:
+                self._urls.move_to_end(key)
+                return url
+        url, size = encode()
+        with self._lock:
+            if key not in self._urls:
+                self._urls[key] = url
+                self._sizes[url] = size
+                self._chars += len(url)
+                while self._chars > self.budget and len(self._urls) > 1:
+                    _, old = self._urls.popitem(last=False)
+                    self._sizes.pop(old, None)
+                    self._chars -= len(old)
+        return url
+
+    def size_of(self, url: str) -> tuple[int, int] | None:
+        """(width, height) of an image URL: remembered for URLs made here, else read from its header."""
+        size = self._sizes.get(url)
+        return size if size is not None else data_url_size(url)
+
+
+_DATA_URLS = _DataUrls()
+
+
+class _Wait:
+    """A retry: ``seconds`` before the next attempt; ``rate_limited`` for an HTTP 429 (the run slows down)."""
+
+    __slots__ = ("seconds", "rate_limited")
+
+    def __init__(self, seconds: float, rate_limited: bool = False) -> None:
+        self.seconds = seconds
+        self.rate_limited = rate_limited
+
+
+class _Attempts:
+    """The retry and error rules of one request, shared by the synchronous and the asynchronous path.
+
+    :meth:`judge` reads the outcome of attempt ``attempt``: None for a usable completion, a :class:`_Wait`
+    for a failure that may pass (HTTP 429 or 5xx, a timeout, a reply that is not a chat completion); it
+    raises the endpoint's error for a failure that will not pass (a refused request, an unreachable server).
+    :meth:`retry_or_fail` then logs the retry, or after the last attempt raises :meth:`failure`, which names
+    how many attempts were made and what the last one got.
+    """
+
+    def __init__(self, endpoint: Endpoint, body: dict[str, Any]) -> None:
+        self.endpoint = endpoint
+        self.body = body
+        self.total = endpoint.max_retries + 1
+        self.last = ""
+
+    def judge(self, attempt: int, completion: Any, error: BaseException | None) -> _Wait | None:
+        openai = _sdk()
+        endpoint = self.endpoint
+        wait: _Wait
+        if error is None:
+            problem = _not_a_completion(completion)
+            if problem is None:
+                return None
+            self.last = problem
+            wait = _Wait(endpoint.retry_wait(None, attempt))
+        elif isinstance(error, openai.APITimeoutError):
+            self.last = f"no reply within {endpoint.timeout:g} s"
+            wait = _Wait(endpoint.retry_wait(None, attempt))
+        elif isinstance(error, openai.APIConnectionError):
+            raise endpoint._unreachable(error) from None
+        elif isinstance(error, openai.APIStatusError):
+            if error.status_code != 429 and error.status_code < 500:
+                raise endpoint._status_error(error, self.body) from None
+            self.last = f"HTTP {error.status_code}: {_sentence(error_text(error))}"
+            wait = _Wait(endpoint.retry_wait(error, attempt), rate_limited=error.status_code == 429)
+        elif isinstance(error, ValueError):  # json.JSONDecodeError: the body is not JSON
+            self.last = f"the reply body is not JSON ({error})"
+            wait = _Wait(endpoint.retry_wait(None, attempt))
+        else:
+            raise error
+        return wait
+
+    def retry_or_fail(self, attempt: int, seconds: float) -> None:
+        """After failed attempt ``attempt``: log retry ``attempt + 1`` of ``max_retries``, or raise
+        :meth:`failure` when it was the last attempt."""
+        if attempt + 1 >= self.total:
+            raise self.failure()
+        log.warning("%s: %s; retry %d of %d in %.1f s", self.endpoint.base_url, self.last, attempt + 1,
+                    self.total - 1, seconds)
+
+    def failure(self) -> ModelEndpointError:
+        hint = ""
+        if "not JSON" in self.last or "not a chat completion" in self.last:
+            hint = " Is base_url the API's URL ending in /v1 (not a web page or a login proxy)?"
+        elif "no choices" in self.last:
+            hint = " The server produced no completion: check its log."
+        elif "no reply within" in self.last:
+            hint = " Raise timeout (reasoning models and long replies need more) or check that the server is not stuck."
+        return ModelEndpointError(
+            f"{self.endpoint.where}: gave up after {self.total} attempt(s); last: {_sentence(self.last)}.{hint}")
+
+
+class _AsyncTransport:
+    """Chat-completion requests on ``httpx2.AsyncClient``, the HTTP library under the openai SDK, used directly.
+
+    It answers as the SDK's ``post`` does, so :class:`_Attempts` and :meth:`Endpoint._reply` read both alike:
+    the SDK's ``ChatCompletion`` model, the reply's text when it is not JSON and not labelled JSON, and the
+    SDK's own exceptions (``APIStatusError`` with the same body and message, ``APITimeoutError``,
+    ``APIConnectionError`` with the transport's error as its cause). It skips the SDK's request building:
+    against the loopback server it spends 0.75-0.85 CPU-ms per call where ``AsyncOpenAI.post`` spends 1.26
+    (``benchmarks/scale.py --part client``).
+    """
+
+    def __init__(self, base_url: str, api_key: str, timeout: float) -> None:
+        import httpx2  # with the SDK, which depends on it: imported on first use
+
+        self._httpx = httpx2
+        self._url = f"{base_url}/chat/completions"
+        # The SDK's own defaults: connection limits, redirects followed, one timeout for every phase.
+        self._http = httpx2.AsyncClient(
+            timeout=httpx2.Timeout(timeout), follow_redirects=True,
+            limits=httpx2.Limits(max_connections=1000, max_keepalive_connections=100),
+            headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json",
+                     "Content-Type": "application/json", "User-Agent": f"docintent/{__version__}"})
+
+    async def post(self, body: dict[str, Any]) -> Any:
+        openai = _sdk()
+        request = self._http.build_request("POST", self._url, content=json.dumps(body).encode())
+        try:
+            response = await self._http.send(request)
+        except self._httpx.TimeoutException as err:
+            raise openai.APITimeoutError(request=request) from err
+        except Exception as err:  # the SDK, too, calls every failure to get a response a connection error
+            raise openai.APIConnectionError(request=request) from err
+        if response.status_code >= 400:
+            raise _status_error(openai, response)
+        kind = response.headers.get("content-type", "*").split(";")[0]
+        try:
+            data = json.loads(response.content)
+        except ValueError:
+            if kind.endswith("json"):
+                raise
+            return response.text
+        # The SDK's own model, built the way its ``post`` builds it: no validation, fields it lacks set to None.
+        return _completion_type().construct(**data) if isinstance(data, dict) else data
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+
+def _status_error(openai: Any, response: Any) -> Exception:
+    """The SDK's ``APIStatusError`` for an HTTP error reply: message ``Error code: N - message``, ``body`` the
+    JSON's ``error`` object (or the JSON, or the text)."""
+    text = response.text.strip()
+    body: Any = text
+    message = f"Error code: {response.status_code}"
+    try:
+        body = json.loads(text)
+    except ValueError:
+        pass
+    else:
+        inner = body.get("error", body) if isinstance(body, dict) else None
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str) and inner["message"]:
+            message += f" - {inner['message']}"
+    data = body.get("error", body) if isinstance(body, dict) else body
+    return openai.APIStatusError(message, response=response, body=data)
+
+
+def _completion_type() -> Any:
+    """The SDK's chat-completion model (what ``chat.completions.create`` returns)."""
+    from openai.types.chat import ChatCompletion  # with the SDK: imported on first use
+
+    return ChatCompletion
+
+
+def _used_tokens(completion: Any) -> int:
+    return getattr(getattr(completion, "usage", None), "total_tokens", 0) or 0
 
 
 def _sdk() -> Any:
@@ -446,6 +701,22 @@ def _sdk() -> Any:
     import openai  # local for start-up speed: the SDK takes a second or more to import; offline runs never need it
 
     return openai
+
+
+def _system_error(err: BaseException) -> str:
+    """The operating system's words for the error under ``err`` (``[Errno 111] Connection refused``), which
+    the synchronous and the async transport word differently; ``str(err)`` when none is found."""
+    seen: set[int] = set()
+    found = None
+    current: BaseException | None = err
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and isinstance(current.errno, int) and current.errno > 0:
+            found = current
+        current = current.__cause__ or current.__context__
+    if found is None:
+        return str(err)
+    return f"[Errno {found.errno}] {os.strerror(found.errno or 0)}"
 
 
 def _count_images(messages: Any) -> int:

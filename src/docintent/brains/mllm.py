@@ -154,7 +154,8 @@ class ModelBrainOptions(BaseModel):
     max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = Field(
         "max_tokens", description="Request field for max_tokens (OpenAI's reasoning models need max_completion_tokens).")
     timeout: float = Field(DEFAULT_TIMEOUT, gt=0,
-                           description="Seconds to wait for one reply; a call that times out is retried once.")
+                           description="Seconds to wait for one reply; a call that times out is retried "
+                           "like any transient failure (max_retries).")
     max_retries: int = Field(4, ge=0, description="Retries after HTTP 429, 5xx or a timeout.")
     backoff: float = Field(1.0, ge=0, description="First retry wait in seconds (doubles each retry) when no Retry-After is given.")
     max_wait: float = Field(60.0, ge=0, description="Longest single wait between retries, Retry-After included.")

@@ -13,7 +13,9 @@ callers do not retry on their own schedules: they share one :class:`RateLimiter`
 The limiter's methods only compute and never sleep, so one instance can live in another process (a
 ``multiprocessing`` manager) or on another machine (a Ray actor) and be called through a proxy; the caller
 sleeps locally. A process installs the limiter its model calls use with :func:`install`; the endpoint asks
-:func:`current`.
+:func:`current`. Requests made as coroutines use the ``a``-prefixed twins (:func:`await_turn`, :func:`adone`,
+:func:`abackoff`), which sleep on the event loop and call a proxied limiter from a worker thread, so one
+caller waiting on another process never stalls every request of the loop.
 
 >>> clock = iter([0.0, 0.0, 0.0, 0.0]).__next__
 >>> limiter = RateLimiter(requests_per_minute=60, burst_seconds=0.0, clock=clock)
@@ -23,6 +25,7 @@ sleeps locally. A process installs the limiter its model calls use with :func:`i
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections import deque
@@ -198,6 +201,40 @@ def backoff(wait: float) -> float:
     installed the whole run pauses and slows down; without one this is just ``wait``."""
     limiter = _installed
     return wait if limiter is None else limiter.throttled(wait)
+
+
+async def _call(limiter: Limiter, method: str, *args: Any) -> Any:
+    """``limiter.method(*args)`` from a coroutine: directly for an in-process limiter (it only computes), in a
+    worker thread for a proxy (its call waits on another process)."""
+    fn = getattr(limiter, method)
+    if isinstance(limiter, RateLimiter):
+        return fn(*args)
+    return await asyncio.to_thread(fn, *args)
+
+
+async def await_turn(tokens: int | Callable[[], int] = 0) -> int:
+    """:func:`wait_turn` for a request made as a coroutine: the wait is spent on the event loop."""
+    limiter = _installed
+    if limiter is None:
+        return 0
+    count = int(tokens() if callable(tokens) else tokens)
+    wait = await _call(limiter, "reserve", count)
+    if wait > 0:
+        await asyncio.sleep(wait)
+    return count
+
+
+async def adone(reserved: int, used: int) -> None:
+    """:func:`done` for a request made as a coroutine."""
+    limiter = _installed
+    if limiter is not None:
+        await _call(limiter, "settle", used - reserved)
+
+
+async def abackoff(wait: float) -> float:
+    """:func:`backoff` for a request made as a coroutine."""
+    limiter = _installed
+    return wait if limiter is None else float(await _call(limiter, "throttled", wait))
 
 
 def limiter_spec(requests_per_minute: float | None, tokens_per_minute: float | None) -> dict[str, Any] | None:

@@ -18,6 +18,7 @@ import base64
 import io
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,8 +66,10 @@ class RequestTokens:
         return self.text + self.images
 
 
-def request_tokens(body: dict[str, Any], max_side: int = 2048) -> RequestTokens:
-    """Estimate the prompt tokens of a chat-completions request body (messages and tools)."""
+def request_tokens(body: dict[str, Any], max_side: int = 2048,
+                   size_of: Callable[[str], tuple[int, int] | None] = data_url_size) -> RequestTokens:
+    """Estimate the prompt tokens of a chat-completions request body (messages and tools). ``size_of``: the
+    (width, height) of an image URL (default: read from a data URL's header)."""
     chars = 0
     img_tokens = 0
     count = 0
@@ -80,7 +83,7 @@ def request_tokens(body: dict[str, Any], max_side: int = 2048) -> RequestTokens:
                     chars += len(part.get("text", ""))
                 elif part.get("type") == "image_url":
                     url = part.get("image_url", {}).get("url", "")
-                    size = data_url_size(url)
+                    size = size_of(url)
                     count += 1
                     if size:
                         img_tokens += image_tokens(*size, max_side=max_side)

@@ -22,7 +22,10 @@ Executors:
   items in flight; a worker that dies is restarted and its items are run again (``max_retries``).
 
 Both share one :class:`~docintent.brains.ratelimit.RateLimiter` between every model call of the run when a
-rate limit is set or ``concurrency > 1`` (so an HTTP 429 slows the whole run down).
+rate limit is set or ``concurrency > 1`` (so an HTTP 429 slows the whole run down). With ``concurrency > 1``
+(or ``async_calls=True``) each process also runs its model requests as coroutines on one
+:class:`~docintent.brains.eventloop.EventLoop`: the items' threads run the strategies, the loop holds every
+request in flight on one connection pool (``async_calls=False`` keeps one synchronous client per item).
 
 >>> class Square:
 ...     batch = 1
@@ -54,7 +57,7 @@ from dataclasses import dataclass, field
 from multiprocessing.managers import BaseManager
 from typing import Any, Protocol
 
-from ..brains import ratelimit
+from ..brains import eventloop, ratelimit
 from ..errors import ConfigError, DocIntentError
 
 log = logging.getLogger(__name__)
@@ -214,6 +217,27 @@ class _Slots:
 # --- local ---------------------------------------------------------------------------------------------------
 
 
+def async_model_calls(concurrency: int, async_calls: bool | None) -> bool:
+    """Whether a worker with ``concurrency`` items in flight runs its model requests on an event loop
+    (``async_calls`` None: when more than one item is in flight)."""
+    return concurrency > 1 if async_calls is None else bool(async_calls)
+
+
+@contextlib.contextmanager
+def _model_loop(wanted: bool) -> Iterator[None]:
+    """An :class:`~docintent.brains.eventloop.EventLoop` installed for the block when ``wanted`` and none is."""
+    if not wanted or eventloop.current() is not None:
+        yield
+        return
+    loop = eventloop.EventLoop()
+    eventloop.install(loop)
+    try:
+        yield
+    finally:
+        eventloop.install(None)
+        loop.close()
+
+
 @dataclass
 class LocalExecutor:
     """Work on this machine: ``workers`` processes (1 = this process), ``concurrency`` items in flight in each.
@@ -222,11 +246,13 @@ class LocalExecutor:
     inherit ONNX Runtime / OpenMP thread pools in undefined states) and each gets cores/workers inference
     threads unless ``DOCINTENT_THREADS`` / ``OMP_NUM_THREADS`` are set. A worker process that dies ends the
     run with a :class:`~docintent.errors.DocIntentError` (everything emitted so far is kept by the caller).
+    ``async_calls``: model requests on one event loop per process (None: when ``concurrency > 1``).
     """
 
     workers: int = 1
     concurrency: int = 1
     rate_limit: RateLimit | None = None
+    async_calls: bool | None = None
     name: str = field(default="local", init=False)
 
     def __post_init__(self) -> None:
@@ -238,7 +264,7 @@ class LocalExecutor:
     def describe(self) -> dict[str, Any]:
         """The settings a manifest records."""
         return {"executor": "local", "workers": self.workers, "concurrency": self.concurrency,
-                **_limit_facts(self.rate_limit)}
+                "model_calls": _calls_fact(self.concurrency, self.async_calls), **_limit_facts(self.rate_limit)}
 
     def _needs_limiter(self) -> bool:
         return self.rate_limit is not None or self.concurrency > 1
@@ -258,15 +284,18 @@ class LocalExecutor:
         if self._needs_limiter():
             ratelimit.install((self.rate_limit or RateLimit()).make())
         try:
-            if self.concurrency == 1:
-                for item in items:
-                    emit(slots.run(item))
-                return
-            with ThreadPoolExecutor(self.concurrency, thread_name_prefix="docintent-item") as pool:
-                _stream(pool, slots.run, [(item,) for item in items], 2 * self.concurrency, emit)
+            with _model_loop(async_model_calls(self.concurrency, self.async_calls)):
+                try:
+                    if self.concurrency == 1:
+                        for item in items:
+                            emit(slots.run(item))
+                        return
+                    with ThreadPoolExecutor(self.concurrency, thread_name_prefix="docintent-item") as pool:
+                        _stream(pool, slots.run, [(item,) for item in items], 2 * self.concurrency, emit)
+                finally:
+                    slots.close()  # before the loop: its brains' clients close while it still runs
         finally:
             ratelimit.install(previous)
-            slots.close()
 
     def _map_processes(self, items: Sequence[Any], job: Job, emit: Callable[[Any], None]) -> None:
         import multiprocessing
@@ -290,7 +319,8 @@ class LocalExecutor:
             stack.enter_context(_environment(thread_environment(usable_cores() // self.workers)))
             pool = stack.enter_context(ProcessPoolExecutor(
                 max_workers=self.workers, mp_context=context, initializer=_init_process,
-                initargs=(job, self.concurrency, limiter, os.getpid())))
+                initargs=(job, self.concurrency, limiter, os.getpid(),
+                          async_model_calls(self.concurrency, self.async_calls))))
             def emit_all(results: list[Any]) -> None:
                 for result in results:
                     emit(result)
@@ -369,7 +399,8 @@ def _exit_with_parent(parent: int) -> None:
             os._exit(1)
 
 
-def _init_process(job: Job, concurrency: int, limiter: Any, parent: int | None = None) -> None:
+def _init_process(job: Job, concurrency: int, limiter: Any, parent: int | None = None,
+                  async_calls: bool = False) -> None:
     # Ctrl-C reaches every process of the terminal's group; the parent alone decides how to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if parent is not None:
@@ -377,6 +408,8 @@ def _init_process(job: Job, concurrency: int, limiter: Any, parent: int | None =
     apply_thread_setting()
     if limiter is not None:
         ratelimit.install(limiter)
+    if async_calls:  # for the worker's life: its loop thread ends with the process
+        eventloop.install(eventloop.EventLoop())
     _process_slots["slots"] = _Slots(job, concurrency)
     _process_slots["pool"] = ThreadPoolExecutor(concurrency) if concurrency > 1 else None
 
@@ -426,12 +459,14 @@ class _RayLimiterClient:
 class _RayWorker:
     """A Ray actor: builds up to ``concurrency`` job states once and runs chunks of items with them."""
 
-    def __init__(self, job: Job, concurrency: int, limiter_name: str | None) -> None:
+    def __init__(self, job: Job, concurrency: int, limiter_name: str | None, async_calls: bool = False) -> None:
         apply_thread_setting()
         if limiter_name is not None:
             import ray
 
             ratelimit.install(_RayLimiterClient(ray.get_actor(limiter_name)))
+        if async_calls:
+            eventloop.install(eventloop.EventLoop())
         self._slots = _Slots(job, concurrency)
         # A threaded actor runs up to ``concurrency`` calls at once; each takes one state from the slots.
 
@@ -461,6 +496,7 @@ class RayExecutor:
     num_cpus: int | None = None
     max_retries: int = 3
     rate_limit: RateLimit | None = None
+    async_calls: bool | None = None
     name: str = field(default="ray", init=False)
 
     def __post_init__(self) -> None:
@@ -477,7 +513,8 @@ class RayExecutor:
         """The settings a manifest records."""
         return {"executor": "ray", "ray_address": self.address, "workers": self.workers,
                 "concurrency": self.concurrency, "cpus_per_task": self.cpus_per_task,
-                "memory_per_task": self.memory_per_task, **_limit_facts(self.rate_limit)}
+                "memory_per_task": self.memory_per_task, "model_calls": _calls_fact(self.concurrency, self.async_calls),
+                **_limit_facts(self.rate_limit)}
 
     @contextlib.contextmanager
     def connected(self) -> Iterator[Any]:
@@ -505,6 +542,10 @@ class RayExecutor:
             return
         with self.connected() as ray:
             _RayRun(ray, self, job, emit).run(_chunks(items, job.batch))
+
+
+def _calls_fact(concurrency: int, async_calls: bool | None) -> str:
+    return "async" if async_model_calls(concurrency, async_calls) else "sync"
 
 
 def _limit_facts(limit: RateLimit | None) -> dict[str, Any]:
@@ -550,7 +591,8 @@ class _RayRun:
         if ex.memory_per_task:
             options["memory"] = ex.memory_per_task
         worker = ray.remote(_RayWorker).options(**options)
-        return [worker.remote(self.job, ex.concurrency, limiter_name) for _ in range(count)], limiter
+        calls = async_model_calls(ex.concurrency, ex.async_calls)
+        return [worker.remote(self.job, ex.concurrency, limiter_name, calls) for _ in range(count)], limiter
 
     def run(self, chunks: list[list[Any]]) -> None:
         ray = self.ray

@@ -307,6 +307,9 @@ class FakeOpenAI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # The headers and the body go out in two writes; with Nagle's algorithm on, the second waits for
+            # the client's delayed ACK of the first (40 ms on Linux), which would add 40 ms to every reply.
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
                 pass
