@@ -147,6 +147,119 @@ def test_a_plugin_degradation_family_and_its_tool_are_offered_by_every_restoring
                "taken by built-in" in r for r in out["refused"])
 
 
+class KeywordApi:
+    """A model behind an API that is not OpenAI's: it takes one prompt string and returns one word. Translating
+    the model brain's messages to it and its word back to a reply is this one class."""
+
+    model = configured_model = "keyword-1"
+    where = "keyword api (in-process)"
+
+    def __init__(self) -> None:
+        from docintent.brains import Usage
+
+        self.usage = Usage()
+        self.prompts: list[str] = []
+
+    def _api(self, prompt: str) -> str:  # the "other API": a prompt in, a word out
+        self.prompts.append(prompt)
+        return "27" if "Catalogue" in prompt else "unknown"
+
+    def chat(self, messages, tools=None, *, max_tokens=None):
+        from docintent.brains import Usage
+        from docintent.brains.endpoint import Reply
+        from docintent.brains.toolcalls import ParsedCall
+
+        prompt = "\n".join(part["text"] for m in messages for part in (
+            m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}])
+            if part.get("type") == "text")
+        word = self._api(prompt)
+        self.usage = self.usage + Usage(len(prompt.split()), 1, 1)
+        if tools:
+            call = ParsedCall("answer", {"answer": word, "confidence": "high"})
+            return Reply("", "", [call], "tool_calls", Usage(len(prompt.split()), 1, 1))
+        text = json.dumps({"answer": word, "confidence": "high"})
+        return Reply(text, text, [], "stop", Usage(len(prompt.split()), 1, 1))
+
+    def image_part(self, page, max_side=None, *, max_pixels=None, fmt="auto", quality=90):
+        return {"type": "text", "text": f"[an image of {page.width}x{page.height} pixels]"}
+
+    def served_models(self):
+        return [self.model]
+
+    def close(self):
+        pass
+
+
+def test_a_brain_on_another_api_is_one_class_given_to_the_model_brain():
+    import docintent
+    from docintent.brains.chat import ChatModel
+    from docintent.brains.mllm import ModelBrain
+
+    api = KeywordApi()
+    assert isinstance(api, ChatModel)
+    brain = ModelBrain(chat_model=api)
+    result = docintent.ask(_page(), "What is the value of Catalogue?", brain=brain)
+    assert result.answer == "27" and result.confidence == 0.9 and result.error is None
+    assert result.prompt_tokens > 0 and any("Catalogue" in p for p in api.prompts)
+    none = docintent.ask(_page(), "What is the value of Catalogue?", strategy="none", brain=ModelBrain(chat_model=api))
+    assert none.answer == "27"
+
+
+def test_a_strategy_with_new_control_flow_is_a_config_class_and_a_function():
+    from typing import Literal
+
+    from docintent.brains import Keep, UseTool
+    from docintent.strategies import MODES, NAMED, Mode, StrategyConfig
+
+    class TwiceConfig(StrategyConfig):
+        mode: Literal["twice"] = "twice"
+        tool: str = "rotate_90"
+
+    def run_twice(run, config):
+        """Run one tool twice in a row, reviewing each, then answer."""
+        for _ in range(2):
+            applied = run.apply(config.tool, {}, "twice")
+            if applied.change is not None:
+                verdict = run.brain.review(run.state, applied.change)
+                (run.keep if isinstance(verdict, Keep) else run.rollback)(applied.change)
+        return run.answer()
+
+    with MODES.scoped("twice", Mode(TwiceConfig, run_twice)), NAMED.scoped("twice", lambda: TwiceConfig(name="twice")):
+        brain = ScriptedBrain(decisions=[UseTool("never asked")], final="done")
+        result = get_strategy("twice").run(_page(), "q?", "doc", brain)
+        assert result.answer == "done" and result.tools_kept == ["rotate_90", "rotate_90"]
+        assert [c[0] for c in brain.calls] == ["review", "review", "answer"]
+        with pytest.raises(ConfigError, match="unknown option 'tol'; valid options: tool$"):
+            get_strategy("twice", tol="x")
+
+
+def test_a_dataset_with_a_new_metric_is_one_loader_and_one_metric(tmp_path):
+    from docintent.evaluation.datasets import DATASETS
+    from docintent.evaluation.metrics import METRICS, Metric
+    from docintent.evaluation.runner import run_benchmark
+    from docintent.io import save_page
+    from docintent.sample import Sample
+
+    image = tmp_path / "page.png"
+    save_page(_page(), image)
+
+    def load_words(path, cache_dir=None, allow_outside_paths=False):
+        return [Sample(f"w{i}", str(image), "word?", (gold,), "doc", "words", f"w{i}", meta={"metric": "exact_fold"})
+                for i, gold in enumerate(("FORTY-TWO", "Forty-two!"))]
+
+    exact = Metric("exact_fold", lambda p, a, s: float(any(p.strip().lower() == g.strip().lower() for g in a)),
+                   lambda score: score >= 1.0)
+    with DATASETS.scoped("words", load_words), METRICS.scoped("exact_fold", exact):
+        from docintent.evaluation.datasets import load_dataset
+
+        samples = load_dataset("words:anything")
+        summary = run_benchmark(samples, ["none"], lambda: ScriptedBrain(final="forty-two"), tmp_path / "run")
+        rows = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    # ANLS would give the second row partial credit; the dataset's own metric gives exact matches only
+    assert [r["score"] for r in sorted(rows, key=lambda r: r["sample"]["id"])] == [1.0, 0.0]
+    assert summary is not None
+
+
 # -- every option typo: one line naming the valid options -------------------------------------------------
 
 

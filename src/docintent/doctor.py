@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .brains.base import State
-from .brains.endpoint import RequestRejected
+from .brains.endpoint import Endpoint, RequestRejected
 from .brains.mllm import ModelBrain
 from .brains.tokens import data_url_size, request_tokens
 from .errors import ModelEndpointError
@@ -91,6 +91,7 @@ def run_checks(base_url: str | None, model: str | None = None, api_key: str | No
     brain = ModelBrain(base_url=base_url, model=model, api_key=api_key, max_retries=1, timeout=timeout,
                        max_side=max_side, max_tokens=max_tokens, **(options or {}))
     endpoint = brain.endpoint
+    assert isinstance(endpoint, Endpoint)  # doctor checks OpenAI-compatible endpoints: it built this one
     checks: list[Check] = []
     try:
         try:

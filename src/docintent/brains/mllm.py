@@ -63,6 +63,7 @@ from ..trace import Action, InspectStep, Phase
 from ..vocabulary import INSPECTION
 from . import mact_model
 from .base import MactRoles, Restorer, State
+from .chat import ChatModel
 from .decisions import Answer, Change, Decision, Diagnosis, Keep, Review, Rollback, Usage, UseTool
 from .endpoint import DEFAULT_TIMEOUT, PLACEHOLDER_KEY, Endpoint, Reply, RequestRejected
 from .pricing import Price, PriceTable
@@ -178,7 +179,9 @@ class ModelBrain(Restorer, MactRoles):
     """A :class:`Brain` backed by an OpenAI-compatible chat-completions endpoint with tool calling.
 
     ``ModelBrain(base_url="http://localhost:8000/v1", model="Qwen/Qwen2.5-VL-7B-Instruct")``; every keyword
-    of :class:`ModelBrainOptions` is accepted. ``client`` injects a ready ``openai.OpenAI`` client and
+    of :class:`ModelBrainOptions` is accepted. ``chat_model`` drives a model behind another API instead (any
+    :class:`~docintent.brains.chat.ChatModel`: one class that translates the messages). ``client`` injects a
+    ready ``openai.OpenAI`` client and
     ``prices`` a :class:`~docintent.brains.pricing.PriceTable`. ``usage`` and :attr:`cost` total every call.
     """
 
@@ -193,6 +196,7 @@ class ModelBrain(Restorer, MactRoles):
         client: Any = None,
         prices: PriceTable | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        chat_model: ChatModel | None = None,
         **kwargs: Any,
     ) -> None:
         base = options.model_dump(exclude_unset=True) if options else {}
@@ -208,6 +212,13 @@ class ModelBrain(Restorer, MactRoles):
             raise ConfigError(f"openai brain: invalid option(s): {problems}") from None
         settings = get_settings()
         opts = self.options
+        self.max_side = opts.max_side or settings.max_side
+        own_price = Price(opts.price_in, opts.price_out)
+        self.prices = prices or PriceTable(default=own_price)
+        if chat_model is not None:  # a model behind another API (brains/chat.py): no OpenAI endpoint to build
+            self.base_url, self.api_key = "", ""
+            self.endpoint: ChatModel = chat_model
+            return
         self.base_url = (opts.base_url or settings.resolved_base_url() or "").rstrip("/")
         if not self.base_url:
             raise ConfigError(
@@ -215,15 +226,12 @@ class ModelBrain(Restorer, MactRoles):
                 "or set DOCINTENT_BASE_URL or OPENAI_BASE_URL"
             )
         self.api_key = opts.api_key or settings.resolved_api_key() or PLACEHOLDER_KEY
-        self.max_side = opts.max_side or settings.max_side
         self.endpoint = Endpoint(
             self.base_url, opts.model or settings.model, self.api_key, timeout=opts.timeout,
             max_retries=opts.max_retries, backoff=opts.backoff, max_wait=opts.max_wait, temperature=opts.temperature,
             top_p=opts.top_p, max_tokens=opts.max_tokens, max_tokens_param=opts.max_tokens_param,
             extra_body=opts.extra_body, client=client, sleep=sleep,
         )
-        own_price = Price(opts.price_in, opts.price_out)
-        self.prices = prices or PriceTable(default=own_price)
 
     # -- endpoint ---------------------------------------------------------------------------------
 

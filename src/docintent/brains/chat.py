@@ -1,0 +1,66 @@
+"""What the model brain needs of a chat model: the small protocol another API implements in one class.
+
+The model brain (:class:`~docintent.brains.mllm.ModelBrain`) writes its requests as OpenAI-style chat messages
+(``{"role", "content"}`` with ``text`` and ``image_url`` parts) and function specs, and reads a
+:class:`~docintent.brains.endpoint.Reply`. :class:`~docintent.brains.endpoint.Endpoint` speaks that to any
+OpenAI-compatible server; a model behind another API is a class with the members below that translates the
+messages to that API and its answer back to a Reply, passed as ``ModelBrain(chat_model=...)``.
+
+>>> from docintent.brains.endpoint import Endpoint
+>>> isinstance(Endpoint("http://127.0.0.1:9/v1", "m", "key"), ChatModel)
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+from ..page import Page
+from .decisions import Usage
+from .endpoint import Reply
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """One chat model: send messages (offering function specs) and get a Reply; encode a page as an image part."""
+
+    @property
+    def model(self) -> str:
+        """The model's name (recorded in run manifests)."""
+        ...
+
+    @property
+    def configured_model(self) -> str | None:
+        """The name as configured (None when the model was found by asking the server)."""
+        ...
+
+    @property
+    def where(self) -> str:
+        """Where the model is, for messages (never with credentials)."""
+        ...
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens of every call so far."""
+        ...
+
+    def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, *,
+             max_tokens: int | None = None) -> Reply:
+        """Send ``messages`` (offering ``tools``, OpenAI function specs) and return the reply."""
+        ...
+
+    def image_part(self, page: Page, max_side: int | None = None, *, max_pixels: int | None = None,
+                   fmt: str = "auto", quality: int = 90) -> dict[str, Any]:
+        """``page`` as a content part of a message (an ``image_url`` part for OpenAI-style APIs)."""
+        ...
+
+    def served_models(self) -> list[str]:
+        """The models the server offers (a one-model API answers with its own)."""
+        ...
+
+    def close(self) -> None:
+        """Release connections."""
+        ...
+
+
+__all__ = ["ChatModel"]
