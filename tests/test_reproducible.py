@@ -143,3 +143,32 @@ def test_every_tool_returns_the_same_bytes_in_any_process_and_thread_count():
     for name, (first, second) in one.items():
         assert first == second, f"{name} gave two outputs for one page in one process"
     assert one == two
+
+
+def test_report_warns_when_compared_runs_differ_in_what_can_change_a_result(tmp_path, capsys):
+    from docintent.brains import ScriptedBrain
+    from docintent.cli import main
+    from docintent.evaluation.runner import run_benchmark
+    from docintent.io import save_page
+    from docintent.sample import Sample
+
+    image = tmp_path / "p.png"
+    save_page(Page.from_array(render_page(width=400, seed=2)[0]), image)
+    samples = [Sample("s1", str(image), "q?", ("42",), "doc", "doc", "s1")]
+    for name in ("a", "b"):
+        run_benchmark(samples, ["none", "docintent"], lambda: ScriptedBrain(final="42"), tmp_path / name)
+    manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    assert manifest["reproducibility"]["strategies"]["docintent"]["max_rounds"] == 10
+    assert "rapidocr" in manifest["reproducibility"]["versions"]
+    code = main(["report", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "r")])
+    assert code == 0 and "warning" not in capsys.readouterr().err  # the same settings: nothing to warn about
+
+    manifest["reproducibility"]["versions"]["rapidocr"] = "0.0.1"
+    manifest["reproducibility"]["strategies"]["docintent"]["max_rounds"] = 3
+    (tmp_path / "b" / "manifest.json").write_text(json.dumps(manifest))
+    code = main(["report", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert "warning: a vs b: versions.rapidocr:" in err and "'0.0.1'" in err
+    assert "strategies.docintent:" in err and "'max_rounds': 3" in err
+    assert "differ in settings that can change results" in (tmp_path / "r" / "report.md").read_text()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ._common import non_negative_int
 
@@ -22,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..evaluation.report import (
+        comparability_warnings,
         load_run,
         split_tables,
         strategy_rows,
@@ -30,6 +32,8 @@ def run(args: argparse.Namespace) -> int:
     )
 
     runs = [load_run(path) for path in args.runs]
+    for warning in comparability_warnings(runs):
+        print(f"docintent report: warning: {warning}", file=sys.stderr)
     paths = write_report(runs, args.out, failures=args.failures)
     table1, table2 = split_tables(strategy_rows([(r.label, r.rows) for r in runs]))
     print(table_markdown(table1))

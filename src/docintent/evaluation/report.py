@@ -30,7 +30,7 @@ from ..errors import DatasetError
 from ..trace import Action, Phase
 from ..vocabulary import TASKS
 from .metrics import Summary, summarize
-from .runner import RESULTS_FILE, read_manifest, read_results
+from .runner import RESULTS_FILE, read_manifest, read_results, reproducibility_differences
 
 #: Column titles of the task families.
 FAMILY_TITLES = {"doc": "DocVQA", "chart": "ChartQA", "table": "TableVQA"}
@@ -458,6 +458,24 @@ def _html_table(header: Sequence[str], cells: Sequence[Sequence[str]]) -> str:
     return "\n".join(out)
 
 
+def comparability_warnings(runs: Sequence[Run]) -> list[str]:
+    """One line per setting in which a run differs from the first one compared (package versions, the OCR
+    engine's settings, a strategy's configuration, the brain's settings; see
+    :func:`docintent.evaluation.runner.reproducibility`)."""
+    if len(runs) < 2:
+        return []
+    first = runs[0]
+    out = []
+    for other in runs[1:]:
+        if not first.manifest.get("reproducibility") or not other.manifest.get("reproducibility"):
+            missing = first.label if not first.manifest.get("reproducibility") else other.label
+            out.append(f"{missing} records no reproducibility settings (a run made before they were recorded)")
+            continue
+        out += [f"{first.label} vs {other.label}: {d}" for d in reproducibility_differences(first.manifest,
+                                                                                             other.manifest)]
+    return out
+
+
 def _run_facts(run: Run) -> str:
     m = run.manifest
     config = m.get("config") or {}
@@ -505,6 +523,10 @@ def write_report(runs: Sequence[Run], out_dir: str | os.PathLike, *, failures: i
 
     facts = [_run_facts(r) for r in runs]
     md = ["# Benchmark report", ""] + [f"- {f}" for f in facts] + [""]
+    warnings = comparability_warnings(runs)
+    if warnings:
+        md += ["**Warning: these runs differ in settings that can change results**, so their rows are not "
+               "comparable as they stand:", ""] + [f"- {w}" for w in warnings] + [""]
     md += ["## Table 1: strategies", "", table_markdown(table1), ""]
     if table2:
         md += ["## Table 2: ablations", "", table_markdown(table2), ""]

