@@ -5,7 +5,8 @@ judges, the benchmark (not the brain, which never sees gold answers) also reads 
 tool kept and with it rolled back and scores both against the gold answers: the oracle keeps the tool when the
 answer scores higher with it, rolls it back when it scores lower, and has no preference on a tie. Every judged
 restoration gets the verdict of each review rule (``legibility``: the previous rule, evidence-region legibility
-only; ``evidence``: the current rule), so the rules are compared on the same restorations.
+only; ``evidence-fixed``: the evidence rule with fixed margins; ``evidence``: the noise-aware rule, with either
+tie rule), so the rules are compared on the same restorations.
 
 Reports per tool: restorations judged, oracle keeps / rollbacks / ties, and for each rule keep precision and
 recall and rollback precision and recall (over the restorations where the oracle has a preference). Then the
@@ -28,7 +29,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
-RULES = ("legibility", "evidence")
+#: The rules judged on every restoration: the legibility-only rule, the evidence rule with its fixed margins (the
+#: rule before the noise floors), and the noise-aware evidence rule with either tie rule.
+RULES = ("legibility", "evidence-fixed", "evidence/tie-rollback", "evidence/tie-keep")
+
+
+def verdict_of(evidence, rule: str) -> bool:
+    """The verdict of ``rule`` (a review rule, ``/tie-keep`` or ``/tie-rollback`` choosing the noise-aware tie)."""
+    from dataclasses import replace
+
+    from docintent.brains.offline import DEFAULT_FLOORS
+
+    name, _, tie = rule.partition("/tie-")
+    floors = replace(DEFAULT_FLOORS, tie=tie) if tie else DEFAULT_FLOORS
+    return evidence.keep(name, floors=floors)
 
 
 def run(args: argparse.Namespace) -> list[dict]:
@@ -68,7 +82,8 @@ def run(args: argparse.Namespace) -> list[dict]:
                 self.judged.append({
                     "tool": tool, "oracle": "keep" if s_after > s_before else "rollback" if s_after < s_before else "tie",
                     "score_before": s_before, "score_after": s_after,
-                    **{rule: "keep" if evidence.keep(rule) else "rollback" for rule in RULES},
+                    **{rule: "keep" if verdict_of(evidence, rule) else "rollback" for rule in RULES},
+                    "measurements": evidence.measurements(),
                     "why": evidence.describe(),
                 })
             return verdict
@@ -94,9 +109,14 @@ def run(args: argparse.Namespace) -> list[dict]:
 
 
 def oracle_table(rows: list[dict]) -> tuple[list[str], dict]:
+    from docintent.brains.offline import ReviewEvidence
+
     by_tool: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         for j in r["judged"]:
+            if "measurements" in j:  # verdicts recomputed with the current floors from what was measured
+                evidence = ReviewEvidence(**j["measurements"])
+                j.update({rule: "keep" if verdict_of(evidence, rule) else "rollback" for rule in RULES})
             by_tool[j["tool"]].append(j)
     by_tool["all"] = [j for js in list(by_tool.values()) for j in js]
     lines = ["| tool | judged | oracle keep | oracle rollback | tie | rule | keeps | keep precision | keep recall | "

@@ -60,3 +60,27 @@ def test_each_turn_is_undone_and_a_photometric_review_after_it_uses_the_upright_
     evidence = reader.review_evidence(state, Change("appearance", faded, restored, degradation="appearance"))
     assert evidence.scope == "evidence region"
     assert evidence.answer_before == evidence.answer_after == "$1,250.00"
+
+
+def test_the_answer_is_placed_on_the_page_as_given_through_the_turns_that_were_kept(text_page):
+    """Provenance: the answer's box on the page read (upright) and, turned back, on the sideways page the user
+    gave; the evidence lines and the restorations it was read on come with it."""
+    page, lines = text_page
+    question = "What is the total amount due?"
+    upright = get_strategy("docintent").run(page, question, "doc", get_brain("offline"))
+    assert upright.answer == "$1,250.00" and upright.box is not None
+    row = lines.index("Total amount due: $1,250.00") / len(lines)
+    assert upright.box.y0 <= row + 0.2 and upright.box.y1 >= row  # the total's line, not another one
+    assert any("1,250.00" in text for text, _, _ in upright.provenance.lines)
+    assert upright.provenance.read_on == () and upright.box == upright.provenance.read_box
+
+    sideways = Page.from_array(np.ascontiguousarray(np.rot90(page.pixels, 1)))  # turned counter-clockwise
+    turned = get_strategy("docintent").run(sideways, question, "doc", get_brain("offline"))
+    assert turned.answer == "$1,250.00" and turned.provenance.read_on[0] == "rotate_90"
+    read, given = turned.provenance.read_box, turned.box
+    assert read is not None and given is not None
+    # turned counter-clockwise, a point (x, y) of the upright page lies at (y, 1 - x): the total's line runs
+    # from bottom to top at the x its row had as y
+    assert abs(given.y0 - (1 - read.x1)) < 1e-6 and abs(given.x0 - read.y0) < 1e-6
+    assert given.x0 <= row + 0.1 <= given.x1
+    assert turned.to_dict()["provenance"]["page"] == 1 and turned.to_dict()["box"] == [round(v, 6) for v in given.as_tuple()]

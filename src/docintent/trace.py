@@ -366,18 +366,25 @@ RAN = (Action.APPLIED, Action.NO_CHANGE, Action.FAILED)
 
 @dataclass
 class Provenance:
-    """Where an answer came from: the 1-based ``page`` number of the document, the answer's ``box`` on the
-    original page (before any restoration moved content; None when the reader cannot place it), the evidence
-    ``lines`` as ``(text, confidence, box)``, and the restorations (``read_on``) the page it was read on went
-    through."""
+    """Where an answer came from.
+
+    ``page``: the 1-based page number in the document; ``box``: the answer's box on that page as it was given
+    (mapped back through every kept restoration; None when the reader could not place the answer, or a kept
+    restoration moved content in a way it cannot undo, such as dewarping); ``read_box``: the box on the page the
+    answer was read on (``read_page``, a page hash: the given page after the ``read_on`` restorations);
+    ``lines``: the evidence lines as ``(text, OCR confidence, box on the read page)``.
+    """
 
     page: int = 1
     box: Box | None = None
+    read_box: Box | None = None
+    read_page: str | None = None
     lines: tuple[tuple[str, float, Box], ...] = ()
     read_on: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"page": self.page, "box": box_list(self.box),
+        return {"page": self.page, "box": box_list(self.box), "read_box": box_list(self.read_box),
+                "read_page": self.read_page,
                 "lines": [{"text": t, "confidence": round(c, 5), "box": box_list(b)} for t, c, b in self.lines],
                 "read_on": list(self.read_on)}
 

@@ -29,7 +29,7 @@ from ..brains.base import Answer, Change, Restorer, State, Usage
 from ..errors import DocIntentError
 from ..page import Page
 from ..tools import get_tool
-from ..trace import Action, AnswerStep, Phase, Result, Step, ToolStep
+from ..trace import Action, AnswerStep, Phase, Provenance, Result, Step, ToolStep
 
 #: Called with every step as it is recorded, and the run it belongs to.
 OnStep = Callable[[Step, "Run"], None]
@@ -80,6 +80,7 @@ class Run:
         self.start = time.perf_counter()
         self.usage = Usage()
         self.kept: list[str] = []
+        self.kept_changes: list[Change] = []
         self.rolled_back: list[str] = []
         self.tried: set[tuple[str, str]] = set()  # (page hash, tool call) pairs already run
         self.pages: dict[str, Page] = {page.hash: page}
@@ -160,6 +161,7 @@ class Run:
         """Continue from the page ``change`` made."""
         self.state.page = change.after
         self.kept.append(change.tool)
+        self.kept_changes.append(change)
 
     def rollback(self, change: Change) -> None:
         """Return to the page before ``change`` (exactly that Page object) and stop offering its tool."""
@@ -191,6 +193,21 @@ class Run:
             answer.usage,
         )
 
+    def provenance(self, answer: Answer, page_number: int = 1) -> Provenance:
+        """Where ``answer`` came from: its box on the page it was read on (the current page) and, mapped back
+        through every kept restoration, on the page as it was given."""
+        box = answer.region
+        # Undo the kept restorations that lead from the given page to the current one, last first.
+        for change in reversed(self.kept_changes):
+            if box is None:
+                break
+            try:
+                box = get_tool(change.tool).unmap_region(box, change.before, change.after)
+            except Exception:  # a plug-in's mapping that fails: the answer is placed on the read page only
+                box = None
+        return Provenance(page_number, box, answer.region, self.state.page.hash, tuple(answer.evidence),
+                          tuple(c.tool for c in self.kept_changes))
+
     def result(self, answer: Answer, error: str | None = None) -> Result:
         """The Result of this run, ending with ``answer``."""
         return Result(
@@ -206,6 +223,7 @@ class Run:
             error=error,
             final_page=self.state.page,
             pages=self.pages,
+            provenance=self.provenance(answer),
         )
 
 

@@ -68,6 +68,11 @@ class Tool(ABC):
         every region where it was; a geometric tool that knows its transform (a rotation) maps it."""
         return None if self.geometric else region
 
+    def unmap_region(self, region: Box, before: Page, after: Page) -> Box | None:
+        """Where ``region`` of ``after`` (this tool's output) lies on ``before``, or None when the tool cannot
+        say. Used to place an answer read on a restored page on the page as it was captured."""
+        return None if self.geometric else region
+
     @abstractmethod
     def apply(self, page: Page, **args: Any) -> Page:
         """Return the restored page. ``args`` are already checked against :attr:`parameters`."""

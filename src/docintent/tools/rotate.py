@@ -29,15 +29,28 @@ class _Rotate(Tool):
         >>> Rotate90().map_region(Box(0.1, 0.2, 0.3, 0.6), None, None).as_tuple(3)
         (0.4, 0.1, 0.8, 0.3)
         """
-        x0, y0, x1, y1 = region.as_tuple()
-        turns = self.quarter_turns_clockwise % 4
-        if turns == 1:
-            return Box(1.0 - y1, x0, 1.0 - y0, x1)
-        if turns == 2:
-            return Box(1.0 - x1, 1.0 - y1, 1.0 - x0, 1.0 - y0)
-        if turns == 3:
-            return Box(y0, 1.0 - x1, y1, 1.0 - x0)
-        return region
+        return _turned(region, self.quarter_turns_clockwise)
+
+    def unmap_region(self, region: Box, before: Page, after: Page) -> Box | None:
+        """The region turned back: a quarter turn clockwise is undone by three more.
+
+        >>> Rotate90().unmap_region(Box(0.4, 0.1, 0.8, 0.3), None, None).as_tuple(3)
+        (0.1, 0.2, 0.3, 0.6)
+        """
+        return _turned(region, 4 - self.quarter_turns_clockwise % 4)
+
+
+def _turned(region: Box, quarter_turns_clockwise: int) -> Box:
+    """``region`` of a page, on that page turned by ``quarter_turns_clockwise`` quarter turns clockwise."""
+    x0, y0, x1, y1 = region.as_tuple()
+    turns = quarter_turns_clockwise % 4
+    if turns == 1:
+        return Box(1.0 - y1, x0, 1.0 - y0, x1)
+    if turns == 2:
+        return Box(1.0 - x1, 1.0 - y1, 1.0 - x0, 1.0 - y0)
+    if turns == 3:
+        return Box(y0, 1.0 - x1, y1, 1.0 - x0)
+    return region
 
 
 @register
