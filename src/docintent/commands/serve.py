@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+#: The service's port when none is given: not 8000 (vLLM's default, where a model server is often running), nor
+#: another port that common model servers or notebook tools take (8080, 8888, 7860, 11434, 30000).
+DEFAULT_PORT = 8737
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -13,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "/v1/health) and the web viewer at '/'. Needs: pip install 'docintent[serve]'.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument("--workers", type=int, default=2, help="runs executed at the same time (default 2)")
     p.add_argument("--runs", metavar="DIR", help="folder of benchmark run directories to browse in the viewer")
     p.add_argument("--brain", action="append", metavar="KIND",
