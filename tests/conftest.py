@@ -11,6 +11,9 @@ import pytest
 from needs import EXTRAS, need_extra
 
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+# No docintent.toml of the developer's (project or user config folder) changes what the tests see; the tests of
+# the config file point DOCINTENT_CONFIG elsewhere themselves.
+os.environ["DOCINTENT_CONFIG"] = "none"
 
 # Property-based tests: a bounded number of examples by default (CI); HYPOTHESIS_PROFILE=long for a deep run.
 try:
