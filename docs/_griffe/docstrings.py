@@ -2,8 +2,8 @@
 
 The docstrings follow the standard library's habits: interactive examples (``>>>``) anywhere in the text and
 Sphinx roles such as ``:func:`name```. Markdown would turn the examples into nested block quotes and show the
-roles literally, so before rendering, each run of example lines becomes a fenced ``pycon`` block and each role
-becomes inline code.
+roles literally, so before rendering, each run of example lines becomes a fenced ``pycon`` block (without its
+doctest flags) and each role becomes inline code.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 
 import griffe
 
+_DIRECTIVE = re.compile(r"\s*#\s*doctest:.*$")
 _ROLE = re.compile(r":(?:py:)?(?:func|class|meth|mod|data|attr|exc|obj|const)+:`~?([^`]+)`")
 
 
@@ -29,7 +30,7 @@ def _fence_examples(text: str) -> str:
             indent = line[: len(line) - len(line.lstrip())]
             block = []
             while i < len(lines) and lines[i].strip() and lines[i].startswith(indent):
-                block.append(lines[i][len(indent):])
+                block.append(_DIRECTIVE.sub("", lines[i][len(indent):]))  # doctest flags are for the test runner
                 i += 1
             if out and out[-1].strip():
                 out.append("")
