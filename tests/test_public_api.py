@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import inspect
+import os
 import pydoc
 import subprocess
 import sys
-import tempfile
 
 import pytest
 
 import docintent
-from docintent.brains import ScriptedBrain
 from docintent.cli import build_parser
 
 
@@ -38,13 +37,15 @@ def test_serve_listens_on_8737_by_default_not_on_a_model_servers_port(capsys):
     assert "port (default 8737)" in " ".join(capsys.readouterr().out.split())
 
 
-def test_demo_without_out_writes_into_a_new_temporary_folder_and_says_where(tmp_path, monkeypatch):
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+def test_demo_without_out_writes_into_a_new_temporary_folder_and_says_where(tmp_path):
     assert build_parser().parse_args(["demo"]).out is None
-    from docintent.demo import run_demo
-
-    lines: list[str] = []
-    run_demo(None, count=1, strategies=("none",), brain=ScriptedBrain(final="x"), echo=lines.append)
+    # A process of its own: the generator forks worker processes, which is unsafe in a test process that other
+    # tests have filled with server and monitor threads.
+    code = ("from docintent.brains import ScriptedBrain; from docintent.demo import run_demo; "
+            "run_demo(None, count=1, strategies=('none',), brain=ScriptedBrain(final='x'))")
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env,
+                           timeout=300).stdout.splitlines()
     folders = [p for p in tmp_path.iterdir() if p.name.startswith("docintent-demo-") and (p / "index.html").is_file()]
     assert len(folders) == 1
     assert lines[0] == f"writing the demo page to {folders[0]}"
