@@ -140,7 +140,9 @@ def test_a_bad_value_is_one_line_naming_the_file_and_the_key(project, capsys):
     assert f"{project / 'docintent.toml'}: settings.threads: " in _one_line_error(capsys)
     write(project / "docintent.toml", '[profiles.p]\nkind = "openai"\nmax_tokens = "lots"\n')
     assert main(["ask", "page.png", "q?", "--profile", "p"]) == 1
-    assert "profiles.p.max_tokens: " in _one_line_error(capsys)
+    err = _one_line_error(capsys)
+    assert f"{project / 'docintent.toml'}: profiles.p: brain 'openai': option 'max_tokens'='lots'" in err
+    assert "valid options: " in err
     write(project / "docintent.toml", '[profiles.p]\nkind = "gpt"\n')
     assert main(["bench", "--dataset", "jsonl:x.jsonl", "--out", "run", "--profile", "p"]) == 1
     assert "profiles.p.kind: unknown brain kind 'gpt'; valid: offline, openai, scripted" in _one_line_error(capsys)

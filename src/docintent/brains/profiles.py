@@ -16,14 +16,10 @@ the environment wins over the file), then the command's own ``--brain-opt``. Wit
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-
-from pydantic import ValidationError
 
 from ..configfile import Config, Profile, load_config
 from ..errors import ConfigError
@@ -55,40 +51,27 @@ class BrainChoice:
 
 def option_names(kind: str) -> tuple[str, ...]:
     """The options a brain of ``kind`` accepts (what a profile may hold besides ``kind``)."""
-    if kind not in BRAINS:
-        raise ConfigError(f"unknown brain kind {kind!r}; valid: {', '.join(BRAINS)}")
-    if kind == "openai":
-        from .mllm import ModelBrainOptions  # the model brain's module loads the HTTP client: only when used
-
-        return tuple(name for name in ModelBrainOptions.model_fields if name != "kind")
-    module_name, class_name = BRAINS[kind].split(":")
-    module = importlib.import_module(module_name)
-    cls = getattr(module, class_name)
-    usable = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    return tuple(p.name for p in inspect.signature(cls.__init__).parameters.values() if p.name != "self" and p.kind in usable)
+    if kind not in BRAINS.kinds():
+        raise ConfigError(f"unknown brain kind {kind!r}; valid: {', '.join(BRAINS.kinds_in_order())}")
+    return tuple(name for name in BRAINS.entry(kind).options.model_fields if name != "kind")
 
 
 def check_profile(profile: Profile) -> None:
-    """Refuse a profile whose kind is unknown, that holds an option its brain does not take, or (for a model
-    brain) a value of the wrong kind: one :class:`ConfigError` naming the file, the key and the valid keys."""
+    """Refuse a profile whose kind is unknown, that holds an option its brain does not take, or a value of the
+    wrong kind: one :class:`ConfigError` naming the file, the key and the valid keys."""
     where = f"{profile.path}: profiles.{profile.name}"
-    if profile.kind not in BRAINS:
-        raise ConfigError(f"{where}.kind: unknown brain kind {profile.kind!r}; valid: {', '.join(BRAINS)}")
+    if profile.kind not in BRAINS.kinds():
+        raise ConfigError(f"{where}.kind: unknown brain kind {profile.kind!r}; valid: {', '.join(BRAINS.kinds_in_order())}")
     valid = option_names(profile.kind)
     for key in profile.options:
         if key not in valid:
             raise ConfigError(
                 f"{where}.{key}: unknown option of the {profile.kind} brain; valid keys: kind, {', '.join(valid)}"
             )
-    if profile.kind == "openai":
-        from .mllm import ModelBrainOptions  # the model brain's module loads the HTTP client: only when used
-
-        try:
-            ModelBrainOptions(**profile.options)
-        except ValidationError as err:
-            problem = err.errors()[0]
-            key = str(problem["loc"][0]) if problem["loc"] else "?"
-            raise ConfigError(f"{where}.{key}: {problem['msg']} (got {profile.options.get(key)!r})") from None
+    try:
+        BRAINS.validate(profile.kind, profile.options)  # the values, as the brain will be built with them
+    except ConfigError as err:
+        raise ConfigError(f"{where}: {err}") from None
 
 
 def choose_brain(
