@@ -8,7 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from needs import EXTRAS, need_extra
+
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+# No docintent.toml of the developer's (project or user config folder) changes what the tests see; the tests of
+# the config file point DOCINTENT_CONFIG elsewhere themselves.
+os.environ["DOCINTENT_CONFIG"] = "none"
 
 # Property-based tests: a bounded number of examples by default (CI); HYPOTHESIS_PROFILE=long for a deep run.
 try:
@@ -19,6 +24,14 @@ try:
     _hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 except ImportError:  # hypothesis is in the test extra; without it only tests/test_properties.py is skipped
     pass
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test marked with an optional extra's marker runs only where that extra is installed."""
+    for marker in EXTRAS:
+        if item.get_closest_marker(marker) is not None:
+            need_extra(marker)
+
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from docintent.brains import ScriptedBrain
@@ -75,9 +73,8 @@ def test_fused_matching_flags_a_paraphrase_that_shares_too_few_words(news):
     assert [d.number for d in fused if d.relevant] == [3]
 
 
+@pytest.mark.dense
 def test_real_sentence_model_ranks_the_paraphrased_page_first():
-    if os.environ.get("CI") != "true":
-        pytest.importorskip("sentence_transformers", reason="needs pip install 'docintent[dense]'")
     from docintent.retrieval.passages import encode, load_sentence_model
 
     model = load_sentence_model()

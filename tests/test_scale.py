@@ -248,6 +248,7 @@ def local_ray():
     ray.shutdown()
 
 
+@pytest.mark.ray
 def test_bench_on_ray_gives_the_rows_of_a_local_run_survives_a_killed_worker_and_resumes(local_ray, tmp_path):
     samples = _samples(tmp_path, 10)
     strategies = ["none", "docintent"]
@@ -274,6 +275,7 @@ def test_bench_on_ray_gives_the_rows_of_a_local_run_survives_a_killed_worker_and
     assert manifest["config"]["executor"]["executor"] == "ray" and len(manifest["sessions"]) == 2
 
 
+@pytest.mark.ray
 def test_a_sample_that_kills_its_worker_every_time_becomes_an_error_row(local_ray, tmp_path):
     samples = _samples(tmp_path, 3)[:3]
     factory = partial(question_brain, die_on="what is item 1?")
@@ -285,6 +287,7 @@ def test_a_sample_that_kills_its_worker_every_time_becomes_an_error_row(local_ra
     assert rows["s0"]["answer"] == "0" and rows["s2"]["answer"] == "2" and not rows["s2"]["error"]
 
 
+@pytest.mark.ray
 def test_index_command_with_executor_ray(local_ray, tmp_path, capsys):
     folder = tmp_path / "pdfs"
     folder.mkdir()
@@ -298,6 +301,7 @@ def test_index_command_with_executor_ray(local_ray, tmp_path, capsys):
     assert "9 pages (0 already done, 9 processed" in out
 
 
+@pytest.mark.ray
 def test_bench_command_starts_and_stops_its_own_local_ray(tmp_path):
     need_module("ray", "the Ray executor runs on it (pip install 'docintent[ray]')")
     samples = _samples(tmp_path, 3)
@@ -329,6 +333,7 @@ def _index_rows(directory: Path) -> list[tuple]:
         con.close()
 
 
+@pytest.mark.ray
 def test_index_on_ray_resumes_an_interrupted_build(local_ray, tmp_path):
     folder = tmp_path / "pdfs"
     folder.mkdir()

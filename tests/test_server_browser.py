@@ -17,6 +17,8 @@ import pytest
 
 from needs import IN_CI, need_module
 
+pytestmark = pytest.mark.browser
+
 need_module("fastapi", "the service needs the serve extra: pip install 'docintent[serve]'")
 
 from docintent.server import ServeConfig  # noqa: E402
@@ -35,7 +37,7 @@ def _require_browser() -> None:
     try:
         import selenium  # noqa: F401
     except ImportError:
-        problem = "selenium is not installed (pip install 'docintent[test]')"
+        problem = "selenium is not installed (pip install 'docintent[browser]')"
     if not CHROMIUM or not DRIVER:
         problem = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
     if problem:

@@ -201,8 +201,8 @@ def test_registered_as_inspection_tool_with_agenticocr_schema():
     assert props["type"]["enum"] == ["region", "text", "table", "equation", "image"]
 
 
+@pytest.mark.layout
 def test_region_mode_splits_layout_blocks_and_reads_the_table(zoom):
-    need_module("rapid_layout", "region mode needs the 'layout' extra")
     from docintent.synth.render import render_page
 
     img, reference = render_page(700, seed=2, chart=False)

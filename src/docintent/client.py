@@ -1,15 +1,15 @@
 """A small client of ``docintent serve`` (standard library only).
 
 >>> from docintent.client import ask
->>> run = ask("http://127.0.0.1:8000", "invoice.jpg", "What is the total?")   # doctest: +SKIP
+>>> run = ask("http://127.0.0.1:8737", "invoice.jpg", "What is the total?")   # doctest: +SKIP
 >>> run["answer"], run["tools_kept"], run["status"]                            # doctest: +SKIP
 ('$1,250.00', ['deshadowing'], 'done')
 
 The same with ``curl``::
 
-    id=$(curl -s -F file=@invoice.jpg -F question="What is the total?" http://127.0.0.1:8000/v1/ask | jq -r .id)
-    curl -sN http://127.0.0.1:8000/v1/runs/$id/events      # the steps as they happen
-    curl -s  http://127.0.0.1:8000/v1/runs/$id             # answer, tools kept / rolled back, trace
+    id=$(curl -s -F file=@invoice.jpg -F question="What is the total?" http://127.0.0.1:8737/v1/ask | jq -r .id)
+    curl -sN http://127.0.0.1:8737/v1/runs/$id/events      # the steps as they happen
+    curl -s  http://127.0.0.1:8737/v1/runs/$id             # answer, tools kept / rolled back, trace
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ def pick_samples(samples: Sequence[Sample], count: int) -> list[Sample]:
 
 
 def run_demo(
-    out: str | Path,
+    out: str | Path | None = None,
     *,
     count: int = 6,
     seed: int = 7,
@@ -74,10 +74,15 @@ def run_demo(
     brain: Brain | None = None,
     echo: Callable[[str], None] = print,
 ) -> list[DemoRow]:
-    """Generate damaged documents, answer their questions with each strategy, write ``out/index.html``."""
+    """Generate damaged documents, answer their questions with each strategy, write ``out/index.html``.
 
-    out = Path(out)
+    ``out``: the folder to write into; None makes a new temporary folder (kept, so the page can be opened). The
+    folder is named before the work starts and again at the end.
+    """
+
+    out = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="docintent-demo-"))
     out.mkdir(parents=True, exist_ok=True)
+    echo(f"writing the demo page to {out}")
     brain = brain or get_brain("offline")
     with tempfile.TemporaryDirectory(prefix="docintent-demo-") as tmp:
         echo(f"generating damaged documents (seed {seed}) ...")

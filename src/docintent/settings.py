@@ -1,4 +1,5 @@
-"""Settings read from ``DOCINTENT_*`` environment variables (and the conventional OPENAI_* ones).
+"""Settings read from ``DOCINTENT_*`` environment variables (and the conventional OPENAI_* ones), then from the
+``[settings]`` table of the config files (:mod:`docintent.configfile`), then the defaults below.
 
 >>> from docintent.settings import get_settings
 >>> get_settings().max_side
@@ -9,12 +10,16 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from .configfile import Config, load_config
+from .errors import ConfigError
 
 
 def _default_cache_dir() -> Path:
@@ -50,10 +55,81 @@ class Settings(BaseSettings):
         return self.api_key or os.environ.get("OPENAI_API_KEY")
 
 
+#: Settings whose value is never printed.
+SECRET_SETTINGS = ("api_key",)
+#: The conventional variables a setting falls back to when its DOCINTENT_ variable is not set.
+FALLBACK_ENV = {"base_url": "OPENAI_BASE_URL", "api_key": "OPENAI_API_KEY"}
+
+
+def _environment_names() -> set[str]:
+    # pydantic-settings matches DOCINTENT_* names case-insensitively
+    return {name.upper() for name in os.environ}
+
+
+def settings_from(config: Config) -> Settings:
+    """Settings from the environment, then ``config``'s ``[settings]``, then the defaults.
+
+    A key the settings do not have, or a value of the wrong kind, is a :class:`ConfigError` naming the file, the
+    key and the valid keys.
+    """
+    valid = list(Settings.model_fields)
+    for key, item in config.settings.items():
+        if key not in Settings.model_fields:
+            raise ConfigError(f"{item.path}: settings.{key}: unknown key; valid keys in [settings]: {', '.join(valid)}")
+    environment = _environment_names()
+    from_file = {
+        key: item.value for key, item in config.settings.items() if f"DOCINTENT_{key.upper()}" not in environment
+    }
+    try:
+        return Settings(**from_file)
+    except ValidationError as err:
+        for problem in err.errors():
+            key = str(problem["loc"][0]) if problem["loc"] else ""
+            if key in from_file:
+                raise ConfigError(
+                    f"{config.settings[key].path}: settings.{key}: {problem['msg']} (got {from_file[key]!r})"
+                ) from None
+        raise
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The settings of this process, read once from the environment."""
-    return Settings()
+    """The settings of this process, read once: the environment over the config files over the defaults."""
+    return settings_from(load_config())
+
+
+@dataclass(frozen=True)
+class SettingSource:
+    """One setting's effective value and where it came from: "default", a config file's path, or
+    "environment (NAME)"."""
+
+    name: str
+    value: Any
+    source: str
+
+
+def settings_report(config: Config | None = None) -> list[SettingSource]:
+    """Every setting with its effective value and its source, in declaration order (secrets shown as ``***``)."""
+    config = load_config() if config is None else config
+    settings = settings_from(config)
+    environment = _environment_names()
+    rows = []
+    for name in Settings.model_fields:
+        value: Any = getattr(settings, name)
+        own = f"DOCINTENT_{name.upper()}"
+        fallback = FALLBACK_ENV.get(name)
+        if own in environment:
+            source = f"environment ({own})"
+        elif name in config.settings:
+            source = str(config.settings[name].path)
+        elif fallback and os.environ.get(fallback):
+            value, source = os.environ[fallback], f"environment ({fallback})"
+        else:
+            source = "default"
+        if name in SECRET_SETTINGS and value:
+            value = "***"
+        rows.append(SettingSource(name, value, source))
+    return rows
 
 
 _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/@]+@")

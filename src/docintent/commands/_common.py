@@ -32,6 +32,21 @@ def parse_options(pairs: list[str] | None) -> dict[str, Any]:
     return out
 
 
+def add_profile_argument(parser: argparse.ArgumentParser) -> None:
+    """``--profile NAME``: a brain profile of the config files (``[profiles.NAME]`` in docintent.toml)."""
+    parser.add_argument("--profile", metavar="NAME",
+                        help="brain profile from docintent.toml ([profiles.NAME]: kind and options); "
+                        "default: the file's default_profile when --brain is not given (docintent config show)")
+
+
+def brain_choice(args: argparse.Namespace):
+    """The brain kind and options of a command's ``--profile``, ``--brain`` and ``--brain-opt``, with the config
+    files and the environment (:func:`docintent.brains.profiles.choose_brain`)."""
+    from ..brains.profiles import choose_brain
+
+    return choose_brain(getattr(args, "profile", None), args.brain, parse_options(args.brain_opt))
+
+
 def format_trace(result) -> str:
     """Readable list of a Result's steps."""
     lines = []

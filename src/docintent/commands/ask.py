@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from ._common import non_negative_int, page_arg
+from ._common import add_profile_argument, non_negative_int, page_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,8 +16,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("question")
     p.add_argument("--task", choices=["doc", "chart", "table"], default="doc", help="answer format family")
     p.add_argument("--strategy", default="docintent", help="docintent, none, pipeline-fixed, judge-fixed, ... (default docintent)")
-    p.add_argument("--brain", default="offline", help="offline (default), openai, ...")
+    p.add_argument("--brain", default=None, help="offline (default), openai, ...")
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="brain option, e.g. base_url=http://localhost:8000/v1")
+    add_profile_argument(p)
     p.add_argument("--page", type=page_arg, default=0, help="PDF page (0-based)")
     p.add_argument("--max-rounds", type=non_negative_int, default=None, help="at most this many restoration rounds (T, default 10)")
     p.add_argument("--strategy-opt", action="append", metavar="KEY=VALUE",
@@ -32,14 +33,22 @@ def run(args: argparse.Namespace) -> int:
     from ..api import ask
     from ..brains import get_brain
     from ..io import load_page, save_page
-    from ._common import check_output_file, check_output_folder, format_trace, parse_options, write_text_atomic
+    from ._common import (
+        brain_choice,
+        check_output_file,
+        check_output_folder,
+        format_trace,
+        parse_options,
+        write_text_atomic,
+    )
 
     if args.trace:
         check_output_file(args.trace)
     if args.save_steps:
         check_output_folder(args.save_steps)
+    choice = brain_choice(args)
     page = load_page(args.image, page=args.page)
-    brain = get_brain(args.brain, **parse_options(args.brain_opt))
+    brain = get_brain(choice.kind, **choice.options)
     options = parse_options(args.strategy_opt)
     if args.max_rounds is not None:
         options["max_rounds"] = args.max_rounds

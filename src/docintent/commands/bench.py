@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import check_output_folder, non_negative_int, positive_int
+from ._common import add_profile_argument, brain_choice, check_output_folder, non_negative_int, positive_int
 from ._scale import add_executor_arguments, executor_from_args
 
 
@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="synth:DIR, wilddoc:PATH or jsonl:PATH")
     p.add_argument("--strategies", default="none", metavar="A,B",
                    help="comma-separated strategy names (default: none)")
-    p.add_argument("--brain", default="offline", help="brain kind: offline, openai or scripted (default: offline)")
+    p.add_argument("--brain", default=None, help="brain kind: offline, openai or scripted (default: offline)")
     p.add_argument("--brain-opt", action="append", default=[], metavar="KEY=VALUE",
                    help="brain option (repeatable); values are read as JSON when they parse")
     p.add_argument("--strategy-opt", action="append", default=[], metavar="KEY=VALUE",
@@ -39,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="let dataset rows name images outside the dataset's folder (refused by default)")
     p.add_argument("--out", required=True, metavar="DIR", help="run directory, e.g. runs/NAME")
     add_executor_arguments(p, workers=False, model_calls=True)
+    add_profile_argument(p)
     p.set_defaults(func=run)
 
 
@@ -56,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if args.shard:
         parse_shard(args.shard)  # a malformed shard stops the command before the dataset is read
     check_output_folder(args.out)
+    choice = brain_choice(args)  # a bad profile stops the command before the dataset is read
     samples = load_dataset(args.dataset, allow_outside_paths=args.allow_outside_paths)
     total = len(samples)
     if args.limit is not None:
@@ -69,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         from ..strategies import configured_strategy
 
         strategies = [configured_strategy(name, **strategy_options) for name in strategies]
-    factory = BrainFactory(args.brain, parse_options(args.brain_opt))
+    factory = BrainFactory(choice.kind, choice.options)
     try:
         summary = run_benchmark(
             samples,

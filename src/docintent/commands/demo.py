@@ -9,7 +9,8 @@ from ._common import positive_int
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="run none / pipeline / judge / docintent / docintent+mact on generated damaged documents")
-    p.add_argument("--out", default="docintent-demo", help="folder for index.html (default: ./docintent-demo)")
+    p.add_argument("--out", metavar="DIR", default=None,
+                   help="folder for index.html (default: a new temporary folder; its path is printed)")
     p.add_argument("--count", type=positive_int, default=6, help="questions to run (default 6)")
     p.add_argument("--seed", type=int, default=7, help="seed of the generated documents")
     p.set_defaults(func=run)
@@ -17,6 +18,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..demo import run_demo
+    from ._common import check_output_folder
 
+    if args.out is not None:
+        check_output_folder(args.out)
     run_demo(args.out, count=args.count, seed=args.seed)
     return 0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from ._common import add_profile_argument
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -17,22 +19,34 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--api-key", help="API key (default DOCINTENT_API_KEY or OPENAI_API_KEY; local servers need none)")
     p.add_argument("--max-side", type=int, default=None,
                    help="longest image side, as ask will send it (default DOCINTENT_MAX_SIDE, 2048)")
-    p.add_argument("--max-tokens", type=int, default=4096, help="output-token budget per call, as ask uses it (default 4096)")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for each reply (default 60)")
+    p.add_argument("--max-tokens", type=int, default=None, help="output-token budget per call, as ask uses it (default 4096)")
+    p.add_argument("--timeout", type=float, default=None, help="seconds to wait for each reply (default 60)")
+    add_profile_argument(p)
     p.add_argument("--brain-opt", action="append", default=[], metavar="KEY=VALUE",
                    help="another option of the openai brain, as given to ask (e.g. native_tools=false, review=page)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..brains.profiles import choose_brain
     from ..doctor import format_checks, healthy, run_checks
+    from ..errors import ConfigError
     from ..settings import get_settings
     from ._common import parse_options
 
-    options = parse_options(args.brain_opt)
+    given = {"base_url": args.base_url, "model": args.model, "api_key": args.api_key, "max_side": args.max_side,
+             "max_tokens": args.max_tokens, "timeout": args.timeout}
+    options = {**parse_options(args.brain_opt), **{k: v for k, v in given.items() if v is not None}}
+    choice = choose_brain(args.profile, None, options)
+    if choice.kind != "openai":
+        if args.profile:
+            raise ConfigError(f"--profile {args.profile}: a {choice.kind} brain; doctor checks model endpoints (openai)")
+        choice = choose_brain(None, "openai", options)  # a default profile of another kind does not apply here
+    options = dict(choice.options)
     settings = get_settings()
-    checks = run_checks(args.base_url, args.model or settings.model, args.api_key,
-                        max_side=args.max_side or settings.max_side, max_tokens=args.max_tokens,
-                        timeout=args.timeout, options=options)
+    checks = run_checks(options.pop("base_url", None), options.pop("model", None) or settings.model,
+                        options.pop("api_key", None), max_side=options.pop("max_side", None) or settings.max_side,
+                        max_tokens=options.pop("max_tokens", 4096), timeout=options.pop("timeout", 60.0),
+                        options=options)
     print(format_checks(checks))
     return 0 if healthy(checks) else 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ._common import dpi_arg, unit_float
+from ._common import add_profile_argument, brain_choice, dpi_arg, unit_float
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pages", help="1-based pages or ranges, e.g. 1-20 or 1,3,5-7 (default: all)")
     p.add_argument("--mode", choices=["page", "page+ocr", "evidence+ocr"], default="evidence+ocr",
                    help="context the answer step sees (default evidence+ocr)")
-    p.add_argument("--brain", default="offline", help="brain for the answer step: offline (default), openai, ...")
+    p.add_argument("--brain", default=None, help="brain for the answer step: offline (default), openai, ...")
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="brain option, e.g. base_url=http://localhost:8000/v1")
     p.add_argument("--no-answer", action="store_true", help="only find evidence; skip the answer step")
     p.add_argument("--threshold", type=unit_float, default=None, help="share of the question's keyword weight a line must match (default 0.5)")
@@ -33,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="page relevance: lexical, or fused with passage embeddings (needs docintent[dense]); "
                    "auto (default): fused when docintent[dense] is installed")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    add_profile_argument(p)
     p.set_defaults(func=run)
 
 
@@ -68,9 +69,9 @@ def run(args: argparse.Namespace) -> int:
     result = None
     if not args.no_answer:
         from ..brains import get_brain
-        from ._common import parse_options
 
-        brain = get_brain(args.brain, **parse_options(args.brain_opt))
+        choice = brain_choice(args)
+        brain = get_brain(choice.kind, **choice.options)
         try:
             result = answer(found, args.question, brain, mode=args.mode)
         finally:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from ._common import add_profile_argument
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -15,8 +17,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allow", action="append", metavar="DIR",
                    help="folder whose files the tools may read and write (repeatable; default: the working directory)")
     p.add_argument("--index", metavar="DIR", help="index made by `docintent index`: adds the search tool")
-    p.add_argument("--brain", default="offline", help="brain of the ask tool: offline (default) or openai")
+    p.add_argument("--brain", default=None, help="brain of the ask tool: offline (default) or openai")
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="option of the brain, e.g. model=...")
+    add_profile_argument(p)
     p.set_defaults(func=run)
 
 
@@ -24,13 +27,14 @@ def run(args: argparse.Namespace) -> int:
     import os
 
     from ..errors import MissingDependencyError
-    from ._common import parse_options
+    from ._common import brain_choice
 
     try:
         from ..server.mcp import build_server
     except ImportError:
         raise MissingDependencyError("mcp", "serve", "docintent mcp") from None
-    server = build_server(args.allow or [os.getcwd()], index=args.index, brain=args.brain,
-                          brain_options=parse_options(args.brain_opt))
+    choice = brain_choice(args)
+    server = build_server(args.allow or [os.getcwd()], index=args.index, brain=choice.kind,
+                          brain_options=choice.options)
     server.run("stdio")
     return 0

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+from ._common import add_profile_argument
+
+#: The service's port when none is given: not 8000 (vLLM's default, where a model server is often running), nor
+#: another port that common model servers or notebook tools take (8080, 8888, 7860, 11434, 30000).
+DEFAULT_PORT = 8737
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -13,11 +19,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "/v1/health) and the web viewer at '/'. Needs: pip install 'docintent[serve]'.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument("--workers", type=int, default=2, help="runs executed at the same time (default 2)")
     p.add_argument("--runs", metavar="DIR", help="folder of benchmark run directories to browse in the viewer")
     p.add_argument("--brain", action="append", metavar="KIND",
                    help="brain kinds requests may choose (repeatable; default: offline). The first is the default")
+    add_profile_argument(p)
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE",
                    help="option of the model brain, e.g. base_url=http://localhost:8001/v1 (never taken from requests)")
     p.add_argument("--token", help="require 'Authorization: Bearer TOKEN' (default: DOCINTENT_SERVE_TOKEN, else none)")
@@ -35,14 +42,23 @@ def build_config(args: argparse.Namespace):
     """The :class:`ServeConfig` for parsed ``serve`` arguments."""
     from pathlib import Path
 
+    from ..brains.profiles import choose_brain
     from ..errors import ConfigError
     from ..server.config import MB, ServeConfig, brain_factory
     from ..settings import get_settings
     from ._common import parse_options
 
-    kinds = list(dict.fromkeys(args.brain or ["offline"]))
     options = parse_options(args.brain_opt)
-    brains = {kind: brain_factory(kind, **(options if kind == "openai" else {})) for kind in kinds}
+    choice = choose_brain(args.profile, None, options) if args.profile or not args.brain else None
+    if choice is not None and choice.profile is not None:
+        # the profile's brain comes first (the default of requests), with the profile's options
+        kinds = list(dict.fromkeys([choice.kind, *(args.brain or [])]))
+        options_of = {choice.kind: choice.options}
+    else:
+        kinds = list(dict.fromkeys(args.brain or ["offline"]))
+        options_of = {"openai": options}
+    brains = {kind: brain_factory(kind, **options_of.get(kind, {})) for kind in kinds}
+    options = options_of.get("openai", {})
     base_url = None
     if "openai" in kinds:
         base_url = options.get("base_url") or get_settings().resolved_base_url()

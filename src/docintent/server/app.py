@@ -2,7 +2,7 @@
 
 >>> from docintent.server import ServeConfig, create_app
 >>> app = create_app(ServeConfig(workers=2))            # doctest: +SKIP
->>> # uvicorn.run(app, host="127.0.0.1", port=8000)
+>>> # uvicorn.run(app, host="127.0.0.1", port=8737)
 
 Endpoints (all JSON unless said otherwise; with a token configured every ``/v1`` endpoint but
 ``/v1/health`` needs ``Authorization: Bearer <token>``):
