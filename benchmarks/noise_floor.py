@@ -11,7 +11,8 @@ evidence. This script re-measures page states under perturbations that leave the
 
 Page states: development captures (the real-page dev split and synthetic seed 101) and the page after each tool
 the offline reader would consider for them (reviews compare restored pages too). Every measurement uses a fresh
-reader, so the evidence region is found again on the perturbed page as a review would find it.
+reader; the perturbed page is measured in the evidence region found on the unperturbed one, as a review
+measures the page after a tool in the region found on the page before it.
 
 Floors: the 95th percentile of the absolute difference over every page state and perturbation (legibility
 relative to its value). Written to benchmarks/results/noise_floor.{json,md}; the defaults of
@@ -66,8 +67,10 @@ def line_order_difference(page) -> float:
     return max((abs(a[1] - b[1]) for a, b in zip(forward, backward)), default=0.0)
 
 
-def measure(page, question: str, task: str, tool: str | None) -> dict[str, float | None]:
-    """The quantities Phase B compares, measured on ``page`` by a fresh reader."""
+def measure(page, question: str, task: str, tool: str | None, region=None) -> dict:
+    """The quantities Phase B compares, measured on ``page`` by a fresh reader: in the evidence region it finds
+    (``region`` None), or in ``region`` - as a review measures the page after a tool in the region found on the
+    page before it."""
     from docintent.brains import State, get_brain
     from docintent.page import Box
     from docintent.tools import get_tool
@@ -76,7 +79,8 @@ def measure(page, question: str, task: str, tool: str | None) -> dict[str, float
     state = State(question, task, page, page, [])
     qreader = reader.question_reader(state)
     reading = qreader.read(page)
-    region = reading.region
+    if region is None:
+        region = reading.region
     out: dict[str, float | None] = {
         "legibility_page": qreader.legibility(page, None),
         "legibility_region": qreader.legibility(page, region) if region != Box.FULL else None,
@@ -85,6 +89,7 @@ def measure(page, question: str, task: str, tool: str | None) -> dict[str, float
     degradation = get_tool(tool).degradation if tool else None
     severities = reader.perception.severities(page, None if region == Box.FULL else region)
     out["severity"] = severities.get(degradation) if degradation in severities else None
+    out["region"] = list(region.as_tuple())
     return out
 
 
@@ -128,12 +133,14 @@ def page_states(limit: int, seed: int) -> list[tuple[str, object, str, str, str 
 
 
 def floors(rows: list[dict]) -> dict[str, dict[str, float]]:
-    """Per quantity: the 95th percentile (and median, max) of |difference| over all perturbations; legibility
-    relative to the unperturbed value."""
+    """Per quantity: the 95th percentile (and median, max) of |difference| over the perturbations that change
+    pixels (shift, jpeg95; ``order`` is a check that must give 0, and would only dilute the percentile);
+    legibility relative to the unperturbed value."""
     out = {}
+    physical = [r for r in rows if r["perturbation"] != "order"]
     for quantity in ("legibility_page", "legibility_region", "confidence", "severity"):
         diffs = []
-        for r in rows:
+        for r in physical:
             a, b = r["base"].get(quantity), r["perturbed"].get(quantity)
             if a is None or b is None:
                 continue
@@ -190,7 +197,10 @@ def main() -> None:
                     # the same reading, but with the confidence a line would have when read in the other order
                     perturbed = {**base, "confidence": base["confidence"] + line_order_difference(page)}
                 else:
-                    perturbed = measure(perturb(page, kind, rng), question, task, tool)
+                    from docintent.page import Box
+
+                    region = Box(*base["region"])
+                    perturbed = measure(perturb(page, kind, rng), question, task, tool, region)
                 row = {"state": state_id, "perturbation": kind, "tool": tool, "base": base, "perturbed": perturbed}
                 rows.append(row)
                 f.write(json.dumps(row) + "\n")
@@ -200,7 +210,9 @@ def main() -> None:
     load = os.getloadavg()[0]
     lines = ["# Noise floors of Phase B's quantities", "",
              f"{len({r['state'] for r in rows})} page states (development captures of the real-page dev split and "
-             f"synthetic seed 101, and their restorations), {len(rows)} re-measurements; load {load:.1f}.", "",
+             f"synthetic seed 101, and their restorations), {len(rows)} re-measurements; load {load:.1f}. The "
+             "floor pools the perturbations that change pixels (shift, jpeg95); the perturbed page is measured in "
+             "the evidence region found on the unperturbed one.", "",
              "| quantity | n | median abs diff | p95 (the floor) | max | share exactly 0 |", "|---|---:|---:|---:|---:|---:|"]
     for q, v in result["all"].items():
         unit = " (relative)" if q.startswith("legibility") else ""
