@@ -12,6 +12,7 @@ import random
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from docintent.ocr import ReadingSession, get_engine
@@ -172,3 +173,35 @@ def test_report_warns_when_compared_runs_differ_in_what_can_change_a_result(tmp_
     assert "warning: a vs b: versions.rapidocr:" in err and "'0.0.1'" in err
     assert "strategies.docintent:" in err and "'max_rounds': 3" in err
     assert "differ in settings that can change results" in (tmp_path / "r" / "report.md").read_text()
+
+
+def test_an_answer_and_its_whole_trace_do_not_depend_on_the_cache(tmp_path, monkeypatch):
+    """The same question about the same shadowed page, asked with the cache off, with an empty cache and with a
+    warm one: the same answer, the same steps, the same figures in every review."""
+    import docintent
+    from conftest import render_text_page
+    from docintent.brains import get_brain
+    from docintent.ocr import forget_engines
+    from docintent.settings import get_settings
+
+    clean = render_text_page(["Invoice number: INV-2041", "Total amount due: $1,250.00", "Thank you"], width=700)
+    shade = np.linspace(1.0, 0.35, clean.shape[1])[None, :, None]
+    page = Page.from_array((clean.astype(np.float64) * shade).astype(np.uint8))
+
+    def ask(cache: str | None):
+        monkeypatch.setenv("DOCINTENT_CACHE", "0" if cache is None else "1")
+        if cache is not None:
+            monkeypatch.setenv("DOCINTENT_CACHE_DIR", str(tmp_path / cache))
+        get_settings.cache_clear()
+        forget_engines()  # a fresh engine, as a new process would have
+        brain = get_brain("offline", answer_threshold=1.0)  # never answerable at once: the loop restores
+        result = docintent.ask(page, "What is the total amount due?", brain=brain)
+        return result.answer, [(s.phase, s.action, s.tool, s.reason, s.before, s.after, s.to_dict()["data"])
+                               for s in result.trace]
+
+    try:
+        off, cold, warm = ask(None), ask("c"), ask("c")
+    finally:
+        forget_engines()
+    assert off == cold == warm
+    assert any(step[0] == "B" for step in off[1])  # a restoration was reviewed

@@ -45,6 +45,12 @@ def get_engine(kind: str | None = None, *, cache: bool | None = None, **options:
     return engine
 
 
+def forget_engines() -> None:
+    """Forget the shared engines, so the next :func:`get_engine` builds them afresh with the settings of then (a
+    new cache folder, caching switched off)."""
+    _instances.clear()
+
+
 __all__ = [
     "ENGINES",
     "OcrEngine",
@@ -54,5 +60,6 @@ __all__ = [
     "Orientation",
     "ReadingSession",
     "detect_orientation",
+    "forget_engines",
     "get_engine",
 ]
