@@ -103,13 +103,13 @@ CONDITIONS: dict[int, tuple[str, list[tuple[str, float, float]], tuple[int, ...]
 RENDER_LONGEST = 2000
 
 
-def _norm(text: str) -> str:
+def norm_text(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).replace("\ufffe", "").replace("\u00ad", "")
     text = text.replace("’", "'").replace("“", '"').replace("”", '"').replace("–", "-").replace("—", "-")
     return re.sub(r"\s+", " ", text).strip().lower()
 
 
-def _open_pdf(path: str, cache: Path):
+def open_pdf(path: str, cache: Path):
     import pypdfium2 as pdfium
 
     if path.endswith(".gz"):
@@ -136,7 +136,7 @@ def render(page_id: str, cache: Path) -> tuple[np.ndarray, str]:
     path, index, *_ = PAGES[page_id]
     if not Path(path).exists() and not (path.endswith(".gz") and (cache / Path(path).name[:-3]).exists()):
         raise SystemExit(f"{path}: missing; install the Debian documentation packages named in this script's docstring")
-    doc = _open_pdf(path, cache)
+    doc = open_pdf(path, cache)
     page = doc[index]
     w, h = page.get_size()
     bitmap = page.render(scale=RENDER_LONGEST / max(w, h))
@@ -150,8 +150,8 @@ def check_answers(rows: list[dict], texts: dict[str, str]) -> list[str]:
     """Questions whose first gold answer is not in their page's text layer (whitespace / quotes normalised)."""
     bad = []
     for r in rows:
-        text = _norm(texts[r["page"]])
-        if not any(_norm(a) in text for a in r["answers"][:1]):
+        text = norm_text(texts[r["page"]])
+        if not any(norm_text(a) in text for a in r["answers"][:1]):
             bad.append(f"{r['id']}: {r['answers'][0]!r} not on page {r['page']}")
     return bad
 

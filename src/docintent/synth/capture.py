@@ -3,8 +3,9 @@
 A :class:`CapturePlan` is pure data (degradation names, severities, seeds), drawn for all captures before any
 pixel is touched so the mix can be balanced across the whole set and the plan is recorded per image. The
 degradation functions come from :mod:`docintent.synth.degrade`; placing the page on a desk and folding it
-live here. Steps run in physical order: the paper (stain, fold), the screen it may be shown on (moiré),
-the page's shape in space (curl, perspective), the light (shadow, low contrast, colour cast), the lens
+live here. Steps run in physical order: the paper (stain, fold, crumple), the screen it may be shown on
+(moiré), the page's shape in space (curl, perspective) and its distance from the camera, the light (shadow,
+uneven light, glare, low contrast, colour cast), the lens
 (defocus, motion blur), the sensor (noise), how the photo is held (rotation) and how it is saved (JPEG).
 """
 
@@ -24,6 +25,9 @@ ORDER = ("stain", "fold", "moire", "curl", "perspective", "shadow", "low_contras
          "motion_blur", "noise", "jpeg")
 ROTATIONS = {90: "rotation_90", 180: "rotation_180", 270: "rotation_270"}
 ALL_NAMES = ORDER + tuple(ROTATIONS.values())
+#: Degradations a plan may name that the :class:`Planner` never draws (so generated sets stay as they were);
+#: capture sets built condition by condition use them: crumpled paper, a photo from a distance, glare.
+EXTRA = ("crumple", "distance", "uneven_light", "glare")
 
 # Pairs that do not happen together in one photo (a screen neither curls nor stains) or would be redundant.
 _EXCLUSIVE = ({"defocus", "motion_blur"}, {"curl", "fold"}, {"moire", "stain"}, {"moire", "curl"},
@@ -199,6 +203,8 @@ _FUNCTIONS = {
     "stain": degrade.stain, "fold": fold, "moire": degrade.moire, "perspective": degrade.perspective,
     "shadow": degrade.shadow, "low_contrast": degrade.low_contrast, "color_cast": degrade.color_cast,
     "defocus": degrade.defocus, "motion_blur": degrade.motion_blur, "noise": degrade.noise, "jpeg": degrade.jpeg,
+    "crumple": degrade.crumple, "distance": degrade.distance, "uneven_light": degrade.uneven_light,
+    "glare": degrade.glare,
 }
 
 
@@ -222,7 +228,7 @@ def apply(page: np.ndarray, plan: CapturePlan) -> tuple[np.ndarray, dict[str, An
         step = steps[name]
         return _FUNCTIONS[name](image, np.random.default_rng(step.seed), step.severity)
 
-    for name in ("stain", "fold", "moire"):
+    for name in ("stain", "fold", "crumple", "moire"):
         if name in steps:
             img = run(name, img)
     if "curl" in steps:
@@ -242,8 +248,10 @@ def apply(page: np.ndarray, plan: CapturePlan) -> tuple[np.ndarray, dict[str, An
     if "perspective" in steps:
         img = run("perspective", img)
         meta["placement"] = {"background": "degrade.perspective", "margin": None}
+    if "distance" in steps:
+        img = run("distance", img)
     img = _resize_longest(img, plan.longest_side)
-    for name in ("shadow", "low_contrast", "color_cast", "defocus", "motion_blur", "noise"):
+    for name in ("shadow", "uneven_light", "glare", "low_contrast", "color_cast", "defocus", "motion_blur", "noise"):
         if name in steps:
             img = run(name, img)
     if plan.rotation:

@@ -28,6 +28,9 @@ __all__ = [
     "stain",
     "uneven_light",
     "moire",
+    "glare",
+    "crumple",
+    "distance",
     "noise",
     "jpeg",
     "rotate",
@@ -276,6 +279,108 @@ def moire(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> n
     return _to_uint8(a.astype(np.float32) + pattern)
 
 
+def glare(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> np.ndarray:
+    """Specular glare from a lamp or window on glossy paper: one bright elliptical hot spot that washes the
+    page out towards white (its core reaches near saturation, text inside it fades), a softer halo around it,
+    and a gentle light falloff across the rest of the page.
+
+    The hot spot's radius is ``6-14 %`` of the longer side, its core blends ``55 + 43 * severity`` % of the
+    way to white; outside the halo the page is only dimmed by at most ``20 % * severity`` towards one side.
+    """
+    a, s = _check(img, severity)
+    h, w = a.shape[:2]
+    if h < 2 or w < 2:
+        return a.copy()
+    # the fields are smooth, so they are computed at 1/4 scale and enlarged
+    q = 4
+    sh, sw = (h + q - 1) // q, (w + q - 1) // q
+    yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
+    cy, cx = rng.uniform(0.2, 0.8) * sh, rng.uniform(0.2, 0.8) * sw
+    radius = rng.uniform(0.06, 0.14) * max(sh, sw)
+    angle = rng.uniform(0, np.pi)
+    ratio = rng.uniform(1.3, 2.2)
+    dx, dy = xx - cx, yy - cy
+    u = (np.cos(angle) * dx + np.sin(angle) * dy) / ratio
+    v = -np.sin(angle) * dx + np.cos(angle) * dy
+    d2 = (u * u + v * v) / (radius * radius)
+    core = np.exp(-(d2**2))  # flat-topped: a plateau of full strength, then a fast fall
+    halo = np.exp(-d2 / 6.0)
+    strength = np.clip((0.55 + 0.43 * s) * core + 0.25 * s * halo, 0.0, 0.99)
+    ramp_angle = rng.uniform(0, 2 * np.pi)
+    ramp = np.cos(ramp_angle) * xx / sw + np.sin(ramp_angle) * yy / sh
+    ramp = (ramp - ramp.min()) / max(float(np.ptp(ramp)), 1e-6)
+    dim = 1.0 - 0.2 * s * ramp * (1.0 - halo)
+    strength = cv2.resize(strength, (w, h), interpolation=cv2.INTER_LINEAR)[:, :, None]
+    dim = cv2.resize(dim.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)[:, :, None]
+    lit = a.astype(np.float32) * dim
+    # a warm-white light source: the red and green channels saturate first
+    white = np.array([255.0, 252.0, 244.0], np.float32)
+    return _to_uint8(lit + (white - lit) * strength)
+
+
+def crumple(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> np.ndarray:
+    """Paper that was crumpled and smoothed out again: a random height field of facets and ridges that
+    shifts the content locally (lines wobble by up to ``0.6 % * severity`` of the page size), shades each
+    facet by its slope towards a light, and draws sharp crease lines where facets meet.
+
+    Built from a few random creases (straight lines across the page with a ridge profile) plus smooth
+    noise, all at 1/4 scale, so it costs a few array operations whatever the page size.
+    """
+    a, s = _check(img, severity)
+    h, w = a.shape[:2]
+    if h < 4 or w < 4:
+        return a.copy()
+    q = 4
+    sh, sw = (h + q - 1) // q, (w + q - 1) // q
+    yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
+    height = np.zeros((sh, sw), np.float32)
+    creases = np.zeros((sh, sw), np.float32)
+    for _ in range(int(rng.integers(6, 12))):
+        theta = rng.uniform(0, np.pi)
+        px, py = rng.uniform(0, sw), rng.uniform(0, sh)
+        dist = np.cos(theta) * (xx - px) + np.sin(theta) * (yy - py)
+        depth = rng.uniform(0.4, 1.0) * (1 if rng.random() < 0.5 else -1)
+        height += depth * np.abs(dist) / max(sh, sw) * 8.0  # a ridge (or valley) along the crease
+        creases += np.exp(-(dist / 0.9) ** 2) * rng.uniform(0.5, 1.0)
+    smooth = cv2.GaussianBlur(rng.normal(0, 1, (sh, sw)).astype(np.float32), (0, 0), max(sh, sw) / 30)
+    height = height - cv2.GaussianBlur(height, (0, 0), max(sh, sw) / 6) + smooth * 0.8
+    gy, gx = np.gradient(height)
+    light = np.array([rng.uniform(-1, 1), rng.uniform(-1, 1)], np.float32)
+    light /= max(float(np.hypot(*light)), 1e-6)
+    shade = 1.0 - np.clip((gx * light[0] + gy * light[1]) * 6.0 * s, -0.25, 0.35)
+    shade *= 1.0 - 0.3 * s * np.clip(creases, 0, 1)
+    amp = 0.006 * s * max(h, w)
+    scale = amp / max(float(np.abs(height).max()), 1e-6)
+    dx = cv2.resize((height * scale).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    dy = cv2.resize((np.roll(height, sh // 3, axis=0) * scale).astype(np.float32), (w, h),
+                    interpolation=cv2.INTER_LINEAR)
+    gyy, gxx = np.indices((h, w), dtype=np.float32)
+    moved = cv2.remap(a, gxx + dx, gyy + dy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    shade = cv2.resize(shade.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    return cv2.multiply(moved, cv2.merge([shade] * 3), dtype=cv2.CV_8U)
+
+
+def distance(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> np.ndarray:
+    """The page photographed from further away with a small sensor: the page fills only ``85 - 35 * severity``
+    % of the frame (a table around it), and detail is lost as if it had been taken at
+    ``1 / (1 + 1.5 * severity)`` of the resolution (downsampled, then enlarged again), with a slight blur.
+    """
+    a, s = _check(img, severity)
+    h, w = a.shape[:2]
+    if h < 8 or w < 8:
+        return a.copy()
+    fill = (0.85 - 0.35 * s) * rng.uniform(0.95, 1.05)
+    ph, pw = max(1, int(round(h * fill))), max(1, int(round(w * fill)))
+    out = _background((h, w), rng)
+    y0 = int(rng.uniform(0.25, 0.75) * (h - ph))
+    x0 = int(rng.uniform(0.25, 0.75) * (w - pw))
+    out[y0:y0 + ph, x0:x0 + pw] = cv2.resize(a, (pw, ph), interpolation=cv2.INTER_AREA)
+    factor = 1.0 + 1.5 * s
+    small = cv2.resize(out, (max(1, int(w / factor)), max(1, int(h / factor))), interpolation=cv2.INTER_AREA)
+    out = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    return cv2.GaussianBlur(out, (0, 0), 0.5 + 0.5 * s)
+
+
 def noise(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> np.ndarray:
     """Sensor noise: additive Gaussian noise with sigma ``2 + 18 * severity`` grey levels."""
     a, s = _check(img, severity)
@@ -305,10 +410,10 @@ def rotate(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> 
 
 #: Degradation family (as in :data:`docintent.tools.DEGRADATIONS`) -> the functions that simulate it.
 DEGRADATIONS = {
-    "warp": (perspective, curl),
+    "warp": (perspective, curl, crumple),
     "shadow": (shadow,),
-    "blur": (defocus, motion_blur),
-    "appearance": (low_contrast, color_cast, stain, uneven_light),
+    "blur": (defocus, motion_blur, distance),
+    "appearance": (low_contrast, color_cast, stain, uneven_light, glare),
     "moire": (moire,),
     "orientation": (rotate,),
     "noise": (noise, jpeg),
