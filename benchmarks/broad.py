@@ -281,14 +281,18 @@ def build(out: Path, force: bool = False, check_only: bool = False) -> dict:
         images = out / side / "images"
         images.mkdir(parents=True, exist_ok=True)
         clean = images / f"{page['page']}-clean.png"
-        if force or not clean.exists():
-            cv2.imwrite(str(clean), page["image"][:, :, ::-1])
+        render_hash = hashlib.sha256(page["image"].tobytes()).hexdigest()
+        cv2.imwrite(str(clean), page["image"][:, :, ::-1])
         for capture, condition in enumerate(page_conditions(position), 1):
             capture_plan = plan(page["page"], capture, condition)
             path = images / f"{page['page']}-c{capture}.jpg"
-            if force or not path.exists():
+            # a capture is redone when its page's render or its plan changed (the stamp records both)
+            stamp = path.with_suffix(".stamp")
+            key = hashlib.sha256((render_hash + json.dumps(capture_plan.to_meta())).encode()).hexdigest()
+            if force or not path.exists() or not stamp.exists() or stamp.read_text() != key:
                 captured, _ = apply(page["image"], capture_plan)
                 cv2.imwrite(str(path), captured[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, 90])
+                stamp.write_text(key)
             for qrow in page["questions"]:
                 samples[side].append({
                     "id": f"{qrow['id']}-c{capture}", "image": f"images/{path.name}", "question": qrow["question"],
@@ -327,7 +331,7 @@ def build(out: Path, force: bool = False, check_only: bool = False) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(DEFAULT_OUT))
-    ap.add_argument("--force", action="store_true", help="re-capture images that exist")
+    ap.add_argument("--force", action="store_true", help="re-capture images even where their stamp is current")
     ap.add_argument("--check", action="store_true", help="only render and check the gold answers")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")

@@ -34,22 +34,91 @@ def sh(*args: str) -> None:
     subprocess.run(args, check=True)
 
 
-def clean_ceiling(dataset_dir: Path) -> dict[str, float]:
-    """Score of the offline reader on the clean render of every question (capture 1 rows, clean image)."""
+def clean_rows(dataset_dir: Path, groups: set[str] | None = None) -> list[dict]:
+    """The offline reader on the clean render of every question (its capture 1 row, ``meta.clean_image``),
+    restricted to ``groups`` when given: one row per question with its task, subset, family and score."""
     from docintent.brains import State, get_brain
     from docintent.evaluation.datasets import load_dataset
-    from docintent.evaluation.metrics import score_row
+    from docintent.evaluation.metrics import row_correct, score_row
     from docintent.io import load_page
 
     reader = get_brain("offline")
-    scores: dict[str, list[float]] = defaultdict(list)
+    rows = []
     for s in load_dataset(f"synth:{dataset_dir}"):
-        if s.capture != 1:
+        if s.capture != 1 or (groups is not None and (s.group or s.id) not in groups):
             continue
         page = load_page(dataset_dir / s.meta["clean_image"])
         answer = reader.answer(State(s.question, s.task, page, page, []))
-        scores[s.task].append(score_row(s.task, s.subset, answer.text, list(s.answers)))
+        score = score_row(s.task, s.subset, answer.text, list(s.answers))
+        rows.append({"group": s.group or s.id, "task": s.task, "subset": s.subset, "family": s.meta.get("family"),
+                     "score": score, "correct": row_correct(s.task, score), "prediction": answer.text,
+                     "confidence": answer.confidence})
+    return rows
+
+
+def clean_ceiling(dataset_dir: Path, groups: set[str] | None = None,
+                  rows: list[dict] | None = None) -> dict[str, float]:
+    """Score of the offline reader on the clean render of every question (capture 1 rows, clean image)."""
+    scores: dict[str, list[float]] = defaultdict(list)
+    for r in rows if rows is not None else clean_rows(dataset_dir, groups):
+        scores[r["task"]].append(r["score"])
     return {task: 100.0 * sum(v) / len(v) for task, v in scores.items()}
+
+
+def _mean(values: list[float]) -> float:
+    return 100.0 * sum(values) / len(values) if values else 0.0
+
+
+def breakdown(run_dir: Path, key: str, clean: list[dict] | None = None) -> dict[str, dict[str, dict]]:
+    """Score and consistency (WildDoc rules: every row scored by its own task's metric; a question is
+    consistent when all its captures are correct) per value of ``key`` and strategy. ``key`` is ``subset``
+    or a ``Sample.meta`` field (``family``, ``condition``, ``source`` ...). For ``condition``, which differs
+    between the captures of one question, consistency is left out and the share of correct rows given instead.
+    With ``clean`` (rows of :func:`clean_rows`), the clean-page ceiling is added per value as ``clean``."""
+    acc: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+    for (_sid, strategy), r in _last_rows(run_dir).items():
+        sample = r["sample"]
+        value = sample.get("subset") if key == "subset" else sample.get("meta", {}).get(key)
+        if value is not None:
+            acc[str(value)][strategy].append(r)
+    out: dict[str, dict[str, dict]] = {}
+    for value, per in acc.items():
+        out[value] = {}
+        for strategy, rows in per.items():
+            entry = {"score": _mean([float(r.get("score") or 0.0) for r in rows]), "rows": len(rows)}
+            if key == "condition":
+                entry["correct"] = _mean([float(bool(r.get("correct"))) for r in rows])
+            else:
+                groups: dict[str, list[bool]] = defaultdict(list)
+                for r in rows:
+                    groups[r["sample"].get("group") or r["sample"]["id"]].append(bool(r.get("correct")))
+                entry["consistency"] = _mean([float(all(v)) for v in groups.values()])
+                entry["questions"] = len(groups)
+            out[value][strategy] = entry
+        if clean is not None and key in ("subset", "family"):
+            mine = [c["score"] for c in clean if str(c[key]) == value]
+            if mine:
+                out[value]["clean"] = {"score": _mean(mine), "rows": len(mine)}
+    return out
+
+
+def breakdown_table(title: str, table: dict[str, dict[str, dict]]) -> list[str]:
+    """A markdown table of :func:`breakdown` (score / consistency or score / correct per strategy)."""
+    names = sorted({s for v in table.values() for s in v if s != "clean"})
+    has_clean = any("clean" in v for v in table.values())
+    second = "correct %" if any("correct" in e for v in table.values() for e in v.values()) else "cons."
+    head = "| " + title + (" | rows | " if second == "correct %" else " | questions | ") + " | ".join(f"{n} score | {n} {second}" for n in names)
+    head += " | clean score |" if has_clean else " |"
+    lines = [head, "|---|---:|" + "---:|---:|" * len(names) + ("---:|" if has_clean else "")]
+    for value, per in sorted(table.items()):
+        n = max((e.get("questions") or e["rows"]) for s, e in per.items() if s != "clean")
+        cells = []
+        for name in names:
+            e = per.get(name)
+            cells += [f"{e['score']:.1f}", f"{e.get('consistency', e.get('correct', 0.0)):.1f}"] if e else ["—", "—"]
+        clean = [f"{per['clean']['score']:.1f}" if "clean" in per else "—"] if has_clean else []
+        lines.append(f"| {value} | {n} | " + " | ".join(cells + clean) + " |")
+    return lines + [""]
 
 
 def _last_rows(run_dir: Path) -> dict[tuple[str, str], dict]:
@@ -138,6 +207,11 @@ def main() -> None:
                     "to report together with --out; implies --skip-runs")
     ap.add_argument("--common", action="store_true", help="report only samples every strategy has finished")
     ap.add_argument("--name", default="strategies", help="base name of the result files (default: strategies)")
+    ap.add_argument("--breakdown", default="", help="comma-separated keys to break score and consistency down by: "
+                    "subset (the document type of the broad set) or a Sample.meta field (family, condition, source)")
+    ap.add_argument("--ceiling-on-run", action="store_true", help="compute the clean-page ceiling only for the "
+                    "questions the run directory holds (for a run over part of a set)")
+    ap.add_argument("--clean-rows", action="store_true", help="keep the clean-page answers in the JSON result")
     args = ap.parse_args()
     dataset, out = Path(args.dataset), Path(args.out)
     if args.merge or args.common:
@@ -153,8 +227,18 @@ def main() -> None:
     report_dir = RESULTS / f"{args.name}_report"
     sh(*exe, "report", str(out), "--out", str(report_dir))
     analysis = error_analysis(out)
-    analysis["clean_ceiling"] = clean_ceiling(dataset)
+    run_groups = {r["sample"].get("group") or r["sample"]["id"] for r in _last_rows(out).values()}
+    clean = clean_rows(dataset, run_groups if args.ceiling_on_run else None)
+    analysis["clean_ceiling"] = clean_ceiling(dataset, rows=clean)
+    analysis["clean_questions"] = len(clean)
+    # a defect the calibration must remove: a wrong answer on a clean page given with confidence >= 0.9
+    analysis["clean_wrong_confident_pct"] = _mean([float(not c["correct"] and (c["confidence"] or 0.0) >= 0.9)
+                                                   for c in clean])
     analysis["by_condition"] = by_condition(out)
+    keys = [k for k in args.breakdown.split(",") if k]
+    analysis["breakdowns"] = {k: breakdown(out, k, clean) for k in keys}
+    if args.clean_rows:
+        analysis["clean_rows"] = clean
     report = (report_dir / "report.md").read_text()
     table = report.split("## Failures")[0]
     lines = [table.strip(), "", "## Where docintent loses points", "",
@@ -165,8 +249,9 @@ def main() -> None:
              "- tools docintent ran: " + ", ".join(f"{k} {v}" for k, v in sorted(analysis["tools_applied"].items())),
              "- kept: " + ", ".join(f"{k} {v}" for k, v in sorted(analysis["kept"].items()))
              + "; rolled back: " + ", ".join(f"{k} {v}" for k, v in sorted(analysis["rolled_back"].items())),
-             "- reader ceiling (same questions on the clean renders, score %): "
-             + ", ".join(f"{k} {v:.1f}" for k, v in sorted(analysis["clean_ceiling"].items())), ""]
+             f"- reader ceiling (the same {analysis['clean_questions']} questions on the clean renders, score %): "
+             + ", ".join(f"{k} {v:.1f}" for k, v in sorted(analysis["clean_ceiling"].items()))
+             + f"; wrong at confidence >= 0.9 on clean pages: {analysis['clean_wrong_confident_pct']:.1f} %", ""]
     if analysis["by_condition"]:
         names = sorted({s for v in analysis["by_condition"].values() for s in v})
         lines += ["## Score by capture condition", "", "| condition | n | " + " | ".join(names) + " |",
@@ -175,6 +260,10 @@ def main() -> None:
             n = max(v["n"] for v in scores.values())
             lines.append(f"| {cond} | {n} | " + " | ".join(f"{scores[s]['score']:.2f}" if s in scores else "—" for s in names) + " |")
         lines.append("")
+    titles = {"subset": "document type", "family": "question family", "condition": "capture condition",
+              "source": "source"}
+    for key, table in analysis["breakdowns"].items():
+        lines += [f"## By {titles.get(key, key)}", ""] + breakdown_table(titles.get(key, key), table)
     text = "\n".join(lines)
     print(text)
     RESULTS.mkdir(exist_ok=True)

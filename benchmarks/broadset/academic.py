@@ -238,6 +238,8 @@ display: flex; justify-content: space-between; border-top: 1px solid {'#445' if 
 .cols {{ display: flex; gap: 10mm; align-items: flex-start; }}
 ul {{ margin: 4px 0; padding-left: 22px; }} li {{ margin-bottom: 6px; }}
 table.data {{ font-size: 0.85em; }}
+table.data td {{ color: {fg}; }}
+.rules-zebra tr:nth-child(even) td {{ background: {'#2f3849' if dark else '#eef1f4'}; }}
 svg text {{ fill: {fg}; }}
 """
 
