@@ -39,7 +39,7 @@ one layout are on the same side; ``dev`` is for development, ``test`` is held ou
 
     apt-get install chromium texlive-latex-recommended-doc texlive-science-doc texlive-lang-german
     pip install -e '.[broad-bench]'
-    python benchmarks/broad.py                 # builds benchmarks/out/broad/{dev,test}/ (about 10 minutes)
+    python benchmarks/broad.py                 # builds benchmarks/out/broad/{dev,test}/ (about 3 minutes on 2 cores)
     python benchmarks/broad.py --check         # only renders and checks the gold answers
     python benchmarks/strategies.py --dataset benchmarks/out/broad/dev --strategies none,docintent ...
 

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
+import subprocess
 import sys
+import textwrap
 import zlib
 from pathlib import Path
 
@@ -76,3 +79,23 @@ def test_split_is_by_layout_and_document_with_every_type_on_both_sides(broadset)
     per = split["pages_per_layout"]
     pages = {side: per[side] * sum(1 for s in split["layouts"].values() if s == side) for side in ("dev", "test")}
     assert 0.55 <= pages["dev"] / (pages["dev"] + pages["test"]) <= 0.62
+
+
+def test_documents_do_not_depend_on_the_hash_seed(broadset):
+    """Set iteration order changes with PYTHONHASHSEED; no document may depend on it (a Faker city list is
+    built from a set, so such a draw goes through a sorted copy)."""
+    code = textwrap.dedent(f"""
+        import hashlib, sys, zlib
+        sys.path.insert(0, {str(BENCHMARKS)!r})
+        from broadset import LAYOUTS
+        from broadset.common import Ctx, LOCALE_NAMES
+        h = hashlib.sha256()
+        for name in LAYOUTS:
+            for k in range(4):
+                seed = zlib.crc32(f"{{name}}/{{k}}".encode())
+                h.update(LAYOUTS[name][1](Ctx(seed, LOCALE_NAMES[(seed >> 3) % len(LOCALE_NAMES)])).html.encode())
+        print(h.hexdigest())
+        """)
+    digests = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in (1, 2)}
+    assert len(digests) == 1
