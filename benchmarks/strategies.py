@@ -11,6 +11,12 @@ Generates the set if it is missing (seed 1, 60 questions per family x 4 captures
 
     python benchmarks/strategies.py                       # all strategies, 2 workers
     python benchmarks/strategies.py --strategies none,docintent --workers 1
+    python benchmarks/strategies.py --dataset benchmarks/out/broad/dev --out benchmarks/out/runs/broad-dev \
+        --strategies none,docintent --breakdown subset,family,condition,source --name broad_dev
+
+``--breakdown`` adds score and consistency (WildDoc rules) per document type (``subset``) and per any
+``Sample.meta`` field (the broad set records ``family``, ``condition`` and ``source``), with the clean-page
+ceiling per type and family; ``--ceiling-on-run`` limits the ceiling to the questions a partial run holds.
 
 Writes benchmarks/results/strategies.md and .json, and the HTML report under benchmarks/results/strategies_report/.
 """
