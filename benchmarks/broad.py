@@ -37,7 +37,8 @@ condition appears on 4/5 of the pages and ``meta.condition`` records which one e
 The split is by document and by layout (``data/broad_split.json``): all pages of one PDF and all documents of
 one layout are on the same side; ``dev`` is for development, ``test`` is held out and only reported on.
 
-    apt-get install chromium texlive-latex-recommended-doc texlive-science-doc texlive-lang-german
+    apt-get install chromium fonts-dejavu fonts-liberation fonts-noto-core \\
+        texlive-latex-recommended-doc texlive-science-doc texlive-lang-german
     pip install -e '.[broad-bench]'
     python benchmarks/broad.py                 # builds benchmarks/out/broad/{dev,test}/ (about 3 minutes on 2 cores)
     python benchmarks/broad.py --check         # only renders and checks the gold answers

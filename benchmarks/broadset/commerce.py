@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from .common import Ctx, Document, address_lines, base_css, e, field_rows, label, number, page_html, q, table
+from .common import MONO, Ctx, Document, address_lines, base_css, e, field_rows, label, number, page_html, q, table
 
 PRODUCTS = ("Consulting services", "Website maintenance", "Laser printer toner", "Office chairs", "Cloud storage plan",
             "Network switch", "Annual software licence", "Training workshop", "Translation of manuals",
@@ -205,7 +205,7 @@ def receipt_till(ctx: Ctx) -> Document:
     lines = "".join(f"<tr><td>{e(n)}{f' {a} @ {m(p, symbol=False)}' if a > 1 else ''}</td>"
                     f"<td class=r>{e(m(round(a * p, 2), symbol=False))}</td></tr>" for n, a, p in d["items"])
     css = base_css(ctx, "80mm 210mm", "7mm 6mm") + f"""
-body {{ font-family: '{ctx.pick(("DejaVu Sans Mono", "Liberation Mono", "Noto Sans Mono"))}'; font-size: 13px; }}
+body {{ font-family: '{ctx.pick(MONO)}'; font-size: 13px; }}
 .c {{ text-align: center; }} .r {{ text-align: right; }}
 table {{ width: 100%; }} td {{ padding: 1px 0; vertical-align: top; }}
 .sep {{ border-top: 1px dashed #333; margin: 6px 0; }}

@@ -39,7 +39,7 @@ WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", 
 
 SANS = ("DejaVu Sans", "Liberation Sans", "Noto Sans", "Liberation Sans Narrow")
 SERIF = ("DejaVu Serif", "Liberation Serif", "Noto Serif")
-MONO = ("DejaVu Sans Mono", "Liberation Mono", "Noto Sans Mono")
+MONO = ("DejaVu Sans Mono", "Liberation Mono")
 ACCENTS = ("#1f4e79", "#7a1f1f", "#1d6b46", "#5b2c83", "#b35900", "#00606b", "#333333", "#8a1c4a", "#2b5d9c")
 
 
