@@ -125,13 +125,15 @@ def read_document(
     except RunStopped as err:
         error = f"{type(err).__name__}: {err}"
         return Result(answer="", strategy=strategy.name, error=error, seconds=time.perf_counter() - start)
+    located_in = time.perf_counter() - start
     shown = [c.to_dict() for c in ranking[:RANKING_SHOWN]]
     results: list[Result] = []
     previous: int | None = None
     for choice in ranking[:max_pages]:
         page = document.page(choice.number)
         why = LocateStep(Phase.LOCATE, Action.LOCATED, None, "", page.hash, page=choice.number, considered=total,
-                         ranking=shown if previous is None else [], previous=previous)
+                         seconds=located_in if previous is None else 0.0, ranking=shown if previous is None else [],
+                         previous=previous)
         why.reason = why.describe()
         result = strategy.run(page, question, task, brain, on_step=on_step, should_stop=should_stop, preface=[why])
         results.append(replace(result, provenance=replace(result.provenance, page=choice.number)))

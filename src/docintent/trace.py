@@ -478,7 +478,8 @@ class Provenance:
     (mapped back through every kept restoration; None when the reader could not place the answer, or a kept
     restoration moved content in a way it cannot undo, such as dewarping); ``read_box``: the box on the page the
     answer was read on (``read_page``, a page hash: the given page after the ``read_on`` restorations);
-    ``lines``: the evidence lines as ``(text, OCR confidence, box on the read page)``.
+    ``lines``: the evidence lines as ``(text, OCR confidence, box on the read page)``; ``given_page``: the hash of
+    the page as it was given (the page ``box`` is on).
     """
 
     page: int = 1
@@ -487,10 +488,11 @@ class Provenance:
     read_page: str | None = None
     lines: tuple[tuple[str, float, Box], ...] = ()
     read_on: tuple[str, ...] = ()
+    given_page: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"page": self.page, "box": box_list(self.box), "read_box": box_list(self.read_box),
-                "read_page": self.read_page,
+                "read_page": self.read_page, "given_page": self.given_page,
                 "lines": [{"text": t, "confidence": round(c, 5), "box": box_list(b)} for t, c, b in self.lines],
                 "read_on": list(self.read_on)}
 

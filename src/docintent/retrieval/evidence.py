@@ -38,11 +38,11 @@ one token per 28x28 pixels (the Qwen-VL rule); text costs one token per ~4 chara
 from __future__ import annotations
 
 import math
+import os
 import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -277,7 +277,7 @@ def _same_row(a: OcrLine, b: OcrLine) -> bool:
     return overlap > 0.5 * min(a.box.height, b.box.height)
 
 
-def text_layer(path: str | Path | bytes, pages: Sequence[Page] | None, numbers: Sequence[int], *,
+def text_layer(path: str | os.PathLike | bytes, pages: Sequence[Page] | None, numbers: Sequence[int], *,
                password: str | None = None) -> list[OcrResult | None]:
     """The PDF text layer of pages ``numbers`` (1-based) as OCR-shaped results, one line per text run.
 
