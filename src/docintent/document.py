@@ -84,7 +84,10 @@ class Document:
             self.name = name or str(path)
             self.is_pdf = _is_pdf_file(path)
             self.count = pdf_page_count(path, password=password) if self.is_pdf else 1
-        self.numbers = _select(pages, self.count)
+        try:
+            self.numbers = _select(pages, self.count)
+        except ConfigError as err:
+            raise ConfigError(f"{self.name}: {err}") from None
 
     @classmethod
     def of_page(cls, page: Page) -> Document:

@@ -166,6 +166,17 @@ def add_pages_argument(parser: argparse.ArgumentParser, help_text: str) -> None:
     parser.add_argument("--page", type=retired_page_arg, help=argparse.SUPPRESS)
 
 
+def one_page(path: str, pages: str | None):
+    """The one page ``--pages`` names (default: the first) of an image or PDF; several pages are refused."""
+    from ..document import Document
+    from ..errors import InputError
+
+    document = Document(path, pages=pages or "1")
+    if len(document) != 1:
+        raise InputError(path, f"--pages {pages} names {len(document)} pages; this command reads one: give one page")
+    return document.page(document.numbers[0])
+
+
 def add_progress_argument(parser: argparse.ArgumentParser) -> None:
     """``--no-progress``: no progress line on stderr (it is shown only on a terminal anyway)."""
     parser.add_argument("--no-progress", action="store_true",
