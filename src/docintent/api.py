@@ -134,7 +134,11 @@ def read_document(
         why = LocateStep(Phase.LOCATE, Action.LOCATED, None, "", page.hash, page=choice.number, considered=total,
                          seconds=located_in if previous is None else 0.0, ranking=shown if previous is None else [],
                          previous=previous)
-        why.reason = why.describe()
+        if previous is None:
+            why.reason = "pages ranked by how well their text matches the question: " + ", ".join(
+                f"page {c['page']} ({c['relevance']:.2f})" for c in shown)
+        else:
+            why.reason = f"page {previous} gave no answer"
         result = strategy.run(page, question, task, brain, on_step=on_step, should_stop=should_stop, preface=[why])
         results.append(replace(result, provenance=replace(result.provenance, page=choice.number)))
         if result.answer or result.error:
