@@ -191,3 +191,78 @@ def test_restore_auto_on_a_folder_writes_a_page_each_and_resumes(tmp_path, capsy
     assert main(["restore", "--auto", str(folder), "-o", str(out), "--no-progress"]) == 0
     assert "0 new, 8 already done" in capsys.readouterr().out
     assert _rows(out / "restore.jsonl") == rows
+
+
+def _without_timing(rows: list[dict]) -> list[tuple]:
+    return sorted((r["file"], r["question"], r["answer"], r["page"], r["error"]) for r in rows)
+
+
+def test_a_batch_on_two_worker_processes_gives_the_rows_of_one(tmp_path):
+    folder = _folder(tmp_path / "scans")
+    common = ["ask", str(folder), "Which total?", "--brain", "scripted", "--brain-opt", "final=9", "--no-progress"]
+    assert main([*common, "--out", str(tmp_path / "one.jsonl")]) == 0
+    assert main([*common, "--out", str(tmp_path / "two.jsonl"), "--workers", "2"]) == 0
+    one, two = _rows(tmp_path / "one.jsonl"), _rows(tmp_path / "two.jsonl")
+    assert len(one) == 6 and _without_timing(one) == _without_timing(two)
+
+
+@pytest.mark.ray
+def test_a_batch_on_ray_gives_the_rows_of_a_local_run(tmp_path):
+    folder = _folder(tmp_path / "scans")
+    common = ["ask", str(folder), "Which total?", "--brain", "scripted", "--brain-opt", "final=9", "--no-progress"]
+    assert main([*common, "--out", str(tmp_path / "local.jsonl")]) == 0
+    assert main([*common, "--out", str(tmp_path / "ray.jsonl"), "--executor", "ray", "--workers", "2"]) == 0
+    assert _without_timing(_rows(tmp_path / "local.jsonl")) == _without_timing(_rows(tmp_path / "ray.jsonl"))
+
+
+def _stderr_on_a_terminal(argv: list[str]) -> tuple[int, str]:
+    """Run ``docintent ARGV`` with its stderr on a pseudo-terminal (as in a shell) and return what it showed."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    # a terminal 120 columns wide: a new pseudo-terminal has no size, and a line 0 columns wide shows nothing
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parent / "src"), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-m", "docintent", *argv], stdout=subprocess.DEVNULL, stderr=slave,
+                            env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                data = os.read(master, 4096)
+            except OSError:  # the other end closed
+                break
+            if not data:
+                break
+            chunks.append(data)
+        elif proc.poll() is not None:
+            break
+    os.close(master)
+    return proc.wait(timeout=120), b"".join(chunks).decode(errors="replace")
+
+
+def test_a_long_ask_shows_progress_on_a_terminal_and_not_with_no_progress(two_pages, tmp_path):
+    code, shown = _stderr_on_a_terminal(["ask", str(two_pages), QUESTION])
+    assert code == 0 and "letter.pdf: " in shown and ("reading page 2" in shown or "looking for the pages" in shown)
+    code, quiet = _stderr_on_a_terminal(["ask", str(two_pages), QUESTION, "--no-progress"])
+    assert code == 0 and quiet.strip() == ""
+    folder = _folder(tmp_path / "scans", broken=-1)
+    code, batch = _stderr_on_a_terminal(["ask", str(folder), "q?", "--out", str(tmp_path / "a.jsonl"),
+                                         "--brain", "scripted"])
+    assert code == 0 and "a.jsonl: 6/6 rows" in batch and "row/s" in batch and "ETA" in batch
+
+
+@pytest.mark.dense
+def test_loading_the_sentence_model_shows_no_bar_of_its_own(capfd):
+    from docintent.retrieval.passages import encode, load_sentence_model
+
+    model = load_sentence_model()
+    encode(model, ["a first sentence", "a second one"])
+    err = capfd.readouterr().err
+    assert "Loading weights" not in err and "Batches" not in err and "it/s" not in err
