@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import threading
 import time
 
@@ -472,8 +473,11 @@ def test_docintent_serve_starts_and_answers(tmp_path):
         assert refused.value.code == 401
     finally:
         proc.terminate()
-        out, _ = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=30)
     assert f"http://127.0.0.1:{port}/" in out and "bearer token required" in out
+    # one access line per request on stderr: client, method and path, status, milliseconds
+    assert re.search(r'127\.0\.0\.1 "GET /v1/health" 200 [\d.]+ ms', err), err
+    assert re.search(r'127\.0\.0\.1 "GET /v1/tools" 401 [\d.]+ ms', err), err
 
 
 @pytest.mark.parametrize("args, message", [

@@ -377,7 +377,7 @@ class OfflineReader(Restorer, MactRoles):
             kind = "table" if state.task == "table" else "text"
             return UseTool(
                 "zoom",
-                f"answer confidence {reading.confidence:.2f}: read the evidence region closer",
+                f"raw reading confidence {reading.confidence:.2f}: read the evidence region closer",
                 {"label": "evidence region", "bbox": [round(v, 4) for v in box.as_tuple()], "type": kind},
             )
         return base
