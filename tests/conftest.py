@@ -33,6 +33,10 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             need_extra(marker)
 
 
+#: tests/plugins is a plug-in distribution the tests install in a process of their own; importing it here (the
+#: doctest collection imports every module) would put its entry points before every test of this process.
+collect_ignore = ["plugins"]
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 

@@ -41,7 +41,9 @@ def test_ask_command_prints_answer_steps_and_writes_trace_and_step_images(invoic
     assert "answer: $1,250.00" in out and "steps:" in out
     data = json.loads(trace.read_text())
     assert data["answer"] == "$1,250.00" and data["strategy"] == "docintent" and data["trace"]
-    assert sorted(p.suffix for p in steps.iterdir()) == [".png"]  # the input page (nothing needed restoring)
+    # the input page (nothing needed restoring) and the same page with the answer's box drawn on it
+    assert sorted(p.name for p in steps.iterdir()) == sorted([f"00_{data['trace'][0]['before']}.png", "answer_page1.png"])
+    assert "page: 1   box: " in out and "evidence: " in out
 
 
 def test_ask_command_names_a_missing_file(tmp_path, capsys):

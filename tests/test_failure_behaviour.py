@@ -253,6 +253,9 @@ def page_png(tmp_path):
         (["ocr", "{img}", "--region", "0.5,0.5,0.2,0.9"], "--region"),
         (["diagnose", "{img}", "--region", "0,0,1"], "--region"),
         (["ocr", "{img}", "--page", "-1"], "--page"),
+        (["ocr", "{img}", "--pages", "0"], "pages count from 1"),
+        (["ask", "{img}", "q?", "--page", "1"], "use --pages"),
+        (["ask", "{img}", "q?", "--max-pages", "0"], "--max-pages"),
         (["evidence", "{img}", "q", "--dpi", "0"], "--dpi"),
         (["evidence", "{img}", "q", "--dpi", "-72"], "--dpi"),
         (["evidence", "{img}", "q", "--threshold", "5"], "--threshold"),
@@ -271,9 +274,9 @@ def test_bad_arguments_are_refused_at_parse_time_in_one_line(argv_tail, fragment
 
 
 def test_page_past_the_end_of_a_single_image_is_refused(page_png, capsys):
-    code = main(["ocr", str(page_png), "--page", "5"])
+    code = main(["ocr", str(page_png), "--pages", "5"])
     line = _one_error_line(capsys.readouterr().err)
-    assert code == 1 and "page 5" in line and str(page_png) in line
+    assert code == 1 and "'5' selects no page of a 1-page document" in line and str(page_png) in line
 
 
 def test_unreadable_input_is_one_line_naming_it(page_png, monkeypatch, capsys):

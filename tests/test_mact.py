@@ -345,7 +345,9 @@ def test_ask_takes_strategy_options_and_shows_the_roles(pie_page, tmp_path, caps
                  "--strategy", "mact", "--strategy-opt", "np=2", "--strategy-opt", "nc=1"])
     out = capsys.readouterr().out
     assert code == 0 and "answer: 3" in out
-    assert re.search(r"plan\s+planned \[p2\]", out) and re.search(r"execute\s+executed calculator \[p1 s3 #0\] -> '3'", out)
+    # the roles in plain words: the plans with their goals, each execution with its tool and output
+    assert re.search(r" \d\. planned p2: read every label", out)
+    assert re.search(r" \d\. executed p1 s3 #0 with calculator -> '3'", out)
 
 
 def test_ask_rejects_a_bad_knob_in_one_line(pie_page, tmp_path, capsys):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import threading
 import time
 
@@ -104,6 +105,9 @@ def test_events_stream_every_step_in_order_then_the_finished_run(client, page_pn
     assert [(s["phase"], s["action"], s["tool"]) for s in steps] == [
         (s["phase"], s["action"], s["tool"]) for s in done["trace"]]
     assert done["answer"] == ANSWER and done["status"] == "done"
+    # the last event carries where the answer came from, so a client needs no other request to show it
+    assert done["page"] == 1 and "box" in done and "evidence" in done and done["answer_page"] == done["pages"][0]
+    assert all(s["text"] for s in steps) and steps[0]["text"].startswith("a shadow lies over the text: run deshadowing")
     # a client that reconnects with Last-Event-ID gets only what it missed
     with client.stream("GET", f"/v1/runs/{run_id}/events", headers={"Last-Event-ID": str(len(events) - 2)}) as r:
         body = r.read().decode()
@@ -134,6 +138,11 @@ def test_trace_json_and_the_evidence_box_of_the_answer(page_png):
         assert trace.headers["content-disposition"].startswith("attachment")
         assert json.loads(trace.content)["trace"] == run["trace"]
         evidence = client.get(f"/v1/runs/{run['id']}/evidence").json()
+    # the run itself says where the answer was read: page 1, the box around the total's line, the evidence line
+    assert run["page"] == 1 and run["answer_page"] == run["pages"][0]
+    bx0, by0, bx1, by1 = run["box"]
+    assert by0 < 0.75 < by1 and bx0 < 0.5 < bx1  # the total's line: the third of three, left to right
+    assert any(ANSWER in line["text"] and line["confidence"] > 0.5 for line in run["evidence"])
     assert evidence["text"].replace(" ", "").endswith(ANSWER)
     x0, y0, x1, y1 = evidence["box"]
     # the total is on the third of three lines, right of its label
@@ -213,12 +222,14 @@ def test_form_values_are_checked(client, page_png):
     assert "strategy must be one of" in _ask(client, page_png, strategy="../../x").json()["error"]
     assert "brain must be one of" in _ask(client, page_png, brain="openai").json()["error"]
     assert "max_rounds" in _ask(client, page_png, max_rounds=99).json()["error"]
-    assert "only page 0" in _ask(client, page_png, page=2).json()["error"]
+    assert "the page field counted pages from 0 and is gone; send pages, counted from 1" in \
+        _ask(client, page_png, page=2).json()["error"]
+    assert "an image has one page (page 1)" in _ask(client, page_png, pages=2).json()["error"]
     missing = client.post("/v1/ask", data={"question": "q"})
     assert missing.status_code == 400 and "'file'" in missing.json()["error"]
 
 
-def test_pdf_pages_are_read_and_out_of_range_pages_refused(client, tmp_path):
+def test_a_whole_pdf_is_answered_from_the_page_that_holds_the_answer(client, tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -227,16 +238,35 @@ def test_pdf_pages_are_read_and_out_of_range_pages_refused(client, tmp_path):
 
     path = tmp_path / "two.pdf"
     with PdfPages(path) as pdf:
-        for text in ("first page", "Total amount due: $1,250.00"):
+        for text in ("Dear customer, thank you for your order.", "Total amount due: $1,250.00"):
             fig = plt.figure(figsize=(4, 2))
             fig.text(0.1, 0.5, text, fontsize=12)
             pdf.savefig(fig)
             plt.close(fig)
     data = path.read_bytes()
-    run = _wait(client, _ask(client, data, name="two.pdf", page=1).json()["id"])
-    assert run["status"] == "done"
-    response = _ask(client, data, name="two.pdf", page=5)
-    assert response.status_code == 400 and "page 5 requested, but the PDF has 2 page(s)" in response.json()["error"]
+    run = _wait(client, _ask(client, data, name="two.pdf", brain="offline", strategy="none").json()["id"], timeout=120)
+    assert run["status"] == "done" and run["answer"] == ANSWER
+    # the run says where the answer came from: page 2, a box on it, the line it was read from
+    assert run["page"] == 2 and run["answer_page"] in run["pages"]
+    x0, y0, x1, y1 = run["box"]
+    assert 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1
+    assert [line["text"] for line in run["evidence"]] == ["Total amount due: $1,250.00"]
+    assert run["trace"][0]["phase"] == "locate" and "reading page 2" in run["trace"][0]["text"]
+    only_first = _wait(client, _ask(client, data, name="two.pdf", brain="offline", strategy="none", pages=1).json()["id"],
+                       timeout=120)
+    assert only_first["answer"] != ANSWER and only_first["page"] in (1, None)
+    response = _ask(client, data, name="two.pdf", pages=5)
+    assert response.status_code == 400 and response.json()["error"] == "two.pdf: --pages '5' selects no page of a 2-page document"
+
+
+def test_every_request_is_one_access_log_line(client, page_png, caplog):
+    with caplog.at_level("INFO", logger="docintent.access"):
+        client.get("/v1/health")
+        client.get("/v1/runs/" + "0" * 32)
+    lines = [r.getMessage() for r in caplog.records if r.name == "docintent.access"]
+    assert len(lines) == 2
+    assert '"GET /v1/health" 200 ' in lines[0] and lines[0].endswith(" ms")
+    assert '"GET /v1/runs/' + "0" * 32 + '" 404 ' in lines[1]
 
 
 @pytest.mark.parametrize("path", [
@@ -443,8 +473,11 @@ def test_docintent_serve_starts_and_answers(tmp_path):
         assert refused.value.code == 401
     finally:
         proc.terminate()
-        out, _ = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=30)
     assert f"http://127.0.0.1:{port}/" in out and "bearer token required" in out
+    # one access line per request on stderr: client, method and path, status, milliseconds
+    assert re.search(r'127\.0\.0\.1 "GET /v1/health" 200 [\d.]+ ms', err), err
+    assert re.search(r'127\.0\.0\.1 "GET /v1/tools" 401 [\d.]+ ms', err), err
 
 
 @pytest.mark.parametrize("args, message", [

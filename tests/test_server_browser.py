@@ -250,3 +250,93 @@ def test_with_a_token_the_page_asks_for_it_and_then_works(browser, damaged_file,
         assert sources and all(s.startswith("blob:") for s in sources)
         _wait(browser, lambda d: d.find_element(By.ID, "evidence-box").is_displayed(), what="the evidence box")
         browser.execute_script("sessionStorage.clear()")
+
+
+@pytest.fixture(scope="module")
+def two_page_pdf(tmp_path_factory) -> Path:
+    """A letter on page 1 and the invoice total on page 2 (a PDF with a text layer)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    path = tmp_path_factory.mktemp("pdf") / "letter-and-invoice.pdf"
+    with PdfPages(path) as pdf:
+        for lines in (["Dear customer,", "thank you for your order of garden chairs."],
+                      ["Invoice number: INV-2041", "Date: 12 March 2024", "Total amount due: $1,250.00"]):
+            fig = plt.figure(figsize=(6, 4))
+            for i, line in enumerate(lines):
+                fig.text(0.1, 0.8 - 0.25 * i, line, fontsize=16)
+            pdf.savefig(fig)
+            plt.close(fig)
+    return path
+
+
+class _Requests:
+    """The paths the service was asked for, from its access log."""
+
+    def __init__(self) -> None:
+        import logging
+
+        self.paths: list[str] = []
+        self.handler = logging.Handler()
+        self.handler.emit = lambda record: self.paths.append(str(record.args[2]) if record.args else "")
+        self.logger = logging.getLogger("docintent.access")
+
+    def __enter__(self) -> _Requests:
+        self.level = self.logger.level
+        self.logger.setLevel("INFO")
+        self.logger.addHandler(self.handler)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.logger.removeHandler(self.handler)
+        self.logger.setLevel(self.level)
+
+
+def test_a_finished_run_shows_the_answers_box_at_once_on_the_right_page_of_a_two_page_pdf(
+        browser, server, two_page_pdf, artifacts):
+    import json
+    import urllib.request
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(server + "/")
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#brain option"), what="the options")
+    browser.find_element(By.ID, "file").send_keys(str(two_page_pdf))
+    browser.find_element(By.CSS_SELECTOR, "#ask-form details summary").click()  # the options
+    Select(browser.find_element(By.ID, "brain")).select_by_value("offline")
+    browser.find_element(By.ID, "question").send_keys("What is the total amount due?")
+    with _Requests() as requests:
+        browser.find_element(By.ID, "ask-button").click()
+        _wait(browser, lambda d: "done" in d.find_element(By.ID, "run-status").get_attribute("class"), timeout=120,
+              what="the answer")
+        done = time.perf_counter()
+        box = _wait(browser, lambda d: d.find_element(By.ID, "evidence-box") if d.find_element(By.ID, "evidence-box").is_displayed() else None,
+                    timeout=10, what="the answer's box")
+        shown_after = time.perf_counter() - done
+        _wait(browser, lambda d: _images_loaded(d, "#final-image"), what="the answer's page")
+    assert browser.find_element(By.ID, "answer-value").text == ANSWER
+    # drawn from the finished run itself: no request looked for the answer on the page afterwards
+    assert not [p for p in requests.paths if p.endswith("/evidence")], requests.paths
+    assert shown_after < 3.0
+    # on page 2, the page the answer came from, as the run says
+    run_id = next(p.split("/")[3] for p in requests.paths if p.startswith("/v1/runs/") and p.endswith("/events"))
+    with urllib.request.urlopen(f"{server}/v1/runs/{run_id}") as response:
+        run = json.loads(response.read())
+    assert run["page"] == 2 and browser.find_element(By.ID, "final-frame").get_attribute("data-page") == "2"
+    page_two = next(s["before"] for s in run["trace"] if s["phase"] == "locate" and s["data"]["page"] == 2)
+    image = browser.find_element(By.ID, "final-image")
+    assert image.get_attribute("src").endswith(f"/pages/{page_two}.jpg") and run["answer_page"] == page_two
+    assert "page 2" in browser.find_element(By.ID, "answer-evidence").text
+    assert "Total amount due: $1,250.00" in browser.find_element(By.ID, "evidence-caption").text
+    # the box lies over the total's line: the last of three lines, in the page's lower half
+    b, i = box.rect, image.rect
+    assert b["width"] > 20 and b["height"] > 5
+    assert i["x"] <= b["x"] and b["x"] + b["width"] <= i["x"] + i["width"] + 1
+    centre = (b["y"] + b["height"] / 2 - i["y"]) / i["height"]
+    assert 0.5 < centre < 0.8, centre
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", image)
+    browser.save_screenshot(str(artifacts / "viewer-two-page-pdf.png"))

@@ -36,6 +36,8 @@ def test_mcp_tools_over_stdio(tmp_path):
     pdf = make_pdf(tmp_path / "manual.pdf", FILLER[:4] + ["Warranty\nThe warranty lasts 24 months from delivery."])
     build_index([pdf], tmp_path / "index", text="pdf", progress=False)
     (tmp_path / "secret.png").write_bytes(page_path.read_bytes())
+    letter = make_pdf(allowed / "letter.pdf", ["Dear customer\nThank you for your order of garden chairs.",
+                                                 "Invoice INV-2041\nTotal amount due: $1,250.00"])
 
     params = StdioServerParameters(
         command=sys.executable,
@@ -56,9 +58,12 @@ def test_mcp_tools_over_stdio(tmp_path):
             found = await client.call_tool("search", {"query": "how long is the warranty", "k": 2})
             outside = await client.call_tool("diagnose", {"image_path": str(tmp_path / "secret.png")})
             unknown = await client.call_tool("restore", {"tools": ["sharpen_everything"], "image_path": str(page_path)})
-            return tools, restored, answered, diagnosed, zoomed, found, outside, unknown
+            whole = await client.call_tool("ask", {"question": "What is the total amount due?",
+                                                   "image_path": str(letter), "strategy": "none"})
+            zero = await client.call_tool("diagnose", {"image_path": str(page_path), "page": 0})
+            return tools, restored, answered, diagnosed, zoomed, found, outside, unknown, whole, zero
 
-    tools, restored, answered, diagnosed, zoomed, found, outside, unknown = asyncio.run(session())
+    tools, restored, answered, diagnosed, zoomed, found, outside, unknown, whole, zero = asyncio.run(session())
 
     assert set(tools) == {"ask", "restore", "diagnose", "zoom", "search"}
     assert tools["ask"].input_schema["required"] == ["question"]
@@ -85,6 +90,16 @@ def test_mcp_tools_over_stdio(tmp_path):
     result = json.loads(answered.content[0].text)
     assert result["answer"] == ANSWER and result["strategy"] == "none" and result["trace"]
     assert any(c.type == "image" for c in answered.content)
+    # where the answer came from comes first: the page, the box on it, the evidence lines
+    assert list(result)[:6] == ["answer", "confidence", "page", "box", "evidence", "read_on"]
+    assert result["page"] == 1 and result["box"] and any(ANSWER in e["text"] for e in result["evidence"])
+
+    # a whole PDF: the page that holds the answer is found and named (counted from 1)
+    assert not whole.is_error
+    document = json.loads(whole.content[0].text)
+    assert document["answer"] == ANSWER and document["page"] == 2
+    assert [e["text"] for e in document["evidence"]] == ["Total amount due: $1,250.00"]
+    assert zero.is_error and "pages count from 1" in zero.content[0].text
 
     assert not diagnosed.is_error
     measured = json.loads(diagnosed.content[0].text)

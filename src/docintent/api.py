@@ -1,22 +1,32 @@
-"""One call for the common case: ``docintent.ask(image, question)``."""
+"""One call for the common case: ``docintent.ask(document, question)``, a page or a whole document."""
 
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from .brains import Brain, get_brain
+from .document import Document, PageSelection, as_document
 from .errors import ConfigError
 from .io import load_page
 from .page import Page
-from .strategies import OnStep, Result, ShouldStop, get_strategy
+from .strategies import OnStep, Result, RunStopped, ShouldStop, Strategy, get_strategy
+from .trace import Action, LocateStep, Phase
 from .vocabulary import check_task
+
+#: Pages of a document read at most, in the locator's order, before the answer is given up (``max_pages``).
+MAX_PAGES = 3
+#: Located pages a locate step lists (a long document's ranking is cut here).
+RANKING_SHOWN = 10
 
 
 def as_page(image: Page | np.ndarray | str | os.PathLike) -> Page:
-    """A Page from a Page, an RGB/grayscale array, or an image/PDF path (first page)."""
+    """A Page from a Page, an RGB/grayscale array, or an image/PDF path (its first page)."""
     if isinstance(image, Page):
         return image
     if isinstance(image, np.ndarray):
@@ -25,38 +35,137 @@ def as_page(image: Page | np.ndarray | str | os.PathLike) -> Page:
 
 
 def ask(
-    image: Page | np.ndarray | str | os.PathLike,
+    image: Document | Page | np.ndarray | str | os.PathLike | bytes,
     question: str,
     task: str = "doc",
     strategy: str = "docintent",
     brain: Brain | str | None = None,
     *,
+    pages: PageSelection = None,
+    max_pages: int = MAX_PAGES,
     on_step: OnStep | None = None,
     should_stop: ShouldStop | None = None,
+    on_locate: Callable[[int, int], None] | None = None,
     **strategy_options: Any,
 ) -> Result:
     """Answer ``question`` about ``image``, restoring only what blocks the answer.
 
+    ``image``: a page (a :class:`Page`, an RGB/grayscale array, an image file) or a whole document (a PDF's path
+    or bytes, a :class:`~docintent.document.Document`). On a document with more than one page, the evidence
+    locator ranks the pages (text layer first, OCR where a page has none) and the best ones are read in that
+    order, at most ``max_pages`` of them, until one gives an answer; only the pages read are restored, and the
+    Result says which page answered (``result.page``, 1-based). ``pages``: the pages to consider, e.g. ``"2-5"``
+    or ``[2, 3]`` (1-based; default: all).
+
     ``task`` picks the answer format ("doc", "chart" or "table"); ``strategy`` one of
     :data:`docintent.strategies.STRATEGIES`; ``brain`` a Brain, a kind ("offline", "openai") or None for
     the offline reader. ``on_step(step, run)`` hears of every step as it is recorded; ``should_stop()`` is asked
-    after every step (True ends the run with no answer). The Result carries the answer, confidence, tools kept
-    and rolled back, the trace, seconds and tokens.
+    after every step (True ends the run with no answer); ``on_locate(done, total)`` hears of each page whose text
+    the locator has read. The Result carries the answer, confidence, where it came from (``result.provenance``:
+    page, box, evidence lines), tools kept and rolled back, the trace, seconds and tokens.
 
     >>> import docintent
     >>> result = docintent.ask("invoice.jpg", "What is the total amount due?")   # doctest: +SKIP
-    >>> result.answer, result.tools_kept                                         # doctest: +SKIP
-    ('$1,250.00', ['deshadowing'])
+    >>> result.answer, result.page, result.tools_kept                            # doctest: +SKIP
+    ('$1,250.00', 1, ['deshadowing'])
+    >>> docintent.ask("report.pdf", "What was the net income in 2023?").page     # doctest: +SKIP
+    4
     """
     check_task(task)
     if not question or not question.strip():
         raise ConfigError("the question is empty")
-    page = as_page(image)
+    if isinstance(max_pages, bool) or not isinstance(max_pages, int) or max_pages < 1:
+        raise ConfigError(f"max_pages must be a whole number of at least 1, got {max_pages!r}")
+    document = as_document(image, pages=pages)
     chosen = get_strategy(strategy, **strategy_options)
     own_brain = not isinstance(brain, Brain)
     the_brain = brain if isinstance(brain, Brain) else get_brain(brain or "offline")
     try:
-        return chosen.run(page, question, task, the_brain, on_step=on_step, should_stop=should_stop)
+        return read_document(document, question, task, chosen, the_brain, max_pages=max_pages, on_step=on_step,
+                             should_stop=should_stop, on_locate=on_locate)
     finally:
         if own_brain:
             the_brain.close()
+
+
+def read_document(
+    document: Document,
+    question: str,
+    task: str,
+    strategy: Strategy,
+    brain: Brain,
+    *,
+    max_pages: int = MAX_PAGES,
+    on_step: OnStep | None = None,
+    should_stop: ShouldStop | None = None,
+    on_locate: Callable[[int, int], None] | None = None,
+) -> Result:
+    """Run ``strategy`` on the pages of ``document`` the locator picks, best first, until one answers (see
+    :func:`ask`). The Result is the answering page's (its tools, its provenance with the page number), with the
+    trace of every page read, each page's part opened by a locate step saying why it was read."""
+    start = time.perf_counter()
+    if len(document) == 1:
+        number = document.numbers[0]
+        result = strategy.run(document.page(number), question, task, brain, on_step=on_step, should_stop=should_stop)
+        return replace(result, provenance=replace(result.provenance, page=number))
+    total = len(document)
+    done = 0
+
+    def located(number: int) -> None:
+        nonlocal done
+        done += 1
+        if on_locate is not None:
+            on_locate(done, total)
+        stop = should_stop() if should_stop is not None else False
+        if stop:
+            raise RunStopped(stop if isinstance(stop, str) else "the run was stopped before it finished")
+
+    try:
+        ranking = document.locate(question, on_page=located)
+    except RunStopped as err:
+        error = f"{type(err).__name__}: {err}"
+        return Result(answer="", strategy=strategy.name, error=error, seconds=time.perf_counter() - start)
+    located_in = time.perf_counter() - start
+    shown = [c.to_dict() for c in ranking[:RANKING_SHOWN]]
+    results: list[Result] = []
+    previous: int | None = None
+    for choice in ranking[:max_pages]:
+        page = document.page(choice.number)
+        why = LocateStep(Phase.LOCATE, Action.LOCATED, None, "", page.hash, page=choice.number, considered=total,
+                         seconds=located_in if previous is None else 0.0, ranking=shown if previous is None else [],
+                         previous=previous)
+        if previous is None:
+            why.reason = "pages ranked by how well their text matches the question: " + ", ".join(
+                f"page {c['page']} ({c['relevance']:.2f})" for c in shown)
+        else:
+            why.reason = f"page {previous} gave no answer"
+        result = strategy.run(page, question, task, brain, on_step=on_step, should_stop=should_stop, preface=[why])
+        results.append(replace(result, provenance=replace(result.provenance, page=choice.number)))
+        if result.answer or result.error:
+            break
+        previous = choice.number
+    return _merged(results, time.perf_counter() - start)
+
+
+def _merged(results: list[Result], seconds: float) -> Result:
+    """One Result of the pages read: the answering page's (or, when none answered, the most relevant page's),
+    with every page's steps, page states, tokens and work."""
+    final = next((r for r in results if r.answer or r.error), results[0])
+    pages: dict[str, Page] = {}
+    work: dict[str, int] = {}
+    for r in results:
+        pages.update(r.pages)
+        for key, value in r.work.items():
+            work[key] = work.get(key, 0) + value
+    return replace(
+        final,
+        trace=[step for r in results for step in r.trace],
+        pages=pages,
+        seconds=seconds,
+        prompt_tokens=sum(r.prompt_tokens for r in results),
+        completion_tokens=sum(r.completion_tokens for r in results),
+        work=work,
+    )
+
+
+__all__ = ["MAX_PAGES", "as_page", "ask", "read_document"]

@@ -66,14 +66,18 @@ def _multipart(fields: dict[str, str], file_name: str, file_data: bytes) -> tupl
 
 
 def submit(url: str, image: str | os.PathLike | bytes, question: str, *, task: str = "doc",
-           strategy: str = "docintent", brain: str | None = None, page: int = 0, max_rounds: int | None = None,
-           token: str | None = None, file_name: str | None = None, timeout: float = 60.0) -> str:
-    """Send a question and an image (path or bytes) to the service; returns the run id at once."""
+           strategy: str = "docintent", brain: str | None = None, pages: str | int | None = None,
+           max_rounds: int | None = None, token: str | None = None, file_name: str | None = None,
+           timeout: float = 60.0) -> str:
+    """Send a question and an image or PDF (path or bytes) to the service; returns the run id at once.
+    ``pages``: the PDF pages to consider, counted from 1 (``2``, ``"1-3"``; default: every page)."""
     if isinstance(image, (bytes, bytearray)):
         data, name = bytes(image), file_name or "page"
     else:
         data, name = Path(image).read_bytes(), file_name or Path(image).name
-    fields = {"question": question, "task": task, "strategy": strategy, "page": str(page)}
+    fields = {"question": question, "task": task, "strategy": strategy}
+    if pages is not None:
+        fields["pages"] = str(pages)
     if brain:
         fields["brain"] = brain
     if max_rounds is not None:
@@ -91,7 +95,8 @@ def get_run(url: str, run_id: str, *, token: str | None = None, timeout: float =
 def ask(url: str, image: str | os.PathLike | bytes, question: str, *, wait: float = 600.0, poll: float = 0.2,
         token: str | None = None, **options: Any) -> dict[str, Any]:
     """Ask ``question`` about ``image`` on the service at ``url`` and wait (at most ``wait`` seconds) for the
-    finished run. ``options``: task, strategy, brain, page, max_rounds. Token: ``token`` or
+    finished run (its answer, ``page``, ``box`` and ``evidence``). ``options``: task, strategy, brain, pages,
+    max_rounds. Token: ``token`` or
     ``DOCINTENT_SERVE_TOKEN``."""
     token = token or os.environ.get("DOCINTENT_SERVE_TOKEN") or None
     run_id = submit(url, image, question, token=token, **options)

@@ -1,5 +1,6 @@
 """The demo: a handful of damaged documents, five strategies side by side (the last reasons with MACT on the
-restored page), and an HTML page of every step.
+restored page), and an HTML page of every step. It opens with a question where restoration decided the answer,
+with the page and box the answer was read at, and ends with the next command to try.
 
 Everything is generated on the spot from a fixed seed (the synthetic benchmark's generator), so the demo needs
 no files, no model and no network.
@@ -14,14 +15,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .api import ask
 from .brains import Brain, get_brain
 from .evaluation.datasets import load_dataset
+from .evaluation.executors import Activity, Progress
 from .evaluation.metrics import score_row
-from .io import load_page, resize_longest, to_data_url
+from .io import load_page, mark_box, resize_longest, to_data_url
 from .sample import Sample
-from .strategies import Result, get_strategy
+from .strategies import Result
 from .synth import generate
-from .trace import Action, Phase
+from .trace import Action, Phase, describe_trace
 
 DEMO_STRATEGIES = ("none", "pipeline-fixed", "judge-fixed", "docintent", "docintent+mact")
 
@@ -65,6 +68,16 @@ def pick_samples(samples: Sequence[Sample], count: int) -> list[Sample]:
     return chosen
 
 
+#: The strategies in plain words, as the demo names them.
+STRATEGY_WORDS = {
+    "none": "answer from the page as it is, no restoration",
+    "pipeline-fixed": "run every restoration tool in a fixed order, then answer",
+    "judge-fixed": "list the damage first, run the tools for it, then answer",
+    "docintent": "restore only what blocks the answer, check each step, roll back what hurt",
+    "docintent+mact": "restore as docintent does, then plan, check and answer in steps (MACT)",
+}
+
+
 def run_demo(
     out: str | Path | None = None,
     *,
@@ -73,47 +86,102 @@ def run_demo(
     strategies: Sequence[str] = DEMO_STRATEGIES,
     brain: Brain | None = None,
     echo: Callable[[str], None] = print,
+    progress: bool | None = None,
 ) -> list[DemoRow]:
     """Generate damaged documents, answer their questions with each strategy, write ``out/index.html``.
 
-    ``out``: the folder to write into; None makes a new temporary folder (kept, so the page can be opened). The
-    folder is named before the work starts and again at the end.
+    ``out``: the folder to write into; None makes a new temporary folder (kept, so the page can be opened).
+    What it prints (:func:`report_lines`) opens with a question where restoration decided the answer, with the
+    page and box the answer was read at, names the strategies in plain words and ends with the next command to
+    try. ``progress``: a progress line on stderr while the questions run (None: only on a terminal).
     """
 
     out = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="docintent-demo-"))
     out.mkdir(parents=True, exist_ok=True)
-    echo(f"writing the demo page to {out}")
     brain = brain or get_brain("offline")
     with tempfile.TemporaryDirectory(prefix="docintent-demo-") as tmp:
-        echo(f"generating damaged documents (seed {seed}) ...")
-        generate(tmp, n=2, seed=seed)
-        samples = pick_samples(load_dataset(f"synth:{tmp}"), count)
+        bar = Activity("demo", show=progress)
+        try:
+            bar.say(f"generating damaged documents (seed {seed})")
+            generate(tmp, n=2, seed=seed)
+            samples = pick_samples(load_dataset(f"synth:{tmp}"), count)
+        finally:
+            bar.close()
         rows = []
-        for i, sample in enumerate(samples, 1):
-            page = load_page(sample.image)
-            row = DemoRow(sample)
-            echo(f"[{i}/{len(samples)}] {sample.task}: {sample.question}")
-            for name in strategies:
-                result = get_strategy(name).run(page, sample.question, sample.task, brain)
-                row.results[name] = result
-                row.scores[name] = score_row(sample.task, sample.subset, result.answer, list(sample.answers))
-                kept = ",".join(result.tools_kept) or "-"
-                echo(f"    {name:<15} {result.answer!r:<28} score {row.scores[name]:.2f}  tools kept: {kept}  {result.seconds:.1f}s")
-            echo(f"    gold: {', '.join(sample.answers)}")
-            rows.append(row)
+        steps = Progress(len(samples) * len(strategies), desc="demo", unit="answer", show=progress)
+        try:
+            for sample in samples:
+                page = load_page(sample.image)
+                row = DemoRow(sample)
+                for name in strategies:
+                    result = ask(page, sample.question, sample.task, name, brain)
+                    row.results[name] = result
+                    row.scores[name] = score_row(sample.task, sample.subset, result.answer, list(sample.answers))
+                    steps.update()
+                rows.append(row)
+        finally:
+            steps.close()
         rows = order_rows(rows)
         _write_html(out / "index.html", rows, strategies)
-    echo("")
+    for line in report_lines(rows, strategies, out / "index.html", seed):
+        echo(line)
+    return rows
+
+
+def report_lines(rows: Sequence[DemoRow], strategies: Sequence[str], page: Path, seed: int = 7) -> list[str]:
+    """What the demo prints: first a question where restoration decided the answer (wrong answered directly,
+    right restored and checked), with its page, box, evidence and steps; the strategies in plain words; every
+    question by outcome; the summary table; where the HTML page is; the next command to try."""
+    lines: list[str] = []
+    decided = [r for r in rows if outcome(r) == "decided"]
+    shown = decided[0] if decided else (rows[0] if rows else None)
+    if shown is not None:
+        lines += _story(shown, decided=bool(decided))
+        lines.append("")
+    lines.append(f"The {len(strategies)} ways each question was answered (offline reader: no model, no network; "
+                 f"documents generated from seed {seed}):")
+    lines += [f"  {name:<15} {STRATEGY_WORDS.get(name, name)}" for name in strategies]
+    lines.append("")
     for name, text in OUTCOMES:
         picked = [r for r in rows if outcome(r) == name]
         if picked:
-            echo(f"{text}: {len(picked)} of {len(rows)}")
-            for r in picked:
-                echo(f"    - {r.sample.question}")
-    echo("")
-    echo(summary_table(rows, strategies))
-    echo(f"\nwrote {out / 'index.html'}")
-    return rows
+            lines.append(f"{text}: {len(picked)} of {len(rows)}")
+            lines += [f"    - {r.sample.question}" for r in picked]
+    lines += ["", summary_table(rows, strategies), "",
+              f"Every step, with the page before and after each restoration: {page}", "",
+              "Next, ask about a page of your own (a photo, a scan or a PDF):",
+              '  docintent ask receipt.jpg "What is the total amount?"']
+    return lines
+
+
+def _story(row: DemoRow, decided: bool) -> list[str]:
+    """One question told in full: the direct answer against the restored one, where the answer stands."""
+    sample = row.sample
+    head = ("Restoration decided this answer:" if decided else
+            "No question here needed restoration to be answered right; the first one:")
+    lines = [head, f"  question ({sample.task}): {sample.question}", f"  right answer: {' | '.join(sample.answers)}"]
+    for name in ("none", "docintent"):
+        result = row.results.get(name)
+        if result is None:
+            continue
+        verdict = "right" if row.scores.get(name, 0.0) >= 0.5 else "wrong"
+        lines.append(f"  {name:<10} {result.answer!r} ({verdict})")
+    result = row.results.get("docintent") or next(iter(row.results.values()), None)
+    if result is None:
+        return lines
+    prov = result.provenance
+    if prov.box is not None:
+        where = "box " + ", ".join(f"{v:.2f}" for v in prov.box.as_tuple()) + " on the page as given"
+    elif prov.read_box is not None:
+        where = "box " + ", ".join(f"{v:.2f}" for v in prov.read_box.as_tuple()) + " on the restored page"
+    else:
+        where = "no box (the reader could not place the answer)"
+    lines.append(f"  read on page {prov.page}, {where} (x0, y0, x1, y1 as fractions of the page)")
+    if prov.lines:
+        lines.append(f"  evidence: {prov.lines[0][0]!r}")
+    lines.append(f"  {result.strategy} steps:")
+    lines += [f"    {i}. {text}" for i, text in enumerate(describe_trace(result.trace), 1)]
+    return lines
 
 
 #: How a question's outcome depended on restoration, in the order the demo shows them.
@@ -147,6 +215,16 @@ def summary_table(rows: Sequence[DemoRow], strategies: Sequence[str]) -> str:
         secs = sum(r.results[name].seconds for r in rows) / n
         lines.append(f"| {name} | {100 * score:.1f} | {tools:.1f} | {secs:.1f} |")
     return "\n".join(lines)
+
+
+def _answer_page(result: Result):
+    """The page the answer's box is on, with the box drawn (None when the answer has no box)."""
+    prov = result.provenance
+    if prov.box is not None and prov.given_page in result.pages:
+        return mark_box(result.pages[prov.given_page], prov.box)
+    if prov.read_box is not None and prov.read_page in result.pages:
+        return mark_box(result.pages[prov.read_page], prov.read_box)
+    return None
 
 
 def _thumb(page, side: int = 420) -> str:
@@ -203,6 +281,11 @@ def _write_html(path: Path, rows: Sequence[DemoRow], strategies: Sequence[str]) 
                     f"<img src='{_thumb(result.pages[step.after])}'></div>"
                 )
             elif step.phase in (Phase.DECIDE, Phase.ANSWER) and step.action == Action.ANSWER:
-                parts.append(f"<div class='step'><b>answer</b>: {e(str(step.data.get('answer', '')))}<br><small>{e(step.reason)}</small></div>")
+                answer = getattr(step, "answer", None) or step.data.get("answer", "")
+                parts.append(f"<div class='step'><b>answer</b>: {e(str(answer))}<br><small>{e(step.reason)}</small></div>")
+        marked = _answer_page(result)
+        if marked is not None:
+            parts.append(f"<div class='step'><b>where the answer was read (page {result.page})</b>"
+                         f"<img src='{_thumb(marked)}'></div>")
         parts.append("</div>")
     path.write_text("\n".join(parts), encoding="utf-8")

@@ -34,6 +34,7 @@ class Phase(StrEnum):
     DIAGNOSE = "diagnose"  # the judge baseline listed degradations
     ANSWER = "answer"  # the final answer from the current page
     INSPECT = "inspect"  # zoom / OCR of a region gathered evidence
+    LOCATE = "locate"  # a page of a document was chosen to read (the evidence locator ranked the pages)
     SEARCH = "search"  # a retrieval agent called one of its tools (its action names the tool)
     FINALIZE = "finalize"  # a retrieval agent's budget ran out and it was asked for its ranking
     # MACT's roles (the answer role records under ANSWER)
@@ -56,6 +57,7 @@ class Action(StrEnum):
     STOPPED = "stopped"  # the run was stopped from outside (a deadline, a cancelled request)
     DIAGNOSED = "diagnosed"
     INSPECTED = "inspected"
+    LOCATED = "located"  # the page to read next was chosen
     FORCED = "forced"  # a final ranking asked for after the step budget
     # MACT's roles
     PLANNED = "planned"
@@ -183,22 +185,24 @@ _BASE_FIELDS = tuple(f.name for f in fields(Step))
 
 @dataclass
 class DecideStep(Step):
-    """Phase A: answer now (``answer``, ``confidence``), or use ``tool`` (with ``args``) on ``region``."""
+    """Phase A: answer now (``answer``, ``confidence``), or use ``tool`` (with ``args``) on ``region``; ``need``:
+    what the page needs, in words for people (from the degradation the tool restores)."""
 
     phase_kind: ClassVar[Phase | None] = Phase.DECIDE
     answer: str | None = None
     confidence: float | None = None
     args: dict[str, Any] = field(default_factory=dict)
     region: Box | None = None
+    need: str | None = None
 
     def describe(self, verbose: bool = False) -> str:
         if self.action == Action.ANSWER:
-            text = f"answerable: {self.answer!r}"
+            text = f"can answer now: {self.answer!r}" if self.answer else "no answer can be read, and nothing is left to try"
             if verbose and self.confidence is not None:
                 text += f" (confidence {self.confidence:.2f})"
             return text + (f" - {self.reason}" if verbose and self.reason else "")
-        text = f"run {self.tool}"
-        return text + (f" - {self.reason}" if self.reason else "")
+        text = f"{self.need}: run {self.tool}" if self.need else f"run {self.tool}"
+        return text + (f" - {self.reason}" if verbose and self.reason else "")
 
     def for_model(self) -> str | None:
         if self.action == Action.USE_TOOL:
@@ -216,11 +220,16 @@ class ToolStep(Step):
     work: dict[str, Any] = field(default_factory=dict)
 
     def describe(self, verbose: bool = False) -> str:
-        words = {Action.APPLIED: "ran", Action.NO_CHANGE: "ran, changed nothing", Action.FAILED: "failed",
-                 Action.SKIPPED: "skipped"}
-        text = f"{self.tool} {words.get(Action(self.action), str(self.action))}"
-        if self.action in (Action.FAILED, Action.SKIPPED) and self.reason:
-            text += f": {self.reason}"
+        if self.action == Action.APPLIED:
+            text = f"ran {self.tool}"
+        elif self.action == Action.NO_CHANGE:
+            text = f"ran {self.tool}: it found nothing to change"
+        elif self.action == Action.FAILED:
+            text = f"{self.tool} failed: {self.reason}"
+        elif self.action == Action.SKIPPED:
+            text = f"{self.tool} not run: {self.reason}"
+        else:
+            text = f"{self.tool} {self.action}"
         if verbose and self.work:
             text += " [" + ", ".join(f"{k} {v}" for k, v in self.work.items()) + "]"
         return text
@@ -233,6 +242,20 @@ class ToolStep(Step):
         return None
 
 
+def _decided_figure(m: dict[str, Any]) -> str | None:
+    """The before -> after figure of the quantity a review's verdict rested on (None when there is none)."""
+    decided = m.get("decided_by")
+    label = {"confidence": "raw reading confidence", "legibility": "legibility",
+             "severity": str(m.get("degradation") or "damage"), "characters": "characters read"}.get(str(decided))
+    key = "confidence" if decided == "confidence" else str(decided)
+    before, after = m.get(f"{key}_before"), m.get(f"{key}_after")
+    if label is None or not isinstance(before, (int, float)) or not isinstance(after, (int, float)):
+        return None
+    if isinstance(before, int) and isinstance(after, int):
+        return f"{label} {before} -> {after}"
+    return f"{label} {before:.2f} -> {after:.2f}"
+
+
 @dataclass
 class ReviewStep(Step):
     """Phase B: ``tool``'s change kept or rolled back; ``measurements``: the figures the verdict rests on."""
@@ -241,8 +264,22 @@ class ReviewStep(Step):
     measurements: dict[str, Any] = field(default_factory=dict)
 
     def describe(self, verbose: bool = False) -> str:
-        verdict = "kept" if self.action == Action.KEEP else "rolled back"
-        return f"{verdict} {self.tool}" + (f" - {self.reason}" if self.reason else "")
+        return f"{self.verdict()} {self.tool} - {self.because(verbose)}".rstrip(" -")
+
+    def verdict(self) -> str:
+        """"kept" or "rolled back"."""
+        return "kept" if self.action == Action.KEEP else "rolled back"
+
+    def because(self, verbose: bool = False) -> str:
+        """Why, in plain words with the figure that decided (``verbose``: every measurement the brain gave)."""
+        if verbose:
+            return self.reason
+        m = self.measurements or {}
+        words = m.get("because")
+        if not words:  # a brain that gives no plain words of its own (a model's reason is its own words)
+            return self.reason
+        figure = _decided_figure(m)
+        return f"{words} ({figure})" if figure else str(words)
 
     def for_model(self) -> str | None:
         if self.action == Action.KEEP:
@@ -270,6 +307,39 @@ class InspectStep(Step):
 
 
 @dataclass
+class LocateStep(Step):
+    """A page of a document chosen to read: ``page`` (1-based) of the ``considered`` pages; ``ranking``: the pages
+    the evidence locator ranked, best first, as ``{"page", "relevance", "evidence"}``; ``previous``: the page read
+    before that gave no answer (None for the first choice)."""
+
+    phase_kind: ClassVar[Phase | None] = Phase.LOCATE
+    page: int | None = None
+    considered: int | None = None
+    ranking: list[Any] = field(default_factory=list)
+    previous: int | None = None
+
+    def describe(self, verbose: bool = False) -> str:
+        if self.previous is not None:
+            text = f"page {self.previous} gave no answer: reading page {self.page} next"
+        else:
+            best = next((r for r in self.ranking if r.get("page") == self.page), None)
+            evidence = (best or {}).get("evidence")
+            if evidence:
+                why = f"its text matches the question best ({_quote(evidence)})"
+            else:
+                why = "no page's text matches the question, so the pages are read in order"
+            text = f"looked through {self.considered or len(self.ranking)} pages: reading page {self.page}, {why}"
+        if verbose and self.ranking:
+            text += " [" + ", ".join(f"page {r.get('page')} {float(r.get('relevance') or 0):.2f}" for r in self.ranking) + "]"
+        return text
+
+
+def _quote(text: str, limit: int = 60) -> str:
+    one = " ".join(str(text).split())
+    return repr(one if len(one) <= limit else one[: limit - 3] + "...")
+
+
+@dataclass
 class DiagnoseStep(Step):
     """The judge baseline's diagnosis: ``degradations`` present, and the ``rotation`` that makes it upright."""
 
@@ -278,8 +348,8 @@ class DiagnoseStep(Step):
     rotation: str | None = None
 
     def describe(self, verbose: bool = False) -> str:
-        found = ", ".join(self.degradations) or "no degradation"
-        return f"diagnosed {found}" + (f" ({self.rotation})" if self.rotation else "")
+        found = ", ".join(self.degradations) or "no damage"
+        return f"found {found}" + (f" (needs {self.rotation})" if self.rotation else "")
 
 
 @dataclass
@@ -297,7 +367,7 @@ class AnswerStep(Step):
     def describe(self, verbose: bool = False) -> str:
         if self.action == Action.FAILED or self.action == Action.STOPPED:
             return f"no answer: {self.reason}"
-        text = f"answer {self.answer!r}"
+        text = f"answer {self.answer!r}" if self.answer else "no answer found"
         if verbose and self.confidence is not None:
             text += f" (confidence {self.confidence:.2f})"
         return text + (f" - {self.reason}" if verbose and self.reason else "")
@@ -360,6 +430,42 @@ class JudgmentStep(Step):
         return f"flagged {where} of {self.plan_id}: {self.mistake}"
 
 
+def describe_trace(trace: list[Step], verbose: bool = False) -> list[str]:
+    """The trace in plain words, one line per restoration tried - what the page needed, the tool, the verdict,
+    as in "needs more light: ran appearance; kept - the text around the answer reads better (legibility 0.61 ->
+    0.74)" - and one per other step (``verbose``: with the figures the brain gave).
+
+    >>> steps = [DecideStep(Phase.DECIDE, Action.USE_TOOL, "appearance", need="needs more light"),
+    ...          ToolStep(Phase.TOOL, Action.APPLIED, "appearance"),
+    ...          ReviewStep(Phase.REVIEW, Action.KEEP, "appearance", measurements={
+    ...              "because": "the text around the answer reads better", "decided_by": "legibility",
+    ...              "legibility_before": 0.61, "legibility_after": 0.74}),
+    ...          AnswerStep(Phase.ANSWER, Action.ANSWER, answer="$1,250.00")]
+    >>> describe_trace(steps)
+    ['needs more light: ran appearance; kept - the text around the answer reads better (legibility 0.61 -> 0.74)', "answer '$1,250.00'"]
+    """
+    lines: list[str] = []
+    i = 0
+    while i < len(trace):
+        step = trace[i]
+        nxt = trace[i + 1] if i + 1 < len(trace) else None
+        if isinstance(step, DecideStep) and step.action == Action.USE_TOOL and isinstance(nxt, ToolStep) \
+                and nxt.tool == step.tool:
+            parts = [nxt.describe(verbose)]
+            after = trace[i + 2] if i + 2 < len(trace) else None
+            i += 2
+            if isinstance(after, ReviewStep) and after.tool == step.tool:
+                parts.append(f"{after.verdict()} - {after.because(verbose)}".rstrip(" -"))
+                i += 1
+            head = f"{step.need}: " if step.need else ""
+            why = f" (asked for: {step.reason})" if verbose and step.reason else ""
+            lines.append(head + "; ".join(parts) + why)
+            continue
+        lines.append(step.describe(verbose))
+        i += 1
+    return lines
+
+
 #: Tool actions that count as a tool having run (the paper's "Avg. Tools").
 RAN = (Action.APPLIED, Action.NO_CHANGE, Action.FAILED)
 
@@ -372,7 +478,8 @@ class Provenance:
     (mapped back through every kept restoration; None when the reader could not place the answer, or a kept
     restoration moved content in a way it cannot undo, such as dewarping); ``read_box``: the box on the page the
     answer was read on (``read_page``, a page hash: the given page after the ``read_on`` restorations);
-    ``lines``: the evidence lines as ``(text, OCR confidence, box on the read page)``.
+    ``lines``: the evidence lines as ``(text, OCR confidence, box on the read page)``; ``given_page``: the hash of
+    the page as it was given (the page ``box`` is on).
     """
 
     page: int = 1
@@ -381,10 +488,11 @@ class Provenance:
     read_page: str | None = None
     lines: tuple[tuple[str, float, Box], ...] = ()
     read_on: tuple[str, ...] = ()
+    given_page: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"page": self.page, "box": box_list(self.box), "read_box": box_list(self.read_box),
-                "read_page": self.read_page,
+                "read_page": self.read_page, "given_page": self.given_page,
                 "lines": [{"text": t, "confidence": round(c, 5), "box": box_list(b)} for t, c, b in self.lines],
                 "read_on": list(self.read_on)}
 

@@ -47,24 +47,18 @@ def brain_choice(args: argparse.Namespace):
     return choose_brain(getattr(args, "profile", None), args.brain, parse_options(args.brain_opt))
 
 
-def format_trace(result) -> str:
-    """Readable list of a Result's steps."""
+def format_trace(result, verbose: bool = False) -> str:
+    """A Result's steps for people: in plain words, a line per restoration tried and per other step; with
+    ``verbose``, every step on its own line with the figures the brain gave, its seconds, tokens and page hashes."""
+    from ..trace import describe_trace
+
+    if not verbose:
+        return "\n".join(f"{i:>2}. {line}" for i, line in enumerate(describe_trace(result.trace), 1))
     lines = []
     for i, step in enumerate(result.trace, 1):
-        tool = f" {step.tool}" if step.tool else ""
         hashes = f" [{step.before}->{step.after}]" if step.after and step.before != step.after else ""
         tokens = f" ({step.prompt_tokens}+{step.completion_tokens} tok)" if step.prompt_tokens or step.completion_tokens else ""
-        reason = f": {step.reason}" if step.reason else ""
-        where = ""
-        plan_id = getattr(step, "plan_id", None)
-        if plan_id is not None:  # a MACT role call: which plan and step, what came out, what was wrong
-            ids = " ".join(str(v) for v in (plan_id, getattr(step, "step_id", None)) if v is not None)
-            candidate = getattr(step, "candidate", None)
-            cand = f" #{candidate}" if isinstance(candidate, int) else ""
-            output = getattr(step, "output", None)
-            out = f" -> {output!r}" if output is not None else ""
-            where = f" [{ids}{cand}]{out}"
-        lines.append(f"{i:>2}. {step.phase:<8} {step.action}{tool}{where}{reason}{hashes} {step.seconds:.2f}s{tokens}")
+        lines.append(f"{i:>2}. {step.describe(verbose=True)}  ({step.seconds:.2f} s{tokens}){hashes}")
     return "\n".join(lines)
 
 
@@ -137,8 +131,56 @@ def float_range(low: float, high: float) -> Callable[[str], float]:
     return parse
 
 
-#: 0-based page numbers.
+#: 0-based page numbers (internal indices; users count pages from 1, see :func:`pages_arg`).
 page_arg = int_range(0)
+
+_PAGES_RULE = "pages count from 1 (1 is the first page); give numbers and ranges such as 2, 1-3 or 1,4-6"
+
+
+def pages_arg(text: str) -> str:
+    """``--pages``: 1-based page numbers and ranges (``"2"``, ``"1-3"``, ``"1,4-6"``), checked for their form here
+    and against the document when it is opened."""
+    for part in text.split(","):
+        bounds = [b.strip() for b in part.split("-")]
+        if len(bounds) > 2 or not all(b.isdigit() for b in bounds):
+            raise argparse.ArgumentTypeError(f"{text!r}: {_PAGES_RULE}")
+        low, high = int(bounds[0]), int(bounds[-1])
+        if low < 1:
+            raise argparse.ArgumentTypeError(f"{text!r}: {_PAGES_RULE}")
+        if high < low:
+            raise argparse.ArgumentTypeError(f"{text!r}: a range must go up, e.g. 2-5")
+    return text.replace(" ", "")
+
+
+def retired_page_arg(text: str) -> str:
+    """``--page`` counted from 0; pages now count from 1 and are chosen with ``--pages``: refuse it, saying so
+    (``--page 1`` meant the second page, so no value can be taken over without confusion)."""
+    raise argparse.ArgumentTypeError(
+        f"{text!r}: --page counted pages from 0 and is gone; pages now count from 1: use --pages N "
+        "(--pages 1 is the first page)")
+
+
+def add_pages_argument(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """``--pages SPEC`` (1-based) and the retired ``--page`` (refused with the new rule)."""
+    parser.add_argument("--pages", type=pages_arg, metavar="SPEC", help=help_text)
+    parser.add_argument("--page", type=retired_page_arg, help=argparse.SUPPRESS)
+
+
+def one_page(path: str, pages: str | None):
+    """The one page ``--pages`` names (default: the first) of an image or PDF; several pages are refused."""
+    from ..document import Document
+    from ..errors import InputError
+
+    document = Document(path, pages=pages or "1")
+    if len(document) != 1:
+        raise InputError(path, f"--pages {pages} names {len(document)} pages; this command reads one: give one page")
+    return document.page(document.numbers[0])
+
+
+def add_progress_argument(parser: argparse.ArgumentParser) -> None:
+    """``--no-progress``: no progress line on stderr (it is shown only on a terminal anyway)."""
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress line on stderr (shown only when stderr is a terminal)")
 #: PDF rendering resolutions docintent accepts (above 2400 dpi one letter page is over 500 M pixels).
 dpi_arg = int_range(1, 2400)
 positive_int = int_range(1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import positive_int
+from ._common import add_progress_argument, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -13,6 +13,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="folder for index.html (default: a new temporary folder; its path is printed)")
     p.add_argument("--count", type=positive_int, default=6, help="questions to run (default 6)")
     p.add_argument("--seed", type=int, default=7, help="seed of the generated documents")
+    add_progress_argument(p)
     p.set_defaults(func=run)
 
 
@@ -22,5 +23,5 @@ def run(args: argparse.Namespace) -> int:
 
     if args.out is not None:
         check_output_folder(args.out)
-    run_demo(args.out, count=args.count, seed=args.seed)
+    run_demo(args.out, count=args.count, seed=args.seed, progress=False if args.no_progress else None)
     return 0

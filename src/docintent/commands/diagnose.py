@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ._common import page_arg, region_arg
+from ._common import add_pages_argument, region_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -17,17 +17,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "measurements behind the severities.",
     )
     p.add_argument("image")
-    p.add_argument("--page", type=page_arg, default=0, help="PDF page (0-based)")
+    add_pages_argument(p, "page of a PDF, counted from 1 (default 1)")
     p.add_argument("--region", type=region_arg, help="x0,y0,x1,y1 in [0,1] or 0-1000 integers: measure only this region")
     p.add_argument("--json", action="store_true", help="print everything as JSON")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..io import load_page
     from ..perception import Thresholds, measure
+    from ._common import one_page
 
-    page = load_page(args.image, page=args.page)
+    page = one_page(args.image, args.pages)
     signals = measure(page, args.region)
     thresholds = Thresholds()
     found = signals.above(thresholds)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ._common import add_profile_argument, brain_choice, dpi_arg, unit_float
+from ._common import add_profile_argument, add_progress_argument, brain_choice, dpi_arg, pages_arg, unit_float
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("document", help="PDF or image file")
     p.add_argument("question")
-    p.add_argument("--pages", help="1-based pages or ranges, e.g. 1-20 or 1,3,5-7 (default: all)")
+    p.add_argument("--pages", type=pages_arg, help="pages or ranges counted from 1, e.g. 1-20 or 1,3,5-7 (default: all)")
     p.add_argument("--mode", choices=["page", "page+ocr", "evidence+ocr"], default="evidence+ocr",
                    help="context the answer step sees (default evidence+ocr)")
     p.add_argument("--brain", default=None, help="brain for the answer step: offline (default), openai, ...")
@@ -34,10 +34,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "auto (default): fused when docintent[dense] is installed")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     add_profile_argument(p)
+    add_progress_argument(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..evaluation.executors import Progress
     from ..io import load_document, page_count
     from ..retrieval.evidence import (
         DEFAULT_THRESHOLD,
@@ -64,7 +66,12 @@ def run(args: argparse.Namespace) -> int:
         except ImportError:
             if args.match == "fused":
                 raise
-    found = collect_evidence(pages, args.question, threshold=threshold, numbers=numbers, texts=texts, dense=dense)
+    bar = Progress(len(numbers), desc="evidence", unit="page", show=False if args.no_progress else None)
+    try:
+        found = collect_evidence(pages, args.question, threshold=threshold, numbers=numbers, texts=texts, dense=dense,
+                                 on_page=lambda number: bar.update())
+    finally:
+        bar.close()
     costs = {mode: context([d for d in found if d.relevant] if mode == "evidence+ocr" else found, mode)[2] for mode in MODES}
     result = None
     if not args.no_answer:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import dpi_arg
+from ._common import add_progress_argument, dpi_arg
 from ._scale import add_executor_arguments, executor_from_args
 
 
@@ -26,6 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the handle shuffle")
     p.add_argument("--overwrite", action="store_true", help="discard an existing index in --out")
     p.add_argument("--dense", action="store_true", help="also compute dense embeddings (needs docintent[dense])")
+    add_progress_argument(p)
     add_executor_arguments(p, workers=True, model_calls=False)
     p.set_defaults(func=run)
 
@@ -43,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
             images=args.images,
             seed=args.seed,
             overwrite=args.overwrite,
+            progress=False if args.no_progress else None,
             # The default reads pages here, one after another, as before executors existed.
             executor=executor_from_args(args) if args.executor == "ray" or (args.workers or 1) > 1 else None,
         )

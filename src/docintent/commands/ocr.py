@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 
-from ._common import page_arg, region_arg
+from ._common import add_pages_argument, region_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ocr", help="read the text of an image or PDF page")
     p.add_argument("image")
     p.add_argument("--engine", default=None, help="rapidocr (default) or tesseract")
-    p.add_argument("--page", type=page_arg, default=0, help="PDF page (0-based)")
+    add_pages_argument(p, "page of a PDF, counted from 1 (default 1)")
     p.add_argument("--region", type=region_arg, help="x0,y0,x1,y1 in [0,1] or 0-1000 integers: read only this region")
     p.add_argument("--upright", action="store_true", help="detect the page orientation and rotate it upright first")
     p.add_argument("--json", action="store_true", help="print lines, words, boxes and confidences as JSON")
@@ -20,11 +20,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..io import load_page
     from ..ocr import detect_orientation, get_engine
     from ..tools import get_tool
+    from ._common import one_page
 
-    page = load_page(args.image, page=args.page)
+    page = one_page(args.image, args.pages)
     if args.upright:
         fix = detect_orientation(page).fix
         if fix:

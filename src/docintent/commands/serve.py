@@ -35,6 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--keep-runs", type=int, default=100, help="finished runs kept (default 100)")
     p.add_argument("--keep-minutes", type=float, default=60.0, help="minutes a finished run is kept (default 60)")
     p.add_argument("--data-dir", metavar="DIR", help="where page images of runs are kept (default: a temporary folder)")
+    p.add_argument("--no-access-log", action="store_true",
+                   help="no line per request on stderr (method, path, status, milliseconds)")
     p.set_defaults(func=run)
 
 
@@ -81,6 +83,19 @@ def build_config(args: argparse.Namespace):
     )
 
 
+def _show_access_log() -> None:
+    """The service's access lines on stderr, one per request, whatever the level of the other loggers."""
+    import logging
+    import sys
+
+    logger = logging.getLogger("docintent.access")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%Y-%m-%dT%H:%M:%S"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
 def run(args: argparse.Namespace) -> int:
     from ..errors import MissingDependencyError
 
@@ -91,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
     from ..server import create_app
 
     config = build_config(args)
+    if not args.no_access_log:
+        _show_access_log()
     app = create_app(config)
     where = f"http://{args.host}:{args.port}/"
     print(f"docintent serve: {where} (workers {config.workers}, brains {', '.join(config.brains)}"

@@ -777,3 +777,24 @@ class Progress:
 
     def close(self) -> None:
         self._bar.close()
+
+
+class Activity:
+    """One status line for one long task (a question about a document, a page restored): what it is doing now
+    and for how long, on stderr. Shown on a terminal (``show=None``) or when asked; ``say(text)`` replaces
+    the line's text."""
+
+    def __init__(self, desc: str, *, show: bool | None = None) -> None:
+        from tqdm import tqdm
+
+        visible = sys.stderr.isatty() if show is None else show
+        self._bar = tqdm(total=None, disable=not visible, desc=desc, dynamic_ncols=True, leave=False,
+                         bar_format="{desc}: {postfix} [{elapsed}]")
+        self._bar.set_postfix_str("starting", refresh=False)
+
+    def say(self, text: str) -> None:
+        """Show ``text`` as what the task is doing now."""
+        self._bar.set_postfix_str(text[:100])
+
+    def close(self) -> None:
+        self._bar.close()

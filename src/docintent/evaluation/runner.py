@@ -149,7 +149,11 @@ def dump_row(row: dict[str, Any]) -> str:
     return strip_url_credentials(json.dumps(row, ensure_ascii=False, default=_json_default)) + "\n"
 
 
-def _scan(path: Path) -> tuple[list[dict[str, Any]], int, int]:
+#: A row's identity in its results file (:func:`row_key` for benchmark rows).
+RowKey = Callable[[dict[str, Any]], tuple[str, ...]]
+
+
+def _scan(path: Path, key: RowKey = row_key) -> tuple[list[dict[str, Any]], int, int]:
     """Parse a results file: (rows in file order, byte length of the intact part, number of lines dropped).
 
     Only the last line may be damaged (a write cut short by a kill has no final newline, or is not JSON);
@@ -173,7 +177,7 @@ def _scan(path: Path) -> tuple[list[dict[str, Any]], int, int]:
             row = json.loads(raw)
             if is_last_piece:  # no newline after it: the write was cut short
                 raise ValueError("unterminated line")
-            row_key(row)
+            key(row)
         except (ValueError, KeyError, TypeError) as err:
             rest = b"".join(lines[number:]).strip()
             if rest:
@@ -187,36 +191,38 @@ def _scan(path: Path) -> tuple[list[dict[str, Any]], int, int]:
     return rows, good_end, dropped
 
 
-def latest_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def latest_rows(rows: Iterable[dict[str, Any]], key: RowKey = row_key) -> list[dict[str, Any]]:
     """One row per key, the last one written, in the order keys first appeared."""
-    latest: dict[tuple[str, str], dict[str, Any]] = {}
+    latest: dict[tuple[str, ...], dict[str, Any]] = {}
     for row in rows:
-        latest[row_key(row)] = row  # re-assigning keeps the key's first position
+        latest[key(row)] = row  # re-assigning keeps the key's first position
     return list(latest.values())
 
 
-def read_results(path: str | os.PathLike) -> list[dict[str, Any]]:
+def read_results(path: str | os.PathLike, key: RowKey = row_key) -> list[dict[str, Any]]:
     """The rows of a run (a ``results.jsonl`` or its directory): last row per key, damaged last line dropped."""
     p = Path(path)
     if p.is_dir():
         p = p / RESULTS_FILE
     if not p.exists():
         raise DatasetError(f"{p}: no such results file")
-    rows, _, dropped = _scan(p)
+    rows, _, dropped = _scan(p, key)
     if dropped:
         log.warning("%s: dropped a partially written last line", p)
-    return latest_rows(rows)
+    return latest_rows(rows, key)
 
 
 class ResultsWriter:
-    """Appends rows to ``results.jsonl``, one flushed line each. Opening it cuts off a partial last line."""
+    """Appends rows to a results file (``results.jsonl``), one flushed line each. Opening it cuts off a partial
+    last line. ``key``: a row's identity (the last row per key counts)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, key: RowKey = row_key) -> None:
         self.path = path
+        self.key = key
         self.rows: list[dict[str, Any]] = []
         self.dropped = 0
         if path.exists():
-            self.rows, good_end, self.dropped = _scan(path)
+            self.rows, good_end, self.dropped = _scan(path, key)
             if good_end < path.stat().st_size:
                 # Appending after a cut-off line would glue the next row onto it.
                 with open(path, "r+b") as fh:
@@ -232,15 +238,53 @@ class ResultsWriter:
     def close(self) -> None:
         self._fh.close()
 
+    def latest(self) -> dict[tuple[str, ...], dict[str, Any]]:
+        """The last row written per key."""
+        return {self.key(r): r for r in self.rows}
+
     def compact(self) -> bool:
         """Rewrite the file with one row per key (the last). Returns whether anything changed."""
-        latest = latest_rows(self.rows)
+        latest = latest_rows(self.rows, self.key)
         if len(latest) == len(self.rows):
             return False
         # Safe only because the run holds the folder's lock: nobody else appends to the file being replaced.
         atomic_write_text(self.path, "".join(dump_row(row) for row in latest))
         self.rows = latest
         return True
+
+
+def plan_rows(items: Iterable[Any], item_key: Callable[[Any], tuple[str, ...]],
+              done: dict[tuple[str, ...], dict[str, Any]], retry_failed: bool = False) -> tuple[list[Any], int, int]:
+    """The items still to run: ``(todo, skipped, retried)``. An item whose key has a row in ``done`` is skipped,
+    unless that row failed and ``retry_failed``."""
+    todo: list[Any] = []
+    skipped = retried = 0
+    for item in items:
+        row = done.get(item_key(item))
+        if row is None:
+            todo.append(item)
+        elif row.get("error") and retry_failed:
+            todo.append(item)
+            retried += 1
+        else:
+            skipped += 1
+    return todo, skipped, retried
+
+
+def write_rows(todo: Sequence[Any], job: Any, writer: ResultsWriter, executor: Executor, bar: Progress, *,
+               state: Any = None) -> int:
+    """Run ``job`` on every item of ``todo`` with ``executor`` and append each row as it arrives (this process
+    alone writes); returns the rows written. A row with ``error`` set counts as failed on the progress line."""
+    written = 0
+
+    def emit(row: dict[str, Any]) -> None:
+        nonlocal written
+        writer.write(row)
+        written += 1
+        bar.update(failed=bool(row.get("error")), note=row.get("error"))
+
+    executor.map(todo, job, emit, state=state)
+    return written
 
 
 # --- running one row -------------------------------------------------------------------------------
@@ -629,19 +673,9 @@ def run_benchmark(
                     options)
 
     writer = ResultsWriter(out / RESULTS_FILE)
-    latest = {row_key(r): r for r in writer.rows}
-    todo: list[tuple[Sample, int]] = []
-    skipped = retried = 0
-    for sample in samples:
-        for index, strategy in enumerate(resolved):
-            done = latest.get((sample.id, strategy.name))
-            if done is None:
-                todo.append((sample, index))
-            elif done.get("error") and retry_failed:
-                todo.append((sample, index))
-                retried += 1
-            else:
-                skipped += 1
+    pairs = [(sample, index) for sample in samples for index in range(len(resolved))]
+    todo, skipped, retried = plan_rows(pairs, lambda item: (item[0].id, resolved[item[1]].name), writer.latest(),
+                                       retry_failed)
     if max_rows is not None:
         todo = todo[: max(0, max_rows)]
 
@@ -668,26 +702,20 @@ def run_benchmark(
 
     bar = Progress(len(todo), desc=out.name, show=progress)
     steps_dir = out.resolve() if save_steps else None  # absolute: workers may run in another directory
-    new_rows = 0
+    rows_before = len(writer.rows)
     t0 = time.perf_counter()
-
-    def emit(row: dict[str, Any]) -> None:
-        nonlocal new_rows
-        writer.write(row)
-        new_rows += 1
-        bar.update(failed=bool(row.get("error")), note=row.get("error"))
-
     try:
         # All strategies of a sample in one call: they start from the same page, whose OCR the worker's
         # cache (one per machine) then serves to every strategy after the first.
         job = RowJob(brain_factory, resolved, brain_name, seed, steps_dir, batch=len(resolved))
-        executor.map(todo, job, emit, state=brain)
+        write_rows(todo, job, writer, executor, bar, state=brain)
     finally:
         bar.close()
         writer.close()
         with contextlib.suppress(Exception):
             brain.close()
         seconds = time.perf_counter() - t0
+        new_rows = len(writer.rows) - rows_before  # counted here too when the run was interrupted
         writer.compact()
         final_rows = latest_rows(writer.rows)
         sessions[-1].update(finished=_now(), new_rows=new_rows, seconds=round(seconds, 3))

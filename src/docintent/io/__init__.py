@@ -1,6 +1,6 @@
 """Image and PDF loading, resizing and encoding for models."""
 
-from .encode import cap_pixels, encode, resize_longest, save_page, to_data_url
+from .encode import cap_pixels, encode, mark_box, resize_longest, save_page, to_data_url
 from .load import (
     IMAGE_FORMATS,
     load_bytes,
@@ -22,6 +22,7 @@ __all__ = [
     "load_document",
     "load_page",
     "load_pdf",
+    "mark_box",
     "open_pdf",
     "page_count",
     "pdf_page_count",

@@ -157,57 +157,72 @@ def _to_array(img) -> np.ndarray:
     return np.asarray(img.convert("RGB"))
 
 
-def pdf_page_count(path: PathLike, *, password: str | None = None) -> int:
-    """Number of pages of a PDF."""
-    pdf = open_pdf(path, password=password)
+def pdf_page_count(path: PathLike | bytes, *, password: str | None = None, name: str | None = None) -> int:
+    """Number of pages of a PDF (a path or its bytes)."""
+    pdf = open_pdf(path, password=password, name=name)
     try:
         return len(pdf)
     finally:
         pdf.close()
 
 
-def open_pdf(path: PathLike, *, password: str | None = None):
+def open_pdf(source: PathLike | bytes, *, password: str | None = None, name: str | None = None):
     """An open pypdfium2 document (close it when done), or the loader's error: missing, corrupt, encrypted.
 
-    Every PDF docintent reads (``ask``, ``evidence``, the page index) is opened here, so they refuse the same
-    files with the same messages.
+    ``source``: a path, or the PDF's bytes (an upload; ``name`` labels it in messages). Every PDF docintent reads
+    (``ask``, ``evidence``, the page index, the service) is opened here, so they refuse the same files with the
+    same messages.
     """
     import pypdfium2 as pdfium
 
-    path = _check_file(path)
+    label, data = _pdf_source(source, name)
     try:
-        return pdfium.PdfDocument(str(path), password=password)
+        return pdfium.PdfDocument(data, password=password)
     except pdfium.PdfiumError as err:
         code = getattr(err, "err_code", None)
         if code == pdfium.raw.FPDF_ERR_PASSWORD:
-            raise EncryptedPdfError(path, "the PDF is encrypted; pass the right password") from None
+            raise EncryptedPdfError(label, "the PDF is encrypted; pass the right password") from None
         if code == pdfium.raw.FPDF_ERR_SECURITY:
-            raise EncryptedPdfError(path, "the PDF uses an unsupported security handler") from None
-        raise CorruptImageError(path, f"cannot open PDF: {err}") from None
+            raise EncryptedPdfError(label, "the PDF uses an unsupported security handler") from None
+        raise CorruptImageError(label, f"cannot open PDF: {err}") from None
+
+
+def _pdf_source(source: PathLike | bytes, name: str | None) -> tuple[object, str | bytes]:
+    """(the label messages name, what pypdfium2 opens) for a path (checked) or PDF bytes."""
+    if isinstance(source, (bytes, bytearray)):
+        label = name or "<bytes>"
+        if not source:
+            raise EmptyFileError(label, "no PDF data (0 bytes)")
+        return label, bytes(source)
+    path = _check_file(source)
+    return path, str(path)
 
 
 def load_pdf(
-    path: PathLike,
+    path: PathLike | bytes,
     *,
     pages: Iterable[int] | None = None,
     dpi: int | None = None,
     max_pixels: int | None = None,
     password: str | None = None,
+    name: str | None = None,
 ) -> list[Page]:
-    """Render PDF pages (0-based indices; all when ``pages`` is None) at ``dpi`` (default ``DOCINTENT_PDF_DPI``)."""
-    p = _check_file(path)
+    """Render PDF pages (0-based indices; all when ``pages`` is None) at ``dpi`` (default ``DOCINTENT_PDF_DPI``).
+
+    ``path`` may also be the PDF's bytes (``name`` labels them in messages and page sources)."""
+    label, _ = _pdf_source(path, name)
     dpi = dpi or get_settings().pdf_dpi
     limit = max_pixels or get_settings().max_pixels
-    pdf = open_pdf(p, password=password)
+    pdf = open_pdf(path, password=password, name=name)
     try:
         count = len(pdf)
         wanted: Sequence[int] = list(range(count)) if pages is None else list(pages)
         out = []
         for index in wanted:
             if not 0 <= index < count:
-                raise PdfPageOutOfRangeError(p, f"page {index} requested, but the PDF has {count} page(s) (0-based)")
-            array = _render_page_of(pdf, index, dpi, limit, p)
-            page = Page.from_array(array, source=f"{p}#page={index}")
+                raise PdfPageOutOfRangeError(label, f"page {index} requested, but the PDF has {count} page(s) (0-based)")
+            array = _render_page_of(pdf, index, dpi, limit, label)
+            page = Page.from_array(array, source=f"{label}#page={index}")
             page.meta["pdf_page"] = index
             page.meta["dpi"] = dpi
             out.append(page)
@@ -216,7 +231,7 @@ def load_pdf(
         pdf.close()
 
 
-def _render_page_of(pdf, index: int, dpi: int, limit: int, path: Path) -> np.ndarray:
+def _render_page_of(pdf, index: int, dpi: int, limit: int, path: object) -> np.ndarray:
     """Render page ``index`` of an open PDF; a page pdfium cannot load or draw is a CorruptImageError."""
     import pypdfium2 as pdfium
 

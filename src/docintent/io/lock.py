@@ -43,10 +43,10 @@ def _holder_text(info: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-def read_holder(folder: str | os.PathLike) -> dict[str, Any]:
+def read_holder(folder: str | os.PathLike, name: str = LOCK_FILE) -> dict[str, Any]:
     """What the lock file of ``folder`` says about its last holder ({} when there is none or it is unreadable)."""
     try:
-        text = (Path(folder) / LOCK_FILE).read_text(encoding="utf-8")
+        text = (Path(folder) / name).read_text(encoding="utf-8")
         info = json.loads(text) if text.strip() else {}
     except (OSError, ValueError):
         return {}
@@ -54,11 +54,16 @@ def read_holder(folder: str | os.PathLike) -> dict[str, Any]:
 
 
 class FolderLock:
-    """An exclusive, process-wide lock on a folder (see the module docstring). Not reentrant."""
+    """An exclusive, process-wide lock on a folder (see the module docstring). Not reentrant.
 
-    def __init__(self, folder: str | os.PathLike, *, purpose: str = "output folder") -> None:
+    ``name``: the lock file's name; one other than the default locks one output of the folder (a results file
+    such as ``answers.jsonl`` locks ``.answers.jsonl.lock``), so outputs beside it stay free.
+    """
+
+    def __init__(self, folder: str | os.PathLike, *, purpose: str = "output folder", name: str = LOCK_FILE) -> None:
         self.folder = Path(folder)
-        self.path = self.folder / LOCK_FILE
+        self.name = name
+        self.path = self.folder / name
         self.purpose = purpose
         self._fd: int | None = None
 
@@ -77,9 +82,10 @@ class FolderLock:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            holder = _holder_text(read_holder(self.folder))
+            holder = _holder_text(read_holder(self.folder, self.name))
+            target = self.folder if self.name == LOCK_FILE else self.folder / self.name.removeprefix(".").removesuffix(".lock")
             raise FolderBusyError(
-                self.folder,
+                target,
                 f"this {self.purpose} is in use by {holder}; wait for it to finish or choose another output folder",
             ) from None
         except BaseException:

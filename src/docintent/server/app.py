@@ -7,9 +7,10 @@
 Endpoints (all JSON unless said otherwise; with a token configured every ``/v1`` endpoint but
 ``/v1/health`` needs ``Authorization: Bearer <token>``):
 
-- ``POST /v1/ask`` (multipart: ``file``, ``question``, ``task``, ``strategy``, ``brain``, ``page``,
-  ``max_rounds``) -> ``202 {"id", "status", "links"}`` at once;
-- ``GET /v1/runs/{id}`` -> status, answer, confidence, tools kept / rolled back, trace;
+- ``POST /v1/ask`` (multipart: ``file``, ``question``, ``task``, ``strategy``, ``brain``, ``pages`` (counted
+  from 1; default every page of a PDF), ``max_rounds``) -> ``202 {"id", "status", "links"}`` at once;
+- ``GET /v1/runs/{id}`` -> status, answer, confidence, page (from 1), box and evidence lines, tools kept /
+  rolled back, trace;
 - ``GET /v1/runs/{id}/events`` -> the steps as Server-Sent Events while the run executes;
 - ``GET /v1/runs/{id}/pages/{hash}.jpg`` -> any page state of the run;
 - ``GET /v1/runs/{id}/trace.json``, ``GET /v1/runs/{id}/evidence`` (where the answer stands on the page);
@@ -37,7 +38,7 @@ from ..errors import DocIntentError
 from ..strategies import applicable_options
 from .config import MB, ServeConfig
 from .runs import QueueFull, Run, RunStore
-from .uploads import UploadError, display_name, load_upload
+from .uploads import UploadError, display_name, load_upload_document
 
 try:
     from fastapi import FastAPI, Request
@@ -47,6 +48,8 @@ except ImportError as err:  # pragma: no cover - exercised only without the extr
     raise ImportError("docintent serve needs FastAPI and uvicorn: pip install 'docintent[serve]'") from err
 
 log = logging.getLogger(__name__)
+#: One line per request (method, path, status, milliseconds); ``docintent serve`` shows it on stderr.
+access_log = logging.getLogger("docintent.access")
 
 #: Static files of the viewer, read once into memory: a request never names a file on disk.
 STATIC = {"app.js": "text/javascript", "style.css": "text/css"}
@@ -147,6 +150,20 @@ def create_app(config: ServeConfig | None = None) -> Any:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         return response
 
+    @app.middleware("http")
+    async def log_access(request: Request, call_next: Any) -> Any:
+        started = time.perf_counter()
+        status = 500
+        try:
+            response = await call_next(request)
+            status = response.status_code
+            return response
+        finally:
+            # The path only: a query string may carry what a log should not keep.
+            client = request.client.host if request.client else "-"
+            access_log.info('%s "%s %s" %d %.1f ms', client, request.method, request.url.path, status,
+                            1000 * (time.perf_counter() - started))
+
     # -- the viewer ---------------------------------------------------------------------------------
 
     @app.get("/", include_in_schema=False)
@@ -193,15 +210,18 @@ def create_app(config: ServeConfig | None = None) -> Any:
         problem = _check_choice(task, strategy, brain, config)
         if problem:
             return _error(400, problem)
+        if str(form.get("page") or "") != "":
+            return _error(400, "the page field counted pages from 0 and is gone; send pages, counted from 1 "
+                               "(pages=1 is the first page; without it every page of a PDF is considered)")
+        pages = str(form.get("pages") or "").strip() or None
         try:
-            page_no = int(str(form.get("page") or 0))
             max_rounds = int(str(form.get("max_rounds") or config.max_rounds))
         except ValueError:
-            return _error(400, "page and max_rounds must be whole numbers")
+            return _error(400, "max_rounds must be a whole number")
         if not 0 <= max_rounds <= config.max_rounds:
             return _error(400, f"max_rounds must be between 0 and {config.max_rounds}")
         try:
-            page = await asyncio.to_thread(load_upload, data, upload.filename, page=page_no,
+            page = await asyncio.to_thread(load_upload_document, data, upload.filename, pages=pages,
                                            max_pixels=config.max_pixels, scratch=data_dir / "uploads")
         except UploadError as err:
             return _error(err.status, err.message)

@@ -18,8 +18,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..document import Document
 from ..errors import ConfigError, DocIntentError, InputError
-from ..io import encode, load_page
+from ..io import encode, mark_box
 from ..page import Box, Page
 
 try:
@@ -48,13 +49,23 @@ class Files:
             raise InputError(path, "no such file")
         return resolved
 
-    def page(self, image_path: str | None, image_base64: str | None, page: int = 0) -> Page:
-        """The page given by path (checked) or by base64 data (decoded with the loader's checks)."""
+    def page(self, image_path: str | None, image_base64: str | None, page: int = 1) -> Page:
+        """Page ``page`` (counted from 1) of the document given by path (checked) or by base64 data (decoded with
+        the loader's checks)."""
+        if bool(image_path) == bool(image_base64):
+            raise ConfigError("give exactly one of image_path and image_base64")
+        if isinstance(page, bool) or not isinstance(page, int) or page < 1:
+            raise ConfigError(f"page {page!r}: pages count from 1 (page 1 is the first page)")
+        return self.document(image_path, image_base64, str(page)).page(page)
+
+    def document(self, image_path: str | None, image_base64: str | None, pages: str | None = None) -> Document:
+        """The document given by path (checked) or by base64 data; ``pages``: a spec counted from 1 (default
+        every page)."""
         if bool(image_path) == bool(image_base64):
             raise ConfigError("give exactly one of image_path and image_base64")
         if image_path:
-            return load_page(self.check(image_path), page=page)
-        from .uploads import UploadError, load_upload
+            return Document(self.check(image_path), pages=pages)
+        from .uploads import UploadError, load_upload_document
 
         try:
             data = base64.b64decode(image_base64 or "", validate=True)
@@ -66,7 +77,8 @@ class Files:
             with tempfile.TemporaryDirectory(prefix="docintent-mcp-") as scratch:
                 from ..settings import get_settings
 
-                return load_upload(data, "image", page=page, max_pixels=get_settings().max_pixels, scratch=Path(scratch))
+                return load_upload_document(data, "image", pages=pages, max_pixels=get_settings().max_pixels,
+                                            scratch=Path(scratch))
         except UploadError as err:
             raise ConfigError(err.message) from None
 
@@ -103,36 +115,47 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
     @server.tool(structured_output=False)
     @_friendly
     def ask(question: str, image_path: str | None = None, image_base64: str | None = None, task: str = "doc",
-            strategy: str = "docintent", page: int = 0, max_rounds: int = 10) -> list[Any]:
-        """Answer a question about a document page, restoring only what blocks the answer.
+            strategy: str = "docintent", pages: str | None = None, max_rounds: int = 10) -> list[Any]:
+        """Answer a question about a document page or a whole PDF, restoring only what blocks the answer.
 
         task: "doc", "chart" or "table". strategy: "docintent" (default), "none", "pipeline-fixed", ...
-        Returns the answer, confidence, tools kept and rolled back, every step, and the final page image.
+        pages: the PDF pages to consider, counted from 1 ("2", "1-3"; default every page: the pages whose text
+        matches the question best are read first). Returns the answer, its confidence, the page it came from
+        (counted from 1), its box on that page (x0, y0, x1, y1 as fractions), the evidence lines with their OCR
+        confidence, the restorations it was read on, every step, and the page image with the box drawn.
         """
         from ..api import ask as docintent_ask
         from ..brains import get_brain
         from ..strategies import applicable_options
 
-        the_page = files.page(image_path, image_base64, page)
+        document = files.document(image_path, image_base64, pages)
         the_brain = get_brain(brain, **(brain_options or {}))
         try:
-            result = docintent_ask(the_page, question, task=task, strategy=strategy, brain=the_brain,
+            result = docintent_ask(document, question, task=task, strategy=strategy, brain=the_brain,
                                    **applicable_options(strategy, max_rounds=max_rounds))
         finally:
             the_brain.close()
         data = result.to_dict()
-        out: list[Any] = [json.dumps(data, indent=1)]
-        if result.final_page is not None:
+        prov = result.provenance
+        # where the answer came from first, then the rest of the Result (its trace last)
+        head = {"answer": result.answer, "confidence": result.confidence, "page": prov.page, "box": data["box"],
+                "evidence": data["provenance"]["lines"], "read_on": list(prov.read_on)}
+        out: list[Any] = [json.dumps({**head, **{k: v for k, v in data.items() if k not in head}}, indent=1)]
+        if prov.box is not None and prov.given_page in result.pages:
+            out.append(_image(mark_box(result.pages[prov.given_page], prov.box)))
+        elif prov.read_box is not None and prov.read_page in result.pages:
+            out.append(_image(mark_box(result.pages[prov.read_page], prov.read_box)))
+        elif result.final_page is not None:
             out.append(_image(result.final_page))
         return out
 
     @server.tool(structured_output=False)
     @_friendly
-    def restore(tools: list[str], image_path: str | None = None, image_base64: str | None = None, page: int = 0,
+    def restore(tools: list[str], image_path: str | None = None, image_base64: str | None = None, page: int = 1,
                 output_path: str | None = None) -> list[Any]:
         """Apply restoration tools in order (e.g. ["deshadowing", "deblurring"]; see the tool list of
-        `docintent tools`) and return the restored page as an image; with output_path (inside an allowed
-        folder) also save it there."""
+        `docintent tools`) to page `page` (counted from 1) and return the restored page as an image; with
+        output_path (inside an allowed folder) also save it there."""
         from ..tools import get_tool
 
         if not tools:
@@ -156,9 +179,10 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
 
     @server.tool()
     @_friendly
-    def diagnose(image_path: str | None = None, image_base64: str | None = None, page: int = 0,
+    def diagnose(image_path: str | None = None, image_base64: str | None = None, page: int = 1,
                  region: list[float] | None = None) -> dict[str, Any]:
-        """Measure blur, shadow, warp, moire, appearance and orientation of a page (severities in [0, 1]);
+        """Measure blur, shadow, warp, moire, appearance and orientation of page `page` (counted from 1;
+        severities in [0, 1]);
         list the degradations above their thresholds and the rotation that makes the page upright.
         region: [x0, y0, x1, y1] as fractions or 0-1000 integers (default: the whole page)."""
         from ..perception import Thresholds, measure
@@ -172,9 +196,10 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
 
     @server.tool(structured_output=False)
     @_friendly
-    def zoom(bbox: list[float], image_path: str | None = None, image_base64: str | None = None, page: int = 0,
+    def zoom(bbox: list[float], image_path: str | None = None, image_base64: str | None = None, page: int = 1,
              kind: str = "text", label: str = "region") -> list[Any]:
-        """Read a region of the page closer: crop [x0, y0, x1, y1] (fractions or 0-1000 integers), enlarge it
+        """Read a region of page `page` (counted from 1) closer: crop [x0, y0, x1, y1] (fractions or 0-1000
+        integers), enlarge it
         and recognise its text (kind "text") or table (kind "table"). Returns the text and the crop image."""
         from ..tools import get_tool
         from ..tools.zoom import Zoom

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..api import ask
 from ..brains import Brain
+from ..document import Document
 from ..errors import DocIntentError
 from ..io import encode
 from ..page import Page
@@ -46,7 +47,7 @@ class QueueFull(DocIntentError):
 
 @dataclass
 class Run:
-    """One question on one page, from submission to eviction."""
+    """One question on one page or document, from submission to eviction."""
 
     id: str
     question: str
@@ -54,7 +55,7 @@ class Run:
     strategy: str
     brain: str
     input_name: str
-    input_page: Page | None
+    input_page: Document | None  # the document (or one page) to answer from, until the run has finished
     options: dict[str, Any] = field(default_factory=dict)
     status: str = "queued"
     created: float = field(default_factory=time.time)
@@ -92,6 +93,7 @@ class Run:
     def summary(self) -> dict[str, Any]:
         """The JSON form served by ``GET /v1/runs/{id}``."""
         result = self.result or {}
+        provenance = result.get("provenance") or {}
         base = f"/v1/runs/{self.id}"
         return {
             "id": self.id,
@@ -106,6 +108,14 @@ class Run:
             "finished": self.finished,
             "answer": result.get("answer"),
             "confidence": result.get("confidence"),
+            # where the answer came from: the page (counted from 1), the box on it, the evidence lines
+            "page": result.get("page"),
+            "box": result.get("box"),
+            "evidence": provenance.get("lines", []),
+            "read_on": provenance.get("read_on", []),
+            "answer_page": provenance.get("given_page"),
+            "read_box": provenance.get("read_box"),
+            "read_page": provenance.get("read_page"),
             "tools_kept": result.get("tools_kept", []),
             "tools_rolled_back": result.get("tools_rolled_back", []),
             "tools_used": result.get("tools_used"),
@@ -151,17 +161,19 @@ class RunStore:
 
     # -- submission and execution -------------------------------------------------------------------
 
-    def submit(self, page: Page, question: str, *, input_name: str, task: str, strategy: str, brain: str,
+    def submit(self, page: Page | Document, question: str, *, input_name: str, task: str, strategy: str, brain: str,
                options: dict[str, Any] | None = None) -> Run:
-        """Queue a run and return it at once (status "queued")."""
+        """Queue a run of a page or a document and return it at once (status "queued")."""
+        document = page if isinstance(page, Document) else Document.of_page(page)
         self.evict()
         with self.lock:
             waiting = sum(1 for r in self.runs.values() if r.status == "queued")
             if waiting >= self.max_queued:
                 raise QueueFull(f"{waiting} runs are waiting for a worker; try again later")
-            run = Run(uuid.uuid4().hex, question, task, strategy, brain, input_name, page, dict(options or {}))
+            run = Run(uuid.uuid4().hex, question, task, strategy, brain, input_name, document, dict(options or {}))
             self.runs[run.id] = run
-        run.add_page(page)
+        if isinstance(page, Page):  # a PDF's pages are added as they are read
+            run.add_page(page)
         run.emit("status", {"status": "queued"})
         self.pool.submit(self._execute, run)
         return run
@@ -171,8 +183,8 @@ class RunStore:
         run.started = time.time()
         run.deadline = time.monotonic() + self.timeout_s
         run.emit("status", {"status": "running"})
-        page = run.input_page
-        assert page is not None
+        document = run.input_page
+        assert document is not None
         brain = self.brains[run.brain]()
         deadline = run.deadline
 
@@ -185,7 +197,7 @@ class RunStore:
             with run.lock:
                 index = run.steps_seen
                 run.steps_seen += 1
-            run.emit("step", {"index": index, **step.to_dict()})
+            run.emit("step", {"index": index, **step.to_dict(), "text": step.describe()})
 
         def should_stop() -> bool | str:
             if time.monotonic() > deadline:
@@ -193,7 +205,7 @@ class RunStore:
             return False
 
         try:
-            result = ask(page, run.question, task=run.task, strategy=run.strategy, brain=brain, on_step=on_step,
+            result = ask(document, run.question, task=run.task, strategy=run.strategy, brain=brain, on_step=on_step,
                          should_stop=should_stop, **run.options)
         except Exception as err:  # an unexpected failure ends this run, never the service
             log.exception("run %s failed", run.id)
@@ -209,9 +221,11 @@ class RunStore:
                 run.add_page(page)
             trace = result.trace
             while run.steps_seen < len(trace):
-                run.emit("step", {"index": run.steps_seen, **trace[run.steps_seen].to_dict()})
+                step = trace[run.steps_seen]
+                run.emit("step", {"index": run.steps_seen, **step.to_dict(), "text": step.describe()})
                 run.steps_seen += 1
             data = result.to_dict()
+            data["trace"] = [{**row, "text": step.describe()} for row, step in zip(data["trace"], trace)]
             data["final_page"] = result.final_page.hash if result.final_page is not None else None
             run.result = data
         self._write_pages(run)

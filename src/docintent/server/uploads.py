@@ -8,7 +8,8 @@ import re
 import tempfile
 from pathlib import Path
 
-from ..errors import InputError
+from ..document import Document
+from ..errors import ConfigError, InputError
 from ..io import load_page
 from ..page import Page
 
@@ -85,3 +86,23 @@ def load_upload(data: bytes, name: str | None, *, page: int, max_pixels: int, sc
     finally:
         Path(tmp).unlink(missing_ok=True)
     return Page(loaded.pixels, loaded.ops, label, loaded.meta)
+
+
+def load_upload_document(data: bytes, name: str | None, *, pages: str | None, max_pixels: int,
+                         scratch: Path) -> Document:
+    """The uploaded document to answer from: a PDF (``pages``: a spec counted from 1 such as ``"2"`` or
+    ``"1-3"``; default every page) kept as bytes and rendered page by page when read, or an image (its one
+    page, decoded now). Raises :class:`UploadError` with the loader's message, naming the client's file."""
+    label = display_name(name)
+    if data and sniff(data) == "pdf":
+        try:
+            document = Document(data, pages=pages or None, max_pixels=max_pixels, name=label)
+            document.page(document.numbers[0])  # a page too large to render is refused now, not in the run
+            return document
+        except InputError as err:
+            raise UploadError(400, f"{label}: {err.problem}") from None
+        except ConfigError as err:  # the pages chosen are not in the document (the message names the file)
+            raise UploadError(400, str(err)) from None
+    if pages not in (None, "", "1"):
+        raise UploadError(400, f"{label}: pages {pages!r} requested, but an image has one page (page 1)")
+    return Document.of_page(load_upload(data, name, page=0, max_pixels=max_pixels, scratch=scratch))

@@ -23,7 +23,7 @@ configuration class, so a strategy with new control flow is one function and one
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..brains.base import Answer, Restorer, require_mact
@@ -31,7 +31,7 @@ from ..errors import DocIntentError
 from ..page import Page
 from ..registry import Registry
 from ..tools import get_tool, list_tools, restoration_tools
-from ..trace import Action, AnswerStep, Phase, Result
+from ..trace import Action, AnswerStep, Phase, Result, Step
 from ..vocabulary import INSPECTION
 from .baselines import run_direct, run_judge, run_pipeline
 from .configs import (
@@ -143,12 +143,14 @@ class Strategy:
         return names
 
     def run(self, page: Page, question: str, task: str, brain: Restorer, *, on_step: OnStep | None = None,
-            should_stop: ShouldStop | None = None, tools: list[str] | None = None) -> Result:
+            should_stop: ShouldStop | None = None, tools: list[str] | None = None,
+            preface: Sequence[Step] = ()) -> Result:
         """Answer ``question`` about ``page`` and return the answer with its full trace.
 
         ``on_step(step, run)`` hears of every step as it is recorded; ``should_stop()`` is asked after every
         step, and a True ends the run with no answer and the reason as its error. ``tools``: the toolbox
-        (default: the configuration's).
+        (default: the configuration's). ``preface``: steps recorded first, before the mode runs (why this page
+        of a document is being read).
         """
         self.check(brain)
         run = Run(self.name, page, question, task, brain, tools if tools is not None else self.toolbox(),
@@ -156,6 +158,8 @@ class Strategy:
                   on_step=on_step, should_stop=should_stop)
         error = None
         try:
+            for step in preface:
+                run.record(step)
             answer = self.mode.runner(run, self.config)
         except RunStopped as err:
             error = f"{type(err).__name__}: {err}"

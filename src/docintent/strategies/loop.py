@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 
 from ..brains.base import Answer, Keep, Rollback, UseTool
+from ..errors import DocIntentError
+from ..perception.degradations import DEGRADATIONS
 from ..tools import InspectionTool, get_tool
 from ..trace import Action, DecideStep, InspectStep, Phase, ReviewStep, ToolStep
 from .configs import LoopConfig
@@ -37,7 +39,7 @@ def restore_rounds(run: Run, max_rounds: int, *, review: bool = True, offer_tool
             raise TypeError(f"{type(run.brain).__name__}.decide returned {decision!r}, expected Answer or UseTool")
         run.record(DecideStep(Phase.DECIDE, Action.USE_TOOL, decision.name, decision.why, state.page.hash,
                               seconds=time.perf_counter() - t0, round=t, args=dict(decision.args),
-                              region=decision.region), decision.usage)
+                              region=decision.region, need=_need(decision.name)), decision.usage)
         if decision.name not in state.available_tools:
             # The brain asked for a tool that is not offered (disabled or unknown): nothing runs this round.
             run.record(ToolStep(Phase.TOOL, Action.SKIPPED, decision.name, "tool not available", state.page.hash, round=t))
@@ -74,6 +76,17 @@ def restore_rounds(run: Run, max_rounds: int, *, review: bool = True, offer_tool
         else:
             run.rollback(change)
     return None
+
+
+def _need(tool_name: str) -> str | None:
+    """What a page that tool ``tool_name`` is asked for needs, in plain words (its degradation's), or None."""
+    try:
+        degradation = get_tool(tool_name).degradation
+    except DocIntentError:  # a tool that is not registered: the trace says so at the tool step
+        return None
+    if degradation not in DEGRADATIONS:
+        return None
+    return DEGRADATIONS.get(degradation).plain or None
 
 
 def _inspect(run: Run, tool: InspectionTool, decision: UseTool) -> None:

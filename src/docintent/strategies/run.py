@@ -206,7 +206,7 @@ class Run:
             except Exception:  # a plug-in's mapping that fails: the answer is placed on the read page only
                 box = None
         return Provenance(page_number, box, answer.region, self.state.page.hash, tuple(answer.evidence),
-                          tuple(c.tool for c in self.kept_changes))
+                          tuple(c.tool for c in self.kept_changes), self.state.original.hash)
 
     def result(self, answer: Answer, error: str | None = None) -> Result:
         """The Result of this run, ending with ``answer``."""

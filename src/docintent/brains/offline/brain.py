@@ -232,8 +232,11 @@ class OfflineReader(Restorer, MactRoles):
         if self.review_rule == "page":
             return self._review_page(state, change)
         evidence = self.review_evidence(state, change)
-        keep, why = evidence.verdict(self.review_rule, self.keep_margin, self.floors)
-        return (Keep if keep else Rollback)(f"{evidence.describe()}: {why}", measurements=evidence.measurements())
+        keep, because, figures, decided_by = evidence.explain(self.review_rule, self.keep_margin, self.floors)
+        why = f"{because} ({figures})" if figures else because
+        # ``because`` and ``decided_by`` let the trace say the verdict in plain words with the figure behind it
+        measured = {**evidence.measurements(), "because": because, "decided_by": decided_by}
+        return (Keep if keep else Rollback)(f"{evidence.describe()}: {why}", measurements=measured)
 
     def diagnose(self, state: State) -> Diagnosis:
         page = state.page
@@ -250,16 +253,21 @@ class OfflineReader(Restorer, MactRoles):
         b_fix, a_fix = self.orientation_fix(state, change.before), self.orientation_fix(state, change.after)
         verdict = (f"orientation before: {'upright' if b_fix is None else 'needs ' + b_fix}; "
                    f"after: {'upright' if a_fix is None else 'needs ' + a_fix}")
-        measured = {"before": b_fix, "after": a_fix}
+        measured: dict[str, Any] = {"before": b_fix, "after": a_fix, "decided_by": "orientation"}
         if self.review_rule == "page":  # question-free: kept only when the page is upright after the turn
             keep = a_fix is None
-            return (Keep if keep else Rollback)("upright after the turn" if keep else "still not upright",
-                                                measurements=measured)
+            because = "the page is upright after the turn" if keep else "the page is still not upright"
+            return (Keep if keep else Rollback)(because, measurements={**measured, "because": because})
         # Kept when the page was not upright and the turn did not have to be undone: upright now, or needing a
         # further turn (the classifier can take a page turned 270 degrees for one turned 180; the next round's
         # turn completes it and is reviewed the same way).
         undo = a_fix is not None and _turn(change.tool) + _turn(a_fix) == 360
-        return (Keep if b_fix is not None and not undo else Rollback)(verdict, measurements=measured)
+        keep = b_fix is not None and not undo
+        if keep:
+            because = "the page is upright now" if a_fix is None else f"the page turned the right way (still needs {a_fix})"
+        else:
+            because = "the page was upright already" if b_fix is None else "the turn went the wrong way"
+        return (Keep if keep else Rollback)(verdict, measurements={**measured, "because": because})
 
     def _review_page(self, state: State, change: Change):
         """The question-free rule (``restore --auto``): the whole page judged, never a step whose targeted damage
@@ -273,15 +281,21 @@ class OfflineReader(Restorer, MactRoles):
                 # a table of contents' dot leaders; a deblurring that sharpens noise): rolled back without reading
                 # the page again, which is most of a step's time.
                 return Rollback(f"{target} severity {before:.2f} -> {after:.2f}: the damage it targets is still there",
-                                measurements={"severity_before": before, "severity_after": after})
+                                measurements={"severity_before": before, "severity_after": after, "degradation": target,
+                                              "because": f"the {target} damage is still there",
+                                              "decided_by": "severity"})
         evidence = self.review_evidence(state, change, whole_page=True)
         reader = self.question_reader(state)
         chars_before, chars_after = reader.characters(change.before), reader.characters(change.after)
         # Legibility saturates with the amount of text, so text a tool lost (a page outline found around only part
         # of the page, a page turned blank) is counted on its own.
-        keep = evidence.keep("page") and chars_after >= TEXT_KEPT * chars_before
+        page_keep, because, _, decided_by = evidence.explain("page")
+        keep = page_keep and chars_after >= TEXT_KEPT * chars_before
+        if page_keep and not keep:
+            because, decided_by = "text was lost", "characters"
         reason = f"{evidence.describe(answer=False)}; characters read {chars_before} -> {chars_after}"
-        measured = {**evidence.measurements(), "characters_before": chars_before, "characters_after": chars_after}
+        measured = {**evidence.measurements(), "characters_before": chars_before, "characters_after": chars_after,
+                    "because": because, "decided_by": decided_by}
         return (Keep if keep else Rollback)(reason, measurements=measured)
 
     def review_evidence(self, state: State, change: Change, whole_page: bool = False) -> ReviewEvidence:
@@ -363,7 +377,7 @@ class OfflineReader(Restorer, MactRoles):
             kind = "table" if state.task == "table" else "text"
             return UseTool(
                 "zoom",
-                f"answer confidence {reading.confidence:.2f}: read the evidence region closer",
+                f"raw reading confidence {reading.confidence:.2f}: read the evidence region closer",
                 {"label": "evidence region", "bbox": [round(v, 4) for v in box.as_tuple()], "type": kind},
             )
         return base

@@ -13,7 +13,7 @@ figures, never by which side of the noise a measurement fell.
 >>> floors = NoiseFloors(legibility=0.01, confidence=0.02, severity=0.03, tie="rollback")
 >>> e = ReviewEvidence("deshadowing", "evidence region", 0.628, 0.629, 1.0, 1.0, 0.80, 0.80, "$28.78", "$28.78")
 >>> e.verdict("evidence", floors=floors)
-(False, 'every difference is within its noise floor (legibility +0.2 %, floor 1.0 %); a tie is rolled back: the page before it is the one known to be no worse')
+(False, 'no difference beyond measurement noise; a tie is rolled back, the page before being the one known to be no worse (legibility +0.2 %, floor 1.0 %)')
 """
 
 from __future__ import annotations
@@ -93,60 +93,73 @@ class ReviewEvidence:
     def verdict(self, rule: str = "evidence", margin: float = 0.0,
                 floors: NoiseFloors = DEFAULT_FLOORS) -> tuple[bool, str]:
         """``(keep, why)`` under ``rule``; ``why`` names the difference that decided and its margin."""
+        keep, because, figures, _ = self.explain(rule, margin, floors)
+        return keep, f"{because} ({figures})" if figures else because
+
+    def explain(self, rule: str = "evidence", margin: float = 0.0,
+                floors: NoiseFloors = DEFAULT_FLOORS) -> tuple[bool, str, str, str | None]:
+        """``(keep, because, figures, decided_by)``: the verdict under ``rule``, why in plain words, the margins
+        behind it, and the quantity that decided ("confidence", "legibility", "severity"; None for a tie or a
+        rule without one)."""
         more_legible = self.legibility_after > self.legibility_before * (1.0 + margin)
         if rule == "legibility":
-            return more_legible, "more legible" if more_legible else "not more legible"
+            return (more_legible, "the text around the answer reads better" if more_legible else
+                    "the text around the answer reads no better", "", "legibility")
         if rule == "page":  # question-free: no answer to be certain of
             keep = more_legible or self.severity_fell and self.legibility_after >= 0.97 * self.legibility_before
-            return keep, "the page reads better or its damage fell" if keep else "the page reads no better"
+            return (keep, "the page reads better or its damage fell" if keep else "the page reads no better", "",
+                    "legibility")
         if rule == "evidence-fixed":
             return self._fixed(more_legible)
         return self._noise_aware(floors, margin)
 
-    def _fixed(self, more_legible: bool) -> tuple[bool, str]:
+    def _fixed(self, more_legible: bool) -> tuple[bool, str, str, str | None]:
         if self.answer_after and self.confidence_after > self.confidence_before + CONFIDENCE_GAIN:
-            return True, "the answer is more certain"
+            return True, "the answer reads more surely", "", "confidence"
         if self.confidence_after < self.confidence_before - CONFIDENCE_LOSS:
-            return False, "the answer is less certain"
+            return False, "the answer reads less surely", "", "confidence"
         if more_legible:
-            return True, "the evidence is more legible"
+            return True, "the text around the answer reads better", "", "legibility"
         keep = self.severity_fell and self.legibility_after >= 0.97 * self.legibility_before
-        return keep, "the damage fell while the text read as well" if keep else "nothing improved"
+        if keep:
+            return True, "the damage fell while the text read as well", "", "severity"
+        return False, "nothing improved", "", None
 
-    def _noise_aware(self, floors: NoiseFloors, margin: float) -> tuple[bool, str]:
+    def _noise_aware(self, floors: NoiseFloors, margin: float) -> tuple[bool, str, str, str | None]:
         dc = self.confidence_after - self.confidence_before
         dl = self.legibility_change
         leg_floor = max(floors.legibility, margin)
-        conf_text = f"answer confidence {dc:+.3f}, floor {floors.confidence:.3f}"
+        conf_text = f"raw reading confidence {dc:+.3f}, floor {floors.confidence:.3f}"
         leg_text = f"legibility {100 * dl:+.1f} %, floor {100 * leg_floor:.1f} %"
         if self.answer_after and dc > max(CONFIDENCE_GAIN, floors.confidence):
-            return True, f"the answer is more certain ({conf_text})"
+            return True, "the answer reads more surely", conf_text, "confidence"
         if dc < -max(CONFIDENCE_LOSS, floors.confidence):
-            return False, f"the answer is less certain ({conf_text})"
+            return False, "the answer reads less surely", conf_text, "confidence"
         if dl > leg_floor:
-            return True, f"the evidence is more legible ({leg_text})"
+            return True, "the text around the answer reads better", leg_text, "legibility"
         fell = None
         if self.severity_before is not None and self.severity_after is not None:
             fell = self.severity_before - self.severity_after
         if fell is not None and fell > max(SEVERITY_FALL, floors.severity):
             if dl >= -leg_floor:
-                return True, (f"the {self.degradation or 'targeted'} damage fell ({fell:.2f}, floor "
-                              f"{floors.severity:.2f}) while the text read as well ({leg_text})")
-            return False, f"the damage fell but the text reads worse ({leg_text})"
+                return (True, f"the {self.degradation or 'targeted'} damage fell while the text read as well",
+                        f"{fell:.2f}, floor {floors.severity:.2f}; {leg_text}", "severity")
+            return False, "the damage fell but the text reads worse", leg_text, "legibility"
         if dl < -leg_floor:
-            return False, f"the evidence is less legible ({leg_text})"
+            return False, "the text around the answer reads worse", leg_text, "legibility"
         keep = floors.tie == "keep"
-        tie = ("a tie is kept: nothing measurably got worse" if keep else
-               "a tie is rolled back: the page before it is the one known to be no worse")
-        return keep, f"every difference is within its noise floor ({leg_text}); {tie}"
+        tie = ("no difference beyond measurement noise; a tie is kept, nothing having measurably got worse" if keep
+               else "no difference beyond measurement noise; a tie is rolled back, the page before being the one "
+               "known to be no worse")
+        return keep, tie, leg_text, None
 
     def describe(self, answer: bool = True) -> str:
-        """The measurements as one line; ``answer=False`` leaves out the answer confidence (question-free use)."""
+        """The measurements as one line; ``answer=False`` leaves out the reading confidence (question-free use)."""
         text = f"{self.scope} legibility {self.legibility_before:.3f} -> {self.legibility_after:.3f}"
         if self.severity_before is not None and self.severity_after is not None:
             text += f"; {self.degradation} severity {self.severity_before:.2f} -> {self.severity_after:.2f}"
         if answer:
-            text += f"; answer confidence {self.confidence_before:.2f} -> {self.confidence_after:.2f}"
+            text += f"; raw reading confidence {self.confidence_before:.2f} -> {self.confidence_after:.2f}"
         return text
 
     def measurements(self) -> dict[str, Any]:

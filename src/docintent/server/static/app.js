@@ -117,7 +117,8 @@ $("#ask-form").addEventListener("submit", async (e) => {
   const form = new FormData();
   form.append("file", selectedFile);
   form.append("question", question);
-  for (const name of ["task", "strategy", "brain", "page", "max_rounds"]) form.append(name, $(`#${name}`).value);
+  for (const name of ["task", "strategy", "brain", "max_rounds"]) form.append(name, $(`#${name}`).value);
+  if ($("#pages").value.trim()) form.append("pages", $("#pages").value.trim());
   $("#ask-button").disabled = true;
   try {
     const response = await api("/v1/ask", { method: "POST", body: form });
@@ -145,6 +146,7 @@ async function watch(id) {
   $("#run").hidden = false;
   $("#answer").hidden = true;
   $("#evidence-box").hidden = true;
+  $("#answer-evidence").hidden = true;
   $("#steps").replaceChildren();
   $("#trace-link").hidden = true;
   setStatus("queued");
@@ -182,7 +184,7 @@ async function readEvents(url, onEvent) {
   }
 }
 
-const PHASES = { A: "decide", B: "review", tool: "tool", answer: "answer", diagnose: "diagnose", inspect: "inspect" };
+const PHASES = { A: "decide", B: "review", tool: "tool", answer: "answer", diagnose: "diagnose", inspect: "inspect", locate: "page" };
 
 function pageUrl(hash) { return `/v1/runs/${currentRun.id}/pages/${hash}.jpg`; }
 
@@ -213,6 +215,7 @@ function addStep(step) {
 }
 
 function describe(step) {
+  if (step.text) return step.text;  // the step in plain words, as the service describes it
   if (step.action === "answer") return `answer: ${step.data && step.data.answer !== undefined ? JSON.stringify(step.data.answer) : ""}`;
   if (step.action === "use_tool") return "use tool";
   if (step.action === "applied") return "applied";
@@ -300,21 +303,53 @@ async function finish(summary) {
   const error = $("#answer-error");
   error.hidden = !summary.error;
   error.textContent = summary.error || "";
-  if (!summary.final_page) return;
+  showProvenance(summary);
+}
+
+// Where the answer came from, drawn as soon as the run has finished: the run's own figures say which page and
+// where on it (the box on the page as given; on the restored page when a restoration moved the page).
+async function showProvenance(summary) {
+  const evidence = $("#answer-evidence");
+  const lines = (summary.evidence || []).map((line) => `“${line.text}” (OCR confidence ${Number(line.confidence).toFixed(2)})`);
+  const readOn = (summary.read_on || []).length ? `read on the page after ${summary.read_on.join(", then ")}` : "read on the page as given";
+  evidence.textContent = summary.answer ? `page ${summary.page} · ${readOn}${lines.length ? " · evidence: " + lines.join("; ") : ""}` : "";
+  evidence.hidden = !summary.answer;
+  let pageHash = summary.final_page, box = null, where = "final page";
+  if (summary.answer && summary.box && summary.answer_page) {
+    pageHash = summary.answer_page; box = summary.box; where = `page ${summary.page} as given`;
+  } else if (summary.answer && summary.read_box && summary.read_page) {
+    pageHash = summary.read_page; box = summary.read_box; where = `page ${summary.page} as restored`;
+  }
+  if (!pageHash) return;
+  const frame = $("#final-frame");
+  frame.dataset.page = String(summary.page || "");
   const img = $("#final-image");
   const loaded = new Promise((resolve) => { img.onload = resolve; img.onerror = resolve; });
-  await showImage(img, pageUrl(summary.final_page));
+  await showImage(img, pageUrl(pageHash));
   await loaded;
-  if (!summary.answer) return;
+  const caption = $("#evidence-caption");
+  if (box) {
+    const text = (summary.evidence || []).map((line) => line.text).join(" / ");
+    drawBox(box);
+    caption.textContent = `${where}; the box marks where "${summary.answer}" was read${text ? ` (${text})` : ""}`;
+    return;
+  }
+  if (!summary.answer) { caption.textContent = where; return; }
+  // A brain that does not say where it read the answer: look for the answer's text on the final page (an OCR
+  // of the page, which takes a few seconds), and say so while it runs.
+  caption.textContent = `${where}; looking for the answer on the page…`;
   const response = await api(summary.links.evidence);
-  if (!response.ok) return;
-  const evidence = await response.json();
-  const box = $("#evidence-box");
-  if (!evidence.box) { $("#evidence-caption").textContent = "final page (the answer was not found in its text)"; return; }
-  const [x0, y0, x1, y1] = evidence.box;
-  Object.assign(box.style, { left: `${x0 * 100}%`, top: `${y0 * 100}%`, width: `${(x1 - x0) * 100}%`, height: `${(y1 - y0) * 100}%` });
-  box.hidden = false;
-  $("#evidence-caption").textContent = `final page; the box marks "${evidence.text}", where the answer was read`;
+  if (!response.ok) { caption.textContent = where; return; }
+  const found = await response.json();
+  if (!found.box) { caption.textContent = `${where} (the answer was not found in its text)`; return; }
+  drawBox(found.box);
+  caption.textContent = `${where}; the box marks "${found.text}", where the answer was read`;
+}
+
+function drawBox([x0, y0, x1, y1]) {
+  const marker = $("#evidence-box");
+  Object.assign(marker.style, { left: `${x0 * 100}%`, top: `${y0 * 100}%`, width: `${(x1 - x0) * 100}%`, height: `${(y1 - y0) * 100}%` });
+  marker.hidden = false;
 }
 
 // -- the runs browser --------------------------------------------------------------------------------------------
