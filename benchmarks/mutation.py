@@ -34,9 +34,14 @@ REPO = Path(__file__).resolve().parents[1]
 #: module (path under src/docintent) -> (the tests that guard it, further files whose tests run only where they reach
 #: the mutated line)
 TARGETS: dict[str, tuple[str, list[str], list[str]]] = {
+    # The orchestration is four modules since the strategy core was split into modes over a run context.
     "strategies": (
-        "strategies/core.py", ["tests/test_strategies.py", "tests/test_strategies_mutants.py"], ["tests/test_mllm.py"]
+        "strategies/core.py", ["tests/test_strategies.py", "tests/test_strategies_mutants.py", "tests/test_house.py"],
+        ["tests/test_mllm.py"]
     ),
+    "run": ("strategies/run.py", ["tests/test_strategies.py", "tests/test_strategies_mutants.py"], []),
+    "loop": ("strategies/loop.py", ["tests/test_strategies.py", "tests/test_strategies_mutants.py"], []),
+    "baselines": ("strategies/baselines.py", ["tests/test_strategies.py", "tests/test_strategies_mutants.py"], []),
     "metrics": (
         "evaluation/metrics.py",
         ["tests/test_wilddoc_metrics.py", "tests/test_score_command.py", "tests/test_metrics_mutants.py"],
