@@ -120,10 +120,21 @@ def test_review_keeps_a_restoration_that_removed_the_damage_and_read_as_well():
     assert not evidence().keep("legibility")
 
 
-def test_review_rolls_back_when_the_answer_became_less_certain_or_the_damage_stayed():
+def test_review_rolls_back_when_the_answer_became_less_certain_or_the_text_read_worse():
     assert not evidence(confidence_after=0.3).keep("evidence")
-    assert not evidence(severity_after=0.75).keep("evidence")
+    assert not evidence(legibility_after=0.40).keep("evidence")
+    assert not evidence(severity_after=0.2, legibility_after=0.40).keep("evidence")
     assert evidence(severity_after=0.75, confidence_after=0.7).keep("evidence")
+
+
+def test_a_change_within_measurement_noise_is_a_tie_decided_by_one_rule():
+    # Severity 0.80 -> 0.75 is below its measured floor (0.115), legibility -0.6 % below 1.2 %: nothing moved.
+    from docintent.brains.offline.review import NoiseFloors
+    tie = evidence(severity_after=0.75)
+    keep, why = tie.verdict("evidence")
+    assert keep and "no difference beyond measurement noise" in why and "floor 1.2 %" in why
+    keep, why = tie.verdict("evidence", floors=NoiseFloors(tie="rollback"))
+    assert not keep and "rolled back" in why
     assert "shadow severity 0.80 -> 0.20" in evidence().describe()
 
 
