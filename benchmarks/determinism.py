@@ -26,10 +26,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -125,28 +123,26 @@ def main() -> None:
     conditions = [c for c in args.conditions.split(",") if c]
     work = ROOT / "out" / "runs" / "determinism" / args.name
     samples = pick(Path(args.dataset), args.questions, work)
-    caches = Path(tempfile.mkdtemp(prefix="docintent-determinism-"))
+    # The caches live beside the runs so that a resumed run finds the cache its rows were read with.
+    caches = work / "caches"
     seconds: dict[str, float] = {}
-    try:
-        for condition in conditions:
-            out = work / condition
-            if condition in ("cold", "warm"):
-                cache: Path | None = caches / "shared"
-            elif condition == "off":
-                cache = None
-            else:
-                cache = caches / condition
-            order = strategies[::-1] if condition == "reversed" else strategies
-            extra = {"workers2": ["--workers", "2"], "ray": ["--executor", "ray", "--workers", "2"]}.get(condition, [])
-            if condition == "warm" and not (caches / "shared").exists():
-                raise SystemExit("the warm condition needs the cold one first (they share a cache folder)")
-            if condition == "shards":
-                seconds[condition] = sum(bench(samples, out, order, cache, ["--shard", f"{i}/2"]) for i in range(2))
-            else:
-                seconds[condition] = bench(samples, out, order, cache, extra)
-            print(f"{condition}: {seconds[condition]:.0f} s", flush=True)
-    finally:
-        shutil.rmtree(caches, ignore_errors=True)
+    for condition in conditions:
+        out = work / condition
+        if condition in ("cold", "warm"):
+            cache: Path | None = caches / "shared"
+        elif condition == "off":
+            cache = None
+        else:
+            cache = caches / condition
+        order = strategies[::-1] if condition == "reversed" else strategies
+        extra = {"workers2": ["--workers", "2"], "ray": ["--executor", "ray", "--workers", "2"]}.get(condition, [])
+        if condition == "warm" and not (caches / "shared").exists():
+            raise SystemExit("the warm condition needs the cold one first (they share a cache folder)")
+        if condition == "shards":
+            seconds[condition] = sum(bench(samples, out, order, cache, ["--shard", f"{i}/2"]) for i in range(2))
+        else:
+            seconds[condition] = bench(samples, out, order, cache, extra)
+        print(f"{condition}: {seconds[condition]:.0f} s", flush=True)
     reference = rows_of(work / conditions[0])
     table = []
     differences = []
