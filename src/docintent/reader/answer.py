@@ -20,6 +20,7 @@ from .extract import (
     prose_candidates,
     row_typed_candidates,
 )
+from .operations import solve_operation
 from .question import QuestionInfo, analyse
 from .solution import Solution
 from .spans import classify, span_candidates, trim_span
@@ -41,6 +42,9 @@ def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution
         chart = solve_chart(info, layout, page, matcher)
         if chart is not None:
             return chart
+    operation = solve_operation(info, layout)
+    if operation is not None:
+        return operation
     typed = span_candidates(info.text, layout, matcher)
     if typed:
         # The question wants one typed entity (a version, a date, a ToC page...) and the page has some:

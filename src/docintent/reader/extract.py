@@ -59,7 +59,8 @@ def tokens(text: str) -> list[str]:
     return [t.strip(".,:;'").lower() for t in _TOKEN_RE.findall(text) if t.strip(".,:;'")]
 
 
-def _word_match(keyword: str, token: str) -> float:
+def word_match(keyword: str, token: str) -> float:
+    """How well a document token carries a question keyword (1 exact, 0.95 synonym, 0.9 inflection, fuzzy)."""
     if keyword == token:
         return 1.0
     if token in SYNONYMS.get(keyword, ()) or keyword in SYNONYMS.get(token, ()):
@@ -84,7 +85,7 @@ class Matcher:
         self.weights: dict[str, float] = {}
         absent = 0.0
         for kw in self.keywords:
-            df = sum(1 for toks in self._tokens.values() if any(_word_match(kw, t) for t in toks))
+            df = sum(1 for toks in self._tokens.values() if any(word_match(kw, t) for t in toks))
             base = 0.5 if kw in GENERIC_WORDS else 1.0
             self.weights[kw] = base * (1.0 + math.log((n + 1) / (df + 1)))
             if df == 0:
@@ -106,7 +107,7 @@ class Matcher:
         for kw in self.keywords:
             best, where = 0.0, -1
             for i, tok in enumerate(toks):
-                m = _word_match(kw, tok)
+                m = word_match(kw, tok)
                 if m > best:
                     best, where = m, i
             if best > 0:
