@@ -22,6 +22,7 @@ from .extract import (
 )
 from .operations import solve_operation
 from .question import QuestionInfo, analyse
+from .relations import solve_relation
 from .solution import Solution
 from .spans import classify, span_candidates, trim_span
 from .values import find_numbers, format_number
@@ -42,7 +43,7 @@ def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution
         chart = solve_chart(info, layout, page, matcher)
         if chart is not None:
             return chart
-    operation = solve_operation(info, layout)
+    operation = solve_operation(info, layout) or solve_relation(info, layout)
     if operation is not None:
         return operation
     typed = span_candidates(info.text, layout, matcher)

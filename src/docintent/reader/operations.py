@@ -86,10 +86,11 @@ def _context(question: str, *targets: str) -> list[str]:
 
 def _with_head(a: str, b: str) -> str:
     """"questions 3 and 4": the second target borrows the first one's noun."""
-    if re.fullmatch(r"\d+[a-z]?", b.strip()):
+    lead = re.match(r"^(\d+[a-z]?)\b", b.strip())
+    if lead:
         m = re.match(r"^(.*?\b)(\d+[a-z]?)$", a.strip())
         if m and m.group(1).strip():
-            return m.group(1) + b.strip()
+            return m.group(1) + lead.group(1)
     return b
 
 
