@@ -6,6 +6,7 @@ import re
 
 from ..layout.lines import Layout
 from ..page import Box, Page
+from .blocks import solve_block
 from .chart import solve_chart
 from .extract import (
     Candidate,
@@ -43,7 +44,7 @@ def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution
         chart = solve_chart(info, layout, page, matcher)
         if chart is not None:
             return chart
-    operation = solve_operation(info, layout) or solve_relation(info, layout)
+    operation = solve_operation(info, layout) or solve_relation(info, layout) or solve_block(info, layout)
     if operation is not None:
         return operation
     typed = span_candidates(info.text, layout, matcher)

@@ -126,9 +126,9 @@ def _city_in_block(block: list[Item]) -> tuple[str, Item] | None:
 
 _PERSON_Q = rf"({_NAME})"
 _AFFIL = re.compile(
-    rf"(?:which|what) (?:institution|university|organi[sz]ation|institute|company|employer|school|college|lab|laboratory)\b.*?\b{_PERSON_Q}"
-    rf"(?:'s)?\s+(?:affiliated|from|with|at|belong|work)|where does {_PERSON_Q}\s+work|"
-    rf"(?:which|what) (?:organi[sz]ation|company|institution|university) does {_PERSON_Q} (?:work|belong)")
+    rf"(?i:which|what) (?:institution|university|organi[sz]ation|institute|company|employer|school|college|lab|laboratory)\b.*?\b{_PERSON_Q}"
+    rf"(?:'s)?\s+(?:affiliated|from|with|at|belong|work)|(?i:where does) {_PERSON_Q}\s+work|"
+    rf"(?i:which|what) (?:organi[sz]ation|company|institution|university) does {_PERSON_Q} (?:work|belong)")
 _WHERE_ORG = re.compile(rf"in which (?P<what>country|city|town) is (?:the )?(?P<org>.+?)(?:\s+(?:located|based|situated))?\s*\?", re.I)
 _ROLE_CITY = re.compile(r"in which (?:city|town) (?:is|does|do) (?:the )?(?P<role>customer|client|recipient|sender|vendor|supplier|seller|buyer|event|company|conference|workshop|meeting)(?:'s (?P<org>organi[sz]ation|company|office))?", re.I)
 _EMAIL_OF = re.compile(rf"[Ee]-?mail(?: address)? of {_PERSON_Q}")
