@@ -24,6 +24,7 @@ from .extract import (
 from .operations import solve_operation
 from .question import QuestionInfo, analyse
 from .relations import solve_relation
+from .series import solve_series
 from .solution import Solution
 from .spans import classify, span_candidates, trim_span
 from .values import find_numbers, format_number
@@ -40,6 +41,9 @@ def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution
     if not layout.items:
         return Solution("", 0.0, Box.FULL, "nothing readable")
     matcher = Matcher(info, layout)
+    series = solve_series(info, layout, task)
+    if series is not None:
+        return series
     if task == "chart":
         chart = solve_chart(info, layout, page, matcher)
         if chart is not None:
