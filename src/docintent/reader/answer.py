@@ -36,21 +36,27 @@ def _region(layout: Layout, cand: Candidate | None) -> Box:
     return layout.region_of(cand.items)
 
 
+#: Typed spans that have their own reader (table-of-contents pages, section titles, versions...): the row,
+#: relation and block rules do not answer them.
+_OWN_READERS = frozenset({"page", "section_title", "caption", "version", "define", "term", "issue", "year", "years",
+                          "url", "postal", "street"})
+
+
 def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution:
     """Best answer for ``info`` on ``layout`` (read from ``page``), formatted for ``task``."""
     if not layout.items:
         return Solution("", 0.0, Box.FULL, "nothing readable")
     matcher = Matcher(info, layout)
-    series = solve_series(info, layout, task)
-    if series is not None:
-        return series
+    span_kind = classify(info.text)
+    if span_kind is None or span_kind.kind not in _OWN_READERS:
+        ruled = (solve_series(info, layout, task) or solve_operation(info, layout) or solve_relation(info, layout)
+                 or solve_block(info, layout))
+        if ruled is not None:
+            return ruled
     if task == "chart":
         chart = solve_chart(info, layout, page, matcher)
         if chart is not None:
             return chart
-    operation = solve_operation(info, layout) or solve_relation(info, layout) or solve_block(info, layout)
-    if operation is not None:
-        return operation
     typed = span_candidates(info.text, layout, matcher)
     if typed:
         # The question wants one typed entity (a version, a date, a ToC page...) and the page has some:

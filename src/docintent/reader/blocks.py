@@ -79,7 +79,7 @@ def solve_multi_token(info: QuestionInfo, layout: Layout) -> Solution | None:
 # -- titles, presenters, journals, events ---------------------------------------------------------------
 
 _TITLE_Q = re.compile(r"\btitle of the (?:talk|presentation|paper|article|lecture|report|slide|document|thesis|poster|seminar)\b"
-                      r"|\b(?:talk|presentation|paper|article|lecture|thesis|seminar) (?:called|titled|entitled)\b|\bwhat is the title\b", re.I)
+                      r"|\b(?:talk|presentation|paper|article|lecture|thesis|seminar) (?:called|titled|entitled)\b|^\s*what is the title\s*\??\s*$", re.I)
 _NAV = re.compile(r"^(introduction|summary|outline|contents|conclusions?|agenda)$", re.I)
 
 

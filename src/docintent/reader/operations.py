@@ -238,9 +238,9 @@ def _literal(question: str) -> tuple[str, str] | None:
         return "text", max(names, key=len)
     if nums:
         return "number", nums[0].text
-    m = re.search(r"\b(?:is|was|does|did)\s+(?:the\s+)?(.+?)(?:\s+(?:start|begin|end|take place|happen|held))?\s*\?", q, re.I)
-    if m and (_WANT_TIME.search(q) or _WANT_DAY.search(q)):
-        return "text", m.group(1)
+    m = re.search(r"\b(?:is|does)\s+(?:the\s+)?(.+?)(?:\s+(?:start|begin|end|take place|happen|held))?\s*\?", q, re.I)
+    if m and re.match(r"^\s*(?:at what time|what time|on which (?:week)?day|on what (?:week)?day|when is|when does)\b", q, re.I):
+        return "fuzzy", m.group(1)
     return None
 
 
@@ -275,7 +275,8 @@ def _cells_with(layout: Layout, kind: str, literal: str) -> list[Item]:
     else:
         scored = [(phrase_score(literal, item.text), item) for item in layout.items]
         top = max((s for s, _ in scored), default=0.0)
-        out = [item for s, item in scored if s >= max(0.88, top - 0.02)]
+        floor = 0.97 if kind == "fuzzy" else 0.88
+        out = [item for s, item in scored if s >= max(floor, top - 0.02)]
     return out
 
 
@@ -391,7 +392,7 @@ def solve_reverse(info: QuestionInfo, layout: Layout) -> Solution | None:
             if not is_textual(other) or phrase_score(literal, text) >= 0.9:
                 continue
             hs = header_score(h, noun)
-            if kind == "text" and hs < 0.9 and not want_person:
+            if kind in ("text", "fuzzy") and hs < 0.9 and not want_person:
                 continue  # a named row's other cell must sit under the column the question names
             fit = 0.75 + 0.25 * hs - 0.02 * rank
             if want_person and not re.search(r"^[A-ZÀ-Ý][\w'’.-]+(?:\s+[A-ZÀ-Ý][\w'’.-]+)+$", text):

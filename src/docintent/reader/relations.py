@@ -366,6 +366,8 @@ def solve_letter(info: QuestionInfo, layout: Layout) -> Solution | None:
             if m:
                 return Solution(m.group(2).strip(), 0.85, layout.region_of([item]), "subject line")
         return None
+    if re.search(r"[(\"“]|\brepl(?:y|ied)\b|\breferr", low):
+        return None
     if re.search(r"\bdate of the letter\b|\bwhen was (?:the|this) letter\b|\bletter dated\b|\bwhat date is the letter\b", low):
         before = [i for i in ordered if i.cy < sal.cy]
         best = None
