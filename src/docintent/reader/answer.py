@@ -48,7 +48,7 @@ def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution
         return Solution("", 0.0, Box.FULL, "nothing readable")
     matcher = Matcher(info, layout)
     span_kind = classify(info.text)
-    if span_kind is None or span_kind.kind not in _OWN_READERS:
+    if span_kind is None or span_kind.kind not in _OWN_READERS or task == "chart":
         ruled = (solve_series(info, layout, task) or solve_operation(info, layout) or solve_relation(info, layout)
                  or solve_block(info, layout))
         if ruled is not None:

@@ -238,8 +238,8 @@ def _literal(question: str) -> tuple[str, str] | None:
         return "text", max(names, key=len)
     if nums:
         return "number", nums[0].text
-    m = re.search(r"\b(?:is|does)\s+(?:the\s+)?(.+?)(?:\s+(?:start|begin|end|take place|happen|held))?\s*\?", q, re.I)
-    if m and re.match(r"^\s*(?:at what time|what time|on which (?:week)?day|on what (?:week)?day|when is|when does)\b", q, re.I):
+    m = re.search(r"\b(?:is|does|was|did)\s+(?:the\s+)?(.+?)(?:\s+(?:start|begin|end|take place|happen|held))?\s*\?", q, re.I)
+    if m and re.match(r"^\s*(?:at what time|what time|on (?:which|what) (?:week)?(?:day|date)|when is|when does)\b", q, re.I):
         return "fuzzy", m.group(1)
     return None
 
@@ -273,10 +273,16 @@ def _cells_with(layout: Layout, kind: str, literal: str) -> list[Item]:
             if literal in TIME_RE.findall(item.text):
                 out.append(item)
     else:
-        scored = [(phrase_score(literal, item.text), item) for item in layout.items]
-        top = max((s for s, _ in scored), default=0.0)
-        floor = 0.97 if kind == "fuzzy" else 0.88
-        out = [item for s, item in scored if s >= max(floor, top - 0.02)]
+        words = literal.split()
+        # a phrase taken from the question's wording may end in its verb ("... transaction booked")
+        tries = [" ".join(words[: len(words) - k]) for k in range(3 if kind == "fuzzy" else 1) if len(words) - k >= 1]
+        for phrase in tries:
+            scored = [(phrase_score(phrase, item.text), item) for item in layout.items]
+            top = max((s for s, _ in scored), default=0.0)
+            floor = 0.97 if kind == "fuzzy" else 0.88
+            out = [item for s, item in scored if s >= max(floor, top - 0.02)]
+            if out:
+                break
     return out
 
 
