@@ -165,9 +165,13 @@ def solve_value_labels(info: QuestionInfo, layout: Layout) -> Solution | None:
             if lb is not None and target and _number_text(lb) and abs(_number_text(lb)[0] - target[0].value) < 1e-6:
                 return Solution(cat.text.strip(), 0.8, layout.region_of([cat, lb]), "category under the value label")
         return None
-    best = max(((phrase_score(cat.text, info.text), cat) for cat in cats), key=lambda t: t[0])
-    if best[0] < 1.0:
+    if re.search(r"\b(gap|differ\w*|sum|total|average|mean|change\w*|more|less|between|ratio|combined|highest|lowest|"
+                 r"most|least|largest|smallest|than)\b", info.text, re.I):
+        return None  # an operation over several bars, not one label
+    named = [cat for cat in cats if phrase_score(cat.text, info.text) >= 1.0]
+    if len(named) != 1:
         return None
+    best = (1.0, named[0])
     lb = label_of(best[1])
     if lb is None:
         return None
