@@ -36,6 +36,8 @@ SYNONYMS = {
     "birth": ("dob",),
     "units": ("qty", "quantity"),
     "date": ("datum", "dated", "fecha"),
+    "tax": ("vat", "gst", "hst", "mwst", "ust", "tva", "iva", "btw"),
+    "vat": ("tax", "mwst", "ust", "tva", "iva", "btw"),
 }
 #: Tokens that are labels, never values ("No." after "Invoice").
 LABEL_TOKENS = frozenset({"no", "no.", "#", "nr", "id", "ref", "tel", "to", "from", "date", "name", "amount", "total"})

@@ -464,9 +464,30 @@ def solve_list_count(info: QuestionInfo, layout: Layout) -> Solution | None:
     return Solution(str(best[0]), 0.8, layout.region_of([best[1]]), "items listed after the label")
 
 
+_ROW_COST = re.compile(r"^\s*(?:how much (?:did|does|do|was|were|is|are) (?:the )?(?P<a>.+?) cost|what (?:did|does|do) (?:the )?(?P<b>.+?) cost"
+                       r"|(?:what is|what was) the (?:price|cost|amount|line total) (?:of|for) (?:the )?(?P<c>.+?))\s*\??\s*$", re.I)
+
+
+def solve_row_amount(info: QuestionInfo, layout: Layout) -> Solution | None:
+    """"How much did Spinach cost?": the amount on the row the item names (what the line costs, not its unit
+    price)."""
+    m = _ROW_COST.match(info.text)
+    if not m:
+        return None
+    target = next(g for g in m.groups() if g)
+    score, row, matched = resolve_target(layout, target, visual_rows(layout), 0.9)
+    if row is None:
+        return None
+    found = row_value(layout, row, matched, _context(info.text, matched))
+    if found is None:
+        return None
+    item, num, _ = found
+    return Solution(num.text, 0.5 + 0.4 * score * item.confidence, layout.region_of([item] + row.items[:1]), "amount on the named row")
+
+
 def solve_operation(info: QuestionInfo, layout: Layout) -> Solution | None:
     """The first operation whose shape the question has and whose targets are on the page."""
-    for op in (solve_comparison, solve_pair, solve_reverse, solve_list_count):
+    for op in (solve_comparison, solve_pair, solve_reverse, solve_list_count, solve_row_amount):
         sol = op(info, layout)
         if sol is not None:
             return sol
@@ -474,4 +495,4 @@ def solve_operation(info: QuestionInfo, layout: Layout) -> Solution | None:
 
 
 __all__ = ["parse_comparison", "parse_pair", "row_value", "solve_comparison", "solve_list_count",
-           "solve_operation", "solve_pair", "solve_reverse", "strip_yesno"]
+           "solve_operation", "solve_pair", "solve_reverse", "solve_row_amount", "strip_yesno"]

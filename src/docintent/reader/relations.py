@@ -6,6 +6,8 @@ marker; an affiliation line starts with a marker; an address block is the lines 
 same left edge, its city the line with a postal code; a letter's salutation, closing and signature are found
 by their place and their words. Nothing here knows a template.
 
+>>> author_line_names("Jonas Viala,c, Françoise Parentb*, Joris Shupec", "abc")
+['Jonas Vial', 'Françoise Parent', 'Joris Shupe']
 >>> org_chunk("1Department of Physics, University of Droney, Aileen Ville, Ireland")
 'University of Droney'
 >>> city_of_line("12345 Musterhausen"), city_of_line("South James, CT 02788")
@@ -17,6 +19,7 @@ from __future__ import annotations
 import re
 
 from ..layout.lines import Item, Layout
+from .blocks import title_block
 from .question import QuestionInfo
 from .rows import phrase_score, squash
 from .solution import Solution
@@ -142,24 +145,31 @@ def _find_person(layout: Layout, name: str) -> list[tuple[float, Item]]:
 
 
 def _affiliation_lines(layout: Layout) -> dict[str, Item]:
-    """Lines that start with a marker: marker -> line."""
+    """Lines that start with a marker (a digit, a letter or a symbol glued to a capital): marker -> line."""
     out: dict[str, Item] = {}
     for item in layout.items:
         t = item.text.translate(_SUPERSCRIPTS).strip()
-        m = re.match(r"^([0-9]{1,2}|[*†‡§])\s?(?=[A-ZÀ-Ý])", t)
-        if m and _ORG_WORDS.search(t) or m and len(_chunks(t)) >= 2:
+        m = re.match(r"^([0-9]{1,2}|[a-h]|[*†‡§])\s?(?=[A-ZÀ-Ý])", t)
+        if m and (_ORG_WORDS.search(t) or len(_chunks(t)) >= 2):
             out.setdefault(m.group(1), item)
     return out
 
 
-def _marker_of(item: Item, name: str) -> str | None:
+def _marker_of(item: Item, name: str, letters: bool) -> str | None:
+    """The marker printed right after ``name`` on an author line ("Losekann²", "Viala,c" when affiliations are
+    marked with letters)."""
     text = item.text.translate(_SUPERSCRIPTS)
-    for m in _MARKED.finditer(text):
-        if phrase_score(name, m.group(1)) >= 0.85:
-            marks = re.findall(r"[0-9]{1,2}|[*†‡§]", m.group(2))
-            digits = [k for k in marks if k.isdigit()]
-            return (digits or marks or [None])[0]
-    return None
+    pattern = r"\s+".join(re.escape(w) for w in name.split())
+    m = re.search(pattern, text, re.I)
+    if not m:
+        return None
+    tail = text[m.end():]
+    mark = re.match(r"^\s?([0-9]{1,2}|[*†‡§])", tail) or (re.match(r"^([a-h])(?=[,*†\s]|$)", tail) if letters else None)
+    return mark.group(1) if mark else None
+
+
+def _marker_rank(marker: str) -> int:
+    return int(marker) - 1 if marker.isdigit() else ord(marker) - ord("a") if marker.isalpha() else -1
 
 
 def solve_affiliation(info: QuestionInfo, layout: Layout) -> Solution | None:
@@ -171,12 +181,21 @@ def solve_affiliation(info: QuestionInfo, layout: Layout) -> Solution | None:
     if not people:
         return None
     lines = _affiliation_lines(layout)
+    letters = any(k.isalpha() for k in lines)
     for score, item in people:
-        marker = _marker_of(item, name)
-        if marker is not None and marker in lines:
-            org = org_chunk(lines[marker].text)
+        marker = _marker_of(item, name, letters)
+        if marker is None:
+            continue
+        line = lines.get(marker)
+        if line is None:
+            # the marker was not read on its line: the affiliation block's lines in marker order
+            block = [o for o in _block_below(layout, min(lines.values(), key=lambda o: o.cy))] if lines else []
+            rank = _marker_rank(marker)
+            line = block[rank] if 0 <= rank < len(block) and _ORG_WORDS.search(block[rank].text) else None
+        if line is not None:
+            org = org_chunk(line.text)
             if org:
-                return Solution(org, 0.6 + 0.35 * score * lines[marker].confidence, layout.region_of([item, lines[marker]]),
+                return Solution(org, 0.6 + 0.35 * score * line.confidence, layout.region_of([item, line]),
                                 "affiliation by marker")
     # one affiliation for everyone: the first institution line below the names
     item = people[0][1]
@@ -383,14 +402,55 @@ def solve_letter(info: QuestionInfo, layout: Layout) -> Solution | None:
     return None
 
 
+def author_line_names(text: str, letters: str = "") -> list[str]:
+    """The names of an author line, markers removed ("Jonas Viala,c, Françoise Parentb*" -> "Jonas Vial",
+    "Françoise Parent" when the affiliations are marked with the ``letters`` "abc")."""
+    t = text.translate(_SUPERSCRIPTS)
+    t = re.sub(r"(?<=[a-zà-ÿ])\d+(?:,\d+)*[*†‡]*", " ", t)
+    if letters:
+        t = re.sub(rf"(?<=[a-zà-ÿ])[{letters}](?:,[{letters}])*[*†‡]*(?=,|\*|$)", " ", t)
+    t = re.sub(r"[*†‡§]", " ", t)
+    parts = [p.strip() for p in re.split(r",|;|\band\b|&", t) if p.strip()]
+    out = []
+    for part in parts:
+        part = re.sub(r"\s+", " ", part)
+        if _is_person_line(part):
+            out.append(part)
+        else:
+            out += [m.group(0) for m in re.finditer(rf"{_NAME_WORD}\s+{_NAME_WORD}", part) if _is_person_line(m.group(0))]
+    return out
+
+
+def solve_author_order(info: QuestionInfo, layout: Layout) -> Solution | None:
+    """"Who is the first / last author?": the author line under the title, markers removed."""
+    m = re.search(r"\b(first|last|second|third)\s+(?:author|presenter|speaker|name)\b", info.text, re.I)
+    if not m:
+        return None
+    lines = _affiliation_lines(layout)
+    found = sorted(k for k in lines if k.isalpha())
+    letters = "".join(chr(c) for c in range(ord("a"), ord(found[-1]) + 2)) if found else ""
+    title = title_block(layout, 0.0)
+    for item in sorted(layout.items, key=lambda i: i.cy):
+        if item.box.y0 > 0.6:
+            break
+        if item in title:
+            continue
+        names = author_line_names(item.text, letters)
+        if len(names) >= 2:
+            k = {"first": 0, "second": 1, "third": 2, "last": -1}[m.group(1).lower()]
+            if k < len(names):
+                return Solution(names[k], 0.8 * (0.7 + 0.3 * item.confidence), layout.region_of([item]), "author line")
+    return None
+
+
 def solve_relation(info: QuestionInfo, layout: Layout) -> Solution | None:
     """The first relation whose question shape matches and whose block is on the page."""
-    for rule in (solve_affiliation, solve_email_of, solve_role_city, solve_where_org, solve_position_of, solve_letter):
+    for rule in (solve_author_order, solve_affiliation, solve_email_of, solve_role_city, solve_where_org, solve_position_of, solve_letter):
         sol = rule(info, layout)
         if sol is not None and sol.text:
             return sol
     return None
 
 
-__all__ = ["city_of_line", "is_country", "org_chunk", "solve_affiliation", "solve_email_of", "solve_letter",
-           "solve_position_of", "solve_relation", "solve_role_city", "solve_where_org"]
+__all__ = ["author_line_names", "city_of_line", "is_country", "org_chunk", "solve_affiliation", "solve_email_of", "solve_letter",
+           "solve_author_order", "solve_position_of", "solve_relation", "solve_role_city", "solve_where_org"]
