@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from ..layout.lines import Item, Layout
+from . import entities as ent
 from .extract import Matcher
 from .question import STOPWORDS, QuestionInfo
 from .rows import squash, visual_rows
@@ -119,8 +120,6 @@ def solve_title(info: QuestionInfo, layout: Layout) -> Solution | None:
 _NAME_TOKEN = r"[A-ZÀ-Ý][\w'’.-]*"
 _PERSON = re.compile(rf"{_NAME_TOKEN}(?:\s+(?:{_NAME_TOKEN}|de|van|von|der|la|da|di|del))+")
 _PRESENTER_Q = re.compile(r"\bwho (?:is )?(?:giving|gives|gave|presents|presented|presenting|delivers|delivering)\b|\bpresenter\b|\bspeaker of\b|\bwho (?:is|was) the speaker\b", re.I)
-_NOT_PERSON = re.compile(r"\b(university|institute|college|school|department|centre|center|workshop|conference|meeting|"
-                         r"annual|journal|model|results?|news|introduction|summary)\b", re.I)
 _SUPERS = str.maketrans("", "", "¹²³⁴⁵⁶⁷⁸⁹⁰*†‡")
 
 
@@ -130,7 +129,7 @@ def people_in(text: str) -> list[str]:
     out = []
     for part in re.split(r",|;|\band\b|&|·|\|", clean):
         for m in _PERSON.finditer(part.strip()):
-            if not _NOT_PERSON.search(m.group(0)) and len(m.group(0).split()) <= 4:
+            if ent.ENTITIES.person(m.group(0)):
                 out.append(m.group(0).strip())
     return out
 

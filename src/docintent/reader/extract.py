@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
@@ -75,6 +76,18 @@ def word_match(keyword: str, token: str) -> float:
     return r if r >= 0.8 else 0.0
 
 
+@dataclass(frozen=True)
+class LabelMatching:
+    """How a question keyword is matched to a document token (default :func:`word_match`: exact, synonym,
+    inflection, fuzzy spelling). ``benchmarks/reader_libraries.py`` puts sentence embeddings in its place."""
+
+    word: Callable[[str, str], float] = word_match
+
+
+#: The keyword matching the reader uses (a benchmark may replace it).
+MATCHING = LabelMatching()
+
+
 class Matcher:
     """Scores how well OCR items carry the question's locating words (IDF-weighted fuzzy coverage)."""
 
@@ -87,7 +100,7 @@ class Matcher:
         self.weights: dict[str, float] = {}
         absent = 0.0
         for kw in self.keywords:
-            df = sum(1 for toks in self._tokens.values() if any(word_match(kw, t) for t in toks))
+            df = sum(1 for toks in self._tokens.values() if any(MATCHING.word(kw, t) for t in toks))
             base = 0.5 if kw in GENERIC_WORDS else 1.0
             self.weights[kw] = base * (1.0 + math.log((n + 1) / (df + 1)))
             if df == 0:
@@ -109,7 +122,7 @@ class Matcher:
         for kw in self.keywords:
             best, where = 0.0, -1
             for i, tok in enumerate(toks):
-                m = word_match(kw, tok)
+                m = MATCHING.word(kw, tok)
                 if m > best:
                     best, where = m, i
             if best > 0:

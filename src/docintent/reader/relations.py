@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from ..layout.lines import Item, Layout
+from . import entities as ent
 from .blocks import title_block
 from .question import QuestionInfo
 from .rows import phrase_score, squash
@@ -27,38 +28,10 @@ from .spans import find_emails
 from .values import find_dates
 
 _SUPERSCRIPTS = str.maketrans("¹²³⁴⁵⁶⁷⁸⁹⁰", "1234567890")
-_ORG_WORDS = re.compile(
-    r"\b(universit\w*|college|institut\w*|school|centre|center|laborator\w*|lab|academy|hospital|foundation|"
-    r"corporation|company|inc|ltd|llc|gmbh|ag|sa|spa|s\.a\.s?|bv|plc|research|observatory|polytechnic|"
-    r"hochschule|école|ecole|escuela|scuola|museum|agency|council|ministry|bank|group)\b", re.I)
 _SUBUNIT = re.compile(r"^(department|dept\.?|faculty|division|chair|section|unit|institute for)\b", re.I)
 _NAME_WORD = r"[A-ZÀ-Ý][\w'’.-]*"
 _NAME = rf"{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|de|van|von|der|den|la|le|da|di|del|dos|du|zu))*"
 _MARKED = re.compile(rf"({_NAME})\s?([0-9*†‡§,]+)(?=\s|,|$)")
-_COUNTRIES = frozenset(
-    """afghanistan albania algeria andorra angola argentina armenia australia austria azerbaijan bahamas bahrain
-    bangladesh barbados belarus belgium belize benin bhutan bolivia bosnia botswana brazil brunei bulgaria burkina
-    burundi cambodia cameroon canada chad chile china colombia congo croatia cuba cyprus czechia denmark djibouti
-    dominica ecuador egypt eritrea estonia eswatini ethiopia fiji finland france gabon gambia georgia germany ghana
-    greece grenada guatemala guinea guyana haiti honduras hungary iceland india indonesia iran iraq ireland israel
-    italy jamaica japan jordan kazakhstan kenya kiribati kosovo kuwait kyrgyzstan laos latvia lebanon lesotho
-    liberia libya liechtenstein lithuania luxembourg madagascar malawi malaysia maldives mali malta mauritania
-    mauritius mexico micronesia moldova monaco mongolia montenegro morocco mozambique myanmar namibia nauru nepal
-    netherlands nicaragua niger nigeria norway oman pakistan palau panama paraguay peru philippines poland portugal
-    qatar romania russia rwanda samoa senegal serbia seychelles singapore slovakia slovenia somalia spain sudan
-    suriname sweden switzerland syria taiwan tajikistan tanzania thailand togo tonga tunisia turkey turkmenistan
-    tuvalu uganda ukraine uruguay usa uk uzbekistan vanuatu venezuela vietnam yemen zambia zimbabwe deutschland
-    österreich schweiz españa italia nederland belgië belgique suisse""".split()
-) | {"united states", "united kingdom", "new zealand", "south africa", "south korea", "north korea", "costa rica",
-     "el salvador", "sri lanka", "saudi arabia", "united arab emirates", "czech republic", "dominican republic",
-     "ivory coast", "puerto rico", "hong kong", "the netherlands", "united states of america"}
-
-
-def is_country(text: str) -> bool:
-    """Whether ``text`` is a country name (English and a few native names)."""
-    return squash(text).replace(" ", " ") in _COUNTRIES
-
-
 def _chunks(text: str) -> list[str]:
     return [c.strip(" .;") for c in re.split(r",|·|\||;|\s[-–]\s", text) if c.strip(" .;")]
 
@@ -73,7 +46,7 @@ def org_chunk(text: str) -> str:
     chunks = _chunks(_strip_marker(text))
     if not chunks:
         return ""
-    scored = [(2 * bool(_ORG_WORDS.search(c)) - (1 if _SUBUNIT.match(c) else 0) - 0.01 * k, c) for k, c in enumerate(chunks)]
+    scored = [(2 * bool(ent.ENTITIES.organisation(c)) - (1 if _SUBUNIT.match(c) else 0) - 0.01 * k, c) for k, c in enumerate(chunks)]
     return max(scored)[1]
 
 
@@ -150,7 +123,7 @@ def _affiliation_lines(layout: Layout) -> dict[str, Item]:
     for item in layout.items:
         t = item.text.translate(_SUPERSCRIPTS).strip()
         m = re.match(r"^([0-9]{1,2}|[a-h]|[*†‡§])\s?(?=[A-ZÀ-Ý])", t)
-        if m and (_ORG_WORDS.search(t) or len(_chunks(t)) >= 2):
+        if m and (ent.ENTITIES.organisation(t) or len(_chunks(t)) >= 2):
             out.setdefault(m.group(1), item)
     return out
 
@@ -191,7 +164,7 @@ def solve_affiliation(info: QuestionInfo, layout: Layout) -> Solution | None:
             # the marker was not read on its line: the affiliation block's lines in marker order
             block = [o for o in _block_below(layout, min(lines.values(), key=lambda o: o.cy))] if lines else []
             rank = _marker_rank(marker)
-            line = block[rank] if 0 <= rank < len(block) and _ORG_WORDS.search(block[rank].text) else None
+            line = block[rank] if 0 <= rank < len(block) and ent.ENTITIES.organisation(block[rank].text) else None
         if line is not None:
             org = org_chunk(line.text)
             if org:
@@ -200,7 +173,7 @@ def solve_affiliation(info: QuestionInfo, layout: Layout) -> Solution | None:
     # one affiliation for everyone: the first institution line below the names
     item = people[0][1]
     below = [o for o in _ordered(layout) if o.cy > item.cy and o.box.y0 - item.box.y1 < 6 * layout.median_h
-             and _ORG_WORDS.search(o.text)]
+             and ent.ENTITIES.organisation(o.text)]
     if below:
         return Solution(org_chunk(below[0].text), 0.55, layout.region_of([item, below[0]]), "affiliation below the name")
     return None
@@ -222,17 +195,17 @@ def solve_where_org(info: QuestionInfo, layout: Layout) -> Solution | None:
     after = chunks[idx + 1:]
     if what == "country":
         for c in reversed(after):
-            if is_country(c):
+            if ent.ENTITIES.country(c):
                 return Solution(c, 0.6 + 0.35 * score, layout.region_of([item]), "country after the organisation")
         block = _block_below(layout, item)
         for o in block[1:]:
             for c in reversed(_chunks(o.text)):
-                if is_country(c):
+                if ent.ENTITIES.country(c):
                     return Solution(c, 0.55 + 0.3 * score, layout.region_of([item, o]), "country in the address block")
         if after:
             return Solution(after[-1], 0.4 + 0.2 * score, layout.region_of([item]), "last part of the organisation's line")
         return None
-    city_parts = [c for c in after if not is_country(c)]
+    city_parts = [c for c in after if not ent.ENTITIES.country(c)]
     if city_parts:
         city = city_of_line(city_parts[-1]) or city_parts[0]
         return Solution(city, 0.55 + 0.35 * score, layout.region_of([item]), "city after the organisation")
@@ -268,10 +241,10 @@ def solve_role_city(info: QuestionInfo, layout: Layout) -> Solution | None:
             blocks.append(rec)
     else:  # the event: an institution named near the top with its city after it
         for item in _ordered(layout)[:12]:
-            if _ORG_WORDS.search(item.text) and len(_chunks(item.text)) >= 2:
+            if ent.ENTITIES.organisation(item.text) and len(_chunks(item.text)) >= 2:
                 chunks = _chunks(item.text)
-                k = next(i for i, c in enumerate(chunks) if _ORG_WORDS.search(c))
-                rest = [c for c in chunks[k + 1:] if not is_country(c) and not find_dates(c)]
+                k = next(i for i, c in enumerate(chunks) if ent.ENTITIES.organisation(c))
+                rest = [c for c in chunks[k + 1:] if not ent.ENTITIES.country(c) and not find_dates(c)]
                 if rest:
                     return Solution(rest[0], 0.75, layout.region_of([item]), "city after the venue")
     for block in blocks:
@@ -322,12 +295,10 @@ _SALUTATION = re.compile(r"^\s*(dear|liebe[rs]?|sehr geehrte[rs]?|hallo|hello|hi
 _CLOSING = re.compile(r"(regards|sincerely|faithfully|yours|best wishes|mit freundlichen|freundliche grüße|viele grüße|beste grüße|"
                       r"hochachtungsvoll|cordialement|distinti saluti|atentamente|met vriendelijke|in erwartung|respectfully|thank you)", re.I)
 _SUBJECT = re.compile(r"^\s*(subject|re|betreff|betrifft|objet|oggetto|asunto|onderwerp)\s*:\s*(.+)$", re.I)
-_PERSON_LINE = re.compile(rf"^(?:(?:mr|mrs|ms|dr|prof)\.?\s+)?{_NAME_WORD}(?:\s+{_NAME_WORD}){{1,3}}$")
 
 
 def _is_person_line(text: str) -> bool:
-    t = text.strip(" ,")
-    return bool(_PERSON_LINE.match(t)) and not _ORG_WORDS.search(t) and not re.search(r"\d", t) and len(t) < 40
+    return ent.ENTITIES.person(text.strip(" ,"))
 
 
 def _salutation(layout: Layout) -> Item | None:
@@ -452,5 +423,5 @@ def solve_relation(info: QuestionInfo, layout: Layout) -> Solution | None:
     return None
 
 
-__all__ = ["author_line_names", "city_of_line", "is_country", "org_chunk", "solve_affiliation", "solve_email_of", "solve_letter",
+__all__ = ["author_line_names", "city_of_line", "org_chunk", "solve_affiliation", "solve_email_of", "solve_letter",
            "solve_author_order", "solve_position_of", "solve_relation", "solve_role_city", "solve_where_org"]
