@@ -81,7 +81,10 @@ def _context(question: str, *targets: str) -> list[str]:
     skip = {w for t in targets for w in squash(t).split()}
     ops = set(_MORE + _LESS) | {"together", "combined", "total", "sum", "difference", "between", "yes", "no",
                                 "answer", "altogether", "much", "many", "how", "worth", "cost", "costs"}
-    return [w for w in squash(question).split() if w not in skip and w not in STOPWORDS and w not in ops and len(w) > 1]
+    words = [w for w in squash(question).split() if w not in skip and w not in STOPWORDS and w not in ops and len(w) > 1]
+    if re.search(r"\btotal\s+(?:price|cost|amount|value)s?\b|\bline\s+totals?\b", question, re.I):
+        words.append("total")  # here "total" names the column, not the operation
+    return words
 
 
 def _with_head(a: str, b: str) -> str:
@@ -141,6 +144,12 @@ def _format(value: float, decimals: int) -> str:
 def _two_values(info: QuestionInfo, layout: Layout, a: str, b: str, question: str) -> tuple | None:
     rows = visual_rows(layout)
     b = _with_head(a, b)
+    # words both targets share name the column ("the Rent amount" / "the Salary amount"), not the rows
+    common = set(squash(a).split()) & set(squash(b).split())
+    a_only = " ".join(w for w in a.split() if squash(w) not in common)
+    b_only = " ".join(w for w in b.split() if squash(w) not in common)
+    if common and a_only and b_only:
+        a, b = a_only, b_only
     sa, ra, ma = resolve_target(layout, a, rows)
     sb, rb, mb = resolve_target(layout, b, rows)
     if ra is None or rb is None or ra is rb:

@@ -64,6 +64,9 @@ def city_of_line(text: str) -> str:
     k = len(toks)
     while k > 0 and re.search(r"\d", toks[k - 1]):
         k -= 1
+    # a postcode after the name ("A90 ET74", "8001"), not a house number after a street ("Hafenweg 4")
+    if any(re.fullmatch(r"\d{1,3}[a-z]?", w) for w in toks[k:]):
+        return ""
     if 0 < k < len(toks) and len(toks) - k <= 2 and all(re.match(r"^[A-ZÀ-Ý]", w) for w in toks[:k]) and k <= 4:
         return " ".join(toks[:k]).strip(" ,")
     return ""

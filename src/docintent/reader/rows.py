@@ -109,7 +109,7 @@ def resolve_target(layout: Layout, phrase: str, rows: list[Row] | None = None,
                 continue
             text = " ".join(sub)
             s, row = best_row(layout, text, rows)
-            s -= 0.06 * (drop_start + drop_end)
+            s -= 0.08 * drop_start + 0.06 * drop_end
             if row is not None and s > best[0]:
                 best = (s, row, text)
     return best if best[0] >= min_score else (best[0], None, best[2])
@@ -139,7 +139,14 @@ def header_score(header: Item | None, words: list[str]) -> float:
     if header is None or not words:
         return 0.0
     toks = tokens(header.text)
-    return max((word_match(w, t) for w in words for t in toks), default=0.0)
+    score = max((word_match(w, t) for w in words for t in toks), default=0.0)
+    heads = {t.lower() for t in toks}
+    asked = {w.lower() for w in words}
+    if "unit" in heads and not asked & {"unit", "per", "each"}:
+        score = max(0.0, score - 0.5)  # "the total price" is not the unit price
+    if "total" in asked and heads & {"amount", "total", "sum"}:
+        score = max(score, 0.9)  # a line's total sits under its amount
+    return score
 
 
 _LABELISH = re.compile(r"[A-Za-zÀ-ÿ]{3,}")
