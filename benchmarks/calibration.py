@@ -63,14 +63,19 @@ def collect(args: argparse.Namespace) -> None:
         for i, s in enumerate(load_dataset(args.dataset)):
             if s.id in done or (args.restored and s.id not in restored) or i % args.every:
                 continue
+            if args.clean and s.capture != 1:
+                continue
+            if args.clean and not s.meta.get("clean_image"):
+                continue
             t0 = time.perf_counter()
-            page = load_page(s.image)
+            page = load_page(s.image) if not args.clean else load_page(Path(s.image).parent.parent / s.meta["clean_image"])
             state = State(question=s.question, task=s.task, page=page, original=page, available_tools=[])
             rotated = reader.orientation_fix(state, page) is not None
             reading = reader.read(state, page)
             excess, degradation = reader.worst_damage(state, page, reading.region)
             row = {
-                "id": s.id, "task": s.task, "condition": s.meta.get("condition", ""), "confidence": reading.confidence,
+                "id": s.id, "task": s.task, "condition": "clean" if args.clean else s.meta.get("condition", ""),
+                "confidence": reading.confidence,
                 "source": reading.source, "excess": excess, "degradation": degradation, "turned": rotated,
                 "score": score_row(s.task, s.subset, reading.answer, list(s.answers)),
                 "restored_score": restored.get(s.id), "seconds": round(time.perf_counter() - t0, 2),
@@ -203,6 +208,8 @@ def main() -> None:
     c.add_argument("--dataset", required=True)
     c.add_argument("--restored", help="run directory holding judge-fixed rows of the same dataset (for `fit`)")
     c.add_argument("--every", type=int, default=1, help="only every K-th sample (a subsample for slow pages)")
+    c.add_argument("--clean", action="store_true", help="read each question's clean render (``meta.clean_image``, "
+                   "capture 1 only) instead of its captures")
     c.add_argument("--out", required=True)
     f = sub.add_parser("fit")
     f.add_argument("--rows", nargs="+", required=True)

@@ -24,8 +24,13 @@ NUMBER_RE = re.compile(
     (?P<neg>[-\u2212\u2013]\s?)?
     (?P<open>\()?
     (?P<cur>[$\u20ac\u00a3\u00a5])?\s?
-    (?P<num>\d{1,3}(?:[,\u202f\u00a0]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)
+    (?P<num>\d{1,3}(?:\.\d{3})+,\d{1,2}(?!\d)               # 4.822,72 (decimal comma, dot groups)
+      |\d{1,3}(?:[\u0020\u202f\u00a0]\d{3})+,\d{1,2}(?!\d)   # 20 874,50
+      |\d{1,3}(?:[,\u202f\u00a0]\d{3})+(?:\.\d+)?
+      |(?<![\d,])\d+,\d{1,2}(?![\d,])                                 # 9,62
+      |\d+(?:\.\d+)?|\.\d+)
     (?P<close>\))?
+    (?P<cur2>\s?[\u20ac\u00a3](?![A-Za-z]))?
     \s?(?P<pct>%)?
     (?P<scale>\s?(?:[kKmMbB](?![a-zA-Z])|thousand|million|billion|bn))?
     """,
@@ -48,6 +53,8 @@ def find_numbers(text: str) -> list[Number]:
     out = []
     for m in NUMBER_RE.finditer(text):
         raw = m.group("num")
+        if re.search(r",\d{1,2}$", raw):  # a decimal comma: dots and spaces group thousands
+            raw = re.sub(r"[.\s\u202f\u00a0]", "", raw).replace(",", ".")
         try:
             value = float(re.sub(r"[,\u202f\u00a0]", "", raw))
         except ValueError:
@@ -61,7 +68,8 @@ def find_numbers(text: str) -> list[Number]:
             start += 1
         if m.group("close") and not m.group("open"):
             end -= 1
-        out.append(Number(value, text[start:end].strip(), start, end, bool(m.group("pct")), bool(m.group("cur"))))
+        out.append(Number(value, text[start:end].strip(), start, end, bool(m.group("pct")),
+                          bool(m.group("cur") or m.group("cur2"))))
     return out
 
 

@@ -6,6 +6,7 @@ import re
 
 from ..layout.lines import Layout
 from ..page import Box, Page
+from .blocks import solve_block
 from .chart import solve_chart
 from .extract import (
     Candidate,
@@ -20,7 +21,10 @@ from .extract import (
     prose_candidates,
     row_typed_candidates,
 )
+from .operations import solve_operation
 from .question import QuestionInfo, analyse
+from .relations import solve_relation
+from .series import solve_series
 from .solution import Solution
 from .spans import classify, span_candidates, trim_span
 from .values import find_numbers, format_number
@@ -32,11 +36,23 @@ def _region(layout: Layout, cand: Candidate | None) -> Box:
     return layout.region_of(cand.items)
 
 
+#: Typed spans that have their own reader (table-of-contents pages, section titles, versions...): the row,
+#: relation and block rules do not answer them.
+_OWN_READERS = frozenset({"page", "section_title", "caption", "version", "define", "term", "issue", "year", "years",
+                          "url", "postal", "street"})
+
+
 def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution:
     """Best answer for ``info`` on ``layout`` (read from ``page``), formatted for ``task``."""
     if not layout.items:
         return Solution("", 0.0, Box.FULL, "nothing readable")
     matcher = Matcher(info, layout)
+    span_kind = classify(info.text)
+    if span_kind is None or span_kind.kind not in _OWN_READERS or task == "chart":
+        ruled = (solve_series(info, layout, task) or solve_operation(info, layout) or solve_relation(info, layout)
+                 or solve_block(info, layout))
+        if ruled is not None:
+            return ruled
     if task == "chart":
         chart = solve_chart(info, layout, page, matcher)
         if chart is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
@@ -36,6 +37,8 @@ SYNONYMS = {
     "birth": ("dob",),
     "units": ("qty", "quantity"),
     "date": ("datum", "dated", "fecha"),
+    "tax": ("vat", "gst", "hst", "mwst", "ust", "tva", "iva", "btw"),
+    "vat": ("tax", "mwst", "ust", "tva", "iva", "btw"),
 }
 #: Tokens that are labels, never values ("No." after "Invoice").
 LABEL_TOKENS = frozenset({"no", "no.", "#", "nr", "id", "ref", "tel", "to", "from", "date", "name", "amount", "total"})
@@ -59,7 +62,8 @@ def tokens(text: str) -> list[str]:
     return [t.strip(".,:;'").lower() for t in _TOKEN_RE.findall(text) if t.strip(".,:;'")]
 
 
-def _word_match(keyword: str, token: str) -> float:
+def word_match(keyword: str, token: str) -> float:
+    """How well a document token carries a question keyword (1 exact, 0.95 synonym, 0.9 inflection, fuzzy)."""
     if keyword == token:
         return 1.0
     if token in SYNONYMS.get(keyword, ()) or keyword in SYNONYMS.get(token, ()):
@@ -70,6 +74,18 @@ def _word_match(keyword: str, token: str) -> float:
         return 0.0
     r = fuzz.ratio(keyword, token) / 100.0
     return r if r >= 0.8 else 0.0
+
+
+@dataclass(frozen=True)
+class LabelMatching:
+    """How a question keyword is matched to a document token (default :func:`word_match`: exact, synonym,
+    inflection, fuzzy spelling). ``benchmarks/reader_libraries.py`` puts sentence embeddings in its place."""
+
+    word: Callable[[str, str], float] = word_match
+
+
+#: The keyword matching the reader uses (a benchmark may replace it).
+MATCHING = LabelMatching()
 
 
 class Matcher:
@@ -84,7 +100,7 @@ class Matcher:
         self.weights: dict[str, float] = {}
         absent = 0.0
         for kw in self.keywords:
-            df = sum(1 for toks in self._tokens.values() if any(_word_match(kw, t) for t in toks))
+            df = sum(1 for toks in self._tokens.values() if any(MATCHING.word(kw, t) for t in toks))
             base = 0.5 if kw in GENERIC_WORDS else 1.0
             self.weights[kw] = base * (1.0 + math.log((n + 1) / (df + 1)))
             if df == 0:
@@ -106,7 +122,7 @@ class Matcher:
         for kw in self.keywords:
             best, where = 0.0, -1
             for i, tok in enumerate(toks):
-                m = _word_match(kw, tok)
+                m = MATCHING.word(kw, tok)
                 if m > best:
                     best, where = m, i
             if best > 0:

@@ -89,6 +89,19 @@ def _phrases(question: str) -> list[str]:
     return out
 
 
+_YESNO_TAIL = re.compile(
+    r"\s*\(?\s*answer\s+(?:with\s+)?(?:yes|no|true|false)(?:\s+or\s+(?:yes|no|true|false))?\s*\.?\)?\s*$", re.I)
+
+
+def strip_yesno(question: str) -> str:
+    """The question without an "Answer yes or no." instruction.
+
+    >>> strip_yesno("Is A larger than B? Answer yes or no.")
+    'Is A larger than B?'
+    """
+    return _YESNO_TAIL.sub("", question.strip()).strip()
+
+
 def analyse(question: str, task: str = "doc") -> QuestionInfo:
     """Classify the expected answer and pick the locating words of ``question``.
 
@@ -99,7 +112,7 @@ def analyse(question: str, task: str = "doc") -> QuestionInfo:
     'max'
     """
     q = question.strip()
-    low = q.lower()
+    low = strip_yesno(q).lower()
     words = re.findall(r"[a-z]+", low)
     first = words[0] if words else ""
     intent = "lookup"
