@@ -58,12 +58,6 @@ _COUNTRIES = frozenset(
 
 def is_country(text: str) -> bool:
     """Whether ``text`` is a country name (English and a few native names)."""
-    return squash(text).replace(" ", " ") in _COUNTRIES
-
-
-
-def is_country(text: str) -> bool:
-    """Whether ``text`` is a country name (English and a few native names)."""
     return re.sub(r"[^a-zà-ÿ]+", " ", text.lower()).strip() in _COUNTRIES
 
 

@@ -56,9 +56,9 @@ def parse_comparison(question: str) -> tuple[str, str, str] | None:
 _PAIR_TAIL = r"(?:\s+(?:together|combined|altogether|in total|in all|added up|summed))?\s*[?.]?\s*$"
 _PAIRS = (
     ("diff", re.compile(r"\bdifference (?:in [\w ()%]+? )?between (?P<a>.+?) and (?P<b>.+?)\s*[?.]?\s*$", re.I)),
-    ("diff", re.compile(rf"\bhow (?:much|many) (?:more|less|fewer|higher|lower|cheaper|greater|larger|smaller)\b(?: [\w ()%]+?)? (?:does|did|do|is|was|are|were|has|had) (?P<a>.+?) (?:than) (?P<b>.+?)\s*[?.]?\s*$", re.I)),
+    ("diff", re.compile(r"\bhow (?:much|many) (?:more|less|fewer|higher|lower|cheaper|greater|larger|smaller)\b(?: [\w ()%]+?)? (?:does|did|do|is|was|are|were|has|had) (?P<a>.+?) (?:than) (?P<b>.+?)\s*[?.]?\s*$", re.I)),
     ("sum", re.compile(rf"\b(?:sum|total|combined)\b.*?\b(?:of|for|in) (?P<a>.+?) and (?P<b>.+?){_PAIR_TAIL}", re.I)),
-    ("sum", re.compile(rf"\b(?:are|is|do|does|did|were|was|in|for|of) (?P<a>[^,]+?) and (?P<b>.+?)\s+(?:together|combined|altogether|in total|in all)\s*[?.]?\s*$", re.I)),
+    ("sum", re.compile(r"\b(?:are|is|do|does|did|were|was|in|for|of) (?P<a>[^,]+?) and (?P<b>.+?)\s+(?:together|combined|altogether|in total|in all)\s*[?.]?\s*$", re.I)),
 )
 
 

@@ -108,7 +108,7 @@ _AFFIL = re.compile(
     rf"(?i:which|what) (?:institution|university|organi[sz]ation|institute|company|employer|school|college|lab|laboratory)\b.*?\b{_PERSON_Q}"
     rf"(?:'s)?\s+(?:affiliated|from|with|at|belong|work)|(?i:where does) {_PERSON_Q}\s+work|"
     rf"(?i:which|what) (?:organi[sz]ation|company|institution|university) does {_PERSON_Q} (?:work|belong)")
-_WHERE_ORG = re.compile(rf"in which (?P<what>country|city|town) is (?:the )?(?P<org>.+?)(?:\s+(?:located|based|situated))?\s*\?", re.I)
+_WHERE_ORG = re.compile(r"in which (?P<what>country|city|town) is (?:the )?(?P<org>.+?)(?:\s+(?:located|based|situated))?\s*\?", re.I)
 _ROLE_CITY = re.compile(r"in which (?:city|town) (?:is|does|do) (?:the )?(?P<role>customer|client|recipient|sender|vendor|supplier|seller|buyer|event|company|conference|workshop|meeting)(?:'s (?P<org>organi[sz]ation|company|office))?", re.I)
 _EMAIL_OF = re.compile(rf"[Ee]-?mail(?: address)? of {_PERSON_Q}")
 _POSITION_OF = re.compile(rf"(?:position|role|job title|title|function) of {_PERSON_Q}|[Ww]hat does {_PERSON_Q} do\b")
