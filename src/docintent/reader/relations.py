@@ -247,9 +247,9 @@ def solve_role_city(info: QuestionInfo, layout: Layout) -> Solution | None:
             if ent.ENTITIES.organisation(item.text) and len(_chunks(item.text)) >= 2:
                 chunks = _chunks(item.text)
                 k = next(i for i, c in enumerate(chunks) if ent.ENTITIES.organisation(c))
-                rest = [c for c in chunks[k + 1:] if not ent.ENTITIES.country(c) and not find_dates(c)]
-                if rest:
-                    return Solution(rest[0], 0.75, layout.region_of([item]), "city after the venue")
+                after = [c for c in chunks[k + 1:] if not ent.ENTITIES.country(c) and not find_dates(c)]
+                if after:
+                    return Solution(after[0], 0.75, layout.region_of([item]), "city after the venue")
     for block in blocks:
         found = _city_in_block(block)
         if found:

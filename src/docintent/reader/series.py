@@ -78,8 +78,9 @@ def solve_cell(info: QuestionInfo, layout: Layout) -> Solution | None:
             cells.append(cell)
         if len(cells) != len(years[:2]):
             continue
-        values = [_number_text(c) for c in cells]
-        if any(v is None for v in values):
+        found = [_number_text(c) for c in cells]
+        values = [v for v in found if v is not None]
+        if len(values) != len(found):
             continue
         conf = 0.55 + 0.4 * score * min(c.confidence for c in cells)
         if len(cells) == 1:
@@ -162,7 +163,8 @@ def solve_value_labels(info: QuestionInfo, layout: Layout) -> Solution | None:
         target = find_numbers(m.group(1))
         for cat in cats:
             lb = label_of(cat)
-            if lb is not None and target and _number_text(lb) and abs(_number_text(lb)[0] - target[0].value) < 1e-6:
+            printed = _number_text(lb) if lb is not None else None
+            if lb is not None and target and printed and abs(printed[0] - target[0].value) < 1e-6:
                 return Solution(cat.text.strip(), 0.8, layout.region_of([cat, lb]), "category under the value label")
         return None
     if re.search(r"\b(gap|differ\w*|sum|total|average|mean|change\w*|more|less|between|ratio|combined|highest|lowest|"
