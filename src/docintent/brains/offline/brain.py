@@ -171,6 +171,13 @@ class OfflineReader(Restorer, MactRoles):
         """This question's OCR session: each page state detected once, each line crop recognised once."""
         return self.question_reader(state).session
 
+    def work(self, state: State) -> dict[str, int]:
+        """The question's reading work: the counters of its :class:`~docintent.ocr.ReadingSession` (text-line
+        detections, lines recognised and reused, boxes carried over, region, crop and page reads, orientation
+        checks), each the same whether the OCR cache was cold, warm or off."""
+        reader = self.memo(state, _Memo).reader
+        return dict(reader.session.stats) if reader is not None else {}
+
     def read(self, state: State, page: Page) -> Reading:
         """OCR ``page`` (once per page state) and read the answer from its layout."""
         return self.question_reader(state).read(page)
