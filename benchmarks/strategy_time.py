@@ -86,7 +86,11 @@ def main() -> None:
     parser.add_argument("--strategies", default=STRATEGIES)
     parser.add_argument("--label", default="", help="results go to strategy_time_<label>.{md,json}")
     parser.add_argument("--no-profile", action="store_true", help="do not time the steps inside each run")
+    parser.add_argument("--from-json", help="write the tables again from a saved run, its first --samples captures")
     args = parser.parse_args()
+    if args.from_json:
+        print(rewrite(args))
+        return
 
     from docintent.brains import get_brain
     from docintent.evaluation import metrics
@@ -132,8 +136,23 @@ def main() -> None:
     print(table)
 
 
+def rewrite(args: argparse.Namespace) -> str:
+    """The tables of a saved run (``--from-json``), cut to its first ``--samples`` captures: a run stopped part of
+    the way, or a longer run compared on the subset of a shorter one."""
+    from types import SimpleNamespace
+
+    data = json.loads(Path(args.from_json).read_text())
+    runs = {name: rows[: args.samples] for name, rows in data["runs"].items()}
+    first = next(iter(runs.values()))
+    samples = [SimpleNamespace(group=r["group"]) for r in first]
+    args.dataset = data["dataset"]
+    if data.get("threads"):
+        os.environ["DOCINTENT_THREADS"] = data["threads"]
+    return write(args, samples, list(runs), runs, data["loads"][: len(samples)], None, final=True)
+
+
 def write(args: argparse.Namespace, samples: list[Any], names: list[str], runs: dict[str, list[dict[str, Any]]],
-          loads: list[float], started: float, final: bool) -> str:
+          loads: list[float], started: float | None, final: bool) -> str:
     """Write the tables and the raw figures for the samples run so far; returns the tables."""
     from docintent.evaluation import metrics
 
@@ -162,7 +181,7 @@ def write(args: argparse.Namespace, samples: list[Any], names: list[str], runs: 
         f"Seconds per sample at 2048 px, offline reader, caches off, {len(samples)} captures ({questions} questions x "
         f"their captures) from `{args.dataset}`; DOCINTENT_THREADS={os.environ.get('DOCINTENT_THREADS', 'unset')}; "
         f"1-minute load average during the run: median {statistics.median(loads):.1f} "
-        f"(min {min(loads):.1f}, max {max(loads):.1f}); {time.time() - started:.0f} s in all.",
+        f"(min {min(loads):.1f}, max {max(loads):.1f})" + (f"; {time.time() - started:.0f} s in all." if started else "."),
         "",
         f"| strategy | median s | p95 s | max s | median CPU s | p95 CPU s | max CPU s | mean tools | median / {names[0]} "
         "| score | consistency | errors |",
@@ -194,7 +213,8 @@ def write(args: argparse.Namespace, samples: list[Any], names: list[str], runs: 
     stem = "strategy_time" + (f"_{args.label}" if args.label else "")
     (RESULTS / f"{stem}.md").write_text(table + "\n")
     (RESULTS / f"{stem}.json").write_text(json.dumps(
-        {"samples": len(samples), "dataset": args.dataset, "loads": loads, "rows": table_rows, "runs": runs}, indent=1))
+        {"samples": len(samples), "dataset": args.dataset, "threads": os.environ.get("DOCINTENT_THREADS", ""),
+         "loads": loads, "rows": table_rows, "runs": runs}, indent=1))
     return table
 
 
