@@ -37,8 +37,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 #: Every strategy a user can pick that differs in the work it does (the random-order twins do the same work).
 STRATEGIES = "none,pipeline-fixed,judge-fixed,agres,docintent,docintent+mact,mact"
-#: Profile labels that nest inside others: a cause is named by the innermost steps.
+#: Profile labels that contain others (a decision or a review holds its OCR): a cause is named by the innermost
+#: steps, and the reviews that held them are named after.
 OUTER = ("Phase A decide", "answer", "OCR read: full page", "OCR read: region")
+REVIEW = "Phase B review: "
 
 
 def pick_samples(dataset: str, n: int) -> list[Any]:
@@ -73,10 +75,17 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
 
-def causes(profile: dict[str, float], top: int = 3) -> str:
-    """The ``top`` innermost profile steps by seconds, as ``step 1.2 s``."""
-    inner = {k: v for k, v in profile.items() if k not in OUTER and v >= 0.05}
-    return ", ".join(f"{k} {v:.1f} s" for k, v in sorted(inner.items(), key=lambda kv: -kv[1])[:top]) or "-"
+def causes(profile: dict[str, float], wall: float, top: int = 3) -> str:
+    """Where ``wall`` seconds went: the ``top`` innermost profile steps (detection, recognition, orientation,
+    signals, each tool) and what none of them covers (recognition when it was not timed, layout and answer
+    reading), then the reviews that held part of it."""
+    inner = {k: v for k, v in profile.items() if k not in OUTER and not k.startswith(REVIEW)}
+    inner["other (reading, layout, answer)" if "recognition" in inner else "other (recognition, layout, answer)"] = (
+        max(0.0, wall - sum(inner.values())))
+    parts = [f"{k} {v:.1f} s" for k, v in sorted(inner.items(), key=lambda kv: -kv[1])[:top] if v >= 0.05]
+    reviews = [f"{k[len(REVIEW):]} {v:.1f} s" for k, v in sorted(profile.items(), key=lambda kv: -kv[1])
+               if k.startswith(REVIEW) and v >= 0.5]
+    return ", ".join(parts) + (f"; reviews: {', '.join(reviews)}" if reviews else "") or "-"
 
 
 def main() -> None:
@@ -202,12 +211,12 @@ def write(args: argparse.Namespace, samples: list[Any], names: list[str], runs: 
     lines += ["", "The 10 slowest samples (any strategy), with where their time went:", "",
               "| strategy | sample | s | CPU s | load | tools | where the time went |", "|---|---|---:|---:|---:|---:|---|"]
     lines += [f"| {name} | {r['id']} | {r['seconds']:.1f} | {r['cpu']:.1f} | {r['load']:.1f} | {r['tools']} | "
-              f"{causes(r['profile'])} |" for name, r in every[:10]]
+              f"{causes(r['profile'], r['seconds'])} |" for name, r in every[:10]]
     lines += ["", "The slowest 5 % per strategy:", "", "| strategy | sample | s | CPU s | where the time went |",
               "|---|---|---:|---:|---|"]
     for name in names:
         slow = sorted(runs[name], key=lambda r: -r["seconds"])[: max(1, math.ceil(0.05 * len(runs[name])))]
-        lines += [f"| {name} | {r['id']} | {r['seconds']:.1f} | {r['cpu']:.1f} | {causes(r['profile'])} |" for r in slow]
+        lines += [f"| {name} | {r['id']} | {r['seconds']:.1f} | {r['cpu']:.1f} | {causes(r['profile'], r['seconds'])} |" for r in slow]
     table = "\n".join(lines)
     RESULTS.mkdir(exist_ok=True)
     stem = "strategy_time" + (f"_{args.label}" if args.label else "")

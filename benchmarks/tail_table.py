@@ -92,7 +92,7 @@ def main() -> None:
             r, o = source["runs"][name][sid], other["runs"].get(name, {}).get(sid)
             then = f"{o['cpu']:.1f} | {what_it_did(o)}" if o else "- | -"
             lines.append(f"| {name} | {sid} | {r['cpu']:.1f} | {r['seconds']:.1f} | {r['load']:.1f} | "
-                         f"{causes(r['profile'])} | {what_it_did(r)} | {then} |")
+                         f"{causes(r['profile'], r['seconds'])} | {what_it_did(r)} | {then} |")
     table = "\n".join(lines)
     print(table)
     RESULTS.mkdir(exist_ok=True)
