@@ -1,8 +1,8 @@
 """Same question, same answer: every strategy's rows compared across the conditions that must not change them.
 
 Runs ``docintent bench`` (the offline reader, every strategy) on a held-out sample of a dataset under each
-condition, then compares the rows keyed by (sample, strategy): the answer, the score, and every trace decision
-(phase, action, tool, reason and the page states before and after - everything but timings).
+condition, then compares the rows keyed by (sample, strategy): the answer, the score, the work counters, and every
+trace decision (phase, action, tool, reason and the page states before and after - everything but timings).
 
 ======================= ===============================================================================
 ``off``                 the reference: no OCR cache, strategies in the listed order, one worker
@@ -90,16 +90,18 @@ def rows_of(run: Path) -> dict[tuple[str, str], dict]:
 
 
 def decisions(row: dict) -> dict:
-    """What must be identical: the answer, score, error and every step without its timings."""
+    """What must be identical: the answer, score, error, work counters and every step without its timings."""
     trace = ((row.get("result") or {}).get("trace")) or []
     steps = []
     for step in trace:
         steps.append({k: v for k, v in step.items() if k not in TIMING})
-    return {"answer": row.get("answer"), "score": row.get("score"), "error": row.get("error"), "trace": steps}
+    work = (row.get("result") or {}).get("work")
+    return {"answer": row.get("answer"), "score": row.get("score"), "error": row.get("error"), "work": work,
+            "trace": steps}
 
 
 def first_difference(a: dict, b: dict) -> str:
-    for key in ("answer", "score", "error"):
+    for key in ("answer", "score", "error", "work"):
         if a[key] != b[key]:
             return f"{key}: {a[key]!r} vs {b[key]!r}"
     for i, (x, y) in enumerate(zip(a["trace"], b["trace"])):

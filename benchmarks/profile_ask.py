@@ -92,6 +92,14 @@ def instrument(prof: Profiler) -> None:
         return original_rec(self, args)
 
     TextRecognizer.__call__ = prof.timed("recognition", rec_call)  # type: ignore[method-assign]
+    # The engine recognises each line crop alone through the network's session, not TextRecognizer.__call__.
+    original_lines = ocr.RapidOcrEngine.recognize_lines
+
+    def lines_call(self: Any, crops: Any, quads: Any) -> Any:
+        prof.counts["lines recognised"] += len(crops)
+        return original_lines(self, crops, quads)
+
+    ocr.RapidOcrEngine.recognize_lines = prof.timed("recognition", lines_call)  # type: ignore[method-assign]
     try:
         from rapidocr import RapidOCR
 

@@ -68,6 +68,9 @@ def test_one_row_per_sample_and_strategy_with_scores_and_manifest(tmp_path):
     first = rows[0]
     assert first["answer"] == "42" and first["score"] == 1.0 and first["correct"] is True
     assert first["brain"] == "scripted" and first["error"] is None and first["seconds"] > 0
+    # every row carries what its run cost, counted: the pipeline ran its five tools, answering directly ran none
+    assert first["result"]["work"] == {"tool_runs": 0, "reviews": 0, "inspections": 0, "pixels_restored": 0}
+    assert rows[1]["result"]["work"]["tool_runs"] == 5 and rows[1]["result"]["work"]["reviews"] == 0
     assert first["result"]["strategy"] == "none" and first["result"]["trace"][0]["action"] == "answer"
     assert first["sample"] == samples[0].to_dict()
     assert rows[4]["score"] == 0.0 and rows[4]["correct"] is False  # "42" against gold "7"

@@ -92,6 +92,9 @@ def test_ask_answers_at_once_with_a_run_id_while_the_run_waits_for_its_brain(pag
         ("A", "answer", None)]
     # the page after the rolled-back deblurring is kept as a page state, but the final page is the deshadowed one
     assert len(run["pages"]) == 3 and run["final_page"] == run["pages"][1]
+    # what the run cost, counted: two tool runs that each wrote the page's pixels, two reviews
+    height, width = damaged_page().shape[:2]
+    assert run["work"] == {"tool_runs": 2, "reviews": 2, "inspections": 0, "pixels_restored": 2 * width * height}
 
 
 def test_events_stream_every_step_in_order_then_the_finished_run(client, page_png):

@@ -96,9 +96,12 @@ class Page:
         return cls(_frozen(converted), tuple(ops), source)
 
     def derive(self, pixels: np.ndarray, op: str, **meta) -> Page:
-        """A new Page made from this one by operation ``op`` (appended to the provenance)."""
+        """A new Page made from this one by operation ``op`` (appended to the provenance).
+
+        ``meta`` joins this page's; its ``work`` (what the operation that made a page did) is never inherited."""
         # Tools hand over freshly computed arrays, so the new Page takes ownership without a copy.
-        return Page(_frozen(to_rgb_uint8(pixels)), self.ops + (op,), self.source, {**self.meta, **meta})
+        inherited = {k: v for k, v in self.meta.items() if k != "work"}
+        return Page(_frozen(to_rgb_uint8(pixels)), self.ops + (op,), self.source, {**inherited, **meta})
 
     @cached_property
     def hash(self) -> str:

@@ -212,12 +212,15 @@ class DecideStep(Step):
 
 @dataclass
 class ToolStep(Step):
-    """A restoration tool ran (``args``); ``work``: what it did, in counts that do not depend on the machine
-    (iterations, pixels, candidates), and its observed seconds against its budget."""
+    """A restoration tool ran (``args``); ``work``: what it did, in amounts that do not depend on the machine or
+    the load (candidates tried, peaks found, the size it worked at, pixels written), each within the tool's bound;
+    ``seconds``: what it took, observed, beside ``budget_s``, the tool's budget for a 2048-px page on an idle
+    machine. The budget is a figure to compare with, never a limit: nothing a tool decides depends on time."""
 
     phase_kind: ClassVar[Phase | None] = Phase.TOOL
     args: dict[str, Any] = field(default_factory=dict)
     work: dict[str, Any] = field(default_factory=dict)
+    budget_s: float | None = None
 
     def describe(self, verbose: bool = False) -> str:
         if self.action == Action.APPLIED:
@@ -232,6 +235,8 @@ class ToolStep(Step):
             text = f"{self.tool} {self.action}"
         if verbose and self.work:
             text += " [" + ", ".join(f"{k} {v}" for k, v in self.work.items()) + "]"
+        if verbose and self.budget_s:
+            text += f" in {self.seconds:.2f} s (budget {self.budget_s:g} s)"
         return text
 
     def for_model(self) -> str | None:
@@ -514,7 +519,9 @@ class Result:
     final_page: Page | None = field(default=None, repr=False)
     pages: dict[str, Page] = field(default_factory=dict, repr=False)  # every page state by hash
     provenance: Provenance = field(default_factory=Provenance)
-    #: Work done for this question, in counts that do not depend on the machine (see ``docintent.work``).
+    #: The work this question took, in counts that do not depend on the machine, the load or a cache (tool
+    #: runs, reviews, pixels restored, and the brain's: text-line detections, lines recognised, ...); see
+    #: :meth:`docintent.strategies.run.Run.work`.
     work: dict[str, int] = field(default_factory=dict)
 
     @property

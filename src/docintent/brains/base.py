@@ -95,6 +95,13 @@ class Restorer(ABC):
             state.memo = kind()
         return state.memo
 
+    def work(self, state: State) -> dict[str, int]:
+        """What answering the question in ``state`` cost this brain, as counts that depend only on the page,
+        the question and the settings (never seconds, never what a cache held): the offline reader's text-line
+        detections, recognised lines and orientation checks. Strategies add them to ``Result.work`` when the run
+        ends. A brain that counts nothing reports nothing (the default)."""
+        return {}
+
     def close(self) -> None:
         """Release resources (HTTP clients, models)."""
 

@@ -133,6 +133,8 @@ def run_one(args: argparse.Namespace) -> int:
         print(f"kept: {', '.join(result.tools_kept) or '-'}   rolled back: {', '.join(result.tools_rolled_back) or '-'}")
     if result.prompt_tokens or result.completion_tokens:
         print(f"tokens: {result.prompt_tokens} prompt + {result.completion_tokens} completion")
+    if any(result.work.values()):
+        print("work: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in result.work.items() if v))
     print("steps:")
     print(format_trace(result, verbose=bool(verbose)))
     if verbose:

@@ -15,7 +15,6 @@ built-in six are measured together by :func:`docintent.perception.signals.measur
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 
@@ -82,7 +81,7 @@ class Perception:
         """The rotation tool that makes ``page`` upright, or None when it is upright (or the classifier is not
         sure enough). An upside-down verdict below :data:`UPSIDE_DOWN_SURE` is checked by reading text lines
         both ways when ``session`` can read lines."""
-        orient = detect_orientation(page)
+        orient = session.orientation(page) if session is not None else detect_orientation(page)
         fix = orient.fix if orient.confidence >= self.orientation_confidence else None
         if fix == "rotate_180" and orient.confidence < UPSIDE_DOWN_SURE and session is not None:
             if not reads_upside_down(page, session):
@@ -107,15 +106,13 @@ def reads_upside_down(page: Page, session: ReadingSession, lines: int = 8) -> bo
     quads = session.quads(page)
     if len(quads) == 0:
         return True
-    engine: Any = session.engine  # a line-level engine (checked above): it crops and recognises lines
     widths = [float(np.linalg.norm(q[1] - q[0])) for q in quads]
     heights = [float(np.linalg.norm(q[3] - q[0])) for q in quads]
     chosen = [q for q, w, h in sorted(zip(quads, widths, heights), key=lambda t: -t[1]) if w > 2.5 * h][:lines]
     if not chosen:
         return True
-    crops = [engine.crop_line(page.pixels, q) for q in chosen]
-    as_is = engine.recognize_lines(crops, chosen)
-    turned = engine.recognize_lines([np.ascontiguousarray(c[::-1, ::-1]) for c in crops], chosen)
+    as_is = session.recognise(page, chosen)  # the page's own reading looks these up later
+    turned = session.recognise(page, chosen, turned=True)
     upright = sum(conf * len(text.strip()) for text, conf, _ in as_is)
     flipped = sum(conf * len(text.strip()) for text, conf, _ in turned)
     return flipped > 1.1 * upright

@@ -120,6 +120,7 @@ class Run:
             "tools_rolled_back": result.get("tools_rolled_back", []),
             "tools_used": result.get("tools_used"),
             "seconds": result.get("seconds"),
+            "work": result.get("work", {}),
             "error": self.error,
             "final_page": result.get("final_page"),
             "pages": list(self.page_order),

@@ -29,7 +29,7 @@ from ..brains.base import Answer, Change, Restorer, State, Usage
 from ..errors import DocIntentError
 from ..page import Page
 from ..tools import get_tool
-from ..trace import Action, AnswerStep, Phase, Provenance, Result, Step, ToolStep
+from ..trace import RAN, Action, AnswerStep, InspectStep, Phase, Provenance, Result, ReviewStep, Step, ToolStep
 
 #: Called with every step as it is recorded, and the run it belongs to.
 OnStep = Callable[[Step, "Run"], None]
@@ -84,6 +84,8 @@ class Run:
         self.rolled_back: list[str] = []
         self.tried: set[tuple[str, str]] = set()  # (page hash, tool call) pairs already run
         self.pages: dict[str, Page] = {page.hash: page}
+        #: Output pixels of the tool runs that changed the page (kept or rolled back).
+        self.pixels_restored = 0
         self.state = State(question=question, task=task, page=page, original=page, available_tools=list(tools),
                            max_rounds=max_rounds)
 
@@ -138,15 +140,17 @@ class Run:
                                  time.perf_counter() - t0, round=self.state.round, args=args))
             return Applied(Action.FAILED)
         seconds = time.perf_counter() - t0
-        work = dict(getattr(after, "meta", {}).get("work", {})) if after.hash != before.hash else {}
+        work = dict(after.meta.get("work") or {})  # what this run of the tool did (a page never inherits it)
+        budget = float(getattr(tool, "budget_s", 0.0) or 0.0)
         if after.hash == before.hash:
             # Nothing to review: the page state is the same one, so a review could only compare it with itself.
             self.record(ToolStep(Phase.TOOL, Action.NO_CHANGE, name, f"{why}; the tool changed no pixel", before.hash,
-                                 before.hash, seconds, round=self.state.round, args=args))
+                                 before.hash, seconds, round=self.state.round, args=args, work=work, budget_s=budget))
             return Applied(Action.NO_CHANGE)
         self.pages[after.hash] = after
+        self.pixels_restored += after.width * after.height
         self.record(ToolStep(Phase.TOOL, Action.APPLIED, name, why, before.hash, after.hash, seconds,
-                             round=self.state.round, args=args, work=work))
+                             round=self.state.round, args=args, work=work, budget_s=budget))
         mapped = None
         if region is not None:
             try:
@@ -208,6 +212,22 @@ class Run:
         return Provenance(page_number, box, answer.region, self.state.page.hash, tuple(answer.evidence),
                           tuple(c.tool for c in self.kept_changes), self.state.original.hash)
 
+    def work(self) -> dict[str, int]:
+        """What this run cost, in counts that do not depend on the machine or a cache: ``tool_runs`` (tools that
+        ran, changing the page or not), ``reviews`` (Phase B verdicts), ``inspections`` (zoom / OCR look-ups),
+        ``pixels_restored`` (output pixels of the tool runs that changed the page), then the brain's own counters
+        (:meth:`~docintent.brains.Restorer.work`: the offline reader's detections, recognised lines, ...)."""
+        history = self.state.history
+        counts = {
+            "tool_runs": sum(1 for s in history if isinstance(s, ToolStep) and s.action in RAN),
+            "reviews": sum(1 for s in history if isinstance(s, ReviewStep)),
+            "inspections": sum(1 for s in history if isinstance(s, InspectStep)),
+            "pixels_restored": self.pixels_restored,
+        }
+        for key, value in self.brain.work(self.state).items():
+            counts[key] = counts.get(key, 0) + int(value)
+        return counts
+
     def result(self, answer: Answer, error: str | None = None) -> Result:
         """The Result of this run, ending with ``answer``."""
         return Result(
@@ -224,6 +244,7 @@ class Run:
             final_page=self.state.page,
             pages=self.pages,
             provenance=self.provenance(answer),
+            work=self.work(),
         )
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..page import Page
 from .base import Tool
-from .deshadow import MIN_SIDE, divide_background, paper_background
+from .deshadow import MIN_SIDE, WORK_SIDE, background_work, divide_background, paper_background
 from .registry import register
 
 #: Where the darkest ink should land after the stretch (pure black looks harsh and clips detail).
@@ -47,6 +47,8 @@ class Appearance(Tool):
 
     name = "appearance"
     degradation = "appearance"
+    budget_s = 0.3
+    work_bounds = {"work_side": WORK_SIDE}
     description = (
         "Fix the overall look of a page: a colour cast (yellow, blue or green paper from indoor light), "
         "low contrast (grey, washed-out or dim text), stains and blotchy paper. Call it when the text is "
@@ -56,7 +58,7 @@ class Appearance(Tool):
 
     def apply(self, page: Page) -> Page:
         if min(page.height, page.width) < MIN_SIDE:
-            return page.derive(page.pixels.copy(), f"{self.name}:too_small")
+            return page.derive(page.pixels.copy(), f"{self.name}:too_small", work={})
         # A wider kernel than deshadowing: stains and casts vary slowly, and it spares large bold text.
         background = paper_background(page.pixels, text_kernel=0.05, chroma_ratio=0.25, dark_ratio=0.6)
-        return page.derive(stretch_ink(divide_background(page.pixels, background)), self.name)
+        return page.derive(stretch_ink(divide_background(page.pixels, background)), self.name, work=background_work(page))

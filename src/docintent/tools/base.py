@@ -44,6 +44,14 @@ class Tool(ABC):
     #: True for tools that move content (rotation, dewarping): a region found on the page before them does not
     #: lie at the same place after them, and their effect is judged on the whole page.
     geometric: ClassVar[bool] = False
+    #: Seconds one run may be expected to take on a 2048-px page on an idle machine. Each run's trace step
+    #: records it beside the seconds observed, to compare with; it is never a limit, since nothing a tool
+    #: decides may depend on time (a deadline would make its output depend on the machine's load).
+    budget_s: ClassVar[float | None] = None
+    #: The most of each kind of work one run does, whatever the page shows (candidates tried, peaks notched,
+    #: the side the tool analyses the page at): each run's ``work`` (``page.meta["work"]``, in its trace step)
+    #: stays within these.
+    work_bounds: ClassVar[dict[str, int]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -30,6 +30,8 @@ NSR = 0.01
 MIN_GAIN = 0.08
 #: Weight of overshoot (values beyond the ink/paper levels, i.e. ringing) in the score.
 OVERSHOOT_WEIGHT = 2.0
+#: Coarse candidates whose neighbourhoods are refined.
+REFINED = 3
 
 
 def disk_kernel(radius: float) -> np.ndarray:
@@ -139,17 +141,25 @@ def text_patch(gray: np.ndarray, size: int) -> np.ndarray:
     return gray[y0 : y0 + size, x0 : x0 + size]
 
 
-def estimate_kernel(gray: np.ndarray) -> tuple[str, np.ndarray | None, float]:
-    """Choose the blur kernel for a grayscale page: ``(name, kernel or None, relative score gain)``.
+def most_candidates() -> int:
+    """The most kernels :func:`estimate_kernel` tries: the coarse bank and the refinements of the best
+    :data:`REFINED` (a motion kernel has the most), whatever the page."""
+    per_coarse = max(len(refinements(*c)) for c in kernel_bank())
+    return len(kernel_bank()) + REFINED * per_coarse
 
-    Every coarse candidate is tried on the text patch; the three best are refined (length, angle, radius)
-    and the best of all wins. ``None`` means no candidate beat leaving the page as it is by
+
+def estimate_kernel(gray: np.ndarray) -> tuple[str, np.ndarray | None, float, int]:
+    """Choose the blur kernel for a grayscale page: ``(name, kernel or None, relative score gain, kernels
+    tried)``.
+
+    Every coarse candidate is tried on the text patch; the :data:`REFINED` best are refined (length, angle,
+    radius) and the best of all wins. ``None`` means no candidate beat leaving the page as it is by
     :data:`MIN_GAIN`.
     """
     patch = text_patch(gray.astype(np.float32), PATCH)
     ink, paper = np.percentile(patch, [1, 99])
     if paper - ink < 20:  # a blank or flat patch says nothing about blur
-        return "flat", None, 0.0
+        return "flat", None, 0.0, 0
     padded = cv2.copyMakeBorder(patch, PATCH_PAD, PATCH_PAD, PATCH_PAD, PATCH_PAD, cv2.BORDER_REFLECT)
     spectrum = sfft.rfft2(padded)
 
@@ -159,7 +169,7 @@ def estimate_kernel(gray: np.ndarray) -> tuple[str, np.ndarray | None, float]:
 
     candidates = list(kernel_bank())
     scores = list(score(_bank_filters(padded.shape)))
-    finer = [r for i in np.argsort(scores)[:3] for r in refinements(*candidates[i])]
+    finer = [r for i in np.argsort(scores)[:REFINED] for r in refinements(*candidates[i])]
     candidates += finer
     scores += list(score(_wiener_filters(finer, padded.shape)))
     best = int(np.argmin(scores))
@@ -167,8 +177,8 @@ def estimate_kernel(gray: np.ndarray) -> tuple[str, np.ndarray | None, float]:
     gain = (baseline - scores[best]) / max(baseline, 1e-6)
     name = kernel_name(*candidates[best])
     if gain < MIN_GAIN:
-        return name, None, float(gain)
-    return name, make_kernel(*candidates[best]), float(gain)
+        return name, None, float(gain), len(candidates)
+    return name, make_kernel(*candidates[best]), float(gain), len(candidates)
 
 
 def wiener_deconvolve(gray: np.ndarray, kernel: np.ndarray, nsr: float = NSR) -> np.ndarray:
@@ -192,6 +202,9 @@ class Deblur(Tool):
 
     name = "deblurring"
     degradation = "blur"
+    budget_s = 0.3
+    #: Kernels tried and the side of the analysed patch; the deconvolution itself is two FFTs of the page.
+    work_bounds = {"candidates": most_candidates(), "patch_side": PATCH}
     description = (
         "Sharpen a blurred page: out-of-focus capture (soft, fuzzy letters) or camera shake (letters "
         "smeared or doubled in one direction). Call it when text is readable in outline but too soft to "
@@ -201,15 +214,17 @@ class Deblur(Tool):
 
     def apply(self, page: Page) -> Page:
         if min(page.height, page.width) < MIN_SIDE:
-            return page.derive(page.pixels.copy(), f"{self.name}:too_small")
+            return page.derive(page.pixels.copy(), f"{self.name}:too_small", work={})
         ycc = cv2.cvtColor(page.pixels, cv2.COLOR_RGB2YCrCb)
         gray = ycc[:, :, 0].astype(np.float32)
-        name, kernel, gain = estimate_kernel(gray)
+        name, kernel, gain, tried = estimate_kernel(gray)
+        work = {"candidates": tried, "patch_side": min(PATCH, page.height, page.width), "pixels": 0}
         if kernel is None:
-            return page.derive(page.pixels.copy(), f"{self.name}:sharp", blur_kernel=None)
+            return page.derive(page.pixels.copy(), f"{self.name}:sharp", blur_kernel=None, work=work)
         sharp = wiener_deconvolve(gray, kernel)
+        work["pixels"] = page.width * page.height
         # Deconvolve luminance only and keep the chroma: 3x cheaper, and colour (which blur barely changes
         # on documents) is kept. Replacing Y adds the same correction to R, G and B.
         ycc[:, :, 0] = np.clip(sharp + 0.5, 0, 255).astype(np.uint8)
         out = cv2.cvtColor(ycc, cv2.COLOR_YCrCb2RGB)
-        return page.derive(out, f"{self.name}:{name}", blur_kernel=name, blur_gain=round(gain, 3))
+        return page.derive(out, f"{self.name}:{name}", blur_kernel=name, blur_gain=round(gain, 3), work=work)

@@ -20,6 +20,11 @@ MIN_AMPLITUDE = 2.0
 MIN_CHROMA_AMPLITUDE = 0.4
 #: Frequencies below this (cycles per pixel) carry text lines and letter shapes; they are never notched.
 PROTECT_FREQ = 0.06
+#: At most this many coloured peaks (the strongest), and as many colourless ones checked as their sums and
+#: differences, are notched: a screen's moiré shows as a handful (1-5 on our captures), and the check compares
+#: every colourless peak with every pair of coloured ones, so without a bound a page full of fine periodic print
+#: would cost the cube of its peak count.
+MAX_PEAKS = 64
 
 
 def moire_peaks(gray: np.ndarray, chroma: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -33,7 +38,8 @@ def moire_peaks(gray: np.ndarray, chroma: np.ndarray | None = None) -> tuple[np.
     channels), a peak must also carry colour: at least :data:`MIN_CHROMA_AMPLITUDE` grey levels at the same
     frequency. Screen moiré comes from the display's red/green/blue sub-pixel grid and is coloured, while
     the regular structure of black-on-white text (identical rows, aligned table columns) is not. Colourless
-    peaks at the sum or difference of two coloured ones (intermodulation) are kept as moiré.
+    peaks at the sum or difference of two coloured ones (intermodulation) are kept as moiré. Of each kind only
+    the :data:`MAX_PEAKS` strongest are kept, so the work has a bound whatever the page shows.
     """
     h, w = gray.shape
     # The DC term is left in: it lies inside the protected low frequencies and is never notched.
@@ -49,26 +55,41 @@ def moire_peaks(gray: np.ndarray, chroma: np.ndarray | None = None) -> tuple[np.
     fx = cols / float(w)
     keep = (logmag[rows, cols] - floor[rows, cols] > PEAK_LOG_RATIO) & (np.hypot(fx, fy) > PROTECT_FREQ)
     keep &= (cols > 2) & (np.abs(fy) * h > 2)  # off the axes
+    rows, cols = rows[keep], cols[keep]
     mask = np.zeros(mag.shape, bool)
-    mask[rows[keep], cols[keep]] = True
-    if chroma is not None and mask.any():
-        c = chroma.astype(np.float32, copy=False)
-        cmag = np.hypot(np.abs(sfft.rfft2(c[:, :, 0], workers=2)), np.abs(sfft.rfft2(c[:, :, 1], workers=2)))
-        cmag = cv2.dilate(cmag.astype(np.float32), np.ones((3, 3), np.uint8))
-        rows, cols = np.nonzero(mask)
-        coloured = cmag[rows, cols] >= MIN_CHROMA_AMPLITUDE * h * w / 2.0
-        # Sums and differences of two coloured peaks are moiré too (the camera's tone curve mixes them),
-        # even though they carry little colour of their own.
-        freqs = np.stack([sfft.fftfreq(h)[rows] * h, cols.astype(np.float64)], axis=1)  # in bins
-        base = freqs[coloured]
-        if len(base) >= 2:
-            combos = np.concatenate([base[:, None] + base[None], base[:, None] - base[None]]).reshape(-1, 2)
-            for i in np.nonzero(~coloured)[0]:
-                near = np.minimum(np.abs(combos - freqs[i]).max(axis=1), np.abs(combos + freqs[i]).max(axis=1))
-                coloured[i] = bool(near.min() <= 2.0)
-        mask = np.zeros_like(mask)
-        mask[rows[coloured], cols[coloured]] = True
+    if chroma is None:
+        rows, cols = _strongest(mag, rows, cols)
+        mask[rows, cols] = True
+        return spec, mask
+    if rows.size == 0:
+        return spec, mask
+    c = chroma.astype(np.float32, copy=False)
+    cmag = np.hypot(np.abs(sfft.rfft2(c[:, :, 0], workers=2)), np.abs(sfft.rfft2(c[:, :, 1], workers=2)))
+    cmag = cv2.dilate(cmag.astype(np.float32), np.ones((3, 3), np.uint8))
+    coloured = cmag[rows, cols] >= MIN_CHROMA_AMPLITUDE * h * w / 2.0
+    # The strongest coloured peaks are the moiré; colourless ones are kept only as their sums and differences.
+    rows_c, cols_c = _strongest(mag, rows[coloured], cols[coloured])
+    rows_o, cols_o = _strongest(mag, rows[~coloured], cols[~coloured])
+    mask[rows_c, cols_c] = True
+    # Sums and differences of two coloured peaks are moiré too (the camera's tone curve mixes them), even though
+    # they carry little colour of their own.
+    base = np.stack([sfft.fftfreq(h)[rows_c] * h, cols_c.astype(np.float64)], axis=1)  # in bins
+    if len(base) >= 2 and len(rows_o):
+        other = np.stack([sfft.fftfreq(h)[rows_o] * h, cols_o.astype(np.float64)], axis=1)
+        combos = np.concatenate([base[:, None] + base[None], base[:, None] - base[None]]).reshape(-1, 2)
+        for i in range(len(other)):
+            near = np.minimum(np.abs(combos - other[i]).max(axis=1), np.abs(combos + other[i]).max(axis=1))
+            if near.min() <= 2.0:
+                mask[rows_o[i], cols_o[i]] = True
     return spec, mask
+
+
+def _strongest(mag: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The :data:`MAX_PEAKS` strongest of the bins ``(rows, cols)`` (all of them when there are fewer)."""
+    if rows.size <= MAX_PEAKS:
+        return rows, cols
+    order = np.argsort(-mag[rows, cols], kind="stable")[:MAX_PEAKS]
+    return rows[order], cols[order]
 
 
 def notch(spec: np.ndarray, mask: np.ndarray, floor_radius: int = 3) -> np.ndarray:
@@ -85,6 +106,10 @@ class Demoire(Tool):
 
     name = "demoire"
     degradation = "moire"
+    budget_s = 0.3
+    #: Peaks notched (coloured ones and their sums and differences); the work is otherwise four FFTs of the
+    #: page (luminance, two chroma channels, inverse).
+    work_bounds = {"peaks": 2 * MAX_PEAKS}
     description = (
         "Remove moiré from a photo of a screen or monitor: wavy or rippled bands, fine stripes or rainbow-"
         "coloured fringes over the content. Call it when such regular patterns overlay the text. It removes "
@@ -94,7 +119,7 @@ class Demoire(Tool):
 
     def apply(self, page: Page) -> Page:
         if min(page.height, page.width) < MIN_SIDE:
-            return page.derive(page.pixels.copy(), f"{self.name}:too_small")
+            return page.derive(page.pixels.copy(), f"{self.name}:too_small", work={})
         ycc = cv2.cvtColor(page.pixels, cv2.COLOR_RGB2YCrCb)
         h, w = page.height, page.width
         # Pad (by reflection, which adds no edge spike to the spectrum) to sizes the FFT handles fast:
@@ -113,4 +138,4 @@ class Demoire(Tool):
         small = cv2.GaussianBlur(small, (0, 0), 1.0)
         chroma = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR).reshape(h, w, 2)
         out = cv2.cvtColor(cv2.merge([luma, chroma[:, :, 0], chroma[:, :, 1]]), cv2.COLOR_YCrCb2RGB)
-        return page.derive(out, self.name, moire_peaks=peaks)
+        return page.derive(out, self.name, moire_peaks=peaks, work={"peaks": peaks, "fft_pixels": fh * fw})

@@ -11,6 +11,8 @@ from .registry import register
 
 #: Pages smaller than this (either side, in pixels) carry too little paper to estimate light from.
 MIN_SIDE = 16
+#: Longest side (px) the paper's light is estimated at; the division itself is one pass over the page.
+WORK_SIDE = 384
 
 
 def _odd(n: float) -> int:
@@ -19,7 +21,7 @@ def _odd(n: float) -> int:
 
 def paper_background(
     pixels: np.ndarray,
-    work_side: int = 384,
+    work_side: int = WORK_SIDE,
     text_kernel: float = 0.035,
     chroma_ratio: float = 0.3,
     dark_ratio: float | None = None,
@@ -87,6 +89,8 @@ class Deshadow(Tool):
 
     name = "deshadowing"
     degradation = "shadow"
+    budget_s = 0.3
+    work_bounds = {"work_side": WORK_SIDE}
     description = (
         "Remove shadows and uneven lighting from a photographed page. Call it when part of the page is "
         "darker than the rest (a cast shadow of a hand or phone, a dim corner, a light gradient), so text "
@@ -96,6 +100,11 @@ class Deshadow(Tool):
 
     def apply(self, page: Page) -> Page:
         if min(page.height, page.width) < MIN_SIDE:
-            return page.derive(page.pixels.copy(), f"{self.name}:too_small")
+            return page.derive(page.pixels.copy(), f"{self.name}:too_small", work={})
         background = paper_background(page.pixels)
-        return page.derive(divide_background(page.pixels, background), self.name)
+        return page.derive(divide_background(page.pixels, background), self.name, work=background_work(page))
+
+
+def background_work(page: Page) -> dict[str, int]:
+    """The work of a background division of ``page``: the side the light was estimated at, the pixels divided."""
+    return {"work_side": min(WORK_SIDE, max(page.size)), "pixels": page.width * page.height}

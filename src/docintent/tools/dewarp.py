@@ -33,6 +33,12 @@ LINES_SIDE = 1024
 OUTLINE_AREA = (0.15, 0.93)
 #: Correct curvature only when the fitted displacement varies along some line by this many text heights.
 MIN_BEND = 0.25
+#: Least-squares fits of the displacement field: the fit and one robust refit.
+FITS = 2
+#: At most this many text lines (the longest) enter the fit: its design matrix has a column per line, so a
+#: page of many short lines (a form, a table of contents) would otherwise grow it without bound. A page at
+#: the working resolution holds far fewer lines of readable text.
+MAX_LINES = 160
 
 
 @dataclass(frozen=True)
@@ -132,6 +138,11 @@ def text_line_samples(pixels: np.ndarray) -> LineSamples | None:
     sum_y = np.bincount(key, weights=ys)[nz]
     sum_x = np.bincount(key, weights=xs)[nz]
     line = nz // nbins
+    labels_kept = np.unique(line)
+    if labels_kept.size > MAX_LINES:
+        longest = labels_kept[np.argsort(-widths[labels_kept], kind="stable")[:MAX_LINES]]
+        chosen = np.isin(line, longest)
+        nz, sum_x, sum_y, line = nz[chosen], sum_x[chosen], sum_y[chosen], line[chosen]
     _, line_index = np.unique(line, return_inverse=True)
     return LineSamples(sum_x / count[nz], sum_y / count[nz], line_index, text_height, sw, sh)
 
@@ -154,7 +165,7 @@ def fit_displacement(samples: LineSamples) -> tuple[np.ndarray, float] | None:
     n_lines = int(samples.line.max()) + 1
     keep = np.ones(u.size, bool)
     n_basis = _basis(u[:1], v[:1]).shape[1]
-    for _ in range(2):
+    for _ in range(FITS):
         design = np.concatenate([np.eye(n_lines)[samples.line[keep]], _basis(u[keep], v[keep])], axis=1)
         ridge = np.zeros((n_basis, n_lines + n_basis))
         ridge[:, n_lines:] = np.eye(n_basis) * 0.05 * np.sqrt(keep.sum())
@@ -201,11 +212,15 @@ def displacement_map(
     return cv2.resize(dy, (width, height), interpolation=cv2.INTER_LINEAR)
 
 
-def straighten(pixels: np.ndarray) -> tuple[np.ndarray, str]:
-    """Remove text-line curvature; returns the new pixels and what was done (``curve`` or ``none``)."""
+def straighten(pixels: np.ndarray, work: dict[str, int] | None = None) -> tuple[np.ndarray, str]:
+    """Remove text-line curvature; returns the new pixels and what was done (``curve`` or ``none``).
+    ``work``: filled with the lines and points fitted."""
     samples = text_line_samples(pixels)
     if samples is None:
         return pixels, "none"
+    if work is not None:
+        work["lines"] = int(samples.line.max()) + 1
+        work["points"] = int(samples.x.size)
     fit = fit_displacement(samples)
     if fit is None:
         return pixels, "none"
@@ -237,6 +252,10 @@ class Dewarp(Tool):
     name = "dewarping"
     degradation = "warp"
     geometric = True
+    budget_s = 1.5
+    #: The sides it analyses the page at, and the text lines in the fit (two least-squares fits); the remap
+    #: itself writes each output pixel once.
+    work_bounds = {"outline_side": OUTLINE_SIDE, "lines_side": LINES_SIDE, "lines": MAX_LINES}
     description = (
         "Flatten a page that was photographed at an angle or is bent: a trapezoid-shaped page on a table, "
         "text lines that curve (a book page near the spine, a curled or folded sheet), or a slightly "
@@ -246,17 +265,20 @@ class Dewarp(Tool):
 
     def apply(self, page: Page) -> Page:
         if min(page.height, page.width) < MIN_SIDE:
-            return page.derive(page.pixels.copy(), f"{self.name}:too_small")
+            return page.derive(page.pixels.copy(), f"{self.name}:too_small", work={})
         steps = []
         pixels = page.pixels
+        work = {"outline_side": min(OUTLINE_SIDE, max(page.size)), "lines_side": 0, "lines": 0, "points": 0}
         quad = find_page_quad(pixels)
         if quad is not None:
             pixels = rectify(pixels, quad)
             steps.append("perspective")
         if min(pixels.shape[:2]) >= MIN_SIDE:
-            pixels, done = straighten(pixels)
+            work["lines_side"] = min(LINES_SIDE, max(pixels.shape[:2]))
+            pixels, done = straighten(pixels, work)
             if done != "none":
                 steps.append(done)
         if not steps:
-            return page.derive(page.pixels.copy(), f"{self.name}:none")
-        return page.derive(np.ascontiguousarray(pixels), f"{self.name}:{'+'.join(steps)}")
+            return page.derive(page.pixels.copy(), f"{self.name}:none", work=work)
+        work["pixels"] = int(pixels.shape[0] * pixels.shape[1])
+        return page.derive(np.ascontiguousarray(pixels), f"{self.name}:{'+'.join(steps)}", work=work)

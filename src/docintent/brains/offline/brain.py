@@ -171,6 +171,13 @@ class OfflineReader(Restorer, MactRoles):
         """This question's OCR session: each page state detected once, each line crop recognised once."""
         return self.question_reader(state).session
 
+    def work(self, state: State) -> dict[str, int]:
+        """The question's reading work: the counters of its :class:`~docintent.ocr.ReadingSession` (text-line
+        detections, lines recognised and reused, boxes carried over, region, crop and page reads, orientation
+        checks), each the same whether the OCR cache was cold, warm or off."""
+        reader = self.memo(state, _Memo).reader
+        return dict(reader.session.stats) if reader is not None else {}
+
     def read(self, state: State, page: Page) -> Reading:
         """OCR ``page`` (once per page state) and read the answer from its layout."""
         return self.question_reader(state).read(page)
@@ -213,7 +220,10 @@ class OfflineReader(Restorer, MactRoles):
         if found.confidence >= self.answer_threshold or not state.available_tools:
             return replace(found, reasoning=f"answerable: {found.reasoning} (confidence {found.confidence:.2f})")
         # A kept restoration already did what it can; running it again on its own output rarely reads better.
-        kept = {s.tool for s in state.history if s.phase == Phase.REVIEW and s.action == Action.KEEP}
+        # Kept is every change that was not rolled back: without a review (agres) each one is, and asking for
+        # the same tool again would repeat it on its own output round after round, each time a new page state
+        # to read.
+        kept = kept_tools(state.history)
         # The damage where the answer was read first; when nothing there passes its threshold, the damage
         # elsewhere on the page (an uncertain reading's region may be the wrong one).
         for region in dict.fromkeys((reading.region, Box.FULL)):
@@ -423,6 +433,18 @@ class OfflineReader(Restorer, MactRoles):
                  corrections: list[Correction]) -> Answer:
         """The accepted plan's result, formatted for the task."""
         return roles.conclude(state, runs, corrections)
+
+
+def kept_tools(history: list) -> set[str]:
+    """The restoration tools whose change stands in ``history``: applied (a new page state) and not rolled back
+    by a review since."""
+    kept: set[str] = set()
+    for step in history:
+        if step.phase == Phase.TOOL and step.action == Action.APPLIED and step.tool:
+            kept.add(step.tool)
+        elif step.phase == Phase.REVIEW and step.action == Action.ROLLBACK and step.tool:
+            kept.discard(step.tool)
+    return kept
 
 
 def get_degradation_measured(name: str) -> bool:

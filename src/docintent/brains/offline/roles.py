@@ -123,10 +123,10 @@ def _alternatives(intent: Intent) -> list[tuple[list[PlanStep], str]]:
 def _ocr_for(reader: QuestionReader, state: State, page: Page, candidate: int, region: Box | None) -> tuple[OcrResult, str]:
     """The OCR a candidate reads from: 0 the page (cached), 1 the region zoomed, 2 Tesseract on the page."""
     if candidate == 1 and region is not None and region != Box.FULL:
-        return reader.engine.read(page, region.expand(0.03, 0.03), min_side=900), "zoomed region"
+        return reader.session.read_with(reader.engine, page, region.expand(0.03, 0.03), min_side=900), "zoomed region"
     if candidate >= 2:
         try:
-            return get_engine("tesseract").read(page), "tesseract"
+            return reader.session.read_with(get_engine("tesseract"), page, None), "tesseract"
         except ImportError:
             pass
     return reader.read(page).ocr, "page"
@@ -156,7 +156,7 @@ def _points(reader: QuestionReader, state: State, intent: Intent, candidate: int
         zoom = None
         if candidate >= 1:
             engine = reader.engine if candidate == 1 else _second_engine(reader)
-            zoom = lambda box: _safe_read(engine, page, box, 160) or OcrResult((), "none", page.hash)  # noqa: E731
+            zoom = lambda box: _safe_read(reader, engine, page, box, 160) or OcrResult((), "none", page.hash)  # noqa: E731
         pts = chart_points(layout, page, intent.series, target if intent.across else None, zoom)
         tool = "chart_reader"
     else:
@@ -171,10 +171,11 @@ def _points(reader: QuestionReader, state: State, intent: Intent, candidate: int
     return result
 
 
-def _safe_read(engine: Any, page: Page, box: Box, min_side: int) -> OcrResult | None:
-    """``engine`` on a crop; None when it cannot read it (Tesseract raises on some empty crops)."""
+def _safe_read(reader: QuestionReader, engine: Any, page: Page, box: Box, min_side: int) -> OcrResult | None:
+    """``engine`` on a crop (counted in the question's reading work); None when it cannot read it (Tesseract
+    raises on some empty crops)."""
     try:
-        return engine.read(page, box, min_side=min_side)
+        return reader.session.read_with(engine, page, box, min_side=min_side)
     except (ImportError, RuntimeError):
         return None
 
@@ -320,14 +321,14 @@ def _execute_compute(step: PlanStep, results: dict[str, Execution], state: State
 # -- judgment ----------------------------------------------------------------------------------------------
 
 
-def _reread(page: Page, box: Box) -> tuple[float | None, float]:
+def _reread(reader: QuestionReader, page: Page, box: Box) -> tuple[float | None, float]:
     """The number in ``box`` re-read by the second OCR engine on an enlarged crop: (value, confidence)."""
     try:
         engine = get_engine("tesseract", psm=7)
     except Exception:  # the second engine is optional
         return None, 0.0
     region = box.expand(0.012, 0.008)
-    result = _safe_read(engine, page, region, 96)
+    result = _safe_read(reader, engine, page, region, 96)
     if result is None:
         return None, 0.0
     text = " ".join(line.text for line in result.lines)
@@ -386,7 +387,7 @@ def judge_plan(reader: QuestionReader, state: State, plan: Plan, results: dict[s
     for step in plan.steps:
         ex = results[step.id]
         if step.op == "lookup" and "box" in ex.args and isinstance(ex.value, (int, float)) and ex.args.get("how") != "bar measured on the axis":
-            value, conf = _reread(state.page, Box(*ex.args["box"]))
+            value, conf = _reread(reader, state.page, Box(*ex.args["box"]))
             if value is None:
                 checks.append(f"{step.id}: re-read inconclusive")
                 continue
