@@ -439,10 +439,10 @@ def test_credentials_in_a_base_url_are_never_recorded(tmp_path):
 
 
 def test_url_credentials_are_stripped_from_text():
-    from docintent.settings import strip_url_credentials
+    from docintent.redaction import redact
 
     text = "cannot reach http://bob:pw@host:8000/v1 (model m); also HTTPS://tok@api.example.com/x and http://ok/v1"
-    assert strip_url_credentials(text) == (
+    assert redact(text) == (
         "cannot reach http://***@host:8000/v1 (model m); also HTTPS://***@api.example.com/x and http://ok/v1"
     )
 

@@ -53,8 +53,9 @@ from ..errors import ConfigError, DatasetError, DocIntentError, InputError
 from ..io import load_page
 from ..io.lock import FolderLock, atomic_write_text
 from ..ocr import get_engine
+from ..redaction import MASK, is_secret_name, redact, register_options
 from ..sample import Sample
-from ..settings import get_settings, strip_url_credentials
+from ..settings import get_settings
 from ..strategies import STRATEGIES, get_strategy
 from .executors import Executor, LocalExecutor, Progress
 from .metrics import row_correct, score_row
@@ -69,8 +70,6 @@ VERSIONED_PACKAGES = (
     "docintent", "numpy", "scipy", "opencv-python-headless", "pillow", "pypdfium2", "rapidocr", "onnxruntime",
     "tesserocr", "rapidfuzz", "openai", "pydantic", "scikit-image",
 )  # fmt: skip
-#: Brain options never written to a manifest.
-SECRET_OPTIONS = ("api_key", "password", "token")
 
 
 # --- options ---------------------------------------------------------------------------------------
@@ -83,7 +82,11 @@ class BrainFactory:
     kind: str
     options: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        register_options(self.options)  # masked wherever they would appear in this process's output
+
     def __call__(self):
+        register_options(self.options)  # in a worker process too
         return get_brain(self.kind, **self.options)
 
 
@@ -145,8 +148,9 @@ def _json_default(value: Any) -> Any:
 
 
 def dump_row(row: dict[str, Any]) -> str:
-    """One row as a JSON line (with the trailing newline); credentials in URLs are replaced by ``***``."""
-    return strip_url_credentials(json.dumps(row, ensure_ascii=False, default=_json_default)) + "\n"
+    """One row as a JSON line (with the trailing newline); secrets are replaced by ``***``
+    (:func:`docintent.redaction.redact`)."""
+    return redact(json.dumps(row, ensure_ascii=False, default=_json_default)) + "\n"
 
 
 def _scan(path: Path) -> tuple[list[dict[str, Any]], int, int]:
@@ -429,7 +433,7 @@ def reproducibility(strategies: Sequence[Any], brain: Any) -> dict[str, Any]:
         dump = getattr(config, "model_dump", None)
         configs[strategy.name] = dump(mode="json") if dump is not None else str(config)
     brain_settings = {k: v for k, v in vars(brain).items() if isinstance(v, (str, int, float, bool, type(None)))
-                      and not any(secret in k.lower() for secret in SECRET_OPTIONS)} if brain is not None else {}
+                      and not is_secret_name(k)} if brain is not None else {}
     for name in ("calibration", "floors", "perception"):
         value = getattr(brain, name, None)
         if value is not None:
@@ -468,7 +472,7 @@ def reproducibility_differences(a: dict[str, Any], b: dict[str, Any]) -> list[st
 
 
 def _public_options(options: dict[str, Any]) -> dict[str, Any]:
-    return {k: ("***" if any(s in k.lower() for s in SECRET_OPTIONS) else v) for k, v in options.items()}
+    return {k: (MASK if is_secret_name(k) else v) for k, v in options.items()}
 
 
 def read_manifest(out_dir: str | os.PathLike) -> dict[str, Any] | None:
@@ -484,7 +488,7 @@ def read_manifest(out_dir: str | os.PathLike) -> dict[str, Any] | None:
 
 def _write_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
     text = json.dumps(manifest, indent=2, default=_json_default) + "\n"
-    atomic_write_text(out_dir / MANIFEST_FILE, strip_url_credentials(text))
+    atomic_write_text(out_dir / MANIFEST_FILE, redact(text))
 
 
 # --- the run ---------------------------------------------------------------------------------------
