@@ -19,7 +19,10 @@ from ..errors import ConfigError
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, Any]:
-    """``["a=1", "b=x"]`` -> ``{"a": 1, "b": "x"}`` (values parsed as JSON when they can be)."""
+    """``["a=1", "b=x"]`` -> ``{"a": 1, "b": "x"}`` (values parsed as JSON when they can be). Secret values
+    (``api_key=...``) are registered for redaction."""
+    from ..redaction import register_options
+
     out: dict[str, Any] = {}
     for pair in pairs or []:
         if "=" not in pair:
@@ -29,6 +32,7 @@ def parse_options(pairs: list[str] | None) -> dict[str, Any]:
             out[key.strip()] = json.loads(value)
         except json.JSONDecodeError:
             out[key.strip()] = value
+    register_options(out)
     return out
 
 
@@ -137,6 +141,20 @@ def float_range(low: float, high: float) -> Callable[[str], float]:
     return parse
 
 
+def positive_float(high: float | None = None) -> Callable[[str], float]:
+    """An argparse type: a finite number above 0 (and at most ``high`` when given)."""
+
+    def parse(text: str) -> float:
+        value = _number(text, "a finite number above 0")
+        if value <= 0 or (high is not None and value > high):
+            bound = f"above 0 and at most {high:g}" if high is not None else "above 0"
+            raise argparse.ArgumentTypeError(f"{value:g} is out of range: must be {bound}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
 #: 0-based page numbers.
 page_arg = int_range(0)
 #: PDF rendering resolutions docintent accepts (above 2400 dpi one letter page is over 500 M pixels).
@@ -146,12 +164,10 @@ non_negative_int = int_range(0)
 #: Shares such as a matching threshold.
 unit_float = float_range(0.0, 1.0)
 
-#: Image formats ``save_page`` writes, by suffix.
-IMAGE_OUTPUT_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp")
-
-
 def image_output_arg(text: str) -> Path:
     """An image path to write: its suffix must name a format docintent writes."""
+    from ..io.encode import IMAGE_OUTPUT_SUFFIXES
+
     path = Path(text)
     if path.suffix.lower() not in IMAGE_OUTPUT_SUFFIXES:
         raise argparse.ArgumentTypeError(
@@ -165,14 +181,20 @@ def image_output_arg(text: str) -> Path:
 
 def check_output_file(path: str | os.PathLike) -> Path:
     """Refuse, before any work is done, a file path that cannot be written: its folder is missing, is a file,
-    or is not writable, or the path itself is a folder."""
+    or is not writable, or the path itself is a folder, a block device or a socket. A symbolic link is
+    checked where it points; a character device or pipe (``/dev/null``) is checked for writing into
+    (see :func:`docintent.io.lock.output_target`)."""
     from ..errors import InputError
+    from ..io.lock import output_target
 
     p = Path(path)
-    if p.is_dir():
-        raise InputError(p, "is a folder; give a file name")
-    _check_creatable(p, p.parent if str(p.parent) else Path("."), "written")
-    if p.exists() and not os.access(p, os.W_OK):
+    target, how = output_target(p)
+    if how == "through":
+        if not os.access(p, os.W_OK):
+            raise InputError(p, "cannot be written: no permission")
+        return p
+    _check_creatable(p, target.parent if str(target.parent) else Path("."), "written")
+    if target.exists() and not os.access(target, os.W_OK):
         raise InputError(p, "cannot be written: no permission")
     return p
 
@@ -202,9 +224,10 @@ def _check_creatable(target: Path, start: Path, verb: str) -> None:
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write an output file so it is whole or absent (temporary file, then rename); credentials in URLs are
-    removed from what is written."""
+    """Write an output file so it is whole or absent (temporary file, then rename; see
+    :func:`docintent.io.lock.atomic_write_bytes` for links and special files); secrets are removed from
+    what is written."""
     from ..io.lock import atomic_write_text
-    from ..settings import strip_url_credentials
+    from ..redaction import redact
 
-    atomic_write_text(path, strip_url_credentials(text))
+    atomic_write_text(path, redact(text))

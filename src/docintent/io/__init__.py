@@ -1,6 +1,6 @@
 """Image and PDF loading, resizing and encoding for models."""
 
-from .encode import cap_pixels, encode, resize_longest, save_page, to_data_url
+from .encode import IMAGE_OUTPUT_SUFFIXES, cap_pixels, encode, resize_longest, save_page, to_data_url
 from .load import (
     IMAGE_FORMATS,
     load_bytes,
@@ -16,6 +16,7 @@ from .load import (
 
 __all__ = [
     "IMAGE_FORMATS",
+    "IMAGE_OUTPUT_SUFFIXES",
     "cap_pixels",
     "encode",
     "load_bytes",
