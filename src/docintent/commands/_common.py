@@ -86,25 +86,20 @@ def _number(text: str, what: str) -> float:
 
 
 def region_arg(text: str):
-    """``x0,y0,x1,y1`` as fractions in [0, 1] or as 0-1000 integers -> a Box. Nothing is clamped: a region
-    that leaves the page, has no area, or is not four numbers is refused."""
+    """``x0,y0,x1,y1`` as fractions in [0, 1] or as 0-1000 integers -> a Box, by :meth:`Box.parse`'s rule
+    (the one every interface uses). Nothing is clamped: a region that leaves the page, has no area, or is not
+    four numbers is refused."""
+    from ..errors import InvalidBoxError
     from ..page import Box
 
-    usage = "expected x0,y0,x1,y1 as fractions in [0, 1] or integers in 0-1000, with x0 < x1 and y0 < y1"
     parts = [p.strip() for p in text.split(",")]
     if len(parts) != 4 or not all(parts):
-        raise argparse.ArgumentTypeError(f"{text!r}: {usage}")
-    values = [_number(p, usage) for p in parts]
-    if all(0.0 <= v <= 1.0 for v in values):
-        box_values = values
-    elif all(v == int(v) and 0 <= v <= 1000 for v in values):
-        box_values = [v / 1000.0 for v in values]
-    else:
-        raise argparse.ArgumentTypeError(f"{text!r} lies outside the page: {usage}")
-    x0, y0, x1, y1 = box_values
-    if not (x0 < x1 and y0 < y1):
-        raise argparse.ArgumentTypeError(f"{text!r} has no area: {usage}")
-    return Box(x0, y0, x1, y1)
+        raise argparse.ArgumentTypeError(f"{text!r}: {Box.PARSE_RULE}")
+    values = [_number(p, Box.PARSE_RULE) for p in parts]
+    try:
+        return Box.parse(values)
+    except InvalidBoxError as err:
+        raise argparse.ArgumentTypeError(f"{text!r} {err.problem}") from None
 
 
 def _int(text: str) -> int:

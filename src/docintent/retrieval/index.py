@@ -51,7 +51,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 from ..errors import ConfigError, DatasetError, DocIntentError, FileMissingError, InputError
-from ..io import load_page, open_pdf, pdf_page_text, render_pdf_page
+from ..io import load_page, open_pdf, pdf_page_text, readable_page_count, render_pdf_page
 from ..io.lock import FolderLock
 from ..ocr import get_engine
 from ..page import Box, Page
@@ -291,7 +291,8 @@ def _plan(con: sqlite3.Connection, files: list[Path], settings: dict, seed: int)
                 log.warning("skipping %s", err)
                 skipped.append(str(err))
                 continue
-            n_pages, title, kind = len(pdf), _pdf_title(pdf, path.stem), "pdf"
+            # The pages that exist, not the count the page tree claims (a lie of 1,000,000 would be planned).
+            n_pages, title, kind = readable_page_count(pdf), _pdf_title(pdf, path.stem), "pdf"
             pdf.close()
         else:
             n_pages, title, kind = 1, path.stem, "image"
@@ -377,9 +378,14 @@ class PageJob:
             ):
                 raise  # not the input's fault (a full disk, say): stop, the pages read so far are kept
             # A damaged or unreadable file or page is left out with its reason; the rest of the build goes on.
-            log.warning("skipping %s", err)
-            reason = str(err) if isinstance(err, InputError) else f"{path}: cannot read the page ({err})"
+            if isinstance(err, InputError):
+                reason = str(err)
+            elif isinstance(err, PdfiumError):
+                reason = f"{path}: the page cannot be read (its page object is damaged or missing)"
+            else:
+                reason = f"{path}: cannot read the page ({err.strerror or err})"
             reason = f"{reason} (page {page_no + 1})" if kind == "pdf" else reason
+            log.warning("skipping %s", reason)
             return handle, 0, 0, "", "", 0.0, reason
         return handle, width, height, page_text, source, time.perf_counter() - t0, None
 
