@@ -7,7 +7,10 @@ A run lives in one directory::
     runs/NAME/steps/...       page images of every step (only with ``save_steps``)
 
 Rows already in ``results.jsonl`` are skipped when a run is started again, so an interrupted run resumes
-where it stopped. A line cut short by a kill is dropped. A sample whose image cannot be loaded, or whose
+where it stopped. A line cut short by a kill is dropped. Each row records its sample's content
+(``sample_digest``: question, gold answers, task, image bytes), so a sample edited in the dataset since its
+row was written is run again (and scored with its new gold); a run folder is bound to its dataset
+(``config["dataset_id"]``), and another dataset is refused. A sample whose image cannot be loaded, or whose
 strategy raises, becomes a row with ``error`` set; such rows are run again only with ``retry_failed``, and
 the new row replaces the old one (readers take the last row per key; the file is compacted at the end).
 
@@ -150,7 +153,10 @@ def _json_default(value: Any) -> Any:
 def dump_row(row: dict[str, Any]) -> str:
     """One row as a JSON line (with the trailing newline); secrets are replaced by ``***``
     (:func:`docintent.redaction.redact`)."""
-    return redact(json.dumps(row, ensure_ascii=False, default=_json_default)) + "\n"
+    text = json.dumps(row, ensure_ascii=False, default=_json_default)
+    if any("\ud800" <= ch <= "\udfff" for ch in text):  # a lone surrogate cannot be written as UTF-8: escape it
+        text = json.dumps(row, ensure_ascii=True, default=_json_default)
+    return redact(text) + "\n"
 
 
 def _scan(path: Path) -> tuple[list[dict[str, Any]], int, int]:
@@ -288,6 +294,72 @@ def _row_seed(seed: int, key: tuple[str, str]) -> int:
     return int.from_bytes(digest, "big")
 
 
+#: Image digests of this process by (path, size, modification time): a resume hashes each image once.
+_IMAGE_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def _image_digest(path: str) -> str:
+    """The BLAKE2b digest of an image file's bytes ("missing" / "unreadable" when it cannot be read)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return "missing"
+    key = (path, info.st_size, info.st_mtime_ns)
+    if key not in _IMAGE_DIGESTS:
+        digest = hashlib.blake2b(digest_size=16)
+        try:
+            with open(path, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    digest.update(chunk)
+        except OSError:
+            return "unreadable"
+        _IMAGE_DIGESTS[key] = digest.hexdigest()
+    return _IMAGE_DIGESTS[key]
+
+
+def sample_digest(sample: Sample) -> str:
+    """What a row's result depends on in its sample: question, gold answers, task, subset, the problem of a
+    bad row and the image's bytes (not its path, so a moved dataset resumes). Rows whose digest differs from
+    the dataset's sample are run again."""
+    image = _image_digest(sample.image) if sample.image else "none"
+    facts = [sample.question, list(sample.answers), sample.task, sample.subset,
+             str(sample.meta.get("row_error") or sample.meta.get("image_error") or ""), image]
+    text = json.dumps(facts, ensure_ascii=True)
+    return hashlib.blake2b(text.encode("ascii"), digest_size=16).hexdigest()
+
+
+def _same_sample(row: dict[str, Any], sample: Sample, digest: str) -> bool:
+    """Whether ``row`` was written for ``sample`` as it is now (rows from before digests compare their text)."""
+    if "sample_digest" in row:
+        return row["sample_digest"] == digest
+    written = row.get("sample") or {}
+    return (written.get("question") == sample.question and list(written.get("answers") or []) == list(sample.answers)
+            and written.get("task") == sample.task)
+
+
+def dataset_identity(spec: str) -> str:
+    """A dataset spec with its path resolved (``jsonl:/abs/path``), so two spellings of one dataset match."""
+    kind, sep, target = str(spec).partition(":")
+    if not sep:
+        return str(spec)
+    return f"{kind}:{os.path.realpath(os.path.expanduser(target))}"
+
+
+def _check_dataset(out: Path, previous: dict[str, Any] | None, config: dict[str, Any]) -> None:
+    """Refuse to resume a run folder with another dataset than the one it was made with."""
+    if not previous or not config.get("dataset"):
+        return
+    before = previous.get("config") or {}
+    if not before.get("dataset"):
+        return
+    old = before.get("dataset_id") or before["dataset"]
+    new = config["dataset_id"] if before.get("dataset_id") else config["dataset"]
+    if old != new:
+        raise ConfigError(
+            f"{out}: this run folder holds a run of the dataset {before['dataset']!r}, not {config['dataset']!r}; "
+            f"resume it with --dataset {before['dataset']}, or choose another --out folder for this dataset")
+
+
 def new_row(sample: Sample, strategy_name: str, brain_name: str) -> dict[str, Any]:
     """The row of a pair before it has run: no answer, score 0, no error."""
     return {
@@ -322,8 +394,9 @@ def run_one(
     row = new_row(sample, strategy.name, brain_name)
     t0 = time.perf_counter()
     try:
-        if sample.meta.get("image_error"):  # the dataset row's image could not even be extracted
-            raise DatasetError(str(sample.meta["image_error"]))
+        for problem in ("row_error", "image_error"):  # the dataset row itself, or its image, cannot be used
+            if sample.meta.get(problem):
+                raise DatasetError(str(sample.meta[problem]))
         page = load_page(sample.image)
         result = strategy.run(page, sample.question, sample.task, brain)
         row["answer"] = str(result.answer)
@@ -500,7 +573,8 @@ class RunSummary:
 
     ``rows``: rows in the results file afterwards (one per key); ``new_rows``: rows written by this call;
     ``skipped``: pairs already done; ``retried``: failed pairs run again; ``failed``: rows in the file whose
-    ``error`` is set; ``seconds``: wall time of this call; ``samples_per_second``: new rows per second.
+    ``error`` is set; ``seconds``: wall time of this call; ``samples_per_second``: new rows per second;
+    ``changed``: pairs run again because their sample changed in the dataset.
     """
 
     out_dir: Path
@@ -512,6 +586,7 @@ class RunSummary:
     seconds: float
     workers: int
     dropped_partial_line: bool = False
+    changed: int = 0
 
     @property
     def samples_per_second(self) -> float:
@@ -615,6 +690,10 @@ def run_benchmark(
     out.mkdir(parents=True, exist_ok=True)
     _check_ids(samples)
     resolved = _resolve_strategies(strategies, seed)
+    config = dict(config or {})
+    if config.get("dataset"):
+        config["dataset_id"] = dataset_identity(config["dataset"])
+    _check_dataset(out, read_manifest(out), config)
 
     executor = executor or LocalExecutor(workers=workers)
     if isinstance(executor, LocalExecutor) and executor.workers > 1:
@@ -634,8 +713,9 @@ def run_benchmark(
 
     writer = ResultsWriter(out / RESULTS_FILE)
     latest = {row_key(r): r for r in writer.rows}
+    digests = {sample.id: sample_digest(sample) for sample in samples}
     todo: list[tuple[Sample, int]] = []
-    skipped = retried = 0
+    skipped = retried = changed = 0
     for sample in samples:
         for index, strategy in enumerate(resolved):
             done = latest.get((sample.id, strategy.name))
@@ -644,6 +724,9 @@ def run_benchmark(
             elif done.get("error") and retry_failed:
                 todo.append((sample, index))
                 retried += 1
+            elif not _same_sample(done, sample, digests[sample.id]):  # edited since: its new row replaces the old
+                todo.append((sample, index))
+                changed += 1
             else:
                 skipped += 1
     if max_rows is not None:
@@ -651,8 +734,11 @@ def run_benchmark(
 
     started = _now()
     manifest = dict(previous or {})
+    if changed:
+        log.warning("%s: %d row(s) are run again: their samples changed in the dataset since they were written",
+                    out, changed)
     manifest.update(
-        config={**(config or {}), "strategies": [s.name for s in resolved], "workers": getattr(executor, "workers", None) or workers,
+        config={**config, "strategies": [s.name for s in resolved], "workers": getattr(executor, "workers", None) or workers,
                 "executor": executor.describe(),
                 "retry_failed": retry_failed, "save_steps": save_steps,
                 "brain_options": options},
@@ -677,6 +763,7 @@ def run_benchmark(
 
     def emit(row: dict[str, Any]) -> None:
         nonlocal new_rows
+        row["sample_digest"] = digests.get(str(row["sample"]["id"]))
         writer.write(row)
         new_rows += 1
         bar.update(failed=bool(row.get("error")), note=row.get("error"))
@@ -709,6 +796,7 @@ def run_benchmark(
         seconds=seconds,
         workers=getattr(executor, "workers", None) or workers,
         dropped_partial_line=bool(writer.dropped),
+        changed=changed,
     )
 
 
