@@ -16,12 +16,16 @@ from .vocabulary import check_task
 
 
 def as_page(image: Page | np.ndarray | str | os.PathLike) -> Page:
-    """A Page from a Page, an RGB/grayscale array, or an image/PDF path (first page)."""
+    """A Page from a Page, an RGB/grayscale array, or an image/PDF path (first page); anything else is a
+    :class:`~docintent.errors.ConfigError` saying what it got."""
     if isinstance(image, Page):
         return image
     if isinstance(image, np.ndarray):
         return Page.from_array(image, source="<array>")
-    return load_page(image)
+    if isinstance(image, (str, os.PathLike)) and not isinstance(image, bytes):
+        return load_page(image)
+    raise ConfigError(f"the image must be a Page, a numpy array or a file path, got {type(image).__name__} "
+                      "(for encoded bytes use docintent.io.load_bytes)")
 
 
 def ask(
@@ -49,7 +53,9 @@ def ask(
     ('$1,250.00', ['deshadowing'])
     """
     check_task(task)
-    if not question or not question.strip():
+    if not isinstance(question, str):
+        raise ConfigError(f"the question must be text, got {type(question).__name__}")
+    if not question.strip():
         raise ConfigError("the question is empty")
     page = as_page(image)
     chosen = get_strategy(strategy, **strategy_options)

@@ -51,6 +51,10 @@ class EncryptedPdfError(InputError):
     """The PDF is encrypted and no (correct) password was given."""
 
 
+class InvalidArrayError(InputError, ValueError):
+    """An image array of a shape or element type docintent cannot read as a page."""
+
+
 class InvalidBoxError(InputError, ValueError):
     """A region box is degenerate, malformed or outside the page."""
 

@@ -21,7 +21,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .errors import InvalidBoxError
+from .errors import InvalidArrayError, InvalidBoxError
 
 
 def to_rgb_uint8(array: np.ndarray) -> np.ndarray:
@@ -30,9 +30,14 @@ def to_rgb_uint8(array: np.ndarray) -> np.ndarray:
     Alpha is composited over white (documents are white paper). Floats are taken as [0, 1]; 16-bit and
     other integer types are scaled from their full range.
     """
-    a = np.asarray(array)
+    try:
+        a = np.asarray(array)
+    except (TypeError, ValueError) as err:  # ragged nested lists, objects that are no array
+        raise InvalidArrayError("image array", f"not an image array ({err})") from None
     if a.ndim not in (2, 3) or a.size == 0:
-        raise ValueError(f"expected a 2-D or 3-D image array, got shape {a.shape}")
+        raise InvalidArrayError("image array", f"expected a 2-D or 3-D image array, got shape {a.shape}")
+    if a.dtype.kind not in "biuf":
+        raise InvalidArrayError("image array", f"expected numbers (bool, integer or float), got dtype {a.dtype}")
     if a.dtype == np.bool_:
         a = a.astype(np.uint8) * 255
     elif a.dtype.kind == "f":
@@ -54,7 +59,7 @@ def to_rgb_uint8(array: np.ndarray) -> np.ndarray:
         alpha = a[:, :, 3:4].astype(np.float32) / 255.0
         a = (a[:, :, :3].astype(np.float32) * alpha + 255.0 * (1.0 - alpha) + 0.5).astype(np.uint8)
     elif channels != 3:
-        raise ValueError(f"expected 1 to 4 channels, got {channels}")
+        raise InvalidArrayError("image array", f"expected 1 to 4 channels, got {channels}")
     return np.ascontiguousarray(a)
 
 

@@ -236,6 +236,9 @@ def load_samples_jsonl(path: str | Path, *, allow_outside_paths: bool = False) -
         except (TypeError, ValueError) as err:
             raise DatasetError(f"{path}:{number}: malformed sample ({err})") from None
         sample = _checked_text(sample, f"{path}:{number}")
+        if not any(a.strip() for a in sample.answers) and not sample.meta.get("row_error"):
+            sample = _with_row_error(sample, f"{path}:{number}: no gold answer ('answers' is empty), so the row "
+                                             "cannot be scored; add its answers")
         if sample.meta.get("row_error"):
             samples.append(sample)  # its image path may be the bad text: not resolved, never read
             continue
@@ -248,6 +251,12 @@ def load_samples_jsonl(path: str | Path, *, allow_outside_paths: bool = False) -
 def _with_image(sample: Sample, image: str) -> Sample:
     d = sample.to_dict()
     d["image"] = image
+    return Sample.from_dict(d)
+
+
+def _with_row_error(sample: Sample, error: str) -> Sample:
+    d = sample.to_dict()
+    d["meta"] = {**d.get("meta", {}), "row_error": error}
     return Sample.from_dict(d)
 
 
@@ -488,6 +497,8 @@ def read_wilddoc_predictions(path: str | Path) -> list[dict[str, Any]]:
             if key not in row:
                 raise DatasetError(f"{path}:{number}: row has no {key!r}")
         idx = _index_at(row["index"], f"{path}:{number}")
+        if not any(a.strip() for a in wilddoc_answers(idx.task, row["answer"])):
+            raise DatasetError(f"{path}:{number}: row {str(row['index'])!r} has no gold answer, so it cannot be scored")
         rows.append(
             {
                 "id": str(row["index"]),

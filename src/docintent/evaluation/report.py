@@ -61,7 +61,32 @@ def load_run(path: str | os.PathLike, label: str | None = None) -> Run:
     if not (directory / RESULTS_FILE).exists():
         raise DatasetError(f"{directory}: not a run directory (no {RESULTS_FILE})")
     rows = read_results(directory)
+    for row in rows:
+        _check_row(row, directory / RESULTS_FILE)
     return Run(directory, label or directory.name, rows, read_manifest(directory) or {})
+
+
+#: Fields of a row (and of its ``result``) that hold numbers, when present.
+_ROW_NUMBERS = ("score", "seconds")
+_RESULT_NUMBERS = ("prompt_tokens", "completion_tokens", "tools_used", "confidence", "seconds")
+
+
+def _is_figure(value: Any) -> bool:
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value))
+
+
+def _check_row(row: dict[str, Any], file: Path) -> None:
+    """Refuse a row a report cannot be made of (text where a number belongs, no sample), naming it."""
+    sample = row.get("sample")
+    where = f"{file}: the row of sample {str((sample or {}).get('id', '?'))!r}, strategy {str(row.get('strategy'))!r}"
+    if not isinstance(sample, dict) or not all(k in sample for k in ("id", "task")):
+        raise DatasetError(f"{where}: 'sample' must be an object with 'id' and 'task'")
+    result = row.get("result")
+    if result is not None and not isinstance(result, dict):
+        raise DatasetError(f"{where}: 'result' must be an object, got {type(result).__name__}")
+    for name, value in [*((n, row.get(n)) for n in _ROW_NUMBERS), *((n, (result or {}).get(n)) for n in _RESULT_NUMBERS)]:
+        if not _is_figure(value):
+            raise DatasetError(f"{where}: {name!r} must be a number, got {value!r}"[:300])
 
 
 def _unique_labels(runs: Sequence[Run]) -> None:

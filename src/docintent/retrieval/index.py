@@ -595,7 +595,10 @@ class PageIndex:
         import zipfile
 
         try:
-            return BM25.load(self.directory)
+            model = BM25.load(self.directory)
+            if model.n_docs != len(self.handles):
+                raise ValueError(f"{model.n_docs} rows for {len(self.handles)} pages")
+            return model
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
             raise DatasetError(
                 f"{self.directory}: the BM25 files ({', '.join(BM25_FILES)}) are damaged ({err}); run "
