@@ -68,7 +68,10 @@ def run(args: argparse.Namespace) -> int:
                 save_page(result.pages[h], out / f"{i:02d}_{h}.png")
     if args.json:
         print(json.dumps(data, indent=2))
-        return 0 if not result.error else 1
+        if result.error:  # the JSON carries it too, but an error is always named on standard error
+            print(f"docintent ask: error: {result.error}", file=sys.stderr)
+            return 1
+        return 0
     print(f"answer: {result.answer}")
     print(f"confidence: {result.confidence:.2f}   strategy: {result.strategy}   seconds: {result.seconds:.2f}")
     if result.tools_kept or result.tools_rolled_back:

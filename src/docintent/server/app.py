@@ -172,8 +172,8 @@ def create_app(config: ServeConfig | None = None) -> Any:
     async def authorise(request: Request, call_next: Any) -> Any:
         path = request.url.path
         if path.startswith("/v1/") and path != "/v1/health" and request.method != "OPTIONS" and not authorised(request):
-            return _error(401, "missing or wrong bearer token (send 'Authorization: Bearer <token>')",
-                          {"WWW-Authenticate": "Bearer"})
+            return _error(401, "missing or wrong bearer token (send it in the Authorization header, as Bearer "
+                               "followed by the token)", {"WWW-Authenticate": "Bearer"})
         response = await call_next(request)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         return response

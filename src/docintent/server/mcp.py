@@ -146,6 +146,8 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
                                    **applicable_options(strategy, max_rounds=max_rounds))
         finally:
             the_brain.close()
+        if result.error and not result.answer:  # nothing to show but the reason: an error reply, as the CLI's exit 1
+            raise ToolError(redact(result.error))
         data = result.to_dict()
         out: list[Any] = [json.dumps(data, indent=1)]
         if result.final_page is not None:
