@@ -30,7 +30,6 @@ def run(args: argparse.Namespace) -> int:
         table_markdown,
         write_report,
     )
-
     from ._common import check_output_folder
 
     check_output_folder(args.out)  # before the runs are read
