@@ -81,11 +81,11 @@ def _crash_folders() -> list[Path]:
     return [*folders, Path(tempfile.gettempdir())]
 
 
-def _write_crash_report(command: str | None) -> Path | None:
+def _write_crash_report(command: str | None, argv: list[str]) -> Path | None:
     """Write the current exception's traceback to a new file and return its path (None if nowhere is
     writable). Secrets are removed from it; it is created afresh (never through a link someone left there)."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    text = f"docintent {__version__} {command or ''}\nargv: {sys.argv!r}\n\n{traceback.format_exc()}"
+    text = f"docintent {__version__} {command or ''}\nargv: {argv!r}\n\n{traceback.format_exc()}"
     data = redact(text).encode("utf-8")
     for folder in _crash_folders():
         try:
@@ -105,8 +105,9 @@ def main(argv: list[str] | None = None) -> int:
 
     Everything it prints and logs passes through :func:`docintent.redaction.redact`; the secrets of the
     command line and of the environment are registered first, so they are masked in any form."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     register_environment()
-    register_argv(list(sys.argv[1:] if argv is None else argv))
+    register_argv(argv)
     out, err = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
     sys.stdout, sys.stderr = out, err
     try:
@@ -130,7 +131,7 @@ def _log_handler() -> logging.Handler:
     return handler
 
 
-def _main(argv: list[str] | None) -> int:
+def _main(argv: list[str]) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -164,7 +165,7 @@ def _main(argv: list[str] | None) -> int:
         if args.debug:
             traceback.print_exc()
             return 1
-        report = _write_crash_report(args.command)
+        report = _write_crash_report(args.command, ["docintent", *argv])
         written = f"full traceback written to {report}" if report else "no file could be written for its traceback"
         _say(f"{where}: unexpected error: {type(err).__name__}: {err}; {written} (--debug prints it)")
         return 1

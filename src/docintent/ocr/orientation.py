@@ -8,6 +8,7 @@ The labels are read from the model's own metadata, as the wheel's loader reads t
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -69,6 +70,19 @@ def _classifier() -> OrientationClassifier:
     return OrientationClassifier()
 
 
+def _window(bgr: np.ndarray, sx: float, sy: float, cx: int, cy: int) -> np.ndarray:
+    """The 224-px window at (cx, cy) of ``bgr`` resized by (sx, sy), made from the source pixels under it
+    (with a pixel's margin, so the interpolation sees the same neighbours as in the whole resized page)."""
+    h, w = bgr.shape[:2]
+    x0, y0 = max(0, math.floor(cx / sx) - 1), max(0, math.floor(cy / sy) - 1)
+    x1, y1 = min(w, math.ceil((cx + 224) / sx) + 1), min(h, math.ceil((cy + 224) / sy) + 1)
+    size = (max(224, round((x1 - x0) * sx)), max(224, round((y1 - y0) * sy)))
+    part = cv2.resize(bgr[y0:y1, x0:x1], size, interpolation=cv2.INTER_AREA)
+    ox = min(max(0, round(cx - x0 * sx)), size[0] - 224)
+    oy = min(max(0, round(cy - y0 * sy)), size[1] - 224)
+    return part[oy : oy + 224, ox : ox + 224]
+
+
 def detect_orientation(page: Page, crops: int = 3) -> Orientation:
     """Classify the page orientation from ``crops`` 224-px windows spread along the page's long axis.
 
@@ -90,9 +104,7 @@ def detect_orientation(page: Page, crops: int = 3) -> Orientation:
         if resized is not None:
             windows.append(resized[cy : cy + 224, cx : cx + 224])
             continue
-        x0, x1 = int(cx * w / rw), max(int(cx * w / rw) + 1, int(np.ceil((cx + 224) * w / rw)))
-        y0, y1 = int(cy * h / rh), max(int(cy * h / rh) + 1, int(np.ceil((cy + 224) * h / rh)))
-        windows.append(cv2.resize(bgr[y0:min(y1, h), x0:min(x1, w)], (224, 224), interpolation=cv2.INTER_AREA))
+        windows.append(_window(bgr, rw / w, rh / h, cx, cy))
     batch = np.stack(windows).astype(np.float32) / 255.0
     mean = np.array([0.485, 0.456, 0.406], dtype=np.float32)
     std = np.array([0.229, 0.224, 0.225], dtype=np.float32)
