@@ -87,6 +87,14 @@ CREATE TABLE IF NOT EXISTS pages (
 );
 CREATE INDEX IF NOT EXISTS pages_todo ON pages(doc_id, page_no);
 """
+#: Pages whose record cannot be used: no document, a page number outside it, or fields of the wrong type.
+_BROKEN_PAGES = """
+SELECT COUNT(*) FROM pages p LEFT JOIN documents d USING (doc_id)
+WHERE d.doc_id IS NULL OR typeof(p.page_no) != 'integer' OR p.page_no < 0 OR p.page_no >= d.n_pages
+   OR typeof(d.path) != 'text' OR typeof(p.handle) != 'text'
+   OR (p.text IS NOT NULL AND (typeof(p.text) != 'text' OR typeof(p.width) != 'integer'
+                               OR typeof(p.height) != 'integer'))
+"""
 
 
 @dataclass(frozen=True)
@@ -565,11 +573,18 @@ class PageIndex:
         try:
             todo = con.execute("SELECT COUNT(*) FROM pages WHERE text IS NULL").fetchone()[0]
             bm25_state = con.execute("SELECT value FROM meta WHERE key = 'bm25'").fetchone()
+            # Every page must belong to a document and lie inside it: an edited or damaged database is refused
+            # here, in one message, instead of failing at the first page it names.
+            broken = con.execute(_BROKEN_PAGES).fetchone()[0]
         except sqlite3.DatabaseError as err:
             con.close()
             raise DatasetError(
                 f"{db}: not a docintent index database ({err}); rebuild it with `docintent index ... --overwrite`"
             ) from None
+        if broken:
+            con.close()
+            raise DatasetError(f"{db}: damaged index database ({broken} page record(s) point outside their "
+                               "documents); rebuild it with `docintent index ... --overwrite`")
         missing = [name for name in BM25_FILES if not (directory / name).is_file()]
         if todo or missing or (bm25_state is not None and bm25_state[0] != "ok"):
             con.close()
