@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DatasetError
+from ..io.lock import atomic_write_text
+from ..redaction import redact
 from ..trace import Action, Phase
 from ..vocabulary import TASKS
 from .metrics import Summary, summarize
@@ -575,7 +577,7 @@ def write_report(runs: Sequence[Run], out_dir: str | os.PathLike, *, failures: i
                 md.append(f"- answered correctly by: {', '.join(f.solved_by)}")
             md += [""] + [f"![{cap}]({path})" for cap, path in f.images] + [""]
     paths["markdown"] = out / "report.md"
-    paths["markdown"].write_text("\n".join(md), encoding="utf-8")
+    atomic_write_text(paths["markdown"], redact("\n".join(md)))
 
     h = ["<!doctype html><html><head><meta charset='utf-8'><title>docintent benchmark report</title>",
          f"<style>{_CSS}</style></head><body><h1>Benchmark report</h1>"]
@@ -611,7 +613,7 @@ def write_report(runs: Sequence[Run], out_dir: str | os.PathLike, *, failures: i
             h.append("</div>")
     h.append("</body></html>")
     paths["html"] = out / "report.html"
-    paths["html"].write_text("\n".join(h), encoding="utf-8")
+    atomic_write_text(paths["html"], redact("\n".join(h)))
 
     data = {
         "runs": [{"label": r.label, "path": str(r.path), "manifest": r.manifest} for r in runs],
@@ -623,7 +625,7 @@ def write_report(runs: Sequence[Run], out_dir: str | os.PathLike, *, failures: i
                       "images": [p for _, p in f.images]} for f in picked],
     }
     paths["json"] = out / "report.json"
-    paths["json"].write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    atomic_write_text(paths["json"], redact(json.dumps(data, indent=2) + "\n"))
     return paths
 
 
