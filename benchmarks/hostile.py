@@ -349,10 +349,22 @@ class Service:
         all_headers = dict(headers or {})
         if auth and self.token:
             all_headers.setdefault("Authorization", f"Bearer {self.token}")
+        deadline = time.monotonic() + timeout  # for the whole answer: keep-alive comments must not extend it
         try:
             conn.request(method, path, body=body, headers=all_headers)
             response = conn.getresponse()
-            reply = Reply(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
+            chunks = []
+            while True:
+                if time.monotonic() > deadline:
+                    raise Verdict("hang", f"{method} {path}: the answer did not end within {timeout:.0f} s")
+                try:
+                    chunk = response.read1(65536)
+                except TimeoutError:
+                    raise Verdict("hang", f"{method} {path}: no answer within {timeout:.0f} s") from None
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            reply = Reply(response.status, {k.lower(): v for k, v in response.getheaders()}, b"".join(chunks))
         finally:
             conn.close()
         self.ctx.texts.append(reply.body.decode("utf-8", "replace"))

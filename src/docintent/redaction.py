@@ -31,7 +31,7 @@ import os
 import re
 import threading
 from typing import Any, TextIO
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 MASK = "***"
 
@@ -72,7 +72,7 @@ def register_secret(value: object) -> None:
 
 
 def register_url(url: object) -> None:
-    """Register the user and password of ``url`` (as written and decoded) as secrets."""
+    """Register the password of ``url`` (as written and decoded) as a secret."""
     if not isinstance(url, str) or "@" not in url:
         return
     match = _URL.search(url)
@@ -80,10 +80,10 @@ def register_url(url: object) -> None:
         return
     userinfo = _userinfo(match.group(2))
     if userinfo:
+        # The password, and user:password (a user name alone is no secret, and masking it everywhere would
+        # garble paths such as /home/<user>); inside URLs both are masked by the URL rule anyway.
         register_secret(userinfo)
-        user, _, password = userinfo.partition(":")
-        register_secret(password)
-        register_secret(user)
+        register_secret(userinfo.partition(":")[2])
 
 
 def register_options(options: dict[str, Any] | None) -> None:
@@ -275,17 +275,5 @@ def public_url(url: str | None) -> str | None:
     return redact(url)
 
 
-def url_credentials(url: str) -> tuple[str, str] | None:
-    """The decoded (user, password) of ``url``, or None when it carries none."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return None
-    if parts.username is None and parts.password is None:
-        return None
-    return unquote(parts.username or ""), unquote(parts.password or "")
-
-
 __all__ = ["MASK", "RedactingFilter", "RedactingStream", "is_secret_name", "public_url", "redact", "redact_data",
-           "register_argv", "register_environment", "register_options", "register_secret", "register_url",
-           "url_credentials"]
+           "register_argv", "register_environment", "register_options", "register_secret", "register_url"]
