@@ -1600,6 +1600,28 @@ for _label, _data, _name in [("an empty file", b"", "page.png"), ("a truncated P
         refused(ctx.run(["ask", str(path), "q?", "--strategy", "none", "--brain", "scripted"]), name)
 
 
+@case("inputs", "ask whose answer holds a lone surrogate (text and --json)")
+def _(ctx: Ctx) -> None:
+    (ctx.folder / "page.png").write_bytes(png(64, 48, 200))
+    argv = ["ask", str(ctx.folder / "page.png"), "q?", "--strategy", "none", "--brain", "scripted", "--brain-opt",
+            'final="4\\ud8002"']
+    text, as_json = ctx.run(argv), ctx.run([*argv, "--json"])
+    if text.rc != 0 or as_json.rc != 0:
+        works(text if text.rc else as_json)
+    works(text, lambda p: None if "\\ud800" in p.out and json.loads(as_json.out)["answer"] == "4\ud8002"
+          else f"{p.out[:80]!r} / {as_json.out[:80]!r}")
+
+
+@case("inputs", "bench whose answers hold a lone surrogate")
+def _(ctx: Ctx) -> None:
+    data = dataset(ctx.folder / "data", [{"id": "a0"}, {"id": "a1"}])
+    out = ctx.folder / "run"
+    p = ctx.run(["bench", "--dataset", f"jsonl:{data}", "--brain", "scripted", "--brain-opt", 'final="4\\ud8002"',
+                 "--no-progress", "--out", str(out)])
+    works(p, lambda p: None if len(rows_of(out)) == 2 and rows_of(out)[0]["answer"] == "4\ud8002"
+          else f"rows {rows_of(out)}")
+
+
 @case("inputs", "score a results file with a damaged line in the middle")
 def _(ctx: Ctx) -> None:
     run = _run_folder(ctx)

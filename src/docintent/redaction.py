@@ -235,13 +235,20 @@ class RedactingStream(io.TextIOBase):
             cut = max(self._pending.rfind("\n"), self._pending.rfind("\r"))
             if cut >= 0:
                 ready, self._pending = self._pending[: cut + 1], self._pending[cut + 1:]
-                self.inner.write(redact(ready))
+                self._write(redact(ready))
         return len(text)
+
+    def _write(self, text: str) -> None:
+        try:
+            self.inner.write(text)
+        except UnicodeEncodeError:  # a lone surrogate (an answer, a dataset field): shown as its escape
+            encoding = getattr(self.inner, "encoding", None) or "utf-8"
+            self.inner.write(text.encode(encoding, "backslashreplace").decode(encoding))
 
     def flush(self) -> None:
         with self._lock:
             if self._pending:
-                self.inner.write(redact(self._pending))
+                self._write(redact(self._pending))
                 self._pending = ""
         self.inner.flush()
 

@@ -219,5 +219,6 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """:func:`atomic_write_bytes` for UTF-8 text."""
-    atomic_write_bytes(path, text.encode("utf-8"))
+    """:func:`atomic_write_bytes` for UTF-8 text (a lone surrogate, which UTF-8 cannot hold, is written as its
+    ``\\udXXX`` escape)."""
+    atomic_write_bytes(path, text.encode("utf-8", "backslashreplace"))

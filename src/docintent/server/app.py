@@ -69,7 +69,8 @@ class _Json(JSONResponse):
     """A JSON response whose body has every secret removed (an endpoint password in an error message)."""
 
     def render(self, content: Any) -> bytes:
-        return redact(super().render(content).decode("utf-8")).encode("utf-8")
+        # ASCII escapes: a lone surrogate in an answer would make UTF-8 encoding fail (a 500).
+        return redact(json.dumps(content, ensure_ascii=True, separators=(",", ":"))).encode("ascii")
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
