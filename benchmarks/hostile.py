@@ -1184,6 +1184,17 @@ def _ask_trace(ctx: Ctx, target: Path | str) -> Proc:
                     "--trace", str(target)])
 
 
+def null_device(folder: Path) -> Path:
+    """A character device to write into: a private copy of /dev/null made in ``folder`` when this process may
+    make one (root), so a build that replaces devices destroys only the copy; else /dev/null itself (which a
+    process that is not root cannot replace)."""
+    if os.geteuid() == 0:
+        node = folder / "null-device"
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        return node
+    return Path("/dev/null")
+
+
 def _run_folder(ctx: Ctx) -> Path:
     run = ctx.folder / "run"
     run.mkdir()
@@ -1193,10 +1204,11 @@ def _run_folder(ctx: Ctx) -> Path:
     return run
 
 
-@case("outputs", "--trace /dev/null")
+@case("outputs", "--trace /dev/null (a character device)")
 def _(ctx: Ctx) -> None:
-    p = _ask_trace(ctx, "/dev/null")
-    works(p, lambda p: None if stat.S_ISCHR(os.stat("/dev/null").st_mode) else "/dev/null is no longer a device")
+    device = null_device(ctx.folder)
+    p = _ask_trace(ctx, device)
+    works(p, lambda p: None if stat.S_ISCHR(os.lstat(device).st_mode) else f"{device} is no longer a device")
 
 
 @case("outputs", "--trace to a symlink: the link stays, its target gets the trace")
@@ -1270,11 +1282,12 @@ def _(ctx: Ctx) -> None:
 def _(ctx: Ctx) -> None:
     page = ctx.folder / "page.png"
     page.write_bytes(png(64, 48, 200))
+    device = null_device(ctx.folder)
     link = ctx.folder / "discard.png"
-    link.symlink_to("/dev/null")
+    link.symlink_to(device)
     p = ctx.run(["restore", str(page), "-t", "rotate_90", "-o", str(link)])
-    works(p, lambda p: None if link.is_symlink() and stat.S_ISCHR(os.stat("/dev/null").st_mode)
-          else "the link or /dev/null was replaced")
+    works(p, lambda p: None if link.is_symlink() and stat.S_ISCHR(os.lstat(device).st_mode)
+          else "the link or the device was replaced")
 
 
 @case("outputs", "restore -o with a suffix it cannot write, and to a folder")
@@ -1296,11 +1309,12 @@ def _(ctx: Ctx) -> None:
     link = ctx.folder / "link.md"
     link.symlink_to(target)
     first = ctx.run(["score", str(run), "--out", str(link)])
-    second = ctx.run(["score", str(run), "--out", "/dev/null"])
+    device = null_device(ctx.folder)
+    second = ctx.run(["score", str(run), "--out", str(device)])
     if second.rc != 0:
         works(second)
     works(first, lambda p: None if link.is_symlink() and "###" in target.read_text()
-          and stat.S_ISCHR(os.stat("/dev/null").st_mode) else "link replaced or target not written")
+          and stat.S_ISCHR(os.lstat(device).st_mode) else "link replaced or target not written")
 
 
 @case("outputs", "a planted lock-file symlink in a run folder")
