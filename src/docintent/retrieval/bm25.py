@@ -211,10 +211,10 @@ class BM25:
             value = meta.get(key)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
                 raise ValueError(f"{name}_vocab.json: {key} must be a finite number >= 0, got {value!r}")
-        if meta.get("idf") not in ("lucene", "okapi"):
+        if not isinstance(meta.get("idf"), str) or meta["idf"] not in ("lucene", "okapi"):
             raise ValueError(f"{name}_vocab.json: unknown idf {meta.get('idf')!r}")
         stemming, tokenizer = meta.get("stemming", True), meta.get("tokenizer", "v1")
-        if not isinstance(stemming, bool) or tokenizer not in TOKENIZERS:
+        if not isinstance(stemming, bool) or not isinstance(tokenizer, str) or tokenizer not in TOKENIZERS:
             raise ValueError(f"{name}_vocab.json: unknown tokeniser settings ({tokenizer!r}, stemming {stemming!r})")
         if not np.all(np.isfinite(weights.data)):
             raise ValueError(f"{name}.npz holds weights that are not finite numbers")
