@@ -88,6 +88,9 @@ CREATE TABLE IF NOT EXISTS pages (
 CREATE INDEX IF NOT EXISTS pages_todo ON pages(doc_id, page_no);
 """
 #: Pages whose record cannot be used: no document, a page number outside it, or fields of the wrong type.
+#: Every column the index reads, named once at open: a damaged schema fails there rather than at a search.
+_COLUMNS = ("SELECT p.handle, p.page_no, p.width, p.height, p.text, p.text_source, p.seconds, d.path, d.title, "
+            "d.kind, d.n_pages, d.size FROM pages p JOIN documents d USING (doc_id) LIMIT 0")
 _BROKEN_PAGES = """
 SELECT COUNT(*) FROM pages p LEFT JOIN documents d USING (doc_id)
 WHERE d.doc_id IS NULL OR typeof(p.page_no) != 'integer' OR p.page_no < 0 OR p.page_no >= d.n_pages
@@ -150,8 +153,15 @@ def collect_inputs(inputs: Iterable[str | Path]) -> list[Path]:
     return unique
 
 
+def _text(data: bytes) -> str:
+    """A text value of the database; bytes a damaged file turned into something that is not UTF-8 are read as
+    replacement characters instead of failing every query that touches them."""
+    return data.decode("utf-8", "replace")
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     con = sqlite3.connect(str(path))
+    con.text_factory = _text
     con.execute("PRAGMA journal_mode=WAL")
     con.execute("PRAGMA synchronous=NORMAL")
     return con
@@ -557,7 +567,10 @@ class PageIndex:
         self.directory = directory
         self._con = con
         meta = dict(con.execute("SELECT key, value FROM meta"))
-        self.settings: dict = json.loads(meta["settings"])
+        settings = json.loads(meta["settings"]) if isinstance(meta.get("settings"), str) else None
+        if not isinstance(settings, dict) or not isinstance(settings.get("dpi"), int):
+            raise ValueError("its build settings are missing or not a JSON object")
+        self.settings: dict = settings
         self.handles: list[str] = [h for (h,) in con.execute("SELECT handle FROM pages ORDER BY handle")]
         self.row_of: dict[str, int] = {h: i for i, h in enumerate(self.handles)}
         self._pdfs: dict[str, Any] = {}
@@ -570,13 +583,15 @@ class PageIndex:
         if not db.is_file():
             raise DatasetError(f"{directory}: not a docintent index (no index.sqlite); build one with `docintent index`")
         con = sqlite3.connect(str(db), check_same_thread=False)
+        con.text_factory = _text
         try:
             todo = con.execute("SELECT COUNT(*) FROM pages WHERE text IS NULL").fetchone()[0]
             bm25_state = con.execute("SELECT value FROM meta WHERE key = 'bm25'").fetchone()
             # Every page must belong to a document and lie inside it: an edited or damaged database is refused
             # here, in one message, instead of failing at the first page it names.
+            con.execute(_COLUMNS).fetchall()
             broken = con.execute(_BROKEN_PAGES).fetchone()[0]
-        except sqlite3.DatabaseError as err:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # the latter: a schema whose text is damaged
             con.close()
             raise DatasetError(
                 f"{db}: not a docintent index database ({err}); rebuild it with `docintent index ... --overwrite`"
@@ -594,7 +609,7 @@ class PageIndex:
             )
         try:
             return cls(directory, con)
-        except (sqlite3.DatabaseError, KeyError, ValueError) as err:
+        except (sqlite3.DatabaseError, KeyError, ValueError) as err:  # ValueError covers UnicodeDecodeError
             con.close()
             raise DatasetError(f"{db}: damaged index database ({err}); rebuild it with --overwrite") from None
 
