@@ -622,16 +622,16 @@ class PageIndex:
     @cached_property
     def bm25(self):
         """The BM25 model (rows in :attr:`handles` order), loaded on first use."""
-        import zipfile
-
         try:
             model = BM25.load(self.directory)
             if model.n_docs != len(self.handles):
                 raise ValueError(f"{model.n_docs} rows for {len(self.handles)} pages")
             return model
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+        # Reading a damaged .npz reaches zipfile, zlib, NumPy and SciPy, whose errors have no common base below
+        # Exception (a flipped byte can make zipfile speak of encryption or an unknown compression method).
+        except Exception as err:  # noqa: BLE001 - re-raised as the named error below, never swallowed
             raise DatasetError(
-                f"{self.directory}: the BM25 files ({', '.join(BM25_FILES)}) are damaged ({err}); run "
+                f"{self.directory}: the BM25 files ({', '.join(BM25_FILES)}) are damaged ({type(err).__name__}: {err}); run "
                 "`docintent index` again with the same inputs to rewrite them"
             ) from None
 
