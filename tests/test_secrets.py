@@ -94,6 +94,7 @@ def _model(url: str, *extra: str) -> list[str]:
     ("DOCINTENT_SERVE_TOKEN=abcdefgh1", "DOCINTENT_SERVE_TOKEN=***"),
     ("prompt_tokens=5 completion_tokens=7 --max-tokens 40", "prompt_tokens=5 completion_tokens=7 --max-tokens 40"),
     ("the basic checks passed", "the basic checks passed"),
+    ('{"api_key": {"value": "***"}, "token": [1]}', '{"api_key": {"value": "***"}, "token": [1]}'),  # stays JSON
 ])
 def test_redaction_rules(text, expected):
     assert redact(text) == expected

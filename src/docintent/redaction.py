@@ -47,8 +47,11 @@ MIN_SECRET_LENGTH = 6
 
 _KEY = r"(?:[A-Za-z0-9]+[_-])*(?:api[_-]?key|apikey|token|access[_-]token|password|passwd|secret|authorization)"
 _URL = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^\s\"'<>`]*)")
-_KEY_VALUE = re.compile(rf"(?i)(?<![A-Za-z0-9_-])({_KEY})(\s*=\s*)(\"[^\"]*\"|'[^']*'|[^\s&,;\"'<>)\]}}]+)")
-_QUOTED_KEY = re.compile(rf"(?i)([\"'])({_KEY})\1(\s*:\s*)(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|[^\s,}}\]]+)")
+# A value is a quoted string or a bare token; an object or a list (``"api_key": {...}``) is not one: its own
+# keys and strings are looked at instead.
+_KEY_VALUE = re.compile(rf"(?i)(?<![A-Za-z0-9_-])({_KEY})(\s*=\s*)(\"[^\"]*\"|'[^']*'|[^\s&,;\"'<>(){{}}\[\]]+)")
+_QUOTED_KEY = re.compile(
+    rf"(?i)([\"'])({_KEY})\1(\s*:\s*)(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|[^\s,{{}}\[\]\"']+)")
 _OPTION = re.compile(rf"(?i)(?<![A-Za-z0-9_-])(--{_KEY.replace('[_-]', '-')})(=|\s+|['\"],\s*['\"])([^\s'\"]+)")
 # A credential after "Bearer" / "Basic" / "Token": six or more token characters with a digit among them (so
 # prose such as "basic checks" is left alone).

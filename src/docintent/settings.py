@@ -19,6 +19,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .configfile import Config, load_config
 from .errors import ConfigError
+from .redaction import MASK, is_secret_name, redact
 
 
 def _default_cache_dir() -> Path:
@@ -54,8 +55,6 @@ class Settings(BaseSettings):
         return self.api_key or os.environ.get("OPENAI_API_KEY")
 
 
-#: Settings whose value is never printed.
-SECRET_SETTINGS = ("api_key",)
 #: The conventional variables a setting falls back to when its DOCINTENT_ variable is not set.
 FALLBACK_ENV = {"base_url": "OPENAI_BASE_URL", "api_key": "OPENAI_API_KEY"}
 
@@ -156,7 +155,9 @@ def settings_report(config: Config | None = None) -> list[SettingSource]:
             value, source = os.environ[fallback], f"environment ({fallback})"
         else:
             source = "default"
-        if name in SECRET_SETTINGS and value:
-            value = "***"
+        if is_secret_name(name) and value:
+            value = MASK
+        elif isinstance(value, str):
+            value = redact(value)  # a base URL's credentials
         rows.append(SettingSource(name, value, source))
     return rows
