@@ -100,6 +100,13 @@ def test_redaction_rules(text, expected):
     assert redact(text) == expected
 
 
+def test_blank_or_short_values_are_never_registered():
+    for value in ("        ", "\t\n  \t  ", "abc", "------"):
+        register_secret(value)
+    text = json.dumps({"a": {"b": ["------", "abc"]}}, indent=8)
+    assert redact(text) == text  # indentation and short words stay
+
+
 def test_registered_secrets_are_masked_in_any_form():
     register_secret("s3cr3t-value\"with-quote")
     assert redact("x s3cr3t-value\"with-quote y") == "x *** y"

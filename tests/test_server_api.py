@@ -475,7 +475,7 @@ def test_docintent_serve_refuses_bad_options(args, message, capsys):
     ([], {"DOCINTENT_SERVE_TOKEN": ""}, "DOCINTENT_SERVE_TOKEN is empty"),
     (["--brain", "nosuch"], {}, "--brain nosuch: unknown brain 'nosuch'"),
     (["--brain", "openai", "--brain-opt", "base_url=http://127.0.0.1:9/v1", "--brain-opt", "tiemout=3"], {},
-     "unknown option(s) ['tiemout']"),
+     "--brain openai: brain 'openai': unknown option 'tiemout'"),
     (["--port", "-1"], {}, "--port"), (["--max-upload-mb", "nan"], {}, "--max-upload-mb"),
     (["--keep-minutes", "0"], {}, "--keep-minutes"),
 ])

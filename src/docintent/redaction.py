@@ -66,8 +66,12 @@ _secrets_lock = threading.Lock()
 
 def register_secret(value: object) -> None:
     """Remember ``value`` as a secret: :func:`redact` masks it wherever it appears (also JSON- and
-    URL-encoded). Values shorter than :data:`MIN_SECRET_LENGTH` are ignored."""
-    if not isinstance(value, str) or len(value) < MIN_SECRET_LENGTH:
+    URL-encoded). Values shorter than :data:`MIN_SECRET_LENGTH` (spaces around them not counted), or without
+    a letter or digit, are ignored."""
+    if not isinstance(value, str):
+        return
+    value = value.strip()  # an empty or blank "secret" (``--token '   '``) would otherwise mask every indentation
+    if len(value) < MIN_SECRET_LENGTH or not any(ch.isalnum() for ch in value):
         return
     forms = {value, unquote(value), json.dumps(value)[1:-1]}
     with _secrets_lock:

@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "/v1/health) and the web viewer at '/'. Needs: pip install 'docintent[serve]'.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=port_arg, default=DEFAULT_PORT, help=f"port, 1-65535 (default {DEFAULT_PORT})")
+    p.add_argument("--port", type=port_arg, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}), 1-65535")
     p.add_argument("--workers", type=int_range(1, 256), default=2, help="runs executed at the same time (default 2)")
     p.add_argument("--runs", metavar="DIR", help="folder of benchmark run directories to browse in the viewer")
     p.add_argument("--brain", action="append", metavar="KIND",
