@@ -1636,6 +1636,21 @@ def _(ctx: Ctx) -> None:
           else f"rows {rows_of(out)}")
 
 
+@case("inputs", "a NUL character in a path: dataset image, Python API, MCP image_path")
+def _(ctx: Ctx) -> None:
+    (ctx.folder / "page.png").write_bytes(png(64, 48, 200))
+    data = dataset(ctx.folder / "data", [{"id": "a0", "image": "page\u0000.png"}])
+    from_dataset = bench(ctx, data, ctx.folder / "run")
+    from_api = _api(ctx, "docintent.ask('page\\x00.png', 'q', brain='scripted')")
+    with Mcp(ctx, "--allow", str(ctx.folder)) as mcp:
+        error, text = mcp.tool("diagnose", {"image_path": str(ctx.folder / "page.png") + "\u0000"})
+    if from_dataset.rc != 1 or "NUL" not in from_dataset.err:
+        refused(from_dataset, "NUL")
+    if not from_api.out.startswith("CLEAN") or "NUL" not in from_api.out:
+        api_refused(from_api, "NUL")
+    mcp_refused(error, text, "NUL")
+
+
 @case("inputs", "score a results file with a damaged line in the middle")
 def _(ctx: Ctx) -> None:
     run = _run_folder(ctx)

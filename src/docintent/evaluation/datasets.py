@@ -205,6 +205,8 @@ def _resolve(base: Path, image: str, source: str, allow_outside: bool = False) -
     """
     if not image:
         return image
+    if "\x00" in image:  # no file system takes it (and the path functions raise on it)
+        raise DatasetError(f"{source}: image path {image!r} holds a NUL character")
     if allow_outside:
         return os.path.normpath(os.path.join(os.path.abspath(base), os.path.expanduser(image)))
     # Links resolved before the check: a link inside the folder that points out of it leads out of it. The

@@ -40,6 +40,8 @@ MAX_DPI = 2400
 
 def _check_file(path: PathLike) -> Path:
     p = Path(path)
+    if "\x00" in str(p):  # no file system takes it (and the path functions raise on it)
+        raise FileMissingError(p, "the path holds a NUL character")
     if not p.exists():
         raise FileMissingError(p, "no such file")
     if not p.is_file():

@@ -41,6 +41,8 @@ class Files:
 
     def check(self, path: str, *, must_exist: bool = True) -> Path:
         """``path`` resolved (links followed) when it lies inside an allowed folder; ConfigError otherwise."""
+        if not isinstance(path, str) or "\x00" in path:
+            raise ConfigError(f"{path!r}: not a file path (a path is text without NUL characters)")
         resolved = Path(os.path.realpath(os.path.expanduser(path)))
         if not any(resolved == root or root in resolved.parents for root in self.roots):
             allowed = ", ".join(str(r) for r in self.roots) or "none"
