@@ -442,10 +442,10 @@ def test_credentials_in_a_base_url_are_never_recorded(tmp_path):
 
 
 def test_url_credentials_are_stripped_from_text():
-    from docintent.settings import strip_url_credentials
+    from docintent.redaction import redact
 
     text = "cannot reach http://bob:pw@host:8000/v1 (model m); also HTTPS://tok@api.example.com/x and http://ok/v1"
-    assert strip_url_credentials(text) == (
+    assert redact(text) == (
         "cannot reach http://***@host:8000/v1 (model m); also HTTPS://***@api.example.com/x and http://ok/v1"
     )
 
@@ -642,3 +642,308 @@ def test_a_failed_bm25_save_leaves_the_previous_files_whole(tmp_path, monkeypatc
     monkeypatch.setattr(bm25_module.json, "dumps", json_module.dumps)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
     assert BM25.load(tmp_path, "bm25_head").vocab == old.vocab
+
+
+# --- confinement, stale runs, bad rows ------------------------------------------------------------------------
+
+
+def _jsonl(folder: Path, rows: list[dict], *, prefix: str = "") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "samples.jsonl"
+    path.write_text(prefix + "".join(json.dumps({"question": "q", "answers": ["42"], "task": "doc", **r}) + "\n"
+                                     for r in rows), encoding="utf-8")
+    return path
+
+
+def test_a_link_in_the_dataset_folder_that_leads_out_is_refused(tmp_path):
+    from docintent.errors import DatasetError
+    from docintent.evaluation.datasets import load_dataset
+
+    outside = tmp_path / "outside.png"
+    outside.write_bytes(png_bytes())
+    folder = tmp_path / "set"
+    folder.mkdir()
+    (folder / "inside.png").write_bytes(png_bytes())
+    (folder / "out.png").symlink_to(outside)
+    (folder / "alias.png").symlink_to(folder / "inside.png")
+    data = _jsonl(folder, [{"id": "a", "image": "out.png"}])
+    with pytest.raises(DatasetError, match=r"'out.png' is outside the dataset folder.*--allow-outside-paths"):
+        load_dataset(f"jsonl:{data}")
+    data = _jsonl(folder, [{"id": "a", "image": "alias.png"}])
+    (sample,) = load_dataset(f"jsonl:{data}")
+    assert sample.image == str((folder / "inside.png").resolve())  # what is read is what was checked
+
+
+def test_a_run_folder_is_bound_to_its_dataset_and_edited_samples_run_again(tmp_path):
+    from docintent.errors import ConfigError
+    from docintent.evaluation.datasets import load_dataset
+    from docintent.evaluation.runner import BrainFactory, read_results, run_benchmark
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "p.png").write_bytes(png_bytes())
+    first = _jsonl(tmp_path / "a", [{"id": "s0", "image": "p.png"}, {"id": "s1", "image": "p.png"}])
+    other = _jsonl(tmp_path / "b", [{"id": "b0", "image": str(tmp_path / "a" / "p.png")}])
+    brain, out = BrainFactory("scripted", {"final": "42"}), tmp_path / "run"
+
+    def run(path: Path, **kw):
+        spec = f"jsonl:{path}"
+        return run_benchmark(load_dataset(spec, allow_outside_paths=True), ["none"], brain, out, progress=False,
+                             config={"dataset": spec}, **kw)
+
+    assert run(first).new_rows == 2
+    with pytest.raises(ConfigError, match=r"holds a run of the dataset .*a/samples.jsonl.*--dataset.*another --out"):
+        run(other)
+    _jsonl(tmp_path / "a", [{"id": "s0", "image": "p.png", "answers": ["nine hundred"]}, {"id": "s1", "image": "p.png"}])
+    again = run(first)
+    rows = {r["sample"]["id"]: r for r in read_results(out)}
+    assert (again.new_rows, again.changed, again.skipped) == (1, 1, 1)
+    assert rows["s0"]["sample"]["answers"] == ["nine hundred"] and rows["s0"]["score"] == 0.0
+    assert rows["s1"]["score"] == 1.0 and "b0" not in rows
+
+
+def test_a_row_that_is_not_valid_unicode_is_an_error_row_and_resume_does_not_crash(tmp_path):
+    import base64
+
+    from docintent.evaluation.datasets import load_dataset
+    from docintent.evaluation.runner import BrainFactory, read_results, run_benchmark
+
+    folder = tmp_path / "set"
+    folder.mkdir()
+    (folder / "p.png").write_bytes(png_bytes())
+    lines = ['{"id": "ok", "image": "p.png", "question": "q", "answers": ["42"], "task": "doc"}',
+             '{"id": "bad\\ud800", "image": "p.png", "question": "q\\udfff", "answers": ["42"], "task": "doc"}']
+    (folder / "s.jsonl").write_text("\ufeff" + "\n".join(lines) + "\n")  # a byte-order mark is fine
+    image = base64.b64encode(png_bytes()).decode()
+    (folder / "w.tsv").write_bytes(f"\ufeffindex\tquestion\tanswer\timage\nDocVQA-val-1-1\tq\t42\t{image}\n".encode()
+                                   + b"DocVQA-val-2-1\tcaf\xe9?\t42\t" + image.encode() + b"\n")
+    for spec in (f"jsonl:{folder / 's.jsonl'}", f"wilddoc:{folder / 'w.tsv'}"):
+        out = tmp_path / spec.split(":")[0]
+        for _ in range(2):  # the second run resumes over the error row without crashing
+            samples = load_dataset(spec, cache_dir=tmp_path / "cache")
+            run_benchmark(samples, ["none"], BrainFactory("scripted", {"final": "42"}), out, progress=False)
+        errors = [r["error"] for r in read_results(out)]
+        assert errors[0] is None and "not valid Unicode" in errors[1], errors
+        assert (out / "results.jsonl").read_bytes().decode("utf-8")  # written as valid UTF-8
+
+
+# --- outputs never replace links or devices -------------------------------------------------------------------
+
+
+def test_outputs_write_through_links_and_devices_and_refuse_what_they_cannot(tmp_path, page_png, capsys):
+    import stat as stat_module
+
+    target = tmp_path / "real.json"
+    target.write_text("old")
+    link = tmp_path / "trace.json"
+    link.symlink_to(target)
+    argv = ["ask", str(page_png), "What is the total?", "--strategy", "none", "--brain", "scripted"]
+    assert main([*argv, "--trace", str(link)]) == 0
+    assert link.is_symlink() and json.loads(target.read_text())["strategy"] == "none"
+    # A private copy of /dev/null when the test may make one: a build that replaced devices would destroy only it.
+    device = Path("/dev/null")
+    if os.geteuid() == 0:
+        device = tmp_path / "null-device"
+        os.mknod(device, 0o666 | stat_module.S_IFCHR, os.makedev(1, 3))
+    assert main([*argv, "--trace", str(device)]) == 0
+    assert stat_module.S_ISCHR(os.lstat(device).st_mode)
+    image_link = tmp_path / "out.png"
+    image_link.symlink_to(tmp_path / "restored.png")
+    assert main(["restore", str(page_png), "-t", "rotate_90", "-o", str(image_link)]) == 0
+    assert image_link.is_symlink() and (tmp_path / "restored.png").read_bytes().startswith(b"\x89PNG")
+    capsys.readouterr()
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert main([*argv, "--trace", str(fifo)]) == 1  # nobody reads it: refused, not a wait without end
+    assert "no process is reading" in _one_error_line(capsys.readouterr().err)
+    assert stat_module.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_planted_lock_link_is_refused_and_its_target_untouched(tmp_path, capsys):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    dataset = make_dataset(tmp_path / "data", 1)
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / ".docintent.lock").symlink_to(victim)
+    assert main(_bench_args(dataset, out, "--brain", "scripted")) == 1
+    assert "not a regular file" in _one_error_line(capsys.readouterr().err)
+    assert victim.read_text() == "precious"
+
+
+# --- bounded work and honest words --------------------------------------------------------------------------
+
+
+def _pdf(pages: int, claim: int | None = None) -> bytes:
+    import io
+
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument.new()
+    for _ in range(pages):
+        pdf.new_page(200, 200)
+    buffer = io.BytesIO()
+    pdf.save(buffer)
+    data = buffer.getvalue()
+    return data if claim is None else data.replace(f"/Count {pages}/".encode(), f"/Count {claim}/".encode())
+
+
+def test_a_page_count_is_checked_against_the_pages_that_load(tmp_path):
+    from docintent.errors import PdfPageOutOfRangeError
+    from docintent.io import load_page, pdf_page_count
+    from docintent.retrieval import build_index
+
+    liar = tmp_path / "in" / "liar.pdf"
+    liar.parent.mkdir()
+    liar.write_bytes(_pdf(3, claim=1_000_000))
+    assert pdf_page_count(liar) == 3
+    with pytest.raises(PdfPageOutOfRangeError, match=r"has 3 page\(s\).*claims 1,000,000"):
+        load_page(liar, page=5)
+    report = build_index([liar.parent], tmp_path / "idx", text="pdf", progress=False)
+    assert report.pages_total == 3
+
+
+def test_pdf_messages_name_the_real_problem(tmp_path):
+    import pypdf
+
+    from docintent.errors import CorruptImageError, EncryptedPdfError
+    from docintent.io import load_page
+
+    writer = pypdf.PdfWriter()
+    writer.add_blank_page(100, 100)
+    writer.encrypt("pw")
+    with open(tmp_path / "locked.pdf", "wb") as fh:
+        writer.write(fh)
+    with open(tmp_path / "empty.pdf", "wb") as fh:
+        pypdf.PdfWriter().write(fh)
+    with pytest.raises(EncryptedPdfError, match="encrypted"):
+        load_page(tmp_path / "locked.pdf")
+    with pytest.raises(CorruptImageError) as empty:  # PDFium's last error is still "password" here
+        load_page(tmp_path / "empty.pdf")
+    assert "encrypt" not in str(empty.value) and "PDFium: Success" not in str(empty.value)
+    assert "no readable page tree" in str(empty.value)
+
+
+def test_a_png_whose_text_chunk_holds_the_pdf_marker_is_an_image(tmp_path):
+    import zlib
+
+    from docintent.io import load_page
+
+    data = png_bytes(30, 20)
+    body = b"tEXtComment\x00see %PDF-1.7"
+    chunk = (len(body) - 4).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
+    (tmp_path / "note.png").write_bytes(data[:33] + chunk + data[33:])
+    assert load_page(tmp_path / "note.png").size == (30, 20)
+
+
+@pytest.mark.parametrize("turn", [0, 180])
+def test_the_orientation_of_a_long_strip_reads_only_its_windows(turn, monkeypatch):
+    """A strip too long to resize whole (9000x48 px would be 48,000x256) has only its windows resized: the same
+    verdict as the whole resize, without the memory (a 100000x1 page would have needed 20 GB)."""
+    from PIL import ImageDraw, ImageFont
+
+    from conftest import font_path
+    from docintent.ocr import orientation
+    from docintent.page import Page
+
+    strip = Image.new("RGB", (9000, 48), "white")
+    ImageDraw.Draw(strip).text((10, 8), "Receipt 7731  Subtotal 18.40  Total 21.95  " * 40, fill="black",
+                               font=ImageFont.truetype(font_path(), 26))
+    page = Page.from_array(np.asarray(strip.rotate(turn)))
+    windowed = orientation.detect_orientation(page)
+    monkeypatch.setattr(orientation, "_WHOLE_RESIZE_PIXELS", 1 << 40)
+    whole = orientation.detect_orientation(page)
+    assert windowed.angle == whole.angle == turn
+    assert max(abs(windowed.probabilities[k] - whole.probabilities[k]) for k in whole.probabilities) < 0.08
+
+
+@pytest.mark.parametrize("value, message", [
+    ([0, 0, 0.5, 1000], "mixes fractions"), ([0, 0, 1100, 900], "outside the page"), ([0.5, 0, 0.5, 1], "no area"),
+    ([0, 0, 1, float("nan")], "finite"), (["a", 0, 1, 1], "numbers"), ("0,0,1,1", "list of 4"),
+])
+def test_one_region_rule_for_box_parse_and_the_command_line(value, message, page_png, capsys):
+    from docintent.errors import InvalidBoxError
+    from docintent.page import Box
+
+    with pytest.raises(InvalidBoxError, match=message):
+        Box.parse(value)
+    if isinstance(value, list) and all(isinstance(v, (int, float)) for v in value):
+        assert main(["diagnose", str(page_png), "--region", ",".join(str(v) for v in value)]) == 1
+        assert message in _one_error_line(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("variable, value, message", [
+    ("DOCINTENT_MAX_PIXELS", "abc", "must be a whole number"), ("DOCINTENT_PDF_DPI", "0", "must be at least 1"),
+    ("DOCINTENT_CACHE", "perhaps", "true or false"),
+])
+def test_bad_settings_are_one_line_naming_the_variable(variable, value, message, page_png, monkeypatch, capsys):
+    from docintent.settings import get_settings
+
+    monkeypatch.setenv(variable, value)
+    get_settings.cache_clear()
+    try:
+        assert main(["diagnose", str(page_png)]) == 1
+        line = _one_error_line(capsys.readouterr().err)
+    finally:
+        monkeypatch.delenv(variable)
+        get_settings.cache_clear()
+    assert variable in line and message in line
+
+
+@pytest.mark.parametrize("argv", [["index", "{img}", "--out", "{tmp}/i", "--workers", "0"],
+                                  ["index", "{img}", "--out", "{tmp}/i", "--workers", "-2"],
+                                  ["bench", "--dataset", "jsonl:x", "--out", "{tmp}/r", "--max-rpm", "nan"],
+                                  ["bench", "--dataset", "jsonl:x", "--out", "{tmp}/r", "--concurrency", "0"],
+                                  ["serve", "--port", "70000"], ["serve", "--max-upload-mb", "inf"],
+                                  ["serve", "--timeout", "nan"], ["doctor", "--timeout", "nan"]])
+def test_options_that_mean_nothing_are_refused(argv, page_png, tmp_path, capsys):
+    code = main([a.format(img=page_png, tmp=tmp_path) for a in argv])
+    assert code == 1 and argv[-2] in _one_error_line(capsys.readouterr().err)
+
+
+def test_score_refuses_a_row_without_gold_answers(tmp_path, capsys):
+    rows = [{"sample": {"id": "a", "task": "doc", "answers": ["42"]}, "strategy": "none", "answer": "42"},
+            {"sample": {"id": "b", "task": "doc", "answers": []}, "strategy": "none", "answer": "7"}]
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["score", str(tmp_path)]) == 1
+    assert "'b' has no gold answer" in _one_error_line(capsys.readouterr().err)
+
+
+def test_report_refuses_text_where_numbers_belong(tmp_path, capsys):
+    row = {"sample": {"id": "a", "task": "doc", "answers": ["42"]}, "strategy": "none", "answer": "42",
+           "score": "abc", "error": None}
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "results.jsonl").write_text(json.dumps(row) + "\n")
+    assert main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "rep")]) == 1
+    assert "'score' must be a number, got 'abc'" in _one_error_line(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("change", [{"vocab": ["a"]}, {"vocab": {"invoice": "x"}}, {"vocab": {"invoice": 10**6}},
+                                    {"k1": "high"}])
+def test_a_junk_bm25_vocabulary_is_a_damaged_index(change, tmp_path):
+    from docintent.errors import DatasetError
+    from docintent.retrieval import PageIndex, build_index
+
+    images = _image_folder(tmp_path / "images", 2)
+    build_index([images], tmp_path / "idx", text="ocr", ocr=_FixedOcr(), progress=False)
+    vocab = tmp_path / "idx" / "bm25_vocab.json"
+    vocab.write_text(json.dumps({**json.loads(vocab.read_text()), **change}))
+    index = PageIndex.open(tmp_path / "idx")
+    try:
+        with pytest.raises(DatasetError, match="BM25 files .* are damaged"):
+            index.bm25  # noqa: B018 - loading is what is tested
+    finally:
+        index.close()
+
+
+@pytest.mark.parametrize("image, question, message", [
+    ("page", 42, "question must be text"), (42, "q", "image must be a Page"),
+    (np.zeros((0, 0)), "q", "shape"), (np.array([["a"]]), "q", "dtype"),
+])
+def test_the_python_api_checks_its_arguments(image, question, message):
+    import docintent
+    from docintent.errors import DocIntentError
+    from docintent.page import Page
+
+    page = Page.from_array(np.full((20, 20, 3), 255, np.uint8)) if isinstance(image, str) else image
+    with pytest.raises(DocIntentError, match=message):
+        docintent.ask(page, question, brain="scripted")

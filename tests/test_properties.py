@@ -10,6 +10,7 @@ import argparse
 import io
 import json
 import math
+import time
 
 import numpy as np
 import pytest
@@ -247,3 +248,213 @@ def test_every_refusal_is_a_docintent_error():
         from docintent.io import load_bytes
 
         load_bytes(b"not an image at all", name="x.png")
+
+
+# --- dataset rows: a bad row is that row's error, never the end of the run --------------------------------------
+
+_surrogate = st.integers(0xD800, 0xDFFF).map(chr)
+_row_text = st.one_of(st.text(max_size=12), st.lists(st.one_of(st.characters(), _surrogate), max_size=6).map("".join))
+_row_value = st.one_of(_row_text, st.integers(-3, 3), st.none(), st.booleans(), st.lists(_row_text, max_size=3),
+                       st.dictionaries(_row_text, _row_text, max_size=2))
+_ROW_KEYS = ("id", "image", "question", "answers", "task", "subset", "group", "capture", "degradations", "meta")
+
+
+@st.composite
+def _dataset_lines(draw) -> bytes:
+    """JSONL bytes: rows of valid samples, rows with hostile values (lone surrogates, wrong types, missing
+    fields), rows encoded as invalid UTF-8, junk lines, an optional byte-order mark."""
+    lines = []
+    for index in range(draw(st.integers(1, 4))):
+        row: dict = {"id": f"s{index}", "image": "page.png", "question": "What is the total?", "answers": ["42"],
+                     "task": "doc"}
+        for key in draw(st.lists(st.sampled_from(_ROW_KEYS), max_size=3, unique=True)):
+            if draw(st.booleans()):
+                row[key] = draw(_row_value)
+            else:
+                row.pop(key, None)
+        text = json.dumps(row, ensure_ascii=draw(st.booleans()))
+        encoded = text.encode("utf-8", "surrogatepass")  # a surrogate becomes bytes that are not UTF-8
+        if draw(st.integers(0, 9)) == 0:
+            encoded = draw(st.binary(max_size=30))
+        lines.append(encoded)
+    bom = b"\xef\xbb\xbf" if draw(st.booleans()) else b""
+    return bom + b"\n".join(lines) + b"\n"
+
+
+@fixture_ok
+@given(data=_dataset_lines())
+def test_a_dataset_loads_or_is_refused_and_its_bad_rows_are_error_rows(tmp_path_factory, data):
+    from docintent.errors import DatasetError
+    from docintent.evaluation.datasets import load_dataset
+    from docintent.evaluation.runner import BrainFactory, read_results, run_benchmark
+
+    folder = tmp_path_factory.mktemp("rows")
+    (folder / "page.png").write_bytes(SEEDS["PNG"])
+    (folder / "samples.jsonl").write_bytes(data)
+    try:
+        samples = load_dataset(f"jsonl:{folder / 'samples.jsonl'}")
+    except DatasetError as err:
+        assert "samples.jsonl" in str(err) or "sample id" in str(err)  # names the file (or the repeated id)
+        return
+    brain = BrainFactory("scripted", {"final": "42"})
+    try:
+        first = run_benchmark(samples, ["none"], brain, folder / "run", progress=False)
+    except DatasetError as err:  # two rows with one id: refused before any row is written
+        assert "occurs more than once" in str(err)
+        return
+    rows = read_results(folder / "run")
+    assert first.rows == len(samples) == len(rows)
+    (folder / "run" / "results.jsonl").read_bytes().decode("utf-8")  # valid UTF-8, whatever the dataset held
+    for sample, row in zip(samples, rows):
+        if sample.meta.get("row_error") or sample.meta.get("image_error"):
+            assert row["error"]
+    again = run_benchmark(load_dataset(f"jsonl:{folder / 'samples.jsonl'}"), ["none"], brain, folder / "run",
+                          progress=False)
+    assert again.new_rows == 0 and again.rows == len(samples)  # the resume neither crashes nor repeats
+
+
+# --- index folders: a damaged file is a named error, never another exception -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def built_index(tmp_path_factory):
+    """A small index (text-layer PDF pages and one image) with its BM25 files written."""
+    import pypdfium2 as pdfium
+
+    from docintent.retrieval import build_index
+
+    folder = tmp_path_factory.mktemp("index-inputs")
+    pdf = pdfium.PdfDocument.new()
+    for _ in range(3):
+        pdf.new_page(200, 200)
+    pdf.save(str(folder / "doc.pdf"))
+    (folder / "page.png").write_bytes(SEEDS["PNG"])
+
+    class Ocr:
+        name = "fixed"
+
+        def read(self, page, region=None):
+            return type("R", (), {"text": "invoice total warranty"})()
+
+    out = tmp_path_factory.mktemp("index") / "idx"
+    build_index([folder], out, text="auto", ocr=Ocr(), progress=False)
+    return out
+
+
+_json_junk = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-(10**12), 10**12), st.floats(),
+                                    st.text(max_size=8)),
+                          lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                      max_size=3), max_leaves=8)
+
+
+@fixture_ok
+@given(
+    target=st.sampled_from(["bm25_vocab.json", "bm25.npz", "index.sqlite"]),
+    how=st.sampled_from(["bytes", "truncate", "json-field", "sql"]),
+    edits=st.lists(st.tuples(st.integers(0, 1 << 16), st.integers(0, 255)), min_size=1, max_size=8),
+    junk=_json_junk,
+    field=st.sampled_from(["vocab", "k1", "b", "idf", "stemming", "tokenizer"]),
+    sql=st.sampled_from([
+        "UPDATE pages SET page_no = {v}", "UPDATE pages SET handle = '{s}' WHERE rowid = 1", "UPDATE meta SET value = '{s}'",
+        "UPDATE documents SET path = '{s}'", "UPDATE pages SET text = NULL", "DELETE FROM documents",
+        "UPDATE documents SET n_pages = {v}", "UPDATE pages SET width = '{s}'", "DROP TABLE meta",
+    ]),
+)
+def test_a_damaged_index_folder_is_a_named_error(tmp_path_factory, built_index, target, how, edits, junk, field,
+                                                 sql):
+    import shutil
+    import sqlite3
+
+    from docintent.retrieval import PageIndex, get_retriever
+
+    folder = tmp_path_factory.mktemp("damaged") / "idx"
+    shutil.copytree(built_index, folder)
+    path = folder / target
+    data = bytearray(path.read_bytes())
+    if how == "bytes":
+        for position, value in edits:
+            data[position % len(data)] = value
+        path.write_bytes(bytes(data))
+    elif how == "truncate":
+        path.write_bytes(bytes(data[: edits[0][0] % len(data)]))
+    elif how == "json-field":
+        meta = json.loads((folder / "bm25_vocab.json").read_text())
+        meta[field] = junk
+        (folder / "bm25_vocab.json").write_text(json.dumps(meta))
+    else:
+        value = edits[0][0] - 100
+        text = "".join(chr(32 + v % 90) for _, v in edits).replace("'", "")
+        with sqlite3.connect(folder / "index.sqlite") as con:
+            con.execute(sql.format(v=value, s=text))
+    try:
+        index = PageIndex.open(folder)
+        try:
+            for method in ("bm25",):
+                for hit in get_retriever(index, method).search("invoice warranty", 3):
+                    record = index.record(hit.handle)
+                    assert record.page_no >= 0
+        finally:
+            index.close()
+    except DocIntentError as err:
+        assert str(err)
+
+
+# --- HTTP headers, form fields and paths: never a 500 ---------------------------------------------------------
+
+_header_bytes = st.binary(max_size=40).filter(lambda b: b"\r" not in b and b"\n" not in b and b"\0" not in b)
+
+
+@pytest.fixture(scope="module")
+def service():
+    pytest.importorskip("fastapi", reason="the service needs the serve extra")
+    from fastapi.testclient import TestClient
+
+    from docintent.brains import Answer, FunctionBrain
+    from docintent.server import ServeConfig, create_app
+
+    def brain():
+        return FunctionBrain(decide=lambda state: Answer("42", 0.9, ""), answer=lambda state: Answer("42", 0.9, ""))
+
+    config = ServeConfig(brains={"scripted": brain}, default_brain="scripted", warm_up=False, token="a-long-token")
+    with TestClient(create_app(config)) as client:
+        auth = {"Authorization": "Bearer a-long-token"}
+        run_id = client.post("/v1/ask", headers=auth, files={"file": ("p.png", SEEDS["PNG"])},
+                             data={"question": "What is the total?", "strategy": "none"}).json()["id"]
+        deadline = time.monotonic() + 30
+        while client.get(f"/v1/runs/{run_id}", headers=auth).json()["status"] not in ("done", "failed"):
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        yield client, run_id
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(last=_header_bytes, authorization=_header_bytes, extra=_header_bytes,
+       path=st.sampled_from(["/v1/runs/{id}/events", "/v1/runs/{id}", "/v1/health", "/v1/tools", "/v1/config",
+                             "/v1/runs/{id}/pages/{x}.jpg", "/v1/runs/{x}"]),
+       x=st.text(max_size=30))
+def test_any_header_value_gets_an_answer_below_500(service, last, authorization, extra, path, x):
+    import urllib.parse
+
+    client, run_id = service
+    target = path.format(id=run_id, x=urllib.parse.quote(x, safe=""))
+    for token in (b"Bearer a-long-token", authorization):
+        headers = {"Authorization": token, "Last-Event-ID": last, "X-Anything": extra}
+        response = client.get(target, headers=headers)
+        assert response.status_code < 500, (target, headers, response.text[:200])
+        if response.status_code == 400:
+            assert "Last-Event-ID" in response.json()["error"]
+        if target.endswith("/events") and response.status_code == 200 and token == b"Bearer a-long-token":
+            assert last.strip().isdigit() or not last.strip()
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(page=st.text(max_size=12), max_rounds=st.text(max_size=12), question=st.text(max_size=30),
+       task=st.text(max_size=8), strategy=st.sampled_from(["none", "docintent", "", "nosuch"]))
+def test_any_form_value_gets_an_answer_below_500(service, page, max_rounds, question, task, strategy):
+    client, _ = service
+    response = client.post("/v1/ask", headers={"Authorization": "Bearer a-long-token"},
+                           files={"file": ("p.png", SEEDS["PNG"])},
+                           data={"question": question, "page": page, "max_rounds": max_rounds, "task": task,
+                                 "strategy": strategy})
+    assert response.status_code < 500, response.text[:200]
+    assert response.status_code in (202, 400, 413, 415, 503), response.status_code

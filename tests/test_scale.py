@@ -84,8 +84,9 @@ def test_without_a_configured_rate_a_429_limits_to_the_rate_that_drew_it():
 
 
 def test_limits_and_executor_options_are_checked():
-    with pytest.raises(ConfigError, match="requests_per_minute must be > 0"):
-        RateLimiter(requests_per_minute=0)
+    for value in (0, -1, float("nan"), float("inf")):
+        with pytest.raises(ConfigError, match="requests_per_minute must be a finite number above 0"):
+            RateLimiter(requests_per_minute=value)
     with pytest.raises(ConfigError, match="valid: local, ray"):
         make_executor("dask")
     with pytest.raises(ConfigError, match="--ray-address needs --executor ray"):
@@ -93,6 +94,9 @@ def test_limits_and_executor_options_are_checked():
     assert parse_memory("2G") == 2 * 1024**3 and parse_memory("512MB") == 512 * 1024**2
     with pytest.raises(ConfigError, match="expected a size"):
         parse_memory("lots")
+    for text in ("nan", "inf", "0", "-2G"):
+        with pytest.raises(ConfigError, match="finite size"):
+            parse_memory(text)
 
 
 # --- samples and a brain that needs no model -----------------------------------------------------------------

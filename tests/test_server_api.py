@@ -468,7 +468,13 @@ def test_docintent_serve_starts_and_answers(tmp_path):
             except OSError:
                 assert proc.poll() is None, proc.communicate()[1]
                 time.sleep(0.2)
-        assert health is not None and health["status"] == "ok" and health["workers"] == 1
+        # Without the token /v1/health tells only whether the service is up; with it, the details.
+        assert health == {"status": "ok", "version": health["version"]}
+        token = {"Authorization": "Bearer a-long-token"}
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/health", headers=token)
+        with urllib.request.urlopen(request, timeout=5) as response:
+            health = json.loads(response.read())
+        assert health["status"] == "ok" and health["workers"] == 1
         assert health["ocr_engine"]["loaded"] is True and health["ocr_engine"]["kind"]
         request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/tools")
         with pytest.raises(urllib.error.HTTPError) as refused:
@@ -485,7 +491,7 @@ def test_docintent_serve_starts_and_answers(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--runs", "no-such-folder"], "--runs must be a folder"),
-    (["--workers", "0"], "workers must be at least 1"),
+    (["--workers", "0"], "--workers"),
     (["--token", "short"], "at least 8 characters"),
 ])
 def test_docintent_serve_refuses_bad_options(args, message, capsys):
@@ -494,3 +500,92 @@ def test_docintent_serve_refuses_bad_options(args, message, capsys):
     assert main(["serve", *args]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("docintent serve: error:") and message in err and "\n" not in err
+
+
+# -- hostile clients and careless start-ups ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args, env, message", [
+    (["--token", ""], {}, "empty, which would serve every endpoint without authentication"),
+    (["--token", "        "], {}, "empty"),
+    ([], {"DOCINTENT_SERVE_TOKEN": ""}, "DOCINTENT_SERVE_TOKEN is empty"),
+    (["--brain", "nosuch"], {}, "--brain nosuch: unknown brain 'nosuch'"),
+    (["--brain", "openai", "--brain-opt", "base_url=http://127.0.0.1:9/v1", "--brain-opt", "tiemout=3"], {},
+     "--brain openai: brain 'openai': unknown option 'tiemout'"),
+    (["--port", "-1"], {}, "--port"), (["--max-upload-mb", "nan"], {}, "--max-upload-mb"),
+    (["--keep-minutes", "0"], {}, "--keep-minutes"),
+])
+def test_serve_refuses_at_start_what_would_serve_open_or_broken(args, env, message, monkeypatch, capsys):
+    from docintent.cli import main
+
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    assert main(["serve", *args]) == 1
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("field, value", [("run_timeout_s", float("nan")), ("keep_seconds", float("inf")),
+                                          ("max_pixels", 0), ("max_upload_bytes", -1), ("token", "")])
+def test_service_limits_are_checked_in_the_library_too(field, value):
+    from docintent.errors import ConfigError
+
+    with pytest.raises(ConfigError):
+        _config(**{field: value})
+
+
+def test_health_tells_only_token_holders_the_details(page_png):
+    token = "s3cret-token"
+    with TestClient(create_app(_config(token=token))) as client:
+        anonymous = client.get("/v1/health").json()
+        wrong = client.get("/v1/health", headers={"Authorization": "Bearer nope-nope"}).json()
+        full = client.get("/v1/health", headers={"Authorization": f"Bearer {token}"}).json()
+    assert set(anonymous) == set(wrong) == {"status", "version"}
+    assert full["brains"] == ["scripted", "offline"] and "runs" in full
+
+
+@pytest.mark.parametrize("value", ["١٢", "9" * 5000, "-1", "1 2", "1e3"])
+def test_a_malformed_last_event_id_is_a_400(value, client, page_png):
+    run_id = _ask(client, page_png).json()["id"]
+    _wait(client, run_id)
+    response = client.get(f"/v1/runs/{run_id}/events", headers={"Last-Event-ID": value.encode("utf-8")})
+    assert response.status_code == 400 and "Last-Event-ID" in response.json()["error"]
+
+
+def test_resuming_events_past_the_end_of_a_finished_run_ends_at_once(client, page_png):
+    run_id = _ask(client, page_png).json()["id"]
+    _wait(client, run_id)
+    started = time.perf_counter()
+    response = client.get(f"/v1/runs/{run_id}/events", headers={"Last-Event-ID": "1000000"})
+    assert response.status_code == 200 and "event:" not in response.text
+    assert time.perf_counter() - started < 5.0  # before: it waited for an event that never comes
+    rest = client.get(f"/v1/runs/{run_id}/events", headers={"Last-Event-ID": "1"}).text
+    assert "id: 2\n" in rest and "event: done" in rest and "id: 1\n" not in rest
+
+
+@pytest.mark.parametrize("field, value", [("page", "²"), ("page", "99999999999999999999999"), ("max_rounds", "٣")])
+def test_form_numbers_are_parsed_with_bounds(field, value, client, page_png):
+    response = _ask(client, page_png, **{field: value})
+    assert response.status_code == 400 and field in response.json()["error"]
+
+
+def test_a_run_stuck_where_its_deadline_is_not_checked_still_ends_as_a_timeout(page_png):
+    """The brain's own call hangs (an endpoint that never answers): the watchdog ends the run at its deadline and
+    drops the late result."""
+    from docintent.brains import Answer, FunctionBrain
+
+    release = threading.Event()
+
+    def stuck(state):
+        release.wait(30)
+        return Answer("late", 0.9, "")
+
+    config = _config(brains={"scripted": lambda: FunctionBrain(decide=stuck, answer=stuck)}, run_timeout_s=0.5)
+    with TestClient(create_app(config)) as client:
+        run_id = _ask(client, page_png).json()["id"]
+        run = _wait(client, run_id, timeout=20)
+        release.set()
+        time.sleep(0.3)
+        after = client.get(f"/v1/runs/{run_id}").json()
+    assert run["status"] == "timeout" and "limit of 0.5 s" in run["error"]
+    assert after["status"] == "timeout" and after["answer"] is None  # the late answer was dropped

@@ -170,7 +170,7 @@ def test_judge_random_uses_the_same_tools(page):
 
 
 def test_unknown_strategy_lists_valid_ones():
-    with pytest.raises(UnknownComponentError, match="valid strategys: agres, docintent, docintent\\+mact, judge-fixed"):
+    with pytest.raises(UnknownComponentError, match="valid strategies: agres, docintent, docintent\\+mact, judge-fixed"):
         get_strategy("magic")
     with pytest.raises(ConfigError, match="unknown option"):
         get_strategy("docintent", rounds=3)

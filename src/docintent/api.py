@@ -26,12 +26,16 @@ RANKING_SHOWN = 10
 
 
 def as_page(image: Page | np.ndarray | str | os.PathLike) -> Page:
-    """A Page from a Page, an RGB/grayscale array, or an image/PDF path (its first page)."""
+    """A Page from a Page, an RGB/grayscale array, or an image/PDF path (first page); anything else is a
+    :class:`~docintent.errors.ConfigError` saying what it got."""
     if isinstance(image, Page):
         return image
     if isinstance(image, np.ndarray):
         return Page.from_array(image, source="<array>")
-    return load_page(image)
+    if isinstance(image, (str, os.PathLike)) and not isinstance(image, bytes):
+        return load_page(image)
+    raise ConfigError(f"the image must be a Page, a numpy array or a file path, got {type(image).__name__} "
+                      "(for encoded bytes use docintent.io.load_bytes)")
 
 
 def ask(
@@ -72,7 +76,9 @@ def ask(
     4
     """
     check_task(task)
-    if not question or not question.strip():
+    if not isinstance(question, str):
+        raise ConfigError(f"the question must be text, got {type(question).__name__}")
+    if not question.strip():
         raise ConfigError("the question is empty")
     if isinstance(max_pages, bool) or not isinstance(max_pages, int) or max_pages < 1:
         raise ConfigError(f"max_pages must be a whole number of at least 1, got {max_pages!r}")

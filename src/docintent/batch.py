@@ -223,7 +223,7 @@ def _run(items: Sequence[Any], item_key: Callable[[Any], tuple[str, ...]], row_k
     path.parent.mkdir(parents=True, exist_ok=True)
     with FolderLock(path.parent, purpose=purpose, name=f".{path.name}.lock"):
         writer = ResultsWriter(path, key=row_key)
-        todo, skipped, retried = plan_rows(items, item_key, writer.latest(), retry_failed)
+        todo, skipped, retried, _ = plan_rows(items, item_key, writer.latest(), retry_failed)
         bar = Progress(len(todo) + skipped, desc=path.name, initial=skipped, show=progress)
         before = len(writer.rows)
         t0 = time.perf_counter()

@@ -27,7 +27,7 @@ from typing import NoReturn
 
 from . import __version__, commands
 from .errors import DocIntentError
-from .settings import strip_url_credentials
+from .redaction import RedactingFilter, RedactingStream, redact, register_argv, register_environment
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,8 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _say(message: str) -> None:
-    """One line on standard error, with credentials removed from any URL in it."""
-    line = " ".join(strip_url_credentials(str(message)).split())
+    """One line on standard error, with secrets removed (:func:`docintent.redaction.redact`)."""
+    line = " ".join(redact(str(message)).split())
     print(line, file=sys.stderr, flush=True)
 
 
@@ -68,17 +68,32 @@ def _os_error_text(err: OSError) -> str:
     return f"{' -> '.join(map(str, names))}: {problem}" if names else problem
 
 
-def _write_crash_report(command: str | None) -> Path | None:
-    """Write the current exception's traceback to a file and return its path (None if nowhere is writable)."""
-    from .settings import get_settings
+def _crash_folders() -> list[Path]:
+    """Where crash reports may go: the cache's ``crashes`` folder, then the temporary folder. Never raises:
+    the settings themselves may be what is broken."""
+    folders = []
+    try:
+        from .settings import get_settings
 
+        folders.append(Path(get_settings().cache_dir) / "crashes")
+    except Exception:  # noqa: BLE001 - a bad DOCINTENT_* variable must not stop the report being written
+        pass
+    return [*folders, Path(tempfile.gettempdir())]
+
+
+def _write_crash_report(command: str | None, argv: list[str]) -> Path | None:
+    """Write the current exception's traceback to a new file and return its path (None if nowhere is
+    writable). Secrets are removed from it; it is created afresh (never through a link someone left there)."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    text = f"docintent {__version__} {command or ''}\nargv: {sys.argv!r}\n\n{traceback.format_exc()}"
-    for folder in (Path(get_settings().cache_dir) / "crashes", Path(tempfile.gettempdir())):
+    text = f"docintent {__version__} {command or ''}\nargv: {argv!r}\n\n{traceback.format_exc()}"
+    data = redact(text).encode("utf-8")
+    for folder in _crash_folders():
         try:
             folder.mkdir(parents=True, exist_ok=True)
             path = folder / f"docintent-crash-{stamp}-{os.getpid()}.txt"
-            path.write_text(strip_url_credentials(text), encoding="utf-8")
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
             return path
         except OSError:
             continue
@@ -86,15 +101,44 @@ def _write_crash_report(command: str | None) -> Path | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``) and return its exit status.
+
+    Everything it prints and logs passes through :func:`docintent.redaction.redact`; the secrets of the
+    command line and of the environment are registered first, so they are masked in any form."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    register_environment()
+    register_argv(argv)
+    out, err = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
+    sys.stdout, sys.stderr = out, err
+    try:
+        return _main(argv)
+    finally:
+        for wrapper in (out, err):
+            with contextlib.suppress(Exception):
+                wrapper.flush()
+        # A stream the command replaced (the closed pipe of `docintent ... | head`) stays replaced.
+        if sys.stdout is out:
+            sys.stdout = out.inner
+        if sys.stderr is err:
+            sys.stderr = err.inner
+
+
+def _log_handler() -> logging.Handler:
+    """The standard-error handler of the command line's log lines, which are redacted before formatting."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactingFilter())
+    return handler
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # --help, --version, or a refused argument (already reported in one line)
         return stop.code if isinstance(stop.code, int) else 1
-    logging.basicConfig(
-        level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)],
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    logging.basicConfig(level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)],
+                        handlers=[_log_handler()])
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
@@ -121,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             traceback.print_exc()
             return 1
-        report = _write_crash_report(args.command)
+        report = _write_crash_report(args.command, ["docintent", *argv])
         written = f"full traceback written to {report}" if report else "no file could be written for its traceback"
         _say(f"{where}: unexpected error: {type(err).__name__}: {err}; {written} (--debug prints it)")
         return 1

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+from .redaction import register_options
 
 #: The file name looked up in the project folders and the user config folder.
 CONFIG_NAME = "docintent.toml"
@@ -157,7 +158,9 @@ def read_config_file(path: Path) -> Config:
         if not isinstance(kind, str):
             raise _fail(path, f"profiles.{name}.kind", f"must be a brain kind (a string), got {kind!r}")
         options = {k: v for k, v in table.items() if k != "kind"}
+        register_options(options)  # a key or URL password written in a profile is masked wherever it reappears
         profiles[name] = Profile(name, kind, options, path)
+    register_options(settings)
     return Config(
         files=(path,),
         settings={k: FileValue(v, path) for k, v in settings.items()},

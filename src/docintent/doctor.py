@@ -99,7 +99,7 @@ def run_checks(base_url: str | None, model: str | None = None, api_key: str | No
         except ModelEndpointError as err:
             checks.append(Check("reachable", "fail", str(err), [FIXES["unreachable"]]))
             return checks
-        checks.append(Check("reachable", "ok", f"{endpoint.base_url} lists {len(served)} model(s): "
+        checks.append(Check("reachable", "ok", f"{endpoint.public_url} lists {len(served)} model(s): "
                             f"{', '.join(served[:8]) or 'none'}"))
         if model is None:
             if len(served) != 1:

@@ -78,12 +78,15 @@ class Document:
             self.is_pdf = True
             self.name = name or "<bytes>"
             self.count = pdf_page_count(self.source, password=password, name=self.name)
-        else:
+        elif isinstance(source, (str, os.PathLike)):
             path = Path(source)
             self.source = path
             self.name = name or str(path)
             self.is_pdf = _is_pdf_file(path)
             self.count = pdf_page_count(path, password=password) if self.is_pdf else 1
+        else:
+            raise ConfigError(f"the image must be a Page, a Document, a numpy array, a file path or a PDF's bytes, "
+                              f"got {type(source).__name__} (for encoded image bytes use docintent.io.load_bytes)")
         try:
             self.numbers = _select(pages, self.count)
         except ConfigError as err:

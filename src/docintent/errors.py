@@ -51,6 +51,10 @@ class EncryptedPdfError(InputError):
     """The PDF is encrypted and no (correct) password was given."""
 
 
+class InvalidArrayError(InputError, ValueError):
+    """An image array of a shape or element type docintent cannot read as a page."""
+
+
 class InvalidBoxError(InputError, ValueError):
     """A region box is degenerate, malformed or outside the page."""
 
@@ -69,7 +73,8 @@ class UnknownComponentError(DocIntentError, KeyError):
         self.kind = kind
         self.name = name
         self.valid = sorted(valid)
-        super().__init__(f"unknown {kind} {name!r}; valid {kind}s: {', '.join(self.valid)}")
+        plural = f"{kind[:-1]}ies" if kind.endswith("y") else f"{kind}s"
+        super().__init__(f"unknown {kind} {name!r}; valid {plural}: {', '.join(self.valid)}")
 
     def __str__(self) -> str:  # KeyError would otherwise repr() the message
         return self.args[0]

@@ -21,7 +21,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .errors import InvalidBoxError
+from .errors import InvalidArrayError, InvalidBoxError
 
 
 def to_rgb_uint8(array: np.ndarray) -> np.ndarray:
@@ -30,9 +30,14 @@ def to_rgb_uint8(array: np.ndarray) -> np.ndarray:
     Alpha is composited over white (documents are white paper). Floats are taken as [0, 1]; 16-bit and
     other integer types are scaled from their full range.
     """
-    a = np.asarray(array)
+    try:
+        a = np.asarray(array)
+    except (TypeError, ValueError) as err:  # ragged nested lists, objects that are no array
+        raise InvalidArrayError("image array", f"not an image array ({err})") from None
     if a.ndim not in (2, 3) or a.size == 0:
-        raise ValueError(f"expected a 2-D or 3-D image array, got shape {a.shape}")
+        raise InvalidArrayError("image array", f"expected a 2-D or 3-D image array, got shape {a.shape}")
+    if a.dtype.kind not in "biuf":
+        raise InvalidArrayError("image array", f"expected numbers (bool, integer or float), got dtype {a.dtype}")
     if a.dtype == np.bool_:
         a = a.astype(np.uint8) * 255
     elif a.dtype.kind == "f":
@@ -54,7 +59,7 @@ def to_rgb_uint8(array: np.ndarray) -> np.ndarray:
         alpha = a[:, :, 3:4].astype(np.float32) / 255.0
         a = (a[:, :, :3].astype(np.float32) * alpha + 255.0 * (1.0 - alpha) + 0.5).astype(np.uint8)
     elif channels != 3:
-        raise ValueError(f"expected 1 to 4 channels, got {channels}")
+        raise InvalidArrayError("image array", f"expected 1 to 4 channels, got {channels}")
     return np.ascontiguousarray(a)
 
 
@@ -192,15 +197,71 @@ class Box:
         x0, y0, x1, y1 = (float(v) / 1000.0 for v in xyxy)
         return cls.clamped(x0, y0, x1, y1)
 
+    #: What :meth:`parse` accepts, for messages.
+    PARSE_RULE: ClassVar[str] = ("expected x0,y0,x1,y1 as fractions in [0, 1] or integers in 0-1000, with x0 < x1 "
+                                 "and y0 < y1")
+
     @classmethod
     def parse(cls, value: Sequence[float]) -> Box:
-        """Accept [0,1] floats or 0-1000 integers (any coordinate > 1 means the 0-1000 convention)."""
-        vals = [float(v) for v in value]
-        if len(vals) != 4:
-            raise InvalidBoxError(value, "a box needs exactly 4 numbers (x0, y0, x1, y1)")
-        if max(vals) > 1.0:
-            return cls.from_1000(vals)
-        return cls.clamped(*vals)
+        """A region given as four fractions in [0, 1] or four whole numbers in 0-1000, with x0 < x1 and
+        y0 < y1; the one rule of every interface (command line, MCP, tools). Nothing is clamped: a box that
+        leaves the page, mixes the two conventions (``[0, 0, 0.5, 1000]``) or has no area is an
+        :class:`~docintent.errors.InvalidBoxError`.
+
+        >>> Box.parse([100, 250, 600, 900]).as_tuple()
+        (0.1, 0.25, 0.6, 0.9)
+        >>> Box.parse([0, 0, 0.5, 1000])
+        Traceback (most recent call last):
+        ...
+        docintent.errors.InvalidBoxError: [0, 0, 0.5, 1000]: mixes fractions with 0-1000 integers: expected ...
+        """
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise InvalidBoxError(value, f"a box is a list of 4 numbers: {cls.PARSE_RULE}")
+        if len(value) != 4:
+            raise InvalidBoxError(value, f"a box needs exactly 4 numbers (x0, y0, x1, y1): {cls.PARSE_RULE}")
+        try:
+            if any(isinstance(v, (bool, str, bytes)) for v in value):
+                raise TypeError
+            vals = [float(v) for v in value]
+        except (TypeError, ValueError):
+            raise InvalidBoxError(value, f"box coordinates must be numbers: {cls.PARSE_RULE}") from None
+        if not all(np.isfinite(vals)):
+            raise InvalidBoxError(value, f"box coordinates must be finite numbers: {cls.PARSE_RULE}")
+        if all(0.0 <= v <= 1.0 for v in vals):
+            box_values = vals
+        elif all(0.0 <= v <= 1000.0 for v in vals):
+            if not all(v == int(v) for v in vals):
+                raise InvalidBoxError(value, f"mixes fractions with 0-1000 integers: {cls.PARSE_RULE}")
+            box_values = [v / 1000.0 for v in vals]
+        else:
+            raise InvalidBoxError(value, f"lies outside the page: {cls.PARSE_RULE}")
+        x0, y0, x1, y1 = box_values
+        if not (x0 < x1 and y0 < y1):
+            raise InvalidBoxError(value, f"has no area: {cls.PARSE_RULE}")
+        return cls(x0, y0, x1, y1)
+
+    @classmethod
+    def from_model(cls, value: Sequence[float]) -> Box:
+        """A box a model wrote, read by :meth:`parse`'s rule after two repairs models need: swapped corners
+        are put back in order, and a box partly off the page is cut to it (within its own convention, so a box
+        that mixes fractions with 0-1000 integers is still refused).
+
+        >>> Box.from_model([800, 900, -50, 1100]).to_1000()
+        (0, 900, 800, 1000)
+        """
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) != 4:
+            return cls.parse(value)  # the same message as for any malformed box
+        try:
+            x0, y0, x1, y1 = (float(v) for v in value)
+        except (TypeError, ValueError):
+            return cls.parse(value)
+        if not all(np.isfinite((x0, y0, x1, y1))):
+            return cls.parse(value)
+        x0, x1, y0, y1 = min(x0, x1), max(x0, x1), min(y0, y1), max(y0, y1)
+        top = 1.0 if max(abs(x0), abs(y0), abs(x1), abs(y1)) <= 1.0 else 1000.0
+        if x0 >= top or y0 >= top or x1 <= 0 or y1 <= 0:
+            raise InvalidBoxError(value, f"lies outside the page: {cls.PARSE_RULE}")
+        return cls.parse([min(max(v, 0.0), top) for v in (x0, y0, x1, y1)])
 
     def to_pixels(self, width: int, height: int) -> tuple[int, int, int, int]:
         """Integer pixel bounds (x0, y0, x1, y1), at least one pixel wide and high."""

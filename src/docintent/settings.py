@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +19,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .configfile import Config, load_config
 from .errors import ConfigError
+from .redaction import MASK, is_secret_name, redact
 
 
 def _default_cache_dir() -> Path:
@@ -33,16 +33,16 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DOCINTENT_", extra="ignore")
 
     max_pixels: Annotated[
-        int, Field(description="Refuse images that decode to more pixels than this (decompression-bomb guard).")
+        int, Field(ge=1, description="Refuse images that decode to more pixels than this (decompression-bomb guard).")
     ] = 200_000_000
-    max_side: Annotated[int, Field(description="Longest side pages are resized to before model input.")] = 2048
-    pdf_dpi: Annotated[int, Field(description="Resolution PDF pages are rendered at.")] = 150
+    max_side: Annotated[int, Field(ge=16, le=65_536, description="Longest side pages are resized to before model input.")] = 2048
+    pdf_dpi: Annotated[int, Field(ge=1, le=2400, description="Resolution PDF pages are rendered at.")] = 150
     cache_dir: Annotated[Path, Field(description="Where OCR and perception results are cached on disk.")] = (
         _default_cache_dir()
     )
     cache: Annotated[bool, Field(description="Cache OCR results on disk (by page hash, region and engine).")] = True
     ocr_engine: Annotated[str, Field(description="Default OCR engine: 'rapidocr' or 'tesseract'.")] = "rapidocr"
-    threads: Annotated[int, Field(description="Threads for ONNX inference (0 = library default).")] = 0
+    threads: Annotated[int, Field(ge=0, le=1024, description="Threads for ONNX inference (0 = library default).")] = 0
 
     base_url: Annotated[str | None, Field(description="OpenAI-compatible endpoint; falls back to OPENAI_BASE_URL.")] = None
     api_key: Annotated[str | None, Field(description="API key; falls back to OPENAI_API_KEY. Local servers need none.")] = None
@@ -55,8 +55,6 @@ class Settings(BaseSettings):
         return self.api_key or os.environ.get("OPENAI_API_KEY")
 
 
-#: Settings whose value is never printed.
-SECRET_SETTINGS = ("api_key",)
 #: The conventional variables a setting falls back to when its DOCINTENT_ variable is not set.
 FALLBACK_ENV = {"base_url": "OPENAI_BASE_URL", "api_key": "OPENAI_API_KEY"}
 
@@ -89,12 +87,43 @@ def settings_from(config: Config) -> Settings:
                 raise ConfigError(
                     f"{config.settings[key].path}: settings.{key}: {problem['msg']} (got {from_file[key]!r})"
                 ) from None
-        raise
+        # From the environment: one line naming the variable (the crash handler reads the settings too).
+        raise ConfigError("; ".join(_setting_problem(e) for e in err.errors())) from None
+
+
+def _setting_problem(error: Any) -> str:
+    """``DOCINTENT_NAME='value': problem`` for one validation error of a setting from the environment."""
+    name = str(error["loc"][0]) if error.get("loc") else "?"
+    value = error.get("input")
+    kind = error.get("type", "")
+    context = error.get("ctx") or {}
+    if kind in ("greater_than_equal", "greater_than"):
+        problem = f"must be at least {context.get('ge', context.get('gt'))}"
+    elif kind in ("less_than_equal", "less_than"):
+        problem = f"must be at most {context.get('le', context.get('lt'))}"
+    elif kind.startswith("int_"):
+        problem = "must be a whole number"
+    elif kind.startswith("bool"):
+        problem = "must be true or false (1/0, yes/no)"
+    else:
+        problem = str(error.get("msg", "invalid value"))
+    shown = value if isinstance(value, str) else str(value)
+    return f"DOCINTENT_{name.upper()}={shown!r}: {problem}"
 
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The settings of this process, read once: the environment over the config files over the defaults."""
+    """The settings of this process, read once: the environment over the config files over the defaults.
+
+    A value that is not valid is a :class:`~docintent.errors.ConfigError` naming its variable (or file and key):
+
+    >>> import os; os.environ["DOCINTENT_PDF_DPI"] = "0"; get_settings.cache_clear()
+    >>> get_settings()
+    Traceback (most recent call last):
+    ...
+    docintent.errors.ConfigError: DOCINTENT_PDF_DPI='0': must be at least 1
+    >>> del os.environ["DOCINTENT_PDF_DPI"]; get_settings.cache_clear()
+    """
     return settings_from(load_config())
 
 
@@ -126,19 +155,9 @@ def settings_report(config: Config | None = None) -> list[SettingSource]:
             value, source = os.environ[fallback], f"environment ({fallback})"
         else:
             source = "default"
-        if name in SECRET_SETTINGS and value:
-            value = "***"
+        if is_secret_name(name) and value:
+            value = MASK
+        elif isinstance(value, str):
+            value = redact(value)  # a base URL's credentials
         rows.append(SettingSource(name, value, source))
     return rows
-
-
-_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/@]+@")
-
-
-def strip_url_credentials(text: str) -> str:
-    """``text`` with the user and password of every URL in it replaced by ``***`` (for what gets recorded).
-
-    >>> strip_url_credentials("cannot reach http://alice:secret@host:8000/v1")
-    'cannot reach http://***@host:8000/v1'
-    """
-    return _URL_CREDENTIALS.sub(r"\1***@", text)

@@ -47,6 +47,7 @@ from .._version import __version__
 from ..errors import ModelEndpointError
 from ..io.encode import cap_pixels, resize_longest, to_data_url
 from ..page import Page
+from ..redaction import public_url, register_secret, register_url
 from . import eventloop, ratelimit
 from .base import Usage
 from .tokens import data_url_size, request_tokens
@@ -179,6 +180,11 @@ class Endpoint:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        # Credentials in the URL or the key never appear in a message, a log line or a trace.
+        register_url(self.base_url)
+        register_secret(api_key)
+        #: The URL as messages show it: its user and password masked.
+        self.public_url = public_url(self.base_url) or ""
         self.api_key = api_key or PLACEHOLDER_KEY
         self.timeout = timeout
         self.max_retries = max_retries
@@ -227,7 +233,7 @@ class Endpoint:
     @property
     def where(self) -> str:
         """``URL (model NAME)`` for messages."""
-        return f"{self.base_url} (model {self._model or 'not set'})"
+        return f"{self.public_url} (model {self._model or 'not set'})"
 
     @property
     def model(self) -> str:
@@ -236,7 +242,7 @@ class Endpoint:
             served = self.served_models()
             if len(served) != 1:
                 raise ModelEndpointError(
-                    f"{self.base_url}: no model configured and the server lists {len(served)} "
+                    f"{self.public_url}: no model configured and the server lists {len(served)} "
                     f"({', '.join(served) or 'none'}); pass model=... or set DOCINTENT_MODEL"
                 )
             self._model = served[0]
@@ -256,13 +262,29 @@ class Endpoint:
             raise self._unreachable(err) from None
         except openai.APIStatusError as err:
             raise ModelEndpointError(
-                f"{self.base_url}: listing models failed with HTTP {err.status_code}: {_sentence(error_text(err))}"
+                f"{self.public_url}: listing models failed with HTTP {err.status_code}: {_sentence(error_text(err))}"
             ) from None
         except (ValueError, AttributeError, TypeError) as err:  # a body that is not the models list
             raise ModelEndpointError(
-                f"{self.base_url}: /models did not return a model list ({type(err).__name__}); "
+                f"{self.public_url}: /models did not return a model list ({type(err).__name__}); "
                 "is the URL the API's, ending in /v1?"
             ) from None
+
+    def probe(self) -> tuple[bool, str | None]:
+        """Whether the endpoint answers ``GET /models``, and the problem when it does not. A 401 or 403 counts
+        as reachable: the server is there, and the key is the brain's business. Never raises."""
+        openai = _sdk()
+
+        try:
+            self.client.models.list()
+        except openai.APIStatusError as err:
+            return err.status_code in (401, 403), f"HTTP {err.status_code}"
+        except openai.APIConnectionError as err:
+            cause = err.__cause__ or err.__context__ or err
+            return False, f"{type(cause).__name__}: {_sentence(str(cause))}"
+        except Exception as err:  # noqa: BLE001 - a body that is not a model list, a bad URL: not usable
+            return False, f"{type(err).__name__}: {_sentence(str(err))}"
+        return True, None
 
     def close(self) -> None:
         """Close the synchronous HTTP client (the event loop closes the async clients it shares)."""
@@ -348,7 +370,7 @@ class Endpoint:
                 served = []
             if served and self._model not in served:
                 return ModelEndpointError(
-                    f"model {self._model!r} is not served at {self.base_url}; it serves: {', '.join(served)}"
+                    f"model {self._model!r} is not served at {self.public_url}; it serves: {', '.join(served)}"
                 )
             return ModelEndpointError(f"{self.where} answered HTTP 404: {text}. Check the base URL (usually ending in /v1)")
         kind = rejection_kind(text)
@@ -604,7 +626,7 @@ class _Attempts:
         :meth:`failure` when it was the last attempt."""
         if attempt + 1 >= self.total:
             raise self.failure()
-        log.warning("%s: %s; retry %d of %d in %.1f s", self.endpoint.base_url, self.last, attempt + 1,
+        log.warning("%s: %s; retry %d of %d in %.1f s", self.endpoint.public_url, self.last, attempt + 1,
                     self.total - 1, seconds)
 
     def failure(self) -> ModelEndpointError:

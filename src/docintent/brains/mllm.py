@@ -718,7 +718,7 @@ def _region(value: Any) -> Box | None:
     if value is None:
         return None
     try:
-        box = Box.parse(value)
+        box = Box.from_model(value)
     except (InvalidBoxError, TypeError, ValueError):
         log.info("ignoring an unusable region argument %r", value)
         return None

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..configfile import Config, Profile, load_config
 from ..errors import ConfigError
+from ..redaction import MASK, is_secret_name, redact
 from . import BRAINS
 
 #: Brain options an environment variable also sets; where the variable is set, it wins over a profile's value.
@@ -33,8 +34,6 @@ ENV_OPTIONS: dict[str, tuple[str, ...]] = {
     "max_side": ("DOCINTENT_MAX_SIDE",),
     "engine": ("DOCINTENT_OCR_ENGINE",),
 }
-#: Options whose values are never printed.
-SECRET_OPTIONS = ("api_key",)
 
 
 @dataclass(frozen=True)
@@ -117,5 +116,8 @@ def choose_brain(
 
 
 def shown(key: str, value: Any) -> Any:
-    """``value`` as it may be printed: secrets as ``***``."""
-    return "***" if key in SECRET_OPTIONS and value else value
+    """``value`` as it may be printed: secrets as ``***``, credentials in a URL masked
+    (:mod:`docintent.redaction`)."""
+    if is_secret_name(key) and value:
+        return MASK
+    return redact(value) if isinstance(value, str) else value

@@ -26,6 +26,7 @@ caller waiting on another process never stalls every request of the loop.
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 import time
 from collections import deque
@@ -71,10 +72,10 @@ class RateLimiter:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         for name, value in (("requests_per_minute", requests_per_minute), ("tokens_per_minute", tokens_per_minute)):
-            if value is not None and value <= 0:
-                raise ConfigError(f"{name} must be > 0, got {value}")
-        if burst_seconds < 0:
-            raise ConfigError(f"burst_seconds must be >= 0, got {burst_seconds}")
+            if value is not None and not (math.isfinite(value) and value > 0):  # NaN compares false to everything
+                raise ConfigError(f"{name} must be a finite number above 0, got {value}")
+        if not (math.isfinite(burst_seconds) and burst_seconds >= 0):
+            raise ConfigError(f"burst_seconds must be a finite number >= 0, got {burst_seconds}")
         self.requests_per_minute = requests_per_minute
         self.tokens_per_minute = tokens_per_minute
         self.burst_seconds = burst_seconds

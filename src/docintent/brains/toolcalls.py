@@ -121,7 +121,7 @@ def _as_call(value: Any, raw: str) -> ParsedCall | None:
     if isinstance(value.get("function"), dict):  # {"type": "function", "function": {...}}
         value = value["function"]
     name = value.get("name") or value.get("tool") or value.get("function")
-    if not isinstance(name, str) or not name:
+    if not isinstance(name, str) or not name.strip():  # a blank name names no function
         return None
     raw_args: Any = next((value[k] for k in ("arguments", "parameters", "args", "input") if k in value), {})
     arguments, error = decode_arguments(raw_args)

@@ -19,7 +19,10 @@ from ..errors import ConfigError
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, Any]:
-    """``["a=1", "b=x"]`` -> ``{"a": 1, "b": "x"}`` (values parsed as JSON when they can be)."""
+    """``["a=1", "b=x"]`` -> ``{"a": 1, "b": "x"}`` (values parsed as JSON when they can be). Secret values
+    (``api_key=...``) are registered for redaction."""
+    from ..redaction import register_options
+
     out: dict[str, Any] = {}
     for pair in pairs or []:
         if "=" not in pair:
@@ -29,6 +32,7 @@ def parse_options(pairs: list[str] | None) -> dict[str, Any]:
             out[key.strip()] = json.loads(value)
         except json.JSONDecodeError:
             out[key.strip()] = value
+    register_options(out)
     return out
 
 
@@ -76,25 +80,20 @@ def _number(text: str, what: str) -> float:
 
 
 def region_arg(text: str):
-    """``x0,y0,x1,y1`` as fractions in [0, 1] or as 0-1000 integers -> a Box. Nothing is clamped: a region
-    that leaves the page, has no area, or is not four numbers is refused."""
+    """``x0,y0,x1,y1`` as fractions in [0, 1] or as 0-1000 integers -> a Box, by :meth:`Box.parse`'s rule
+    (the one every interface uses). Nothing is clamped: a region that leaves the page, has no area, or is not
+    four numbers is refused."""
+    from ..errors import InvalidBoxError
     from ..page import Box
 
-    usage = "expected x0,y0,x1,y1 as fractions in [0, 1] or integers in 0-1000, with x0 < x1 and y0 < y1"
     parts = [p.strip() for p in text.split(",")]
     if len(parts) != 4 or not all(parts):
-        raise argparse.ArgumentTypeError(f"{text!r}: {usage}")
-    values = [_number(p, usage) for p in parts]
-    if all(0.0 <= v <= 1.0 for v in values):
-        box_values = values
-    elif all(v == int(v) and 0 <= v <= 1000 for v in values):
-        box_values = [v / 1000.0 for v in values]
-    else:
-        raise argparse.ArgumentTypeError(f"{text!r} lies outside the page: {usage}")
-    x0, y0, x1, y1 = box_values
-    if not (x0 < x1 and y0 < y1):
-        raise argparse.ArgumentTypeError(f"{text!r} has no area: {usage}")
-    return Box(x0, y0, x1, y1)
+        raise argparse.ArgumentTypeError(f"{text!r}: {Box.PARSE_RULE}")
+    values = [_number(p, Box.PARSE_RULE) for p in parts]
+    try:
+        return Box.parse(values)
+    except InvalidBoxError as err:
+        raise argparse.ArgumentTypeError(f"{text!r} {err.problem}") from None
 
 
 def _int(text: str) -> int:
@@ -125,6 +124,20 @@ def float_range(low: float, high: float) -> Callable[[str], float]:
         value = _number(text, f"between {low:g} and {high:g}")
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"{value:g} is out of range: must be between {low:g} and {high:g}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def positive_float(high: float | None = None) -> Callable[[str], float]:
+    """An argparse type: a finite number above 0 (and at most ``high`` when given)."""
+
+    def parse(text: str) -> float:
+        value = _number(text, "a finite number above 0")
+        if value <= 0 or (high is not None and value > high):
+            bound = f"above 0 and at most {high:g}" if high is not None else "above 0"
+            raise argparse.ArgumentTypeError(f"{value:g} is out of range: must be {bound}")
         return value
 
     parse.__name__ = "number"
@@ -188,12 +201,10 @@ non_negative_int = int_range(0)
 #: Shares such as a matching threshold.
 unit_float = float_range(0.0, 1.0)
 
-#: Image formats ``save_page`` writes, by suffix.
-IMAGE_OUTPUT_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp")
-
-
 def image_output_arg(text: str) -> Path:
     """An image path to write: its suffix must name a format docintent writes."""
+    from ..io.encode import IMAGE_OUTPUT_SUFFIXES
+
     path = Path(text)
     if path.suffix.lower() not in IMAGE_OUTPUT_SUFFIXES:
         raise argparse.ArgumentTypeError(
@@ -207,14 +218,20 @@ def image_output_arg(text: str) -> Path:
 
 def check_output_file(path: str | os.PathLike) -> Path:
     """Refuse, before any work is done, a file path that cannot be written: its folder is missing, is a file,
-    or is not writable, or the path itself is a folder."""
+    or is not writable, or the path itself is a folder, a block device or a socket. A symbolic link is
+    checked where it points; a character device or pipe (``/dev/null``) is checked for writing into
+    (see :func:`docintent.io.lock.output_target`)."""
     from ..errors import InputError
+    from ..io.lock import output_target
 
     p = Path(path)
-    if p.is_dir():
-        raise InputError(p, "is a folder; give a file name")
-    _check_creatable(p, p.parent if str(p.parent) else Path("."), "written")
-    if p.exists() and not os.access(p, os.W_OK):
+    target, how = output_target(p)
+    if how == "through":
+        if not os.access(p, os.W_OK):
+            raise InputError(p, "cannot be written: no permission")
+        return p
+    _check_creatable(p, target.parent if str(target.parent) else Path("."), "written")
+    if target.exists() and not os.access(target, os.W_OK):
         raise InputError(p, "cannot be written: no permission")
     return p
 
@@ -244,9 +261,10 @@ def _check_creatable(target: Path, start: Path, verb: str) -> None:
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write an output file so it is whole or absent (temporary file, then rename); credentials in URLs are
-    removed from what is written."""
+    """Write an output file so it is whole or absent (temporary file, then rename; see
+    :func:`docintent.io.lock.atomic_write_bytes` for links and special files); secrets are removed from
+    what is written."""
     from ..io.lock import atomic_write_text
-    from ..settings import strip_url_credentials
+    from ..redaction import redact
 
-    atomic_write_text(path, strip_url_credentials(text))
+    atomic_write_text(path, redact(text))

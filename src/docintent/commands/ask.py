@@ -123,7 +123,10 @@ def run_one(args: argparse.Namespace) -> int:
         _save_steps(result, Path(args.save_steps))
     if args.json:
         print(json.dumps(data, indent=2))
-        return 0 if not result.error else 1
+        if result.error:  # the JSON carries it too, but an error is always named on standard error
+            print(f"docintent ask: error: {result.error}", file=sys.stderr)
+            return 1
+        return 0
     verbose = getattr(args, "verbose", 0) or 0
     print(f"answer: {result.answer}")
     print(f"confidence: {result.confidence:.2f}   strategy: {result.strategy}   seconds: {result.seconds:.2f}")

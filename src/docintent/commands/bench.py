@@ -93,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         return 130
     print(
         f"{summary.results_path}: {summary.rows} rows ({summary.new_rows} new, {summary.skipped} already done, "
-        f"{summary.retried} retried, {summary.failed} with errors) in {summary.seconds:.1f} s "
+        f"{summary.retried} retried, {f'{summary.changed} changed in the dataset, ' if summary.changed else ''}"
+        f"{summary.failed} with errors) in {summary.seconds:.1f} s "
         f"({summary.samples_per_second:.2f} rows/s, {summary.workers} worker(s))"
     )
     rows = read_results(summary.out_dir)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_profile_argument
+from ._common import add_profile_argument, int_range, positive_float, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -17,10 +17,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--base-url", help="endpoint URL ending in /v1 (default DOCINTENT_BASE_URL or OPENAI_BASE_URL)")
     p.add_argument("--model", help="model name (default DOCINTENT_MODEL, else the only model the server lists)")
     p.add_argument("--api-key", help="API key (default DOCINTENT_API_KEY or OPENAI_API_KEY; local servers need none)")
-    p.add_argument("--max-side", type=int, default=None,
+    p.add_argument("--max-side", type=int_range(16, 65536), default=None,
                    help="longest image side, as ask will send it (default DOCINTENT_MAX_SIDE, 2048)")
-    p.add_argument("--max-tokens", type=int, default=None, help="output-token budget per call, as ask uses it (default 4096)")
-    p.add_argument("--timeout", type=float, default=None, help="seconds to wait for each reply (default 60)")
+    p.add_argument("--max-tokens", type=positive_int, default=None, help="output-token budget per call, as ask uses it (default 4096)")
+    p.add_argument("--timeout", type=positive_float(3600.0), default=None, help="seconds to wait for each reply (default 60)")
     add_profile_argument(p)
     p.add_argument("--brain-opt", action="append", default=[], metavar="KEY=VALUE",
                    help="another option of the openai brain, as given to ask (e.g. native_tools=false, review=page)")

@@ -30,7 +30,9 @@ def run(args: argparse.Namespace) -> int:
         table_markdown,
         write_report,
     )
+    from ._common import check_output_folder
 
+    check_output_folder(args.out)  # before the runs are read
     runs = [load_run(path) for path in args.runs]
     for warning in comparability_warnings(runs):
         print(f"docintent report: warning: {warning}", file=sys.stderr)

@@ -4,7 +4,6 @@ folder or glob restores every page question-free into an output folder, as a res
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -105,13 +104,7 @@ def run_one(args: argparse.Namespace) -> int:
         start = time.perf_counter()
         page = tool(page)
         print(f"  {page.ops[-1]:<32} {page.width}x{page.height}  {time.perf_counter() - start:.2f} s")
-    # Written beside the target and renamed over it: the output is whole or absent, never half an image.
-    partial = output.with_name(f".{output.stem}.{os.getpid()}.partial{output.suffix}")
-    try:
-        save_page(page, partial)
-        os.replace(partial, output)
-    finally:
-        partial.unlink(missing_ok=True)
+    save_page(page, output)  # whole or absent; a link is written through, a device never replaced
     print(f"saved {output}")
     return 0
 

@@ -19,6 +19,12 @@ Example::
 WildDoc indexes read ``<Dataset>-<subset>-<capture 1..4>-<qid>``; the four captures of one question share
 the group ``<Dataset>-<subset>-<qid>``. Base64 images are written once into a cache folder, named by the
 hash of their encoded text, and only decoded when that file does not exist yet.
+
+Files are UTF-8, with or without a byte-order mark. A row whose text is not valid Unicode (bytes that are
+not UTF-8, a lone surrogate such as ``"\ud800"`` in JSON) is kept with its text escaped
+(``\udc80``) and the reason in ``meta["row_error"]``: the run records it as that row's error and goes on.
+A file whose structure is broken (a line that is not JSON, a row without its fields) is refused whole,
+naming the line.
 """
 
 from __future__ import annotations
@@ -129,9 +135,40 @@ def _wilddoc_sample(row: dict[str, Any], image: str, source: str) -> Sample:
 
 
 def _open_text(path: Path) -> io.TextIOBase:
+    """The file as text: UTF-8 with an optional byte-order mark; bytes that are not UTF-8 become lone
+    surrogates, which :func:`_checked_text` turns into that row's error (one bad row is not a bad file)."""
     if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
+        return gzip.open(path, "rt", encoding="utf-8-sig", errors="surrogateescape")
+    return open(path, encoding="utf-8-sig", errors="surrogateescape")
+
+
+def _has_surrogate(text: str) -> bool:
+    return any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
+def _escaped(value: Any) -> Any:
+    """``value`` with lone surrogates written as ``\\udcXX`` escapes (strings inside lists and dicts too)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8") if _has_surrogate(value) else value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_escaped(v) for v in value)
+    if isinstance(value, dict):
+        return {_escaped(k): _escaped(v) for k, v in value.items()}
+    return value
+
+
+def _checked_text(sample: Sample, source: str) -> Sample:
+    """``sample`` as it is when all its text is valid Unicode; else with that text escaped and the problem in
+    ``meta["row_error"]`` (naming ``source`` and the fields)."""
+    d = sample.to_dict()
+    bad = [k for k, v in d.items() if _escaped(v) != v]
+    if not bad:
+        return sample
+    clean = _escaped(d)
+    clean["meta"] = {**clean.get("meta", {}), "row_error": (
+        f"{source}: {', '.join(bad)} not valid Unicode text (bytes that are not UTF-8, or a lone surrogate); "
+        "fix the dataset row")}
+    return Sample.from_dict(clean)
 
 
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -163,14 +200,20 @@ def _resolve(base: Path, image: str, source: str, allow_outside: bool = False) -
 
     A path that leads out of that folder (``../..``, an absolute path elsewhere) is refused unless
     ``allow_outside``: a dataset file from elsewhere must not make a run read, copy into reports (with
-    ``--save-steps``) or send to a model endpoint any file on the disk. The check is on the path as written,
-    so symbolic links placed inside the folder keep working.
+    ``--save-steps``) or send to a model endpoint any file on the disk. Symbolic links are resolved first:
+    a link inside the folder that points out of it is refused too.
     """
     if not image:
         return image
-    folder = os.path.abspath(base)
-    resolved = os.path.normpath(os.path.join(folder, os.path.expanduser(image)))
-    if not allow_outside and os.path.commonpath([folder, resolved]) != folder:
+    if "\x00" in image:  # no file system takes it (and the path functions raise on it)
+        raise DatasetError(f"{source}: image path {image!r} holds a NUL character")
+    if allow_outside:
+        return os.path.normpath(os.path.join(os.path.abspath(base), os.path.expanduser(image)))
+    # Links resolved before the check: a link inside the folder that points out of it leads out of it. The
+    # resolved path is what gets read, so the link cannot be changed between the check and the read.
+    folder = os.path.realpath(base)
+    resolved = os.path.realpath(os.path.join(folder, os.path.expanduser(image)))
+    if os.path.commonpath([folder, resolved]) != folder:
         raise DatasetError(
             f"{source}: image path {image!r} is outside the dataset folder {folder}; "
             "move the images into it or pass --allow-outside-paths"
@@ -194,6 +237,13 @@ def load_samples_jsonl(path: str | Path, *, allow_outside_paths: bool = False) -
             sample = Sample.from_dict(row)
         except (TypeError, ValueError) as err:
             raise DatasetError(f"{path}:{number}: malformed sample ({err})") from None
+        sample = _checked_text(sample, f"{path}:{number}")
+        if not any(a.strip() for a in sample.answers) and not sample.meta.get("row_error"):
+            sample = _with_row_error(sample, f"{path}:{number}: no gold answer ('answers' is empty), so the row "
+                                             "cannot be scored; add its answers")
+        if sample.meta.get("row_error"):
+            samples.append(sample)  # its image path may be the bad text: not resolved, never read
+            continue
         samples.append(_with_image(sample, _resolve(path.parent, sample.image, f"{path}:{number}", allow_outside_paths)))
     if not samples:
         raise DatasetError(f"{path}: holds no samples")
@@ -203,6 +253,12 @@ def load_samples_jsonl(path: str | Path, *, allow_outside_paths: bool = False) -
 def _with_image(sample: Sample, image: str) -> Sample:
     d = sample.to_dict()
     d["image"] = image
+    return Sample.from_dict(d)
+
+
+def _with_row_error(sample: Sample, error: str) -> Sample:
+    d = sample.to_dict()
+    d["meta"] = {**d.get("meta", {}), "row_error": error}
     return Sample.from_dict(d)
 
 
@@ -318,6 +374,12 @@ def load_wilddoc_tsv(
             source = f"{path}:{number}"
             index = str(row.get("index") or "")
             encoded = (row.get("image") or "").strip()
+            if any(_has_surrogate(str(v)) for v in row.values() if v is not None):
+                sample = _checked_text(_wilddoc_sample(row, "", source), source)
+                samples.append(sample)
+                image_of[sample.id] = ""
+                error_of[sample.id] = sample.meta["row_error"]
+                continue
             if row.get("image_path"):
                 image = _resolve(path.parent, row["image_path"], source, allow_outside_paths)
             elif len(encoded) > 64:
@@ -366,6 +428,9 @@ def load_wilddoc_dir(
             if not image:
                 raise DatasetError(f"{file}:{number}: row has no 'image' or 'image_path'")
             source = f"{file}:{number}"
+            if _escaped(row) != row:
+                samples.append(_checked_text(_wilddoc_sample(row, "", source), source))
+                continue
             samples.append(_wilddoc_sample(row, _resolve(directory, str(image), source, allow_outside_paths), source))
     if not samples:
         raise DatasetError(f"{directory}: the .jsonl files hold no rows")
@@ -434,6 +499,8 @@ def read_wilddoc_predictions(path: str | Path) -> list[dict[str, Any]]:
             if key not in row:
                 raise DatasetError(f"{path}:{number}: row has no {key!r}")
         idx = _index_at(row["index"], f"{path}:{number}")
+        if not any(a.strip() for a in wilddoc_answers(idx.task, row["answer"])):
+            raise DatasetError(f"{path}:{number}: row {str(row['index'])!r} has no gold answer, so it cannot be scored")
         rows.append(
             {
                 "id": str(row["index"]),

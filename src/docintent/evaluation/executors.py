@@ -714,8 +714,8 @@ def parse_memory(text: str | None) -> int | None:
         value = float(number) * units[unit]
     except ValueError:
         raise ConfigError(f"memory {text!r}: expected a size such as 2G, 512M or a number of bytes") from None
-    if value <= 0:
-        raise ConfigError(f"memory {text!r}: must be > 0")
+    if not math.isfinite(value) or value < 1:
+        raise ConfigError(f"memory {text!r}: must be a finite size of at least one byte")
     return int(value)
 
 
@@ -738,7 +738,7 @@ def make_executor(
     if kind == "local":
         if ray_address:
             raise ConfigError("--ray-address needs --executor ray")
-        return LocalExecutor(workers=workers or 1, concurrency=concurrency, rate_limit=limit)
+        return LocalExecutor(workers=1 if workers is None else workers, concurrency=concurrency, rate_limit=limit)
     if kind == "ray":
         return RayExecutor(address=ray_address, workers=workers, concurrency=concurrency,
                            cpus_per_task=cpus_per_task, memory_per_task=memory, rate_limit=limit)

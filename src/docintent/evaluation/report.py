@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DatasetError
+from ..io.lock import atomic_write_text
+from ..redaction import redact
 from ..trace import Action, Phase
 from ..vocabulary import TASKS
 from .metrics import Summary, summarize
@@ -61,7 +63,32 @@ def load_run(path: str | os.PathLike, label: str | None = None) -> Run:
     if not (directory / RESULTS_FILE).exists():
         raise DatasetError(f"{directory}: not a run directory (no {RESULTS_FILE})")
     rows = read_results(directory)
+    for row in rows:
+        _check_row(row, directory / RESULTS_FILE)
     return Run(directory, label or directory.name, rows, read_manifest(directory) or {})
+
+
+#: Fields of a row (and of its ``result``) that hold numbers, when present.
+_ROW_NUMBERS = ("score", "seconds")
+_RESULT_NUMBERS = ("prompt_tokens", "completion_tokens", "tools_used", "confidence", "seconds")
+
+
+def _is_figure(value: Any) -> bool:
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value))
+
+
+def _check_row(row: dict[str, Any], file: Path) -> None:
+    """Refuse a row a report cannot be made of (text where a number belongs, no sample), naming it."""
+    sample = row.get("sample")
+    where = f"{file}: the row of sample {str((sample or {}).get('id', '?'))!r}, strategy {str(row.get('strategy'))!r}"
+    if not isinstance(sample, dict) or not all(k in sample for k in ("id", "task")):
+        raise DatasetError(f"{where}: 'sample' must be an object with 'id' and 'task'")
+    result = row.get("result")
+    if result is not None and not isinstance(result, dict):
+        raise DatasetError(f"{where}: 'result' must be an object, got {type(result).__name__}")
+    for name, value in [*((n, row.get(n)) for n in _ROW_NUMBERS), *((n, (result or {}).get(n)) for n in _RESULT_NUMBERS)]:
+        if not _is_figure(value):
+            raise DatasetError(f"{where}: {name!r} must be a number, got {value!r}"[:300])
 
 
 def _unique_labels(runs: Sequence[Run]) -> None:
@@ -550,7 +577,7 @@ def write_report(runs: Sequence[Run], out_dir: str | os.PathLike, *, failures: i
                 md.append(f"- answered correctly by: {', '.join(f.solved_by)}")
             md += [""] + [f"![{cap}]({path})" for cap, path in f.images] + [""]
     paths["markdown"] = out / "report.md"
-    paths["markdown"].write_text("\n".join(md), encoding="utf-8")
+    atomic_write_text(paths["markdown"], redact("\n".join(md)))
 
     h = ["<!doctype html><html><head><meta charset='utf-8'><title>docintent benchmark report</title>",
          f"<style>{_CSS}</style></head><body><h1>Benchmark report</h1>"]
@@ -586,7 +613,7 @@ def write_report(runs: Sequence[Run], out_dir: str | os.PathLike, *, failures: i
             h.append("</div>")
     h.append("</body></html>")
     paths["html"] = out / "report.html"
-    paths["html"].write_text("\n".join(h), encoding="utf-8")
+    atomic_write_text(paths["html"], redact("\n".join(h)))
 
     data = {
         "runs": [{"label": r.label, "path": str(r.path), "manifest": r.manifest} for r in runs],
@@ -598,7 +625,7 @@ def write_report(runs: Sequence[Run], out_dir: str | os.PathLike, *, failures: i
                       "images": [p for _, p in f.images]} for f in picked],
     }
     paths["json"] = out / "report.json"
-    paths["json"].write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    atomic_write_text(paths["json"], redact(json.dumps(data, indent=2) + "\n"))
     return paths
 
 

@@ -7,7 +7,10 @@ A run lives in one directory::
     runs/NAME/steps/...       page images of every step (only with ``save_steps``)
 
 Rows already in ``results.jsonl`` are skipped when a run is started again, so an interrupted run resumes
-where it stopped. A line cut short by a kill is dropped. A sample whose image cannot be loaded, or whose
+where it stopped. A line cut short by a kill is dropped. Each row records its sample's content
+(``sample_digest``: question, gold answers, task, image bytes), so a sample edited in the dataset since its
+row was written is run again (and scored with its new gold); a run folder is bound to its dataset
+(``config["dataset_id"]``), and another dataset is refused. A sample whose image cannot be loaded, or whose
 strategy raises, becomes a row with ``error`` set; such rows are run again only with ``retry_failed``, and
 the new row replaces the old one (readers take the last row per key; the file is compacted at the end).
 
@@ -53,8 +56,9 @@ from ..errors import ConfigError, DatasetError, DocIntentError, InputError
 from ..io import load_page
 from ..io.lock import FolderLock, atomic_write_text
 from ..ocr import get_engine
+from ..redaction import MASK, is_secret_name, redact, register_options
 from ..sample import Sample
-from ..settings import get_settings, strip_url_credentials
+from ..settings import get_settings
 from ..strategies import STRATEGIES, get_strategy
 from .executors import Executor, LocalExecutor, Progress
 from .metrics import row_correct, score_row
@@ -69,8 +73,6 @@ VERSIONED_PACKAGES = (
     "docintent", "numpy", "scipy", "opencv-python-headless", "pillow", "pypdfium2", "rapidocr", "onnxruntime",
     "tesserocr", "rapidfuzz", "openai", "pydantic", "scikit-image",
 )  # fmt: skip
-#: Brain options never written to a manifest.
-SECRET_OPTIONS = ("api_key", "password", "token")
 
 
 # --- options ---------------------------------------------------------------------------------------
@@ -83,7 +85,11 @@ class BrainFactory:
     kind: str
     options: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        register_options(self.options)  # masked wherever they would appear in this process's output
+
     def __call__(self):
+        register_options(self.options)  # in a worker process too
         return get_brain(self.kind, **self.options)
 
 
@@ -145,8 +151,12 @@ def _json_default(value: Any) -> Any:
 
 
 def dump_row(row: dict[str, Any]) -> str:
-    """One row as a JSON line (with the trailing newline); credentials in URLs are replaced by ``***``."""
-    return strip_url_credentials(json.dumps(row, ensure_ascii=False, default=_json_default)) + "\n"
+    """One row as a JSON line (with the trailing newline); secrets are replaced by ``***``
+    (:func:`docintent.redaction.redact`)."""
+    text = json.dumps(row, ensure_ascii=False, default=_json_default)
+    if any("\ud800" <= ch <= "\udfff" for ch in text):  # a lone surrogate cannot be written as UTF-8: escape it
+        text = json.dumps(row, ensure_ascii=True, default=_json_default)
+    return redact(text) + "\n"
 
 
 #: A row's identity in its results file (:func:`row_key` for benchmark rows).
@@ -254,11 +264,13 @@ class ResultsWriter:
 
 
 def plan_rows(items: Iterable[Any], item_key: Callable[[Any], tuple[str, ...]],
-              done: dict[tuple[str, ...], dict[str, Any]], retry_failed: bool = False) -> tuple[list[Any], int, int]:
-    """The items still to run: ``(todo, skipped, retried)``. An item whose key has a row in ``done`` is skipped,
-    unless that row failed and ``retry_failed``."""
+              done: dict[tuple[str, ...], dict[str, Any]], retry_failed: bool = False,
+              stale: Callable[[Any, dict[str, Any]], bool] | None = None) -> tuple[list[Any], int, int, int]:
+    """The items still to run: ``(todo, skipped, retried, changed)``. An item whose key has a row in ``done`` is
+    skipped, unless that row failed and ``retry_failed``, or ``stale(item, row)`` says the item changed since the
+    row was written (its new row then replaces the old one)."""
     todo: list[Any] = []
-    skipped = retried = 0
+    skipped = retried = changed = 0
     for item in items:
         row = done.get(item_key(item))
         if row is None:
@@ -266,19 +278,25 @@ def plan_rows(items: Iterable[Any], item_key: Callable[[Any], tuple[str, ...]],
         elif row.get("error") and retry_failed:
             todo.append(item)
             retried += 1
+        elif stale is not None and stale(item, row):
+            todo.append(item)
+            changed += 1
         else:
             skipped += 1
-    return todo, skipped, retried
+    return todo, skipped, retried, changed
 
 
 def write_rows(todo: Sequence[Any], job: Any, writer: ResultsWriter, executor: Executor, bar: Progress, *,
-               state: Any = None) -> int:
+               state: Any = None, stamp: Callable[[dict[str, Any]], None] | None = None) -> int:
     """Run ``job`` on every item of ``todo`` with ``executor`` and append each row as it arrives (this process
-    alone writes); returns the rows written. A row with ``error`` set counts as failed on the progress line."""
+    alone writes); returns the rows written. ``stamp`` may add fields to each row before it is written. A row
+    with ``error`` set counts as failed on the progress line."""
     written = 0
 
     def emit(row: dict[str, Any]) -> None:
         nonlocal written
+        if stamp is not None:
+            stamp(row)
         writer.write(row)
         written += 1
         bar.update(failed=bool(row.get("error")), note=row.get("error"))
@@ -328,6 +346,72 @@ def _row_seed(seed: int, key: tuple[str, str]) -> int:
     return int.from_bytes(digest, "big")
 
 
+#: Image digests of this process by (path, size, modification time): a resume hashes each image once.
+_IMAGE_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def _image_digest(path: str) -> str:
+    """The BLAKE2b digest of an image file's bytes ("missing" / "unreadable" when it cannot be read)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return "missing"
+    key = (path, info.st_size, info.st_mtime_ns)
+    if key not in _IMAGE_DIGESTS:
+        digest = hashlib.blake2b(digest_size=16)
+        try:
+            with open(path, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    digest.update(chunk)
+        except OSError:
+            return "unreadable"
+        _IMAGE_DIGESTS[key] = digest.hexdigest()
+    return _IMAGE_DIGESTS[key]
+
+
+def sample_digest(sample: Sample) -> str:
+    """What a row's result depends on in its sample: question, gold answers, task, subset, the problem of a
+    bad row and the image's bytes (not its path, so a moved dataset resumes). Rows whose digest differs from
+    the dataset's sample are run again."""
+    image = _image_digest(sample.image) if sample.image else "none"
+    facts = [sample.question, list(sample.answers), sample.task, sample.subset,
+             str(sample.meta.get("row_error") or sample.meta.get("image_error") or ""), image]
+    text = json.dumps(facts, ensure_ascii=True)
+    return hashlib.blake2b(text.encode("ascii"), digest_size=16).hexdigest()
+
+
+def _same_sample(row: dict[str, Any], sample: Sample, digest: str) -> bool:
+    """Whether ``row`` was written for ``sample`` as it is now (rows from before digests compare their text)."""
+    if "sample_digest" in row:
+        return row["sample_digest"] == digest
+    written = row.get("sample") or {}
+    return (written.get("question") == sample.question and list(written.get("answers") or []) == list(sample.answers)
+            and written.get("task") == sample.task)
+
+
+def dataset_identity(spec: str) -> str:
+    """A dataset spec with its path resolved (``jsonl:/abs/path``), so two spellings of one dataset match."""
+    kind, sep, target = str(spec).partition(":")
+    if not sep:
+        return str(spec)
+    return f"{kind}:{os.path.realpath(os.path.expanduser(target))}"
+
+
+def _check_dataset(out: Path, previous: dict[str, Any] | None, config: dict[str, Any]) -> None:
+    """Refuse to resume a run folder with another dataset than the one it was made with."""
+    if not previous or not config.get("dataset"):
+        return
+    before = previous.get("config") or {}
+    if not before.get("dataset"):
+        return
+    old = before.get("dataset_id") or before["dataset"]
+    new = config["dataset_id"] if before.get("dataset_id") else config["dataset"]
+    if old != new:
+        raise ConfigError(
+            f"{out}: this run folder holds a run of the dataset {before['dataset']!r}, not {config['dataset']!r}; "
+            f"resume it with --dataset {before['dataset']}, or choose another --out folder for this dataset")
+
+
 def new_row(sample: Sample, strategy_name: str, brain_name: str) -> dict[str, Any]:
     """The row of a pair before it has run: no answer, score 0, no error."""
     return {
@@ -362,8 +446,9 @@ def run_one(
     row = new_row(sample, strategy.name, brain_name)
     t0 = time.perf_counter()
     try:
-        if sample.meta.get("image_error"):  # the dataset row's image could not even be extracted
-            raise DatasetError(str(sample.meta["image_error"]))
+        for problem in ("row_error", "image_error"):  # the dataset row itself, or its image, cannot be used
+            if sample.meta.get(problem):
+                raise DatasetError(str(sample.meta[problem]))
         page = load_page(sample.image)
         result = strategy.run(page, sample.question, sample.task, brain)
         row["answer"] = str(result.answer)
@@ -473,7 +558,7 @@ def reproducibility(strategies: Sequence[Any], brain: Any) -> dict[str, Any]:
         dump = getattr(config, "model_dump", None)
         configs[strategy.name] = dump(mode="json") if dump is not None else str(config)
     brain_settings = {k: v for k, v in vars(brain).items() if isinstance(v, (str, int, float, bool, type(None)))
-                      and not any(secret in k.lower() for secret in SECRET_OPTIONS)} if brain is not None else {}
+                      and not is_secret_name(k)} if brain is not None else {}
     for name in ("calibration", "floors", "perception"):
         value = getattr(brain, name, None)
         if value is not None:
@@ -512,7 +597,7 @@ def reproducibility_differences(a: dict[str, Any], b: dict[str, Any]) -> list[st
 
 
 def _public_options(options: dict[str, Any]) -> dict[str, Any]:
-    return {k: ("***" if any(s in k.lower() for s in SECRET_OPTIONS) else v) for k, v in options.items()}
+    return {k: (MASK if is_secret_name(k) else v) for k, v in options.items()}
 
 
 def read_manifest(out_dir: str | os.PathLike) -> dict[str, Any] | None:
@@ -528,7 +613,7 @@ def read_manifest(out_dir: str | os.PathLike) -> dict[str, Any] | None:
 
 def _write_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
     text = json.dumps(manifest, indent=2, default=_json_default) + "\n"
-    atomic_write_text(out_dir / MANIFEST_FILE, strip_url_credentials(text))
+    atomic_write_text(out_dir / MANIFEST_FILE, redact(text))
 
 
 # --- the run ---------------------------------------------------------------------------------------
@@ -540,7 +625,8 @@ class RunSummary:
 
     ``rows``: rows in the results file afterwards (one per key); ``new_rows``: rows written by this call;
     ``skipped``: pairs already done; ``retried``: failed pairs run again; ``failed``: rows in the file whose
-    ``error`` is set; ``seconds``: wall time of this call; ``samples_per_second``: new rows per second.
+    ``error`` is set; ``seconds``: wall time of this call; ``samples_per_second``: new rows per second;
+    ``changed``: pairs run again because their sample changed in the dataset.
     """
 
     out_dir: Path
@@ -552,6 +638,7 @@ class RunSummary:
     seconds: float
     workers: int
     dropped_partial_line: bool = False
+    changed: int = 0
 
     @property
     def samples_per_second(self) -> float:
@@ -655,6 +742,10 @@ def run_benchmark(
     out.mkdir(parents=True, exist_ok=True)
     _check_ids(samples)
     resolved = _resolve_strategies(strategies, seed)
+    config = dict(config or {})
+    if config.get("dataset"):
+        config["dataset_id"] = dataset_identity(config["dataset"])
+    _check_dataset(out, read_manifest(out), config)
 
     executor = executor or LocalExecutor(workers=workers)
     if isinstance(executor, LocalExecutor) and executor.workers > 1:
@@ -673,16 +764,21 @@ def run_benchmark(
                     options)
 
     writer = ResultsWriter(out / RESULTS_FILE)
+    digests = {sample.id: sample_digest(sample) for sample in samples}
     pairs = [(sample, index) for sample in samples for index in range(len(resolved))]
-    todo, skipped, retried = plan_rows(pairs, lambda item: (item[0].id, resolved[item[1]].name), writer.latest(),
-                                       retry_failed)
+    todo, skipped, retried, changed = plan_rows(
+        pairs, lambda item: (item[0].id, resolved[item[1]].name), writer.latest(), retry_failed,
+        stale=lambda item, row: not _same_sample(row, item[0], digests[item[0].id]))
     if max_rows is not None:
         todo = todo[: max(0, max_rows)]
 
     started = _now()
     manifest = dict(previous or {})
+    if changed:
+        log.warning("%s: %d row(s) are run again: their samples changed in the dataset since they were written",
+                    out, changed)
     manifest.update(
-        config={**(config or {}), "strategies": [s.name for s in resolved], "workers": getattr(executor, "workers", None) or workers,
+        config={**config, "strategies": [s.name for s in resolved], "workers": getattr(executor, "workers", None) or workers,
                 "executor": executor.describe(),
                 "retry_failed": retry_failed, "save_steps": save_steps,
                 "brain_options": options},
@@ -704,11 +800,15 @@ def run_benchmark(
     steps_dir = out.resolve() if save_steps else None  # absolute: workers may run in another directory
     rows_before = len(writer.rows)
     t0 = time.perf_counter()
+
+    def stamp(row: dict[str, Any]) -> None:
+        row["sample_digest"] = digests.get(str(row["sample"]["id"]))
+
     try:
         # All strategies of a sample in one call: they start from the same page, whose OCR the worker's
         # cache (one per machine) then serves to every strategy after the first.
         job = RowJob(brain_factory, resolved, brain_name, seed, steps_dir, batch=len(resolved))
-        write_rows(todo, job, writer, executor, bar, state=brain)
+        write_rows(todo, job, writer, executor, bar, state=brain, stamp=stamp)
     finally:
         bar.close()
         writer.close()
@@ -733,6 +833,7 @@ def run_benchmark(
         seconds=seconds,
         workers=getattr(executor, "workers", None) or workers,
         dropped_partial_line=bool(writer.dropped),
+        changed=changed,
     )
 
 

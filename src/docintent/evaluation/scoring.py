@@ -94,12 +94,16 @@ def run_rows(path: str | Path) -> dict[str, list[dict[str, Any]]]:
         if missing:
             raise DatasetError(f"{file}:{number}: sample lacks {', '.join(missing)}")
         strategy = str(row.get("strategy") or "unnamed")
+        answers = _gold_answers(str(sample["task"]), sample["answers"])
+        if not any(a.strip() for a in answers):  # scoring it 0 would lower the average for no reason
+            raise DatasetError(f"{file}:{number}: sample {str(sample['id'])!r} has no gold answer, so it cannot be "
+                               "scored; add its answers or leave the row out")
         by_strategy.setdefault(strategy, {})[str(sample["id"])] = {
             "id": str(sample["id"]),
             "task": str(sample["task"]),
             "subset": str(sample.get("subset") or sample["task"]),
             "group": str(sample.get("group") or sample["id"]),
-            "answers": _gold_answers(str(sample["task"]), sample["answers"]),
+            "answers": answers,
             "prediction": row.get("answer"),
             "error": row.get("error"),
             "metric": (sample.get("meta") or {}).get("metric") if isinstance(sample.get("meta"), dict) else None,

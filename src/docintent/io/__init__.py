@@ -1,6 +1,6 @@
 """Image and PDF loading, resizing and encoding for models."""
 
-from .encode import cap_pixels, encode, mark_box, resize_longest, save_page, to_data_url
+from .encode import IMAGE_OUTPUT_SUFFIXES, cap_pixels, encode, mark_box, resize_longest, save_page, to_data_url
 from .load import (
     IMAGE_FORMATS,
     load_bytes,
@@ -11,11 +11,13 @@ from .load import (
     page_count,
     pdf_page_count,
     pdf_page_text,
+    readable_page_count,
     render_pdf_page,
 )
 
 __all__ = [
     "IMAGE_FORMATS",
+    "IMAGE_OUTPUT_SUFFIXES",
     "cap_pixels",
     "encode",
     "load_bytes",
@@ -27,6 +29,7 @@ __all__ = [
     "page_count",
     "pdf_page_count",
     "pdf_page_text",
+    "readable_page_count",
     "render_pdf_page",
     "resize_longest",
     "save_page",

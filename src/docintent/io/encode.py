@@ -91,12 +91,30 @@ def to_data_url(page: Page, fmt: str = "auto", *, quality: int = 90, longest: in
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
+#: Image formats :func:`save_page` writes, by suffix, as Pillow names them.
+IMAGE_OUTPUT_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".tif": "TIFF", ".tiff": "TIFF",
+                        ".webp": "WEBP", ".bmp": "BMP"}
+IMAGE_OUTPUT_SUFFIXES = tuple(IMAGE_OUTPUT_FORMATS)
+
+
 def save_page(page: Page, path, *, quality: int = 92) -> None:
-    """Write a page to ``path`` (format from the suffix)."""
+    """Write a page to ``path`` (format from the suffix, one of :data:`IMAGE_OUTPUT_SUFFIXES`), whole or not
+    at all: through :func:`docintent.io.lock.atomic_write_bytes`, so a link is written through and a device
+    is never replaced. Another suffix is a :class:`~docintent.errors.ConfigError`."""
+    import io
+    from pathlib import Path
+
     from PIL import Image
 
-    image = Image.fromarray(page.pixels)
-    if str(path).lower().endswith((".jpg", ".jpeg")):
-        image.save(str(path), quality=quality)
-    else:
-        image.save(str(path))
+    from ..errors import ConfigError
+    from .lock import atomic_write_bytes
+
+    suffix = Path(path).suffix.lower()
+    fmt = IMAGE_OUTPUT_FORMATS.get(suffix)
+    if fmt is None:
+        raise ConfigError(f"{path}: cannot write a {suffix or 'suffix-less'} image; use one of "
+                          f"{', '.join(IMAGE_OUTPUT_SUFFIXES)}")
+    buffer = io.BytesIO()
+    options = {"quality": quality} if fmt == "JPEG" else {}
+    Image.fromarray(page.pixels).save(buffer, fmt, **options)
+    atomic_write_bytes(path, buffer.getvalue())

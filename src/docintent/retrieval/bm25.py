@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -191,8 +192,30 @@ class BM25:
     def load(cls, directory: Path, name: str = "bm25") -> BM25:
         """Read a model written by :meth:`save` (indexes from before the ``stemming`` key were stemmed, those
         from before the ``tokenizer`` key used tokeniser ``v1``)."""
+        from .text import TOKENIZERS
+
         directory = Path(directory)
         meta = json.loads((directory / f"{name}_vocab.json").read_text(encoding="utf-8"))
         weights = sp.load_npz(directory / f"{name}.npz").tocsc()
-        return cls(weights, meta["vocab"], k1=meta["k1"], b=meta["b"], idf=meta["idf"],
-                   stemming=meta.get("stemming", True), tokenizer=meta.get("tokenizer", "v1"))
+        # Every field is checked: a damaged or edited file is a ValueError here, never an IndexError later.
+        if not isinstance(meta, dict) or not isinstance(meta.get("vocab"), dict):
+            raise ValueError(f"{name}_vocab.json holds no vocabulary object")
+        columns = weights.shape[1]
+        vocab = meta["vocab"]
+        if not all(isinstance(t, str) and type(i) is int and 0 <= i < columns for t, i in vocab.items()):
+            raise ValueError(f"{name}_vocab.json maps a term to something that is not a column of the "
+                             f"{columns}-column matrix")
+        if len(set(vocab.values())) != len(vocab):
+            raise ValueError(f"{name}_vocab.json maps two terms to one column")
+        for key in ("k1", "b"):
+            value = meta.get(key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name}_vocab.json: {key} must be a finite number >= 0, got {value!r}")
+        if not isinstance(meta.get("idf"), str) or meta["idf"] not in ("lucene", "okapi"):
+            raise ValueError(f"{name}_vocab.json: unknown idf {meta.get('idf')!r}")
+        stemming, tokenizer = meta.get("stemming", True), meta.get("tokenizer", "v1")
+        if not isinstance(stemming, bool) or not isinstance(tokenizer, str) or tokenizer not in TOKENIZERS:
+            raise ValueError(f"{name}_vocab.json: unknown tokeniser settings ({tokenizer!r}, stemming {stemming!r})")
+        if not np.all(np.isfinite(weights.data)):
+            raise ValueError(f"{name}.npz holds weights that are not finite numbers")
+        return cls(weights, vocab, k1=meta["k1"], b=meta["b"], idf=meta["idf"], stemming=stemming, tokenizer=tokenizer)

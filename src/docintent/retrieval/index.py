@@ -51,7 +51,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 from ..errors import ConfigError, DatasetError, DocIntentError, FileMissingError, InputError
-from ..io import load_page, open_pdf, pdf_page_text, render_pdf_page
+from ..io import load_page, open_pdf, pdf_page_text, readable_page_count, render_pdf_page
 from ..io.lock import FolderLock
 from ..ocr import get_engine
 from ..page import Box, Page
@@ -86,6 +86,17 @@ CREATE TABLE IF NOT EXISTS pages (
     width INTEGER, height INTEGER, text TEXT, text_source TEXT, seconds REAL
 );
 CREATE INDEX IF NOT EXISTS pages_todo ON pages(doc_id, page_no);
+"""
+#: Pages whose record cannot be used: no document, a page number outside it, or fields of the wrong type.
+#: Every column the index reads, named once at open: a damaged schema fails there rather than at a search.
+_COLUMNS = ("SELECT p.handle, p.page_no, p.width, p.height, p.text, p.text_source, p.seconds, d.path, d.title, "
+            "d.kind, d.n_pages, d.size FROM pages p JOIN documents d USING (doc_id) LIMIT 0")
+_BROKEN_PAGES = """
+SELECT COUNT(*) FROM pages p LEFT JOIN documents d USING (doc_id)
+WHERE d.doc_id IS NULL OR typeof(p.page_no) != 'integer' OR p.page_no < 0 OR p.page_no >= d.n_pages
+   OR typeof(d.path) != 'text' OR typeof(p.handle) != 'text'
+   OR (p.text IS NOT NULL AND (typeof(p.text) != 'text' OR typeof(p.width) != 'integer'
+                               OR typeof(p.height) != 'integer'))
 """
 
 
@@ -142,8 +153,15 @@ def collect_inputs(inputs: Iterable[str | Path]) -> list[Path]:
     return unique
 
 
+def _text(data: bytes) -> str:
+    """A text value of the database; bytes a damaged file turned into something that is not UTF-8 are read as
+    replacement characters instead of failing every query that touches them."""
+    return data.decode("utf-8", "replace")
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     con = sqlite3.connect(str(path))
+    con.text_factory = _text
     con.execute("PRAGMA journal_mode=WAL")
     con.execute("PRAGMA synchronous=NORMAL")
     return con
@@ -291,7 +309,8 @@ def _plan(con: sqlite3.Connection, files: list[Path], settings: dict, seed: int)
                 log.warning("skipping %s", err)
                 skipped.append(str(err))
                 continue
-            n_pages, title, kind = len(pdf), _pdf_title(pdf, path.stem), "pdf"
+            # The pages that exist, not the count the page tree claims (a lie of 1,000,000 would be planned).
+            n_pages, title, kind = readable_page_count(pdf), _pdf_title(pdf, path.stem), "pdf"
             pdf.close()
         else:
             n_pages, title, kind = 1, path.stem, "image"
@@ -377,9 +396,14 @@ class PageJob:
             ):
                 raise  # not the input's fault (a full disk, say): stop, the pages read so far are kept
             # A damaged or unreadable file or page is left out with its reason; the rest of the build goes on.
-            log.warning("skipping %s", err)
-            reason = str(err) if isinstance(err, InputError) else f"{path}: cannot read the page ({err})"
+            if isinstance(err, InputError):
+                reason = str(err)
+            elif isinstance(err, PdfiumError):
+                reason = f"{path}: the page cannot be read (its page object is damaged or missing)"
+            else:
+                reason = f"{path}: cannot read the page ({err.strerror or err})"
             reason = f"{reason} (page {page_no + 1})" if kind == "pdf" else reason
+            log.warning("skipping %s", reason)
             return handle, 0, 0, "", "", 0.0, reason
         return handle, width, height, page_text, source, time.perf_counter() - t0, None
 
@@ -543,7 +567,10 @@ class PageIndex:
         self.directory = directory
         self._con = con
         meta = dict(con.execute("SELECT key, value FROM meta"))
-        self.settings: dict = json.loads(meta["settings"])
+        settings = json.loads(meta["settings"]) if isinstance(meta.get("settings"), str) else None
+        if not isinstance(settings, dict) or not isinstance(settings.get("dpi"), int):
+            raise ValueError("its build settings are missing or not a JSON object")
+        self.settings: dict = settings
         self.handles: list[str] = [h for (h,) in con.execute("SELECT handle FROM pages ORDER BY handle")]
         self.row_of: dict[str, int] = {h: i for i, h in enumerate(self.handles)}
         self._pdfs: dict[str, Any] = {}
@@ -556,14 +583,23 @@ class PageIndex:
         if not db.is_file():
             raise DatasetError(f"{directory}: not a docintent index (no index.sqlite); build one with `docintent index`")
         con = sqlite3.connect(str(db), check_same_thread=False)
+        con.text_factory = _text
         try:
             todo = con.execute("SELECT COUNT(*) FROM pages WHERE text IS NULL").fetchone()[0]
             bm25_state = con.execute("SELECT value FROM meta WHERE key = 'bm25'").fetchone()
-        except sqlite3.DatabaseError as err:
+            # Every page must belong to a document and lie inside it: an edited or damaged database is refused
+            # here, in one message, instead of failing at the first page it names.
+            con.execute(_COLUMNS).fetchall()
+            broken = con.execute(_BROKEN_PAGES).fetchone()[0]
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # the latter: a schema whose text is damaged
             con.close()
             raise DatasetError(
                 f"{db}: not a docintent index database ({err}); rebuild it with `docintent index ... --overwrite`"
             ) from None
+        if broken:
+            con.close()
+            raise DatasetError(f"{db}: damaged index database ({broken} page record(s) point outside their "
+                               "documents); rebuild it with `docintent index ... --overwrite`")
         missing = [name for name in BM25_FILES if not (directory / name).is_file()]
         if todo or missing or (bm25_state is not None and bm25_state[0] != "ok"):
             con.close()
@@ -573,7 +609,7 @@ class PageIndex:
             )
         try:
             return cls(directory, con)
-        except (sqlite3.DatabaseError, KeyError, ValueError) as err:
+        except (sqlite3.DatabaseError, KeyError, ValueError) as err:  # ValueError covers UnicodeDecodeError
             con.close()
             raise DatasetError(f"{db}: damaged index database ({err}); rebuild it with --overwrite") from None
 
@@ -586,13 +622,16 @@ class PageIndex:
     @cached_property
     def bm25(self):
         """The BM25 model (rows in :attr:`handles` order), loaded on first use."""
-        import zipfile
-
         try:
-            return BM25.load(self.directory)
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+            model = BM25.load(self.directory)
+            if model.n_docs != len(self.handles):
+                raise ValueError(f"{model.n_docs} rows for {len(self.handles)} pages")
+            return model
+        # Reading a damaged .npz reaches zipfile, zlib, NumPy and SciPy, whose errors have no common base below
+        # Exception (a flipped byte can make zipfile speak of encryption or an unknown compression method).
+        except Exception as err:  # noqa: BLE001 - re-raised as the named error below, never swallowed
             raise DatasetError(
-                f"{self.directory}: the BM25 files ({', '.join(BM25_FILES)}) are damaged ({err}); run "
+                f"{self.directory}: the BM25 files ({', '.join(BM25_FILES)}) are damaged ({type(err).__name__}: {err}); run "
                 "`docintent index` again with the same inputs to rewrite them"
             ) from None
 

@@ -4,8 +4,10 @@
 >>> app = create_app(ServeConfig(workers=2))            # doctest: +SKIP
 >>> # uvicorn.run(app, host="127.0.0.1", port=8737)
 
-Endpoints (all JSON unless said otherwise; with a token configured every ``/v1`` endpoint but
-``/v1/health`` needs ``Authorization: Bearer <token>``):
+Endpoints (all JSON unless said otherwise; with a token configured every ``/v1`` endpoint needs
+``Authorization: Bearer <token>``, but ``/v1/health`` answers its ``status`` and ``version`` to anyone, for
+load balancers). Every response body and event passes through :func:`docintent.redaction.redact`; header and
+form values are parsed with bounds (a malformed ``Last-Event-ID`` or ``page`` is a 400, never a 500).
 
 - ``POST /v1/ask`` (multipart: ``file``, ``question``, ``task``, ``strategy``, ``brain``, ``pages`` (counted
   from 1; default every page of a PDF), ``max_rounds``) -> ``202 {"id", "status", "links"}`` at once;
@@ -24,6 +26,7 @@ import asyncio
 import hmac
 import json
 import logging
+import re
 import shutil
 import tempfile
 import time
@@ -35,6 +38,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import DocIntentError
+from ..redaction import public_url, redact
 from ..strategies import applicable_options
 from .config import MB, ServeConfig
 from .runs import QueueFull, Run, RunStore
@@ -55,14 +59,36 @@ access_log = logging.getLogger("docintent.access")
 STATIC = {"app.js": "text/javascript", "style.css": "text/css"}
 _FIELD_LIMIT = 1 * MB  # room for the form fields beside the file
 _SSE_KEEPALIVE_S = 15.0
+#: How often running runs are checked against their deadline.
+_WATCH_S = 1.0
+_WHOLE = re.compile(r"[0-9]{1,18}")
 
 
 def _static(name: str) -> bytes:
     return resources.files(__package__).joinpath("static", name).read_bytes()
 
 
+class _Json(JSONResponse):
+    """A JSON response whose body has every secret removed (an endpoint password in an error message)."""
+
+    def render(self, content: Any) -> bytes:
+        # ASCII escapes: a lone surrogate in an answer would make UTF-8 encoding fail (a 500).
+        return redact(json.dumps(content, ensure_ascii=True, separators=(",", ":"))).encode("ascii")
+
+
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
+    return _Json({"error": message}, status_code=status, headers=headers)
+
+
+def whole_number(text: str | None, name: str, low: int, high: int) -> int | None:
+    """A header or form value as a whole number in [low, high]; None when absent. Only ASCII digits count
+    (``int()`` would also take other scripts' digits, and fail on thousands of them)."""
+    if text is None or text == "":
+        return None
+    value = text.strip()
+    if not _WHOLE.fullmatch(value) or not low <= int(value) <= high:
+        raise ValueError(f"{name} must be a whole number between {low} and {high}")
+    return int(value)
 
 
 class _BodyLimit:
@@ -120,10 +146,12 @@ def create_app(config: ServeConfig | None = None) -> Any:
             engine_state.update(kind=getattr(engine, "name", type(engine).__name__), loaded=True,
                                 seconds=round(time.perf_counter() - started, 2))
         sweeper = asyncio.create_task(_sweep(store))
+        watchdog = asyncio.create_task(_watch(store))
         try:
             yield
         finally:
             sweeper.cancel()
+            watchdog.cancel()
             store.shutdown()
             if own_dir:
                 shutil.rmtree(data_dir, ignore_errors=True)
@@ -137,15 +165,19 @@ def create_app(config: ServeConfig | None = None) -> Any:
         app.add_middleware(CORSMiddleware, allow_origins=list(config.cors_origins), allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type"])
 
+    def authorised(request: Request) -> bool:
+        if not config.token:
+            return True
+        scheme, _, value = request.headers.get("authorization", "").partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode("utf-8", "replace"),
+                                                                   config.token.encode("utf-8"))
+
     @app.middleware("http")
     async def authorise(request: Request, call_next: Any) -> Any:
         path = request.url.path
-        if config.token and path.startswith("/v1/") and path != "/v1/health" and request.method != "OPTIONS":
-            given = request.headers.get("authorization", "")
-            scheme, _, value = given.partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), config.token.encode()):
-                return _error(401, "missing or wrong bearer token (send 'Authorization: Bearer <token>')",
-                              {"WWW-Authenticate": "Bearer"})
+        if path.startswith("/v1/") and path != "/v1/health" and request.method != "OPTIONS" and not authorised(request):
+            return _error(401, "missing or wrong bearer token (send it in the Authorization header, as Bearer "
+                               "followed by the token)", {"WWW-Authenticate": "Bearer"})
         response = await call_next(request)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         return response
@@ -181,15 +213,20 @@ def create_app(config: ServeConfig | None = None) -> Any:
     @app.post("/v1/ask", status_code=202)
     async def post_ask(request: Request) -> JSONResponse:
         limit = config.max_upload_bytes
-        length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > limit + _FIELD_LIMIT:
+        try:
+            length = whole_number(request.headers.get("content-length"), "Content-Length", 0, 10**18)
+        except ValueError as err:
+            return _error(400, str(err))
+        if length is not None and length > limit + _FIELD_LIMIT:
             return _error(413, f"the upload is larger than the limit of {_size(limit)}")
         try:
             form = await request.form(max_files=1, max_fields=16)
         except ClientDisconnect:
             if request.scope.get("docintent.too_large"):
                 return _error(413, f"the upload is larger than the limit of {_size(limit)}")
-            raise
+            # Nobody is left to answer: one line in the log, not a traceback.
+            log.info("a client went away while sending an upload to /v1/ask")
+            return _error(400, "the client disconnected before the upload was complete")
         except Exception as err:  # a malformed multipart body
             return _error(400, f"cannot read the form: {err}")
         upload = form.get("file")
@@ -215,11 +252,10 @@ def create_app(config: ServeConfig | None = None) -> Any:
                                "(pages=1 is the first page; without it every page of a PDF is considered)")
         pages = str(form.get("pages") or "").strip() or None
         try:
-            max_rounds = int(str(form.get("max_rounds") or config.max_rounds))
-        except ValueError:
-            return _error(400, "max_rounds must be a whole number")
-        if not 0 <= max_rounds <= config.max_rounds:
-            return _error(400, f"max_rounds must be between 0 and {config.max_rounds}")
+            max_rounds = whole_number(_field(form, "max_rounds"), "max_rounds", 0, config.max_rounds)
+        except ValueError as err:
+            return _error(400, str(err))
+        max_rounds = config.max_rounds if max_rounds is None else max_rounds
         try:
             page = await asyncio.to_thread(load_upload_document, data, upload.filename, pages=pages,
                                            max_pixels=config.max_pixels, scratch=data_dir / "uploads")
@@ -232,7 +268,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
         except QueueFull as err:
             return _error(503, str(err), {"Retry-After": "5"})
         summary = run.summary()
-        return JSONResponse({"id": run.id, "status": run.status, "links": summary["links"]}, status_code=202)
+        return _Json({"id": run.id, "status": run.status, "links": summary["links"]}, status_code=202)
 
     def _run_or_404(run_id: str) -> Run | JSONResponse:
         run = store.get(run_id)
@@ -245,14 +281,14 @@ def create_app(config: ServeConfig | None = None) -> Any:
         run = _run_or_404(run_id)
         if isinstance(run, JSONResponse):
             return run
-        return JSONResponse(run.summary())
+        return _Json(run.summary())
 
     @app.get("/v1/runs/{run_id}/trace.json")
     async def get_trace(run_id: str) -> Response:
         run = _run_or_404(run_id)
         if isinstance(run, JSONResponse):
             return run
-        body = json.dumps(run.summary(), indent=2)
+        body = redact(json.dumps(run.summary(), indent=2))
         return Response(body, media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="docintent-{run.id}.json"'})
 
@@ -261,8 +297,11 @@ def create_app(config: ServeConfig | None = None) -> Any:
         run = _run_or_404(run_id)
         if isinstance(run, JSONResponse):
             return run
-        last = request.headers.get("last-event-id", "")
-        start = int(last) + 1 if last.isdigit() else 0
+        try:
+            last = whole_number(request.headers.get("last-event-id"), "Last-Event-ID", 0, 10**12)
+        except ValueError as err:
+            return _error(400, str(err))
+        start = 0 if last is None else last + 1
         return StreamingResponse(_events(run, start, request), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
@@ -286,7 +325,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
             return _error(409, "the run has not finished")
         if run.evidence is None:
             run.evidence = await asyncio.to_thread(_evidence, store, run)
-        return JSONResponse(run.evidence)
+        return _Json(run.evidence)
 
     # -- facts ------------------------------------------------------------------------------------------
 
@@ -294,7 +333,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
     async def get_tools() -> JSONResponse:
         from ..tools import list_tools
 
-        return JSONResponse([{"name": t.name, "degradation": t.degradation, "description": t.description,
+        return _Json([{"name": t.name, "degradation": t.degradation, "description": t.description,
                               "parameters": t.parameters} for t in list_tools()])
 
     @app.get("/v1/config")
@@ -302,22 +341,25 @@ def create_app(config: ServeConfig | None = None) -> Any:
         from ..strategies import STRATEGIES
         from ..vocabulary import TASKS
 
-        return JSONResponse({
+        return _Json({
             "tasks": list(TASKS), "strategies": list(STRATEGIES), "brains": list(config.brains),
             "default_brain": config.default_brain, "max_upload_bytes": config.max_upload_bytes,
             "max_rounds": config.max_rounds, "runs_browser": benchmarks is not None,
         })
 
     @app.get("/v1/health")
-    async def get_health() -> JSONResponse:
+    async def get_health(request: Request) -> JSONResponse:
         now = time.monotonic()
         model = None
         if config.model_base_url:
             if not health_cache or now - health_cache["at"] > 10.0:
                 health_cache.update(at=now, model=await asyncio.to_thread(_probe, config.model_base_url))
             model = health_cache["model"]
-        return JSONResponse({
-            "status": "ok" if model is None or model["reachable"] else "degraded",
+        status = "ok" if model is None or model["reachable"] else "degraded"
+        if not authorised(request):  # a load balancer's question; the details are for token holders
+            return _Json({"status": status, "version": __version__})
+        return _Json({
+            "status": status,
             "version": __version__,
             "ocr_engine": engine_state,
             "brains": list(config.brains),
@@ -332,7 +374,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
     async def list_benchmarks() -> JSONResponse:
         if benchmarks is None:
             return _error(404, "the runs browser is off (start the service with --runs DIR)")
-        return JSONResponse(await asyncio.to_thread(benchmarks.listing))
+        return _Json(await asyncio.to_thread(benchmarks.listing))
 
     @app.get("/v1/benchmarks/{name}")
     async def get_benchmark(name: str) -> JSONResponse:
@@ -344,7 +386,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
             return _error(400, str(err))
         if report is None:
             return _error(404, "no such benchmark run")
-        return JSONResponse({k: v for k, v in report.items() if not k.startswith("_")})
+        return _Json({k: v for k, v in report.items() if not k.startswith("_")})
 
     @app.get("/v1/benchmarks/{name}/files/{index}")
     async def get_benchmark_file(name: str, index: int) -> Response:
@@ -380,22 +422,25 @@ def _check_choice(task: str, strategy: str, brain: str, config: ServeConfig) -> 
     return None
 
 
-def _probe(base_url: str) -> dict[str, Any]:
-    """Whether the OpenAI-compatible endpoint answers ``GET /models`` within 2 s."""
-    import urllib.error
-    import urllib.request
+def _field(form: Any, name: str) -> str | None:
+    value = form.get(name)
+    return None if value is None else str(value)
 
-    url = base_url.rstrip("/") + "/models"
+
+def _probe(base_url: str) -> dict[str, Any]:
+    """Whether the OpenAI-compatible endpoint answers ``GET /models`` within 2 s, asked the way the model
+    brain asks (the same client, so credentials in the URL are sent as the brain sends them). The URL is
+    reported with its credentials masked."""
+    from ..brains.endpoint import Endpoint
+
     start = time.perf_counter()
+    endpoint = Endpoint(base_url, timeout=2.0, max_retries=0)
     try:
-        with urllib.request.urlopen(url, timeout=2.0) as response:
-            ok = 200 <= response.status < 300
-            problem = None if ok else f"HTTP {response.status}"
-    except urllib.error.HTTPError as err:
-        ok, problem = err.code == 401, f"HTTP {err.code}"  # 401: reachable, the key is the brain's business
-    except Exception as err:
-        ok, problem = False, f"{type(err).__name__}: {err}"
-    return {"url": base_url, "reachable": ok, "problem": problem, "seconds": round(time.perf_counter() - start, 3)}
+        ok, problem = endpoint.probe()
+    finally:
+        endpoint.close()
+    return {"url": public_url(base_url), "reachable": ok, "problem": problem,
+            "seconds": round(time.perf_counter() - start, 3)}
 
 
 def _evidence(store: RunStore, run: Run) -> dict[str, Any]:
@@ -426,15 +471,20 @@ async def _events(run: Run, start: int, request: Request) -> AsyncIterator[bytes
 
     with run.lock:
         run.listeners.append(wake)
-    index = start
+        # Resuming past the last event: nothing more will come once the run is over, and while it runs the
+        # next new event is the next one to send.
+        index = min(start, len(run.events))
     try:
         yield b"retry: 2000\n\n"
         while True:
             news.clear()
             with run.lock:
                 pending = run.events[index:]
+                over = not pending and bool(run.events) and run.events[-1][0] == "done"
+            if over:
+                return
             for kind, data in pending:
-                yield f"id: {index}\nevent: {kind}\ndata: {json.dumps(data)}\n\n".encode()
+                yield f"id: {index}\nevent: {kind}\ndata: {redact(json.dumps(data))}\n\n".encode()
                 index += 1
                 if kind == "done":
                     return
@@ -449,6 +499,13 @@ async def _events(run: Run, start: int, request: Request) -> AsyncIterator[bytes
     finally:
         with run.lock:
             run.listeners.remove(wake)
+
+
+async def _watch(store: RunStore) -> None:
+    """End every run past its deadline, even one whose worker is stuck where the deadline is not checked."""
+    while True:
+        await asyncio.sleep(_WATCH_S)
+        store.expire()
 
 
 async def _sweep(store: RunStore) -> None:

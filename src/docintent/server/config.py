@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -10,6 +11,7 @@ from typing import Any
 
 from ..brains import Brain, get_brain
 from ..errors import ConfigError
+from ..redaction import register_secret
 
 #: Name of the environment variable holding the bearer token (``--token`` overrides it).
 TOKEN_ENV = "DOCINTENT_SERVE_TOKEN"
@@ -53,24 +55,55 @@ class ServeConfig:
     warm_up: bool = True  # load the OCR engine at start so the first run does not pay for it
 
     def __post_init__(self) -> None:
-        if self.workers < 1:
-            raise ConfigError(f"workers must be at least 1, got {self.workers}")
-        if self.max_upload_bytes < 1:
-            raise ConfigError(f"the upload limit must be positive, got {self.max_upload_bytes}")
-        if self.run_timeout_s <= 0:
-            raise ConfigError(f"the run timeout must be positive, got {self.run_timeout_s}")
-        if self.keep_runs < 1:
-            raise ConfigError(f"keep_runs must be at least 1, got {self.keep_runs}")
-        if self.keep_seconds <= 0:
-            raise ConfigError(f"keep_seconds must be positive, got {self.keep_seconds}")
+        for name, low, high in (("workers", 1, MAX_WORKERS), ("max_upload_bytes", 1, MAX_UPLOAD_BYTES),
+                                ("max_pixels", 1, None), ("keep_runs", 1, None), ("max_queued", 1, None),
+                                ("max_question_chars", 1, None), ("max_rounds", 0, None)):
+            _check_whole(name, getattr(self, name), low, high)
+        for name in ("run_timeout_s", "keep_seconds"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+                raise ConfigError(f"{name} must be a finite number of seconds above 0, got {value!r}")
         if not self.brains:
             raise ConfigError("at least one brain must be configured")
         if self.default_brain not in self.brains:
             raise ConfigError(f"default brain {self.default_brain!r} is not one of {sorted(self.brains)}")
-        if self.token is not None and len(self.token) < 8:
-            raise ConfigError("the bearer token must be at least 8 characters long")
+        if self.token is not None:
+            check_token(self.token, "the bearer token")
+            register_secret(self.token)
 
     @staticmethod
     def token_from_env() -> str | None:
-        """The token from ``DOCINTENT_SERVE_TOKEN`` (None when unset or empty)."""
-        return os.environ.get(TOKEN_ENV) or None
+        """The token from ``DOCINTENT_SERVE_TOKEN``: None when the variable is unset; a ConfigError when it is
+        set but empty (a service meant to be locked must not start open)."""
+        value = os.environ.get(TOKEN_ENV)
+        if value is None:
+            return None
+        check_token(value, TOKEN_ENV)
+        return value
+
+
+#: The most runs one service executes at once, and the largest upload it accepts (10 GB).
+MAX_WORKERS = 256
+MAX_UPLOAD_BYTES = 10 * 1024 * MB
+#: The shortest bearer token accepted.
+MIN_TOKEN_CHARS = 8
+
+
+def check_token(token: str, what: str) -> None:
+    """Refuse a bearer token that would not protect anything or could never be sent: empty, short, or with
+    characters an HTTP header cannot carry. The message says how to fix it."""
+    if not token.strip():
+        raise ConfigError(
+            f"{what} is empty, which would serve every endpoint without authentication; give a token of at "
+            f"least {MIN_TOKEN_CHARS} characters, or unset it (and leave --token out) to serve without one")
+    if len(token) < MIN_TOKEN_CHARS:
+        raise ConfigError(f"{what} must be at least {MIN_TOKEN_CHARS} characters long")
+    if not all("!" <= ch <= "~" for ch in token):
+        raise ConfigError(f"{what} may hold only printable ASCII characters without spaces (it is sent in an "
+                          "HTTP header)")
+
+
+def _check_whole(name: str, value: object, low: int, high: int | None) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise ConfigError(f"{name} must be a whole number {bound}, got {value!r}")

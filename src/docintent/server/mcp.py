@@ -20,8 +20,9 @@ from typing import Any
 
 from ..document import Document
 from ..errors import ConfigError, DocIntentError, InputError
-from ..io import encode, mark_box
+from ..io import IMAGE_OUTPUT_SUFFIXES, encode, mark_box, save_page
 from ..page import Box, Page
+from ..redaction import redact
 
 try:
     from mcp.server.mcpserver import Image, MCPServer
@@ -41,6 +42,8 @@ class Files:
 
     def check(self, path: str, *, must_exist: bool = True) -> Path:
         """``path`` resolved (links followed) when it lies inside an allowed folder; ConfigError otherwise."""
+        if not isinstance(path, str) or "\x00" in path:
+            raise ConfigError(f"{path!r}: not a file path (a path is text without NUL characters)")
         resolved = Path(os.path.realpath(os.path.expanduser(path)))
         if not any(resolved == root or root in resolved.parents for root in self.roots):
             allowed = ", ".join(str(r) for r in self.roots) or "none"
@@ -84,16 +87,37 @@ class Files:
 
 
 def _friendly(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Errors docintent raises on purpose reach the client with their message (the SDK hides others)."""
+    """Errors reach the client as one redacted message: docintent's own with their text, a file the
+    operating system refuses with its name, anything else as an unexpected error of its type. Every text
+    the tool returns is redacted too."""
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            reply = fn(*args, **kwargs)
         except DocIntentError as err:
-            raise ToolError(str(err)) from None
+            raise ToolError(redact(str(err))) from None
+        except OSError as err:
+            where = f"{err.filename}: " if err.filename else ""
+            raise ToolError(redact(f"{where}{err.strerror or err}")) from None
+        except Exception as err:  # noqa: BLE001 - a bug: its type and message, never a secret
+            raise ToolError(redact(f"unexpected error: {type(err).__name__}: {err}")) from None
+        return _redacted(reply)
 
     return call
+
+
+def _redacted(reply: Any) -> Any:
+    """A tool's reply with secrets removed from its texts (images pass as they are)."""
+    from ..redaction import redact_data
+
+    if isinstance(reply, str):
+        return redact(reply)
+    if isinstance(reply, list):
+        return [_redacted(item) for item in reply]
+    if isinstance(reply, dict):
+        return redact_data(reply)
+    return reply
 
 
 def _image(page: Page) -> Image:
@@ -108,6 +132,10 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
                  brain: str = "offline", brain_options: dict[str, Any] | None = None) -> MCPServer:
     """The MCP server object (run it with ``.run("stdio")``)."""
     files = Files(allowed)
+    from ..brains import get_brain
+
+    # Built once at start: an unknown kind or a bad option stops the server before a client connects.
+    get_brain(brain, **(brain_options or {})).close()
     server = MCPServer("docintent", instructions=(
         "Answer questions about photographed or scanned document pages and restore damaged pages. Pass images "
         "as image_path (inside the folders the user allowed) or image_base64."))
@@ -135,6 +163,8 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
                                    **applicable_options(strategy, max_rounds=max_rounds))
         finally:
             the_brain.close()
+        if result.error and not result.answer:  # nothing to show but the reason: an error reply, as the CLI's exit 1
+            raise ToolError(redact(result.error))
         data = result.to_dict()
         prov = result.provenance
         # where the answer came from first, then the rest of the Result (its trace last)
@@ -164,14 +194,17 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
         for tool in chosen:
             if tool.degradation == "inspection":
                 raise ConfigError(f"{tool.name} changes no page; use the zoom tool of this server instead")
+        target = None
+        if output_path:  # checked before any work is done
+            if Path(output_path).suffix.lower() not in IMAGE_OUTPUT_SUFFIXES:
+                raise ConfigError(f"{output_path}: cannot write a {Path(output_path).suffix or 'suffix-less'} "
+                                  f"image; use one of {', '.join(IMAGE_OUTPUT_SUFFIXES)}")
+            target = files.check(output_path, must_exist=False)
         current = files.page(image_path, image_base64, page)
         for tool in chosen:
             current = tool.run(current)
         summary = {"tools": [t.name for t in chosen], "ops": list(current.ops), "size": [current.width, current.height]}
-        if output_path:
-            target = files.check(output_path, must_exist=False)
-            from ..io import save_page
-
+        if target is not None:
             target.parent.mkdir(parents=True, exist_ok=True)
             save_page(current, target)
             summary["saved"] = str(target)

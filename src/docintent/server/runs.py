@@ -26,6 +26,7 @@ from ..document import Document
 from ..errors import DocIntentError
 from ..io import encode
 from ..page import Page
+from ..redaction import redact
 from ..strategies import Run as StrategyRun
 from ..strategies import RunStopped
 from ..trace import Result, Step
@@ -70,6 +71,7 @@ class Run:
     live_pages: dict[str, Page] = field(default_factory=dict)  # until the run's pages are written to disk
     on_disk: set[str] = field(default_factory=set)
     evidence: dict[str, Any] | None = None
+    ending: bool = field(default=False, repr=False)  # set by the first of the worker and the deadline to end it
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     listeners: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
@@ -79,6 +81,8 @@ class Run:
 
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         with self.lock:
+            if self.events and self.events[-1][0] == "done":  # a stopped run's worker may still be busy
+                return
             self.events.append((kind, data))
             listeners = list(self.listeners)
         for wake in listeners:  # event streams waiting for news (no polling)
@@ -180,14 +184,16 @@ class RunStore:
         return run
 
     def _execute(self, run: Run) -> None:
-        run.status = "running"
-        run.started = time.time()
-        run.deadline = time.monotonic() + self.timeout_s
+        with run.lock:
+            if run.is_finished:  # ended by its deadline before a worker was free
+                return
+            run.status = "running"
+            run.started = time.time()
+            run.deadline = deadline = time.monotonic() + self.timeout_s
         run.emit("status", {"status": "running"})
         document = run.input_page
         assert document is not None
-        brain = self.brains[run.brain]()
-        deadline = run.deadline
+        brain: Brain | None = None
 
         def on_step(step: Step, context: StrategyRun) -> None:
             run.add_page(context.state.original)
@@ -206,17 +212,39 @@ class RunStore:
             return False
 
         try:
+            brain = self.brains[run.brain]()
             result = ask(document, run.question, task=run.task, strategy=run.strategy, brain=brain, on_step=on_step,
                          should_stop=should_stop, **run.options)
+        except DocIntentError as err:  # a bad option, an endpoint that refuses: this run's error
+            self._finish(run, None, redact(f"{type(err).__name__}: {err}"))
+            return
         except Exception as err:  # an unexpected failure ends this run, never the service
             log.exception("run %s failed", run.id)
-            self._finish(run, None, f"{type(err).__name__}: {err}")
+            self._finish(run, None, redact(f"{type(err).__name__}: {err}"))
             return
         finally:
-            brain.close()
-        self._finish(run, result, result.error)
+            if brain is not None:
+                brain.close()
+        self._finish(run, result, redact(result.error) if result.error else result.error)
+
+    def expire(self, now: float | None = None) -> int:
+        """End every running run past its deadline (plus a second's grace for the run to stop itself) as
+        "timeout", even when its worker is stuck where no step comes (a model that never answers); a late
+        result of such a run is dropped. Returns how many were ended."""
+        now = time.monotonic() if now is None else now
+        with self.lock:
+            late = [r for r in self.runs.values()
+                    if r.status == "running" and r.deadline is not None and now > r.deadline + 1.0]
+        for run in late:
+            self._finish(run, None, f"{RunTimeout.__name__}: the run took longer than the service's limit of "
+                                    f"{self.timeout_s:g} s and was stopped")
+        return len(late)
 
     def _finish(self, run: Run, result: Result | None, error: str | None) -> None:
+        with run.lock:
+            if run.ending:  # ended once already (by its deadline): a late result is dropped
+                return
+            run.ending = True
         if result is not None:
             for page in result.pages.values():
                 run.add_page(page)

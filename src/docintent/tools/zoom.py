@@ -244,10 +244,8 @@ class Zoom(InspectionTool):
             raise InvalidBoxError(bbox, "bbox coordinates must be numbers") from None
         if not all(np.isfinite(vals)):
             raise InvalidBoxError(bbox, "bbox coordinates must be finite numbers")
-        if vals[0] > vals[2] or vals[1] > vals[3]:
-            # Models sometimes swap corners; the region they mean is still clear.
-            vals = [min(vals[0], vals[2]), min(vals[1], vals[3]), max(vals[0], vals[2]), max(vals[1], vals[3])]
-        box = Box.parse(vals)  # clamps to the page; refuses boxes outside it or without area
+        # Models sometimes swap corners or run off the page; the region they mean is still clear.
+        box = Box.from_model(vals)
         x0, y0, x1, y1 = box.to_pixels(page.width, page.height)
         if x1 - x0 < MIN_BOX_PX or y1 - y0 < MIN_BOX_PX:
             raise InvalidBoxError(
