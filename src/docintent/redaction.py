@@ -263,7 +263,10 @@ class RedactingStream(io.TextIOBase):
         return True
 
     def isatty(self) -> bool:
-        return self.inner.isatty()
+        try:
+            return self.inner.isatty()
+        except ValueError:  # the stream is closed (at exit, after pytest's capture ends)
+            return False
 
     def fileno(self) -> int:
         return self.inner.fileno()

@@ -158,7 +158,7 @@ def _two_values(info: QuestionInfo, layout: Layout, a: str, b: str, question: st
     va, vb = row_value(layout, ra, ma, context), row_value(layout, rb, mb, context)
     if va is None or vb is None:
         return None
-    conf = min(sa, sb) * min(i.confidence for i in (va[0], vb[0]))
+    conf = min(sa, sb) * min(i.confidence for i in (va[0], vb[0])) * min(ra.level(va[0]), rb.level(vb[0]))
     return va, vb, conf, ra, rb
 
 
@@ -491,7 +491,8 @@ def solve_row_amount(info: QuestionInfo, layout: Layout) -> Solution | None:
     if found is None:
         return None
     item, num, _ = found
-    return Solution(num.text, 0.5 + 0.4 * score * item.confidence, layout.region_of([item] + row.items[:1]), "amount on the named row")
+    conf = 0.5 + 0.4 * score * item.confidence * row.level(item)
+    return Solution(num.text, conf, layout.region_of([item] + row.items[:1]), "amount on the named row")
 
 
 def solve_operation(info: QuestionInfo, layout: Layout) -> Solution | None:

@@ -41,6 +41,15 @@ class Row:
     def cy(self) -> float:
         return sum(i.cy for i in self.items) / len(self.items)
 
+    def level(self, item: Item) -> float:
+        """How squarely ``item`` sits on the line of the row's label (its first item): their vertical overlap,
+        1 when level. On a tilted or warped page a "row" gathers cells of neighbouring rows; a value read from
+        it deserves less confidence."""
+        head = self.items[0]
+        if item is head:
+            return 1.0
+        return min(1.0, v_overlap(head, item) / 0.9)
+
 
 def visual_rows(layout: Layout) -> list[Row]:
     """The page's items grouped into visual rows, top to bottom."""
