@@ -268,3 +268,23 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     from ..redaction import redact
 
     atomic_write_text(path, redact(text))
+
+
+def report_batch(command: str, run: Callable[[], Any], folder: str | os.PathLike, done: str, unit: str,
+              describe: Callable[[Any], str]) -> int:
+    """Run a resumable batch for ``docintent COMMAND``: print ``describe(summary)`` when it ends, name the rows
+    with errors on stderr; on Ctrl-C say that the ``done`` items are saved in ``folder`` (exit 130)."""
+    import sys
+
+    try:
+        summary = run()
+    except KeyboardInterrupt:
+        print(f"docintent {command}: interrupted; the {done} so far are saved in {folder}; "
+              "run the same command again to resume", file=sys.stderr)
+        return 130
+    print(describe(summary))
+    if summary.failed:
+        print(f"{summary.failed} {unit}(s) have errors; see \"error\" in {summary.path} "
+              "(rerun with --retry-failed to try them again)", file=sys.stderr)
+    return 0
+

@@ -16,6 +16,7 @@ from ._common import (
     add_progress_argument,
     non_negative_int,
     positive_int,
+    report_batch,
 )
 from ._scale import add_executor_arguments
 
@@ -227,19 +228,13 @@ def run_batch(args: argparse.Namespace) -> int:
     questions = read_questions(args.questions) if args.questions else [Question(args.question, args.task)]
     documents = find_documents(args.document)
     choice = brain_choice(args)
-    try:
-        summary = ask_batch(documents, questions, BrainFactory(choice.kind, choice.options), args.out,
-                            strategy=args.strategy, options=_strategy_options(args), pages=args.pages,
-                            max_pages=args.max_pages or MAX_PAGES, executor=executor_from_args(args),
-                            progress=False if args.no_progress else None, retry_failed=args.retry_failed)
-    except KeyboardInterrupt:
-        print(f"docintent ask: interrupted; the rows finished so far are saved in {args.out}; "
-              "run the same command again to resume", file=sys.stderr)
-        return 130
-    print(f"{summary.path}: {summary.rows} rows for {len(documents)} document(s) x {len(questions)} question(s) "
-          f"({summary.new_rows} new, {summary.skipped} already done, {summary.retried} retried, "
-          f"{summary.failed} with errors) in {summary.seconds:.1f} s ({summary.rows_per_second:.2f} rows/s)")
-    if summary.failed:
-        print(f"{summary.failed} row(s) have errors; see \"error\" in {summary.path} "
-              "(rerun with --retry-failed to try them again)", file=sys.stderr)
-    return 0
+    return report_batch(
+        "ask",
+        lambda: ask_batch(documents, questions, BrainFactory(choice.kind, choice.options), args.out,
+                          strategy=args.strategy, options=_strategy_options(args), pages=args.pages,
+                          max_pages=args.max_pages or MAX_PAGES, executor=executor_from_args(args),
+                          progress=False if args.no_progress else None, retry_failed=args.retry_failed),
+        args.out, "rows finished", "row",
+        lambda summary: f"{summary.path}: {summary.rows} rows for {len(documents)} document(s) x {len(questions)} "
+        f"question(s) ({summary.new_rows} new, {summary.skipped} already done, {summary.retried} retried, "
+        f"{summary.failed} with errors) in {summary.seconds:.1f} s ({summary.rows_per_second:.2f} rows/s)")

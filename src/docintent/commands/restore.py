@@ -4,10 +4,9 @@ folder or glob restores every page question-free into an output folder, as a res
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from ._common import add_pages_argument, add_progress_argument
+from ._common import add_pages_argument, add_progress_argument, report_batch
 from ._scale import add_executor_arguments
 
 
@@ -118,17 +117,11 @@ def run_batch(args: argparse.Namespace) -> int:
     if not args.output:
         raise InputError(args.image, "restoring a folder needs an output folder: -o OUT/")
     check_output_folder(args.output)
-    try:
-        summary = restore_batch(args.image, args.output, pages=args.pages, executor=executor_from_args(args),
-                                progress=False if args.no_progress else None, retry_failed=args.retry_failed)
-    except KeyboardInterrupt:
-        print(f"docintent restore: interrupted; the pages restored so far are saved in {args.output}; "
-              "run the same command again to resume", file=sys.stderr)
-        return 130
-    print(f"{args.output}: {summary.rows} pages ({summary.new_rows} new, {summary.skipped} already done, "
-          f"{summary.retried} retried, {summary.failed} with errors) in {summary.seconds:.1f} s; "
-          f"rows in {Path(args.output) / RESTORE_ROWS}")
-    if summary.failed:
-        print(f"{summary.failed} page(s) have errors; see \"error\" in {summary.path} "
-              "(rerun with --retry-failed to try them again)", file=sys.stderr)
-    return 0
+    return report_batch(
+        "restore",
+        lambda: restore_batch(args.image, args.output, pages=args.pages, executor=executor_from_args(args),
+                              progress=False if args.no_progress else None, retry_failed=args.retry_failed),
+        args.output, "pages restored", "page",
+        lambda summary: f"{args.output}: {summary.rows} pages ({summary.new_rows} new, {summary.skipped} already "
+        f"done, {summary.retried} retried, {summary.failed} with errors) in {summary.seconds:.1f} s; "
+        f"rows in {Path(args.output) / RESTORE_ROWS}")
