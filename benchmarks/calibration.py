@@ -136,6 +136,9 @@ def fit(args: argparse.Namespace) -> None:
     cal_lines, _, cal_ece = calibration_table([(calibrated(r), r["score"]) for r in usable])
     print(f"\nraw confidence (ECE {raw_ece:.1f})", *raw_lines, f"\ncalibrated (ECE {cal_ece:.1f})", *cal_lines, sep="\n")
     decided = [r for r in rows if r.get("restored_score") is not None]
+    if not decided:
+        print("\nno row has a restored score (collect with --restored): no threshold simulation")
+        return
     print(f"\nPhase A threshold on the calibrated confidence ({len(decided)} rows with a restored score)")
     print("| threshold | simulated score | direct answers |")
     print("|---:|---:|---:|")

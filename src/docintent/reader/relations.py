@@ -244,9 +244,11 @@ def solve_role_city(info: QuestionInfo, layout: Layout) -> Solution | None:
             blocks.append(rec)
     else:  # the event: an institution named near the top with its city after it
         for item in _ordered(layout)[:12]:
-            if ent.ENTITIES.organisation(item.text) and len(_chunks(item.text)) >= 2:
-                chunks = _chunks(item.text)
-                k = next(i for i, c in enumerate(chunks) if ent.ENTITIES.organisation(c))
+            chunks = _chunks(item.text)
+            if ent.ENTITIES.organisation(item.text) and len(chunks) >= 2:
+                k = next((i for i, c in enumerate(chunks) if ent.ENTITIES.organisation(c)), None)
+                if k is None:  # the line reads as an organisation, none of its parts alone does
+                    continue
                 after = [c for c in chunks[k + 1:] if not ent.ENTITIES.country(c) and not find_dates(c)]
                 if after:
                     return Solution(after[0], 0.75, layout.region_of([item]), "city after the venue")
