@@ -196,3 +196,35 @@ def test_pieces_of_the_rules():
     assert author_line_names("Ann Leea, Bo Chenb*", "ab") == ["Ann Lee", "Bo Chen"]
     assert ENTITIES.country("New Zealand") and not ENTITIES.country("Auckland")
     assert ENTITIES.person("Mia Koch") and not ENTITIES.person("Kind Regards")
+
+
+def test_amounts_and_dates_answer_the_role_the_question_names():
+    receipt = layout(("CORNER MARKET", 0.3, 0.05, 0.7), ("Milk", 0.1, 0.2, 0.3), ("1.29", 0.75, 0.2, 0.9),
+                     ("Bread", 0.1, 0.23, 0.3), ("2.49", 0.75, 0.23, 0.9), ("TOTAL", 0.1, 0.3, 0.3),
+                     ("$3.78", 0.75, 0.3, 0.9), ("VISA **** 4421", 0.1, 0.35, 0.5), ("Card ending 4421", 0.1, 0.38, 0.5))
+    assert answer("What is the total amount?", receipt) == "$3.78"  # not the card's last four digits
+    invoice = layout(("INVOICE", 0.1, 0.05, 0.3), ("Invoice date: 03/04/2024", 0.6, 0.1, 0.95),
+                     ("Due date: 03/05/2024", 0.6, 0.13, 0.95), ("Account number", 0.1, 0.2, 0.3),
+                     ("448-221-09", 0.1, 0.23, 0.3), ("Bill to:", 0.55, 0.2, 0.7), ("Harriet Osei", 0.55, 0.23, 0.8),
+                     ("Osei Consulting Ltd", 0.55, 0.26, 0.8))
+    assert answer("What is the due date?", invoice) == "03/05/2024"
+    assert answer("When was the invoice issued?", invoice) == "03/04/2024"
+    assert answer("Who is the customer?", invoice) == "Harriet Osei"  # not the label "Account number"
+
+
+def test_a_signature_and_a_number_stated_in_an_instruction():
+    letter = layout(("Dear Mr Hale,", 0.1, 0.1, 0.3), ("We confirm your booking.", 0.1, 0.13, 0.6),
+                    ("Yours sincerely,", 0.1, 0.2, 0.3), ("Priya Raman", 0.1, 0.25, 0.3), ("Events Manager", 0.1, 0.27, 0.3))
+    assert answer("Who is the letter from?", letter) == "Priya Raman"
+    guide = layout(("Instructions for authors", 0.1, 0.05, 0.6),
+                   ("The abstract must not exceed 150 words and should state the main result.", 0.1, 0.1, 0.9),
+                   ("Lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod.", 0.1, 0.2, 0.9))
+    assert answer("What is the maximum length of the abstract in words?", guide) == "150"
+
+
+def test_a_reverse_look_up_by_dimensions_needs_both_numbers_in_order():
+    sizes = layout(*grid(["Size", "Dimensions"], [["Letter", "8.5 x 11 in"], ["Tabloid", "11 x 17 in"],
+                                                  ["Index card", "8 x 5 in"]]))
+    assert answer("Which size measures 11 x 17 inches?", sizes) == "Tabloid"
+    assert answer("Which size is 8.5 by 11 inches?", sizes) == "Letter"
+    assert answer("What are the dimensions of the Index card?", sizes) == "8 x 5 in"  # kept as printed

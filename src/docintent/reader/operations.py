@@ -219,12 +219,19 @@ def day_month(text: str) -> list[tuple[int, str, int, int]]:
     return out
 
 
+_DIMENSIONS = re.compile(r"\d+(?:[.,]\d+)?\s*(?:[x×]|by)\s*\d+(?:[.,]\d+)?", re.I)
+
+
 def _literal(question: str) -> tuple[str, str] | None:
-    """The value a reverse look-up gives: ("number" | "date" | "daymonth" | "time" | "text", literal), or None."""
+    """The value a reverse look-up gives: ("number" | "dimensions" | "date" | "daymonth" | "time" | "text",
+    literal), or None."""
     q = strip_yesno(question)
     quoted = re.findall(r"[\"“‘']([^\"”’']{2,80})[\"”’']", q)
     if quoted:
         return "text", quoted[0]
+    dims = _DIMENSIONS.search(q)
+    if dims:  # "11 x 17 inches": both numbers, in that order
+        return "dimensions", dims.group(0)
     dates = find_dates(q)
     if dates:
         return "date", dates[0]
@@ -265,6 +272,14 @@ def _cells_with(layout: Layout, kind: str, literal: str) -> list[Item]:
         for item in layout.items:
             if any(_same_value(n, target) for n in find_numbers(item.text)):
                 out.append(item)
+    elif kind == "dimensions":
+        wanted = [n.value for n in find_numbers(_DIMENSIONS.sub(lambda m: re.sub(r"[x×]|by", " ", m.group(0)), literal))]
+        for item in layout.items:
+            for m in _DIMENSIONS.finditer(item.text):
+                got = [n.value for n in find_numbers(re.sub(r"[x×]|by", " ", m.group(0), flags=re.I))]
+                if len(got) == len(wanted) and all(abs(a - b) < 1e-6 for a, b in zip(got, wanted)):
+                    out.append(item)
+                    break
     elif kind == "date":
         lit = squash(literal)
         for item in layout.items:
