@@ -1681,8 +1681,8 @@ def _(ctx: Ctx) -> None:
 @case("bounded-work", "ask page 5 of a 1-page PDF claiming 1,000,000 pages")
 def _(ctx: Ctx) -> None:
     (ctx.folder / "liar.pdf").write_bytes(pdf_bytes(1, claim=1_000_000))
-    refused(ctx.run(["ask", str(ctx.folder / "liar.pdf"), "q?", "--page", "5", "--strategy", "none"], timeout=60),
-            "liar.pdf", "1 page")
+    refused(ctx.run(["ask", str(ctx.folder / "liar.pdf"), "q?", "--pages", "5", "--strategy", "none"], timeout=60),
+            "liar.pdf", "1-page")
 
 
 for _w, _h in [(100_000, 1), (1, 100_000), (200_000, 2), (60_000, 30), (30, 60_000)]:
@@ -1781,8 +1781,8 @@ def _(ctx: Ctx) -> None:
         pypdf.PdfWriter().write(fh)
     (ctx.folder / "liar.pdf").write_bytes(pdf_bytes(1, claim=3))
     texts = []
-    for name, page in (("empty.pdf", "0"), ("liar.pdf", "2"), ("empty.pdf", "3")):
-        p = ctx.run(["ask", str(ctx.folder / name), "q?", "--page", page, "--strategy", "none"])
+    for name, page in (("empty.pdf", "1"), ("liar.pdf", "3"), ("empty.pdf", "4")):
+        p = ctx.run(["ask", str(ctx.folder / name), "q?", "--pages", page, "--strategy", "none"])
         texts.append(p.err)
         if p.rc != 1 or _has_traceback(p.err):
             refused(p, name)
@@ -1824,7 +1824,7 @@ def _(ctx: Ctx) -> None:
 @case("words", "a page the PDF reader cannot load is named with its number")
 def _(ctx: Ctx) -> None:
     (ctx.folder / "liar.pdf").write_bytes(pdf_bytes(2, claim=2).replace(b"/Type/Page>>", b"/Type/Junk>>", 1))
-    p = ctx.run(["ask", str(ctx.folder / "liar.pdf"), "q?", "--page", "0", "--strategy", "none", "--brain",
+    p = ctx.run(["ask", str(ctx.folder / "liar.pdf"), "q?", "--pages", "1", "--strategy", "none", "--brain",
                  "scripted"])
     if p.rc == 0:
         works(p)

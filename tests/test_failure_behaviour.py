@@ -947,3 +947,11 @@ def test_the_python_api_checks_its_arguments(image, question, message):
     page = Page.from_array(np.full((20, 20, 3), 255, np.uint8)) if isinstance(image, str) else image
     with pytest.raises(DocIntentError, match=message):
         docintent.ask(page, question, brain="scripted")
+
+
+def test_a_nul_character_in_a_path_given_to_the_python_api_is_a_named_refusal():
+    import docintent
+    from docintent.errors import FileMissingError
+
+    with pytest.raises(FileMissingError, match="NUL character"):
+        docintent.ask("scan\x00.png", "What is the total?", brain="scripted")

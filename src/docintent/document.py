@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ConfigError
-from .io import load_page, load_pdf, pdf_page_count
+from .errors import ConfigError, FileMissingError
+from .io import is_pdf_bytes, load_page, load_pdf, pdf_page_count
 from .ocr import get_engine
 from .ocr.base import OcrResult
 from .page import Page
@@ -44,10 +44,6 @@ class PageChoice:
 
     def to_dict(self) -> dict[str, object]:
         return {"page": self.number, "relevance": round(self.relevance, 4), "evidence": self.evidence}
-
-
-def _is_pdf_bytes(data: bytes) -> bool:
-    return b"%PDF-" in data[:1024]
 
 
 class Document:
@@ -72,13 +68,15 @@ class Document:
             self.count = 1
             self.name = name or str(source.source)
         elif isinstance(source, (bytes, bytearray)):
-            if not _is_pdf_bytes(bytes(source)):
+            if not is_pdf_bytes(bytes(source)):
                 raise ConfigError(f"{name or '<bytes>'}: a document given as bytes must be a PDF")
             self.source = bytes(source)
             self.is_pdf = True
             self.name = name or "<bytes>"
             self.count = pdf_page_count(self.source, password=password, name=self.name)
         elif isinstance(source, (str, os.PathLike)):
+            if "\x00" in os.fspath(source):  # no file system takes it (and the path functions raise on it)
+                raise FileMissingError(source, "the path holds a NUL character")
             path = Path(source)
             self.source = path
             self.name = name or str(path)
@@ -147,7 +145,7 @@ class Document:
 def _is_pdf_file(path: Path) -> bool:
     try:
         with open(path, "rb") as fh:
-            return _is_pdf_bytes(fh.read(1024))
+            return is_pdf_bytes(fh.read(1024))
     except OSError:
         return False  # the loader names the problem (missing, a folder) when the page is read
 

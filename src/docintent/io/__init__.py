@@ -3,6 +3,7 @@
 from .encode import IMAGE_OUTPUT_SUFFIXES, cap_pixels, encode, mark_box, resize_longest, save_page, to_data_url
 from .load import (
     IMAGE_FORMATS,
+    is_pdf_bytes,
     load_bytes,
     load_document,
     load_page,
@@ -20,6 +21,7 @@ __all__ = [
     "IMAGE_OUTPUT_SUFFIXES",
     "cap_pixels",
     "encode",
+    "is_pdf_bytes",
     "load_bytes",
     "load_document",
     "load_page",

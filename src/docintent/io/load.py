@@ -56,14 +56,18 @@ def _check_file(path: PathLike) -> Path:
 _IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"II*\x00", b"MM\x00*", b"BM")
 
 
-def _is_pdf(path: Path) -> bool:
-    """A PDF: "%PDF-" within the first kilobyte (the format allows bytes before it), unless the file starts
-    with an image signature."""
-    with open(path, "rb") as fh:
-        head = fh.read(1024)
+def is_pdf_bytes(data: bytes) -> bool:
+    """Whether ``data`` (a file's first bytes) is a PDF: "%PDF-" within the first kilobyte (the format allows
+    bytes before it), unless it starts with an image signature."""
+    head = bytes(data[:1024])
     if head.startswith(_IMAGE_MAGIC) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP"):
         return False
     return b"%PDF-" in head
+
+
+def _is_pdf(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        return is_pdf_bytes(fh.read(1024))
 
 
 def load_page(
