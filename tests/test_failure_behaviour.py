@@ -188,9 +188,9 @@ def test_killing_a_bench_with_workers_leaves_no_worker_running(tmp_path):
 
 
 def test_ctrl_c_stops_a_bench_with_workers_cleanly_and_it_resumes(tmp_path):
-    dataset = make_dataset(tmp_path / "data", 16)
+    dataset = make_dataset(tmp_path / "data", 30)
     out = tmp_path / "run"
-    args = ["cli", *_bench_args(dataset, out, "--brain", "slow", "--brain-opt", "delay=0.4", "--workers", "2")]
+    args = ["cli", *_bench_args(dataset, out, "--brain", "slow", "--brain-opt", "delay=0.5", "--workers", "2")]
     proc = _start(args, start_new_session=True)
     children: set[int] = set()
     try:
@@ -199,6 +199,8 @@ def test_ctrl_c_stops_a_bench_with_workers_cleanly_and_it_resumes(tmp_path):
             return len(_lines(out / "results.jsonl")) >= 2
 
         _wait_for(started, what="two rows")
+        time.sleep(0.5)  # mid-run (30 rows take 7.5 s), as a user's Ctrl-C would be
+        children.update(_children(proc.pid))
         os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends the whole foreground group on Ctrl-C
         _, err = proc.communicate(timeout=30)
     finally:
@@ -208,11 +210,11 @@ def test_ctrl_c_stops_a_bench_with_workers_cleanly_and_it_resumes(tmp_path):
     assert "interrupted" in err and "run the same command again" in err
     _wait_for(lambda: not any(_alive(c) for c in children), timeout=30, what="the workers to exit")
     rows_after_interrupt = len(_lines(out / "results.jsonl"))
-    assert 2 <= rows_after_interrupt < 16
+    assert 2 <= rows_after_interrupt < 30
     resumed = _start(["cli", *_bench_args(dataset, out, "--brain", "slow", "--brain-opt", "delay=0")])
     assert resumed.wait(timeout=120) == 0
     ids = [json.loads(x)["sample"]["id"] for x in _lines(out / "results.jsonl")]
-    assert sorted(ids) == [f"s{i:03d}" for i in range(16)]
+    assert sorted(ids) == [f"s{i:03d}" for i in range(30)]
 
 
 def test_the_lock_names_its_holder_and_is_free_again_after_a_kill(tmp_path):
