@@ -191,7 +191,9 @@ def test_ctrl_c_stops_a_bench_with_workers_cleanly_and_it_resumes(tmp_path):
     dataset = make_dataset(tmp_path / "data", 30)
     out = tmp_path / "run"
     args = ["cli", *_bench_args(dataset, out, "--brain", "slow", "--brain-opt", "delay=0.5", "--workers", "2")]
-    proc = _start(args, start_new_session=True)
+    # Started as a terminal starts a foreground command: Ctrl-C at its default. (A job started in the background
+    # of a non-interactive shell, as CI may run the tests, inherits Ctrl-C ignored, and so would the command.)
+    proc = _start(args, start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     children: set[int] = set()
     try:
         def started() -> bool:
