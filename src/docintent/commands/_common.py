@@ -11,6 +11,7 @@ import argparse
 import json
 import math
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -271,11 +272,9 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
 
 
 def report_batch(command: str, run: Callable[[], Any], folder: str | os.PathLike, done: str, unit: str,
-              describe: Callable[[Any], str]) -> int:
+                 describe: Callable[[Any], str]) -> int:
     """Run a resumable batch for ``docintent COMMAND``: print ``describe(summary)`` when it ends, name the rows
     with errors on stderr; on Ctrl-C say that the ``done`` items are saved in ``folder`` (exit 130)."""
-    import sys
-
     try:
         summary = run()
     except KeyboardInterrupt:

@@ -222,6 +222,11 @@ def day_month(text: str) -> list[tuple[int, str, int, int]]:
 _DIMENSIONS = re.compile(r"\d+(?:[.,]\d+)?\s*(?:[x×]|by)\s*\d+(?:[.,]\d+)?", re.I)
 
 
+def _dimension_values(dims: str) -> list[float]:
+    """The numbers of a dimensions literal ("8.5 by 11" -> [8.5, 11.0]), in order."""
+    return [n.value for n in find_numbers(re.sub(r"[x×]|by", " ", dims, flags=re.I))]
+
+
 def _literal(question: str) -> tuple[str, str] | None:
     """The value a reverse look-up gives: ("number" | "dimensions" | "date" | "daymonth" | "time" | "text",
     literal), or None."""
@@ -273,10 +278,10 @@ def _cells_with(layout: Layout, kind: str, literal: str) -> list[Item]:
             if any(_same_value(n, target) for n in find_numbers(item.text)):
                 out.append(item)
     elif kind == "dimensions":
-        wanted = [n.value for n in find_numbers(_DIMENSIONS.sub(lambda m: re.sub(r"[x×]|by", " ", m.group(0)), literal))]
+        wanted = _dimension_values(literal)
         for item in layout.items:
             for m in _DIMENSIONS.finditer(item.text):
-                got = [n.value for n in find_numbers(re.sub(r"[x×]|by", " ", m.group(0), flags=re.I))]
+                got = _dimension_values(m.group(0))
                 if len(got) == len(wanted) and all(abs(a - b) < 1e-6 for a, b in zip(got, wanted)):
                     out.append(item)
                     break
