@@ -20,9 +20,10 @@ from ..layout.lines import Layout
 from ..ocr import ReadingSession
 from ..ocr.base import OcrEngine, OcrLine, OcrResult
 from ..page import Box, Page
-from .answer import solve
 from .extract import Matcher
-from .question import QuestionInfo, analyse
+from .query import Question, understand
+from .question import QuestionInfo
+from .readers import READERS, Choice, Reader, RunnerUp
 
 
 @dataclass
@@ -36,6 +37,19 @@ class Reading:
     confidence: float
     region: Box
     source: str
+    #: The answer's own box (its line; the whole page when nothing was read), the runners-up the reader
+    #: rejected, and whether the reader abstained (its confidence under the reader's threshold).
+    box: Box = Box.FULL
+    runners_up: tuple[RunnerUp, ...] = ()
+    abstained: bool = False
+    looked_for: str = ""
+    evidence_region: Box | None = None
+
+    @property
+    def review_region(self) -> Box:
+        """Where a restoration of this page is judged: the evidence region, or the whole page when the reader
+        was too unsure of its answer to know where the evidence is."""
+        return self.evidence_region if self.evidence_region is not None else self.region
 
     @property
     def evidence(self) -> tuple[OcrLine, ...]:
@@ -48,10 +62,13 @@ class Reading:
 class QuestionReader:
     """One question's readings (see the module docstring). Lives as long as the question."""
 
-    def __init__(self, question: str, task: str, engine: OcrEngine) -> None:
+    def __init__(self, question: str, task: str, engine: OcrEngine, reader: Reader | None = None) -> None:
         self.question = question
         self.task = task
-        self.info: QuestionInfo = analyse(question, task)
+        #: The one analysis of the question (:func:`~docintent.reader.query.understand`).
+        self.query: Question = understand(question, task)
+        self.info: QuestionInfo = self.query.info
+        self.reader: Reader = reader if reader is not None else READERS.get("scored")
         self.session = ReadingSession(engine)
         self._readings: dict[str, Reading] = {}
         self._patches: dict[str, tuple[OcrResult, OcrResult]] = {}
@@ -76,8 +93,9 @@ class QuestionReader:
         else:
             ocr = self.session.read(page)
         layout = Layout.from_ocr(ocr)
-        found = solve(self.info, self.task, layout, page)
-        reading = Reading(ocr, layout, found.text, found.confidence, found.region, found.source)
+        choice: Choice = self.reader.read(self.query, layout, page)
+        reading = Reading(ocr, layout, choice.answer, choice.confidence, choice.region, choice.source, choice.box,
+                          tuple(choice.runners_up), choice.abstained, choice.looked_for, choice.evidence_region)
         self._readings[page.hash] = reading
         return reading
 

@@ -34,6 +34,7 @@ from ...ocr import ReadingSession, get_engine
 from ...page import Box, Page
 from ...perception.degradations import DEGRADATIONS
 from ...perception.service import Perception
+from ...reader.readers import READERS
 from ...reader.reading import QuestionReader, Reading
 from ...tools import tools_for
 from ...trace import Action, Phase
@@ -47,29 +48,43 @@ from .review import DEFAULT_FLOORS, REVIEW_RULES, NoiseFloors, ReviewEvidence
 
 @dataclass(frozen=True)
 class Calibration:
-    """The probability that a reading is right, from its raw confidence and the damage measured where it was
-    read: ``sigmoid(bias + confidence x raw + damage x excess)``, a logistic fit on development data
+    """The probability that a reading is right, from its confidence and the damage measured where it was read:
+    ``sigmoid(bias + confidence x c + damage x excess)``, a logistic fit on development data
     (``benchmarks/calibration.py fit``; excess in [0, 1] is how far the worst measured degradation passes its
-    threshold). The raw confidence is how OCR confidence, label match and answer type agree; it is not a
-    probability, and the same raw value means something else on a clean and on a damaged page.
+    threshold). ``scale``: ``"raw"`` when ``c`` is the rule cascade's raw confidence (how OCR confidence, label
+    match and answer type agree, not a probability), ``"probability"`` when ``c`` is the logit of the scored
+    reader's calibrated probability (which knows the layout but not the damage).
 
     >>> round(Calibration(bias=-3.0, confidence=6.0, damage=-1.0)(0.5, 0.0), 2)
     0.5
+    >>> round(Calibration(bias=0.0, confidence=1.0, damage=-1.0, scale="probability")(0.8, 0.0), 2)
+    0.8
     """
 
     bias: float
     confidence: float
     damage: float
+    scale: Literal["raw", "probability"] = "raw"
 
     def __call__(self, raw: float, excess: float) -> float:
-        z = self.bias + self.confidence * raw + self.damage * excess
+        c = raw
+        if self.scale == "probability":
+            p = min(max(raw, 1e-6), 1 - 1e-6)
+            c = math.log(p / (1 - p))
+        z = self.bias + self.confidence * c + self.damage * excess
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
 #: The default calibration: fitted on development data only (the broad dev split's clean renders and every third
 #: capture, every third sample of the real-page dev split, synthetic seed 101: 680 upright readings) by
 #: ``benchmarks/calibration.py fit`` (``benchmarks/results/calibration_broad_dev_fit.md``).
-DEFAULT_CALIBRATION: Calibration | None = Calibration(bias=-1.975, confidence=5.567, damage=-1.084)
+RULES_CALIBRATION: Calibration | None = Calibration(bias=-1.975, confidence=5.567, damage=-1.084)
+#: The scored reader's confidence is already a probability calibrated on clean and OCR-noised layouts of families
+#: the scorer never saw; what it cannot know is the damage measured on the page, which lowers it by the rule
+#: cascade's fitted damage weight.
+SCORED_CALIBRATION: Calibration = Calibration(bias=0.0, confidence=1.0, damage=-1.084, scale="probability")
+#: The calibration of the default reader.
+DEFAULT_CALIBRATION: Calibration | None = SCORED_CALIBRATION
 #: Phase A answers directly at this calibrated confidence (chosen on the same development data: restoring
 #: below it, with Phase B's check, scored best in simulation; 0.9 scored the same with more tools).
 ANSWER_THRESHOLD = 0.85
@@ -86,6 +101,9 @@ class OfflineReaderOptions(BaseModel):
 
     engine: Annotated[Literal["rapidocr", "tesseract"] | None, Field(
         description="OCR engine (default: DOCINTENT_OCR_ENGINE, else rapidocr)")] = None
+    reader: Annotated[str, Field(description=(
+        "how answers are read off the layout: a kind of docintent.reader.READERS (scored: candidates from every "
+        "source chosen by the trained scorer; rules: the rule cascade alone)"))] = "scored"
     answer_threshold: Annotated[float, Field(ge=0.0, le=1.0,
                                              description="calibrated confidence at which Phase A answers")] = ANSWER_THRESHOLD
     severity_threshold: Annotated[float | None, Field(ge=0.0, le=1.0, description=(
@@ -99,8 +117,8 @@ class OfflineReaderOptions(BaseModel):
         description="the noise floors of Phase B's quantities as {legibility, confidence, severity, tie} "
                     "(default: the measured ones)")] = None
     calibration: Annotated[Calibration | dict[str, float] | None, Field(
-        description="the confidence calibration as {bias, confidence, damage}, or null for the raw confidence")] = (
-        DEFAULT_CALIBRATION)
+        description="the confidence calibration as {bias, confidence, damage, scale}, or null for the reader's own "
+                    "confidence (default: the one fitted for the reader)")] = None
 
 
 @dataclass
@@ -135,8 +153,9 @@ class OfflineReader(Restorer, MactRoles):
         orientation_confidence: float = 0.6,
         keep_margin: float = 0.0,
         review_rule: str = "evidence",
-        calibration: Calibration | dict | None = DEFAULT_CALIBRATION,
+        calibration: Calibration | dict | None | Literal["default"] = "default",
         noise_floors: NoiseFloors | dict | None = None,
+        reader: str = "scored",
     ) -> None:
         if review_rule not in REVIEW_RULES:
             raise ValueError(f"review_rule {review_rule!r}: expected one of {', '.join(REVIEW_RULES)}")
@@ -146,6 +165,10 @@ class OfflineReader(Restorer, MactRoles):
         self.keep_margin = float(keep_margin)
         self.perception = Perception(severity_threshold=severity_threshold,
                                      orientation_confidence=orientation_confidence)
+        self.reader_kind = reader
+        self._reader = READERS.get(reader)  # an unknown kind: one line naming every valid reader
+        if isinstance(calibration, str) and calibration == "default":
+            calibration = SCORED_CALIBRATION if reader == "scored" else RULES_CALIBRATION
         if isinstance(calibration, dict):  # from the command line: --brain-opt calibration='{"bias": ...}'
             calibration = Calibration(**calibration)
         if calibration is not None and not isinstance(calibration, Calibration):
@@ -165,7 +188,7 @@ class OfflineReader(Restorer, MactRoles):
         """This question's reader: the question analysed once, each page state read once."""
         memo = self.memo(state, _Memo)
         if memo.reader is None or memo.reader.question != state.question:
-            memo.reader = QuestionReader(state.question, state.task, self.engine)
+            memo.reader = QuestionReader(state.question, state.task, self.engine, self._reader)
         return memo.reader
 
     def reading_session(self, state: State) -> ReadingSession:
@@ -323,7 +346,7 @@ class OfflineReader(Restorer, MactRoles):
             # A photometric tool moved no text: the lines found on the page before are read again on the page
             # after, and only inside the evidence region (elsewhere the page keeps its earlier reading). With no
             # evidence located the restored page is read afresh: its text may be found where it was not before.
-            region = reader.read(before).region
+            region = reader.read(before).review_region
             if region != Box.FULL:
                 reader.session.quads(after, geometry_of=before)
             b, a = reader.legibility(before, region), reader.legibility(after, region)
@@ -364,9 +387,15 @@ class OfflineReader(Restorer, MactRoles):
 
     @staticmethod
     def _answer_of(reading: Reading, why: str) -> Answer:
-        """The reading's answer with its raw confidence, its region and the lines it was read from."""
+        """The reading's answer with its reader's confidence, its region, the lines it was read from and the
+        runners-up the reader rejected (named in the reasoning)."""
         lines = tuple((line.text, line.confidence, line.box) for line in reading.evidence) if reading.answer else ()
         region = reading.region if reading.answer and reading.region != Box.FULL else None
+        if reading.abstained:
+            why = f"abstained: looked for {reading.looked_for or 'the asked field'!r}"
+        if reading.runners_up:
+            rejected = "; ".join(f"{r.text[:40]!r} {r.probability:.2f} ({r.source})" for r in reading.runners_up)
+            why = f"{why}; runners-up: {rejected}"
         return Answer(reading.answer, reading.confidence, why, region=region, evidence=lines)
 
     # -- zoom (only when the strategy offers the inspection tool) -------------------------------------

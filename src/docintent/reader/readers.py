@@ -1,0 +1,153 @@
+"""The reader seam: ``read(question, layout, page) -> Choice``, one registry of readers.
+
+Two built-in readers (:data:`READERS`):
+
+- ``scored`` (default): every candidate source proposes (:mod:`~docintent.reader.candidates`), the trained
+  scorer gives each candidate a probability (:mod:`~docintent.reader.scorer`), and the best one is the answer
+  with the calibrated probability as its confidence; below ``abstain_below`` the reader abstains and says which
+  field it looked for and which candidates it rejected;
+- ``rules``: the rule cascade alone (:func:`~docintent.reader.answer.solve`), its raw confidence as it was.
+
+A plug-in reader registers a factory that returns an object with the same ``read`` method.
+
+>>> from docintent.layout.lines import Item, Layout
+>>> from docintent.page import Box
+>>> layout = Layout([Item("Invoice No: INV-2041", Box(0.1, 0.1, 0.4, 0.12), 0.99, 0),
+...                  Item("Total: $1,250.00", Box(0.1, 0.5, 0.4, 0.52), 0.98, 1)])
+>>> READERS.get("scored").read(understand("What is the invoice number?"), layout).answer
+'INV-2041'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..layout.lines import Layout
+from ..page import Box, Page
+from ..registry import Registry
+from .answer import format_answer, solve
+from .candidates import BLANK_PAGE, SOURCE_NAMES, AnswerCandidate, canonical, propose
+from .extract import Matcher
+from .features import featurise
+from .query import Question, understand
+from .scorer import Scorer
+from .spans import trim_span
+
+
+@dataclass(frozen=True)
+class RunnerUp:
+    """A rejected candidate: its text, probability, source and box."""
+
+    text: str
+    probability: float
+    source: str
+    box: Box
+
+
+@dataclass
+class Choice:
+    """What a reader chose: the answer (``""`` when it abstained), its confidence, the evidence region and the
+    answer's own box, the source that proposed it, and the best rejected candidates."""
+
+    answer: str
+    confidence: float
+    region: Box
+    source: str
+    box: Box = Box.FULL
+    runners_up: list[RunnerUp] = field(default_factory=list)
+    abstained: bool = False
+    looked_for: str = ""
+    #: Where a review must re-read to judge a restoration (None: ``region``); an unsure reader does not know
+    #: where its evidence is, so it asks for the whole page.
+    evidence_region: Box | None = None
+
+
+#: Below this calibrated probability the scored reader's evidence region is the whole page: the best candidate
+#: may be the wrong one, and a restoration judged only around it would miss the right one.
+SURE_OF_REGION = 0.5
+
+
+class Reader(Protocol):
+    """What a reader does: choose an answer for a question on one page's layout."""
+
+    def read(self, question: Question, layout: Layout, page: Page | None = None) -> Choice: ...
+
+
+class RulesReader:
+    """The rule cascade (:func:`~docintent.reader.answer.solve`): the first rule that fires answers."""
+
+    name = "rules"
+
+    def read(self, question: Question, layout: Layout, page: Page | None = None) -> Choice:
+        sol = solve(question.info, question.task, layout, page if page is not None else BLANK_PAGE)
+        return Choice(sol.text, sol.confidence, sol.region, sol.source, sol.region)
+
+
+class ScoredReaderOptions(BaseModel):
+    """Options of the ``scored`` reader."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    abstain_below: Annotated[float, Field(ge=0.0, le=1.0, description=(
+        "calibrated probability under which the reader abstains (answers nothing, names the runners-up)"))] = 0.0
+    model: Annotated[str | None, Field(description="a scorer model file (default: the one shipped)")] = None
+    sources: Annotated[tuple[str, ...] | None, Field(description=(
+        f"candidate sources to run (default: all of {', '.join(SOURCE_NAMES)})"))] = None
+
+
+class ScoredReader:
+    """Candidates from every source, chosen by the trained scorer (see the module docstring)."""
+
+    name = "scored"
+    Options = ScoredReaderOptions
+
+    def __init__(self, abstain_below: float = 0.0, model: str | None = None,
+                 sources: tuple[str, ...] | None = None) -> None:
+        unknown = [s for s in sources or () if s not in SOURCE_NAMES]
+        if unknown:
+            raise ValueError(f"unknown candidate source {unknown[0]!r}; valid sources: {', '.join(SOURCE_NAMES)}")
+        self.abstain_below = float(abstain_below)
+        self.scorer = Scorer.load(model) if model else Scorer.default()
+        self.sources = tuple(sources) if sources else None
+
+    def rank(self, question: Question, layout: Layout, page: Page | None = None) -> list[AnswerCandidate]:
+        """Every candidate with its probability, best first (ties: the order the sources proposed them)."""
+        layout = canonical(layout)
+        cands = propose(question, layout, page, self.sources)
+        if not cands:
+            return []
+        rows = featurise(question, layout, cands, Matcher(question.info, layout))
+        for cand, p in zip(cands, self.scorer.probabilities(rows)):
+            cand.probability = float(p)
+        order = sorted(range(len(cands)), key=lambda i: (-round(cands[i].probability, 9), i))
+        return [cands[i] for i in order]
+
+    def read(self, question: Question, layout: Layout, page: Page | None = None) -> Choice:
+        layout = canonical(layout)
+        ranked = self.rank(question, layout, page)
+        if not ranked:
+            return Choice("", 0.0, Box.FULL, "nothing readable", looked_for=question.field)
+        best = ranked[0]
+        second = ranked[1].probability if len(ranked) > 1 else 0.0
+        confidence = self.scorer.confidence(best.probability, second)
+        runners = [RunnerUp(c.text, round(c.probability, 4), c.source, c.box(layout)) for c in ranked[1:4]]
+        text = format_answer(trim_span(best.text, question.answer_type), question.info, question.task)
+        if confidence < self.abstain_below:
+            runners = [RunnerUp(best.text, round(best.probability, 4), best.source, best.box(layout))] + runners[:2]
+            return Choice("", confidence, Box.FULL, "abstained", runners_up=runners, abstained=True,
+                          looked_for=question.field)
+        region = best.region(layout)
+        return Choice(text, confidence, region, best.source, best.box(layout), runners, looked_for=question.field,
+                      evidence_region=region if confidence >= SURE_OF_REGION else Box.FULL)
+
+
+#: The readers the offline brain can use (``--brain-opt reader=rules``); plug-ins arrive through the
+#: ``docintent.readers`` entry-point group.
+READERS: Registry = Registry("reader", group="docintent.readers")
+READERS.register("scored", ScoredReader, description="candidates from every source, chosen by the trained scorer")
+READERS.register("rules", RulesReader, description="the rule cascade alone (the first rule that fires answers)")
+
+__all__ = ["READERS", "Choice", "Reader", "RulesReader", "RunnerUp", "ScoredReader", "understand"]

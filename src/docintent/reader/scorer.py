@@ -1,0 +1,121 @@
+"""The trained candidate scorer: gradient-boosted trees over :mod:`~docintent.reader.features`, and a calibration
+of the chosen answer's probability, loaded from one JSON file without network and without the library that
+trained it.
+
+The model file (``docintent/data/reader/scorer.json``) holds the trees as flat arrays (feature, threshold, left,
+right, leaf value), the feature names they were trained on, and a logistic calibration fitted on layout families
+the trees never saw: ``P(right) = sigmoid(a + b x logit(p1) + c x (logit(p1) - logit(p2)))`` with ``p1``, ``p2``
+the trees' probabilities of the best and second candidate. Its manifest beside it (``scorer.manifest.json``)
+names the training data's digest, the seed and the library versions; ``benchmarks/train_reader.py`` writes
+both (one seeded command).
+
+>>> scorer = Scorer.default()
+>>> len(scorer.feature_names) == len(FEATURE_NAMES)
+True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from .features import FEATURE_NAMES
+
+MODEL_FILE = "scorer.json"
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
+
+
+@dataclass(frozen=True)
+class Trees:
+    """Flat arrays of every tree: node ``i`` of the forest splits on ``feature[i]`` at ``threshold[i]`` (go to
+    ``left[i]`` when the value is <= the threshold) or, when ``feature[i] < 0``, is a leaf worth ``value[i]``;
+    ``roots`` are each tree's first node."""
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray
+    roots: np.ndarray
+    depth: int
+    base: float
+
+    def margin(self, x: np.ndarray) -> np.ndarray:
+        """The summed leaf values (log-odds) of every row of ``x``."""
+        n = x.shape[0]
+        if n == 0:
+            return np.zeros(0)
+        node = np.broadcast_to(self.roots, (n, self.roots.size)).copy()
+        rows = np.arange(n)[:, None]
+        for _ in range(self.depth):
+            feat = self.feature[node]
+            leaf = feat < 0
+            if leaf.all():
+                break
+            vals = x[rows, np.where(leaf, 0, feat)]
+            go_left = vals <= self.threshold[node]
+            nxt = np.where(go_left, self.left[node], self.right[node])
+            node = np.where(leaf, node, nxt)
+        return self.base + self.value[node].sum(axis=1)
+
+
+class Scorer:
+    """Candidate probabilities and the calibrated confidence of the chosen one (see the module docstring)."""
+
+    def __init__(self, model: dict) -> None:
+        names = tuple(model["features"])
+        missing = [n for n in names if n not in FEATURE_NAMES]
+        if missing:
+            raise ValueError(f"scorer model: features this reader does not compute: {', '.join(missing[:5])}")
+        self.feature_names = names
+        self._columns = np.array([FEATURE_NAMES.index(n) for n in names], dtype=np.int64)
+        t = model["trees"]
+        self.trees = Trees(np.asarray(t["feature"], np.int64), np.asarray(t["threshold"], np.float64),
+                           np.asarray(t["left"], np.int64), np.asarray(t["right"], np.int64),
+                           np.asarray(t["value"], np.float64), np.asarray(t["roots"], np.int64), int(t["depth"]),
+                           float(t.get("base", 0.0)))
+        cal = model.get("calibration") or {"a": 0.0, "b": 1.0, "c": 0.0}
+        self.calibration = (float(cal["a"]), float(cal["b"]), float(cal["c"]))
+        self.version = str(model.get("version", ""))
+        self.meta = {k: v for k, v in model.items() if k not in ("trees", "features")}
+
+    @classmethod
+    def load(cls, path: str | Path) -> Scorer:
+        return cls(json.loads(Path(path).read_text(encoding="utf-8")))
+
+    @classmethod
+    def default(cls) -> Scorer:
+        """The committed model, loaded once per process."""
+        global _DEFAULT
+        with _LOCK:
+            if _DEFAULT is None:
+                text = resources.files("docintent").joinpath("data", "reader", MODEL_FILE).read_text(encoding="utf-8")
+                _DEFAULT = cls(json.loads(text))
+            return _DEFAULT
+
+    def probabilities(self, rows: list[list[float]]) -> np.ndarray:
+        """The trees' probability that each candidate (a row of features) is the answer."""
+        if not rows:
+            return np.zeros(0)
+        x = np.asarray(rows, dtype=np.float64)[:, self._columns]
+        return 1.0 / (1.0 + np.exp(-self.trees.margin(x)))
+
+    def confidence(self, best: float, second: float) -> float:
+        """Calibrated probability that the best candidate is right, from its probability and the runner-up's."""
+        a, b, c = self.calibration
+        z = a + b * _logit(best) + c * (_logit(best) - _logit(second))
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+_DEFAULT: Scorer | None = None
+_LOCK = threading.Lock()
