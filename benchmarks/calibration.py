@@ -22,6 +22,13 @@ threshold (answer directly at or above it, otherwise restore) on the rows with a
     python benchmarks/calibration.py fit --rows benchmarks/out/runs/calibration2-s101/rows.jsonl \
         benchmarks/out/runs/calibration2-realdev/rows.jsonl
 
+``fit-damage`` fits the scored reader's damage weight on collected development rows (its probability is
+calibrated already; only the measured damage is fitted)::
+
+    python benchmarks/calibration.py collect --dataset synth:benchmarks/out/realpages/dev --every 3 \
+        --out benchmarks/out/runs/calibration-scored-realdev
+    python benchmarks/calibration.py fit-damage --rows benchmarks/out/runs/calibration-scored-realdev/rows.jsonl
+
 ``evaluate`` compares raw and calibrated confidence on rows collected from held-out data (the synthetic seed
 and the real-page test split the strategies are reported on), written to benchmarks/results/NAME.md and .json.
 
@@ -204,6 +211,30 @@ def report(args: argparse.Namespace) -> None:
     (RESULTS / f"{args.name}.json").write_text(json.dumps(figures, indent=2))
 
 
+def fit_damage(args) -> None:
+    """The scored reader's damage weight: ``sigmoid(logit(p) + damage x excess)`` fitted by maximum likelihood on
+    collected development rows (right = score > 0.5). The probability's own weight stays 1 and no bias is fitted:
+    the scorer is calibrated on clean and OCR-noised layouts already, and the captures hold no undamaged page to
+    separate a bias from the damage with."""
+    import numpy as np
+    from scipy.optimize import minimize_scalar
+
+    rows = [json.loads(line) for path in args.rows for line in Path(path).read_text().splitlines() if line.strip()]
+    rows = [r for r in rows if r.get("confidence") is not None]
+    p = np.clip(np.array([r["confidence"] for r in rows]), 1e-6, 1 - 1e-6)
+    z0 = np.log(p / (1 - p))
+    excess = np.array([r["excess"] for r in rows])
+    right = np.array([r["score"] > 0.5 for r in rows], dtype=float)
+
+    def nll(w: float) -> float:
+        q = 1 / (1 + np.exp(-(z0 + w * excess)))
+        return float(-np.sum(right * np.log(q + 1e-9) + (1 - right) * np.log(1 - q + 1e-9)))
+
+    best = minimize_scalar(nll, bounds=(-10.0, 5.0), method="bounded")
+    print(json.dumps({"rows": len(rows), "damaged": int((excess > 0).sum()), "right": round(float(right.mean()), 3),
+                      "damage": round(float(best.x), 3)}))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -216,6 +247,8 @@ def main() -> None:
     c.add_argument("--out", required=True)
     f = sub.add_parser("fit")
     f.add_argument("--rows", nargs="+", required=True)
+    d = sub.add_parser("fit-damage", help="the scored reader's damage weight (see fit_damage)")
+    d.add_argument("--rows", nargs="+", required=True)
     e = sub.add_parser("evaluate")
     e.add_argument("rows", nargs="+", help="LABEL=ROWS_JSONL from `collect` on held-out data")
     e.add_argument("--name", default="calibration")
@@ -225,7 +258,8 @@ def main() -> None:
     r.add_argument("--name", default="calibration")
     r.add_argument("--caption", default="")
     args = ap.parse_args()
-    {"collect": collect, "fit": fit, "evaluate": evaluate, "report": report}[args.command](args)
+    {"collect": collect, "fit": fit, "fit-damage": fit_damage, "evaluate": evaluate,
+     "report": report}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -113,7 +113,8 @@ def _noisy_text(text: str, rng: random.Random) -> str:
 
 def layout_of(doc: dict, noisy: bool) -> Layout:
     """The document's lines as a layout; ``noisy``: read through simulated OCR noise (seeded by the doc id)."""
-    lines = [(ln["text"], Box(*ln["box"]), float(ln.get("confidence", 1.0))) for ln in doc["lines"] if ln["text"].strip()]
+    lines = [(ln["text"], Box(*ln["box"]), float(ln.get("confidence", 1.0))) for ln in doc["lines"]
+             if ln["text"].strip() and ln["box"][0] < ln["box"][2] and ln["box"][1] < ln["box"][3]]
     if noisy:
         rng = random.Random(f"noise:{doc['doc']}")
         lines.sort(key=lambda t: (round(t[1].y0, 3), t[1].x0))

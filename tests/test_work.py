@@ -72,11 +72,13 @@ class _CachedReader(OfflineReader):
 CLEAN = {"tool_runs": 0, "reviews": 0, "inspections": 0, "pixels_restored": 0, "detections": 1,
          "lines_recognised": 9, "lines_reused": 0, "boxes_carried": 0, "region_reads": 0, "crop_reads": 0,
          "page_reads": 0, "orientation_checks": 1}
-#: ... and on the shaken one: deblurring ran once (1400 x 1000 pixels written); the reader was too unsure of its
-#: reading of the shaken page to know where its evidence is, so the review read the sharpened page whole (a second
-#: detection, its nine lines); both page states' orientation checked.
-BLURRED = {"tool_runs": 1, "reviews": 1, "inspections": 0, "pixels_restored": 1_400_000, "detections": 2,
-           "lines_recognised": 18, "lines_reused": 0, "boxes_carried": 0, "region_reads": 0, "crop_reads": 0,
+#: ... and on the shaken one: deblurring ran (1400 x 1000 pixels written) and its review read the sharpened page
+#: whole (the reader was too unsure of the shaken page to know where its evidence is: a second detection); the
+#: answer was still short of Phase A's threshold, so appearance ran too, and its review re-read only the evidence
+#: region with the boxes of the page before it (no third detection), looking up the lines the tool left as they
+#: were, and rolled it back; both page states' orientation checked.
+BLURRED = {"tool_runs": 2, "reviews": 2, "inspections": 0, "pixels_restored": 2_800_000, "detections": 2,
+           "lines_recognised": 20, "lines_reused": 4, "boxes_carried": 1, "region_reads": 3, "crop_reads": 0,
            "page_reads": 0, "orientation_checks": 2}
 
 
@@ -90,6 +92,7 @@ def test_the_counters_of_a_clean_page_answered_at_once(clean):
 def test_the_counters_of_a_damaged_page_restored_and_reviewed(blurred):
     result = get_strategy("docintent").run(blurred, QUESTION, "doc", get_brain("offline"))
     assert result.answer == "$277.60" and result.tools_kept == ["deblurring"]
+    assert result.tools_rolled_back == ["appearance"]
     assert result.work == BLURRED
     step = next(s for s in result.trace if isinstance(s, ToolStep) and s.tool == "deblurring")
     bounds = get_tool("deblurring").work_bounds

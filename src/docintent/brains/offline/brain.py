@@ -80,9 +80,10 @@ class Calibration:
 #: ``benchmarks/calibration.py fit`` (``benchmarks/results/calibration_broad_dev_fit.md``).
 RULES_CALIBRATION: Calibration | None = Calibration(bias=-1.975, confidence=5.567, damage=-1.084)
 #: The scored reader's confidence is already a probability calibrated on clean and OCR-noised layouts of families
-#: the scorer never saw; what it cannot know is the damage measured on the page, which lowers it by the rule
-#: cascade's fitted damage weight.
-SCORED_CALIBRATION: Calibration = Calibration(bias=0.0, confidence=1.0, damage=-1.084, scale="probability")
+#: the scorer never saw; what it cannot know is the damage measured on the page. Its weight was fitted on
+#: development captures (the first 78 readings of every third sample of the real-page dev split, all damaged, so
+#: the probability's own weight is held at 1 and no bias is fitted: ``benchmarks/calibration.py fit-damage``).
+SCORED_CALIBRATION: Calibration = Calibration(bias=0.0, confidence=1.0, damage=-1.747, scale="probability")
 #: The calibration of the default reader.
 DEFAULT_CALIBRATION: Calibration | None = SCORED_CALIBRATION
 #: Phase A answers directly at this calibrated confidence (chosen on the same development data: restoring
