@@ -20,6 +20,7 @@ A plug-in reader registers a factory that returns an object with the same ``read
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Annotated, Protocol
 
@@ -63,6 +64,16 @@ class Choice:
     #: Where a review must re-read to judge a restoration (None: ``region``); an unsure reader does not know
     #: where its evidence is, so it asks for the whole page.
     evidence_region: Box | None = None
+
+
+#: The rule cascade's raw confidence as a probability: the logistic fit of the offline brain's rules calibration
+#: at no measured damage (``benchmarks/calibration.py fit``: bias -1.975, weight 5.567).
+RULES_BIAS, RULES_WEIGHT = -1.975, 5.567
+
+
+def rules_probability(raw: float) -> float:
+    """The rule cascade's raw confidence mapped to the probability of being right (no damage measured)."""
+    return 1.0 / (1.0 + math.exp(-(RULES_BIAS + RULES_WEIGHT * raw)))
 
 
 #: Below this calibrated probability the scored reader's evidence region is the whole page: the best candidate
@@ -125,7 +136,18 @@ class ScoredReader:
         order = sorted(range(len(cands)), key=lambda i: (-round(cands[i].probability, 9), i))
         return [cands[i] for i in order]
 
+    def covers(self, question: Question) -> bool:
+        """Whether the scorer was trained on questions of this kind (its task and the typed span it asks for)."""
+        return question.task in self.scorer.tasks and (not question.span_kind or question.span_kind in self.scorer.span_kinds)
+
     def read(self, question: Question, layout: Layout, page: Page | None = None) -> Choice:
+        if not self.covers(question):
+            # A kind of question the scorer never saw in training (a table of contents' page, a version, a
+            # definition, a chart): the rule written for it answers, its confidence through the rules' calibration.
+            ruled = RulesReader().read(question, layout, page)
+            ruled.confidence = rules_probability(ruled.confidence) if ruled.answer else 0.0
+            ruled.source = f"{ruled.source} (rules: a question kind the scorer was not trained on)"
+            return ruled
         layout = canonical(layout)
         ranked = self.rank(question, layout, page)
         if not ranked:

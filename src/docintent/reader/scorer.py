@@ -87,6 +87,9 @@ class Scorer:
         cal = model.get("calibration") or {"a": 0.0, "b": 1.0, "c": 0.0}
         self.calibration = (float(cal["a"]), float(cal["b"]), float(cal["c"]))
         self.version = str(model.get("version", ""))
+        #: The tasks and typed-span kinds of the questions it was trained on (others are left to the rules).
+        self.tasks = frozenset(model.get("tasks", ("doc",)))
+        self.span_kinds = frozenset(model.get("span_kinds", ()))
         self.meta = {k: v for k, v in model.items() if k not in ("trees", "features")}
 
     @classmethod

@@ -34,7 +34,7 @@ from ...ocr import ReadingSession, get_engine
 from ...page import Box, Page
 from ...perception.degradations import DEGRADATIONS
 from ...perception.service import Perception
-from ...reader.readers import READERS
+from ...reader.readers import READERS, RULES_BIAS, RULES_WEIGHT
 from ...reader.reading import QuestionReader, Reading
 from ...tools import tools_for
 from ...trace import Action, Phase
@@ -75,10 +75,10 @@ class Calibration:
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
-#: The default calibration: fitted on development data only (the broad dev split's clean renders and every third
+#: The rule cascade's calibration: fitted on development data only (the broad dev split's clean renders and every third
 #: capture, every third sample of the real-page dev split, synthetic seed 101: 680 upright readings) by
 #: ``benchmarks/calibration.py fit`` (``benchmarks/results/calibration_broad_dev_fit.md``).
-RULES_CALIBRATION: Calibration | None = Calibration(bias=-1.975, confidence=5.567, damage=-1.084)
+RULES_CALIBRATION: Calibration | None = Calibration(bias=RULES_BIAS, confidence=RULES_WEIGHT, damage=-1.084)
 #: The scored reader's confidence is already a probability calibrated on clean and OCR-noised layouts of families
 #: the scorer never saw; what it cannot know is the damage measured on the page. Its weight was fitted on
 #: development captures (the first 78 readings of every third sample of the real-page dev split, all damaged, so
