@@ -117,9 +117,9 @@ class OfflineReaderOptions(BaseModel):
     noise_floors: Annotated[NoiseFloors | dict[str, Any] | None, Field(
         description="the noise floors of Phase B's quantities as {legibility, confidence, severity, tie} "
                     "(default: the measured ones)")] = None
-    calibration: Annotated[Calibration | dict[str, float] | None, Field(
-        description="the confidence calibration as {bias, confidence, damage, scale}, or null for the reader's own "
-                    "confidence (default: the one fitted for the reader)")] = None
+    calibration: Annotated[Calibration | dict[str, float] | Literal["default"] | None, Field(
+        description="the confidence calibration as {bias, confidence, damage, scale}, null for the reader's own "
+                    "confidence, or default: the one fitted for the reader")] = "default"
 
 
 @dataclass
@@ -169,7 +169,8 @@ class OfflineReader(Restorer, MactRoles):
         self.reader_kind = reader
         self._reader = READERS.get(reader)  # an unknown kind: one line naming every valid reader
         if isinstance(calibration, str) and calibration == "default":
-            calibration = SCORED_CALIBRATION if reader == "scored" else RULES_CALIBRATION
+            # a plug-in reader's confidence is taken as a probability, like the scored reader's
+            calibration = RULES_CALIBRATION if reader == "rules" else SCORED_CALIBRATION
         if isinstance(calibration, dict):  # from the command line: --brain-opt calibration='{"bias": ...}'
             calibration = Calibration(**calibration)
         if calibration is not None and not isinstance(calibration, Calibration):
