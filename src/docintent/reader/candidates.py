@@ -53,6 +53,7 @@ from .extract import (
     row_typed_candidates,
 )
 from .query import Question
+from .solution import Solution
 from .spans import EMAIL_RE, URL_RE, span_candidates
 from .values import DATE_RE, find_numbers
 
@@ -72,14 +73,13 @@ class Proposal:
 @dataclass
 class AnswerCandidate:
     """A candidate answer: its text, the line it stands on (``anchor``), the items it was read from, every source
-    that proposed it with that source's score, and (after scoring) its features and probability."""
+    that proposed it with that source's score, and (after scoring) its probability."""
 
     text: str
     anchor: Item | None
     items: tuple[Item, ...]
     votes: dict[str, float] = field(default_factory=dict)
     ranks: dict[str, int] = field(default_factory=dict)
-    features: dict[str, float] = field(default_factory=dict)
     probability: float = 0.0
 
     @property
@@ -102,7 +102,8 @@ class AnswerCandidate:
 
 @dataclass
 class Context:
-    """What the sources share for one question on one page: the keyword matcher and the rule cascade's answer."""
+    """What the sources share for one question on one page: the keyword matcher and the page's pixels (None for a
+    layout read without them)."""
 
     matcher: Matcher
     page: Page | None
@@ -116,8 +117,14 @@ def _ranked(cands, source: str) -> list[Proposal]:
     return [Proposal(c.text, tuple(c.items), float(c.score), source, rank) for rank, c in enumerate(ordered)]
 
 
+def rule_solution(q: Question, layout: Layout, page: Page | None) -> Solution:
+    """The rule cascade's answer (:func:`~docintent.reader.answer.solve`); a layout read without pixels is read
+    on a blank page, so the chart rules find no marks."""
+    return solve(q.info, q.task, layout, page if page is not None else BLANK_PAGE)
+
+
 def _rules(q: Question, layout: Layout, page: Page | None, ctx: Context) -> list[Proposal]:
-    sol = solve(q.info, q.task, layout, page if page is not None else BLANK_PAGE)
+    sol = rule_solution(q, layout, page)
     if not sol.text:
         return []
     items = _items_for(layout, sol.text, sol.region)

@@ -243,7 +243,7 @@ def _match_words(matcher: Matcher, text: str) -> float:
 
 
 def featurise(q: Question, layout: Layout, cands: list[AnswerCandidate], matcher: Matcher | None = None) -> list[list[float]]:
-    """One feature vector (in :data:`FEATURE_NAMES` order) per candidate; also stored in each ``features``."""
+    """One feature vector (in :data:`FEATURE_NAMES` order) per candidate."""
     matcher = matcher or Matcher(q.info, layout)
     pf = PageFeatures(q, layout, matcher)
     qwords = {w.lower() for w in re.findall(r"[A-Za-z0-9]+", q.text)}
@@ -351,6 +351,4 @@ def featurise(q: Question, layout: Layout, cands: list[AnswerCandidate], matcher
     for rank, i in enumerate(order):
         rows[i][_INDEX["same_type_n"]] = math.log1p(len(fitting))
         rows[i][_INDEX["same_type_rank"]] = 1.0 / (1 + rank)
-    for cand, row in zip(cands, rows):
-        cand.features = dict(zip(FEATURE_NAMES, row))
     return rows

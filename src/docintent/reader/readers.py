@@ -29,8 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..layout.lines import Layout
 from ..page import Box, Page
 from ..registry import Registry
-from .answer import format_answer, solve
-from .candidates import BLANK_PAGE, SOURCE_NAMES, AnswerCandidate, canonical, propose
+from .answer import format_answer
+from .candidates import SOURCE_NAMES, AnswerCandidate, canonical, propose, rule_solution
 from .extract import Matcher
 from .features import featurise
 from .query import Question, understand
@@ -93,7 +93,7 @@ class RulesReader:
     name = "rules"
 
     def read(self, question: Question, layout: Layout, page: Page | None = None) -> Choice:
-        sol = solve(question.info, question.task, layout, page if page is not None else BLANK_PAGE)
+        sol = rule_solution(question, layout, page)
         return Choice(sol.text, sol.confidence, sol.region, sol.source, sol.region)
 
 
@@ -148,7 +148,6 @@ class ScoredReader:
             ruled.confidence = rules_probability(ruled.confidence) if ruled.answer else 0.0
             ruled.source = f"{ruled.source} (rules: a question kind the scorer was not trained on)"
             return ruled
-        layout = canonical(layout)
         ranked = self.rank(question, layout, page)
         if not ranked:
             return Choice("", 0.0, Box.FULL, "nothing readable", looked_for=question.field)
