@@ -589,3 +589,16 @@ def test_a_run_stuck_where_its_deadline_is_not_checked_still_ends_as_a_timeout(p
         after = client.get(f"/v1/runs/{run_id}").json()
     assert run["status"] == "timeout" and "limit of 0.5 s" in run["error"]
     assert after["status"] == "timeout" and after["answer"] is None  # the late answer was dropped
+
+
+def test_extract_returns_the_uploaded_page_as_structure(page_png):
+    with TestClient(create_app(_config())) as client:
+        response = client.post("/v1/extract", files={"file": ("invoice.png", page_png, "application/octet-stream")},
+                               data={"restore": "false"})
+        empty = client.post("/v1/extract", data={"restore": "false"})
+    assert response.status_code == 200, response.text
+    data = response.json()
+    assert data["schema"] == "docintent.extract" and data["documents"][0]["file"] == "invoice.png"
+    page = data["documents"][0]["pages"][0]
+    assert page["restored"] == [] and any("1,250.00" in b["text"] for b in page["blocks"])
+    assert empty.status_code == 400 and "multipart field 'file'" in empty.json()["error"]

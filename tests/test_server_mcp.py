@@ -61,11 +61,12 @@ def test_mcp_tools_over_stdio(tmp_path):
             whole = await client.call_tool("ask", {"question": "What is the total amount due?",
                                                    "image_path": str(letter), "strategy": "none"})
             zero = await client.call_tool("diagnose", {"image_path": str(page_path), "page": 0})
-            return tools, restored, answered, diagnosed, zoomed, found, outside, unknown, whole, zero
+            extracted = await client.call_tool("extract", {"image_path": str(letter), "pages": "2"})
+            return tools, restored, answered, diagnosed, zoomed, found, outside, unknown, whole, zero, extracted
 
-    tools, restored, answered, diagnosed, zoomed, found, outside, unknown, whole, zero = asyncio.run(session())
+    tools, restored, answered, diagnosed, zoomed, found, outside, unknown, whole, zero, extracted = asyncio.run(session())
 
-    assert set(tools) == {"ask", "restore", "diagnose", "zoom", "search"}
+    assert set(tools) == {"ask", "restore", "diagnose", "zoom", "search", "extract"}
     assert tools["ask"].input_schema["required"] == ["question"]
     assert {"question", "image_path", "image_base64", "task", "strategy"} <= set(tools["ask"].input_schema["properties"])
     assert tools["restore"].input_schema["properties"]["tools"]["type"] == "array"
@@ -100,6 +101,14 @@ def test_mcp_tools_over_stdio(tmp_path):
     assert document["answer"] == ANSWER and document["page"] == 2
     assert [e["text"] for e in document["evidence"]] == ["Total amount due: $1,250.00"]
     assert zero.is_error and "pages count from 1" in zero.content[0].text
+
+    # extract: the chosen page of the PDF as structure, read from its text layer, every block with its box
+    assert not extracted.is_error
+    structure = json.loads(extracted.content[0].text)
+    (only,) = structure["documents"][0]["pages"]
+    assert structure["schema"] == "docintent.extract" and only["page"] == 2 and only["source"] == "text-layer"
+    assert [b["text"] for b in only["blocks"]][-1] == "Total amount due: $1,250.00"
+    assert all(0 <= v <= 1 for b in only["blocks"] for v in b["box"])
 
     assert not diagnosed.is_error
     measured = json.loads(diagnosed.content[0].text)

@@ -39,8 +39,9 @@ class Usage:
 @dataclass(frozen=True)
 class Answer:
     """The final answer. ``confidence`` in [0, 1]; ``reasoning`` is free text for the trace; ``region``: where
-    on the page the answer was read (None when the brain cannot say); ``evidence``: the text lines it was read
-    from, as ``(text, confidence, box)``."""
+    on the page the answer was read, the evidence region (None when the brain cannot say); ``evidence``: the text
+    lines it was read from, as ``(text, confidence, box)``; ``box``: the answer's own box (its line, or the table
+    cells it was read or computed from), which the result shows (None: the region)."""
 
     text: str
     confidence: float = 0.5
@@ -48,6 +49,7 @@ class Answer:
     usage: Usage = Usage()
     region: Box | None = None
     evidence: tuple[tuple[str, float, Box], ...] = ()
+    box: Box | None = None
 
 
 @dataclass(frozen=True)

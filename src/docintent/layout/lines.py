@@ -52,9 +52,12 @@ class Layout:
     cells; splitting lines at gaps wider than ~1.5 line heights gives one consistent granularity.
     """
 
-    def __init__(self, items: Sequence[Item]) -> None:
+    def __init__(self, items: Sequence[Item], lines: Sequence[OcrLine] = ()) -> None:
         self.items = list(items)
         self.median_h = sorted(i.h for i in self.items)[len(self.items) // 2] if self.items else 0.02
+        #: The engine's lines the items were split from (with their word boxes), in top-to-bottom order; empty
+        #: for a layout built from items alone.
+        self.lines: tuple[OcrLine, ...] = tuple(sorted(lines, key=lambda l: (round(l.box.y0, 6), round(l.box.x0, 6), l.text)))
 
     @classmethod
     def from_ocr(cls, result: OcrResult, split_gap: float = 1.2) -> Layout:
@@ -62,7 +65,7 @@ class Layout:
         for line in result.lines:
             for text, box, conf in _split_line(line, split_gap):
                 items.append(Item(text, box, conf, len(items)))
-        return cls(items)
+        return cls(items, result.lines)
 
     @property
     def text(self) -> str:

@@ -210,6 +210,7 @@ class _Seg:
     x1: float
     y1: float
     words: tuple[_Seg, ...] = ()  # the words a merged segment was made of (empty for a single word)
+    line: int = -1  # the OCR line the segment was read in (-1: not known)
 
     @property
     def yc(self) -> float:
@@ -224,19 +225,20 @@ class _Seg:
         return self.y1 - self.y0
 
 
-def _items(source: Any) -> list[tuple[str, Box]]:
-    """(text, box) pairs from an OcrResult, OcrLines (their words when present), OcrWords or tuples."""
+def _items(source: Any) -> list[tuple[str, Box, int]]:
+    """(text, box, line) triples from an OcrResult, OcrLines (their words when present), OcrWords or tuples;
+    ``line`` numbers the OCR line a word came from (each item is its own line when lines are unknown)."""
     if hasattr(source, "lines") and not isinstance(source, (list, tuple)):
         source = source.lines
-    out: list[tuple[str, Box]] = []
-    for item in source:
+    out: list[tuple[str, Box, int]] = []
+    for n, item in enumerate(source):
         if isinstance(item, tuple) and len(item) == 2:
-            out.append((str(item[0]), item[1]))
+            out.append((str(item[0]), item[1], n))
         elif getattr(item, "words", None):
-            out.extend((w.text, w.box) for w in item.words)
+            out.extend((w.text, w.box, n) for w in item.words)
         else:
-            out.append((item.text, item.box))
-    return [(t.strip(), b) for t, b in out if t and t.strip()]
+            out.append((item.text, item.box, n))
+    return [(t.strip(), b, n) for t, b, n in out if t and t.strip()]
 
 
 _GLUED = re.compile(r"^(.*[A-Za-z.:)])([$\u20ac\u00a3\u00a5]\(?\d[\d,.]*\)?%?)$")
@@ -260,7 +262,7 @@ def _split_glued(s: _Seg) -> list[_Seg]:
     width = (s.x1 - s.x0) / len(s.text)
     for part in parts:
         end = start + width * len(part)
-        out.append(_Seg(part, start, s.y0, end, s.y1))
+        out.append(_Seg(part, start, s.y0, end, s.y1, line=s.line))
         start = end
     return out
 
@@ -290,14 +292,18 @@ def _merge_words(row: list[_Seg], xunit: float) -> list[_Seg]:
             currency = last.text in CURRENCY
             # A currency sign opens a cell; it never ends the label on its left.
             opens_cell = s.text[:1] in CURRENCY or s.text in CURRENCY
+            # Words of one OCR line join at ordinary spaces; pieces the engine read as separate lines join only
+            # when they nearly touch (the engine saw a gap between them: a tight column's edge).
+            limit = 0.8 * xunit if last.line == s.line or s.line < 0 else 0.3 * xunit
             if currency and gap < 8 * xunit or (
-                gap < 0.8 * xunit and not opens_cell and not (_is_number(last.text) and _is_number(s.text))
+                gap < limit and not opens_cell and not (_is_number(last.text) and _is_number(s.text))
             ):
                 sep = "" if currency and last.text != "US$" else " "
                 parts = (prev.words or (prev,)) + (s,)
-                out[-1] = _Seg(prev.text + sep + s.text, prev.x0, min(prev.y0, s.y0), s.x1, max(prev.y1, s.y1), parts)
+                out[-1] = _Seg(prev.text + sep + s.text, prev.x0, min(prev.y0, s.y0), s.x1, max(prev.y1, s.y1), parts,
+                               line=s.line)
                 continue
-        out.append(_Seg(s.text, s.x0, s.y0, s.x1, s.y1))
+        out.append(_Seg(s.text, s.x0, s.y0, s.x1, s.y1, line=s.line))
     return out
 
 
@@ -318,15 +324,25 @@ def _split_at_columns(row: list[_Seg], cols: list[list[float]], space: float, xu
     def column_of(w: _Seg) -> int:
         return int(np.argmin([0 if a <= w.xc <= b else min(abs(w.xc - a), abs(w.xc - b)) for a, b in cols]))
 
+    def in_column(w: _Seg) -> bool:
+        return any(a - 0.5 * xunit <= w.xc <= b + 0.5 * xunit for a, b in cols)
+
     out: list[_Seg] = []
     for s in row:
+        estimated = len(s.words) < 2 and " " in s.text.strip() and len(cols) > 1
+        if estimated:
+            s = _Seg(s.text, s.x0, s.y0, s.x1, s.y1, _estimated_words(s))
         if len(s.words) < 2:
             out.append(s)
             continue
         pieces: list[list[_Seg]] = [[s.words[0]]]
         for a, b in zip(s.words, s.words[1:]):
-            # OCR word boxes wobble by a few pixels, so a split also needs a gap of over half a text height.
-            if b.x0 - a.x1 > max(1.6 * space, 0.6 * xunit) and column_of(a) != column_of(b) and a.text not in CURRENCY:
+            # OCR word boxes wobble by a few pixels, so a split also needs a gap of over half a text height;
+            # words placed by character count have no gap to measure, so each must stand inside its column.
+            # Pieces the engine read as separate lines split wherever they stand in different columns.
+            apart = a.line != b.line and a.line >= 0 and b.line >= 0
+            wide = b.x0 - a.x1 > max(1.6 * space, 0.6 * xunit) or (estimated or apart) and in_column(a) and in_column(b)
+            if wide and column_of(a) != column_of(b) and a.text not in CURRENCY:
                 pieces.append([b])
             else:
                 pieces[-1].append(b)
@@ -338,8 +354,24 @@ def _split_at_columns(row: list[_Seg], cols: list[list[float]], space: float, xu
             for cur in CURRENCY:  # "$ 12" was joined without a space
                 text = text.replace(cur + " ", cur) if cur != "US$" else text
             out.append(_Seg(text, piece[0].x0, min(w.y0 for w in piece), piece[-1].x1, max(w.y1 for w in piece),
-                            tuple(piece) if len(piece) > 1 else ()))
+                            tuple(piece) if len(piece) > 1 else (), line=s.line))
     return out
+
+
+def _estimated_words(s: _Seg) -> tuple[_Seg, ...]:
+    """Word boxes for a line the engine gave without them, placed by character count (a line read as one
+    piece across two header cells, "Price Quantity", is split again where its words fall in different columns)."""
+    words = s.text.split()
+    if len(words) < 2:
+        return ()
+    per_char = (s.x1 - s.x0) / max(len(s.text.strip()), 1)
+    out, pos = [], 0
+    text = s.text.strip()
+    for word in words:
+        start = text.index(word, pos)
+        out.append(_Seg(word, s.x0 + start * per_char, s.y0, s.x0 + (start + len(word)) * per_char, s.y1, line=s.line))
+        pos = start + len(word)
+    return tuple(out)
 
 
 def _header_count(rows: list[list[_Seg]], left: float, xunit: float) -> int:
@@ -379,6 +411,11 @@ def _columns(body: list[list[_Seg]]) -> list[list[float]]:
     return cols
 
 
+def _near_middle(x: float, a: float, b: float) -> bool:
+    """Whether ``x`` lies in the middle half of the gap ``a..b``."""
+    return abs(x - (a + b) / 2) <= 0.25 * max(b - a, 1e-9)
+
+
 def _span(s: _Seg, cols: list[list[float]]) -> tuple[int, int]:
     """The first column and the number of columns a segment covers."""
     over = [i for i, (a, b) in enumerate(cols) if min(s.x1, b) - max(s.x0, a) > 0.25 * min(b - a, s.x1 - s.x0)]
@@ -388,11 +425,12 @@ def _span(s: _Seg, cols: list[list[float]]) -> tuple[int, int]:
     first, last = over[0], over[-1]
     inside = any(cols[i][0] <= s.xc <= cols[i][1] for i in over)
     if not inside and len(over) == 1:
-        # centred over the gap next to the one column it touches: a caption for both neighbours
+        # centred over the gap next to the one column it touches: a caption for both neighbours (a head set
+        # off-centre over a narrow right-aligned column stays that column's)
         i = over[0]
-        if s.xc > cols[i][1] and i + 1 < len(cols):
+        if s.xc > cols[i][1] and i + 1 < len(cols) and _near_middle(s.xc, cols[i][1], cols[i + 1][0]):
             last = i + 1
-        elif s.xc < cols[i][0] and i > 0:
+        elif s.xc < cols[i][0] and i > 0 and _near_middle(s.xc, cols[i - 1][1], cols[i][0]):
             first = i - 1
     return first, last - first + 1
 
@@ -408,10 +446,10 @@ def reconstruct_table(words_or_lines: Any, region: Box | None = None, *, page_si
     """
     items = _items(words_or_lines)
     if region is not None:
-        items = [(t, b) for t, b in items if region.x0 <= b.center[0] <= region.x1 and region.y0 <= b.center[1] <= region.y1]
+        items = [(t, b, n) for t, b, n in items if region.x0 <= b.center[0] <= region.x1 and region.y0 <= b.center[1] <= region.y1]
     if not items:
         return Table([], 0, region)
-    segs = [piece for t, b in items for piece in _split_glued(_Seg(t, b.x0, b.y0, b.x1, b.y1))]
+    segs = [piece for t, b, n in items for piece in _split_glued(_Seg(t, b.x0, b.y0, b.x1, b.y1, line=n))]
     unit = float(np.median([s.h for s in segs]))
     if page_size is not None:
         xunit = unit * page_size[1] / page_size[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ..layout.lines import Layout
+from ..layout.structure import tables_of
 from ..page import Box, Page
 from .blocks import solve_block
 from .chart import solve_chart
@@ -27,6 +28,7 @@ from .relations import solve_relation
 from .series import solve_series
 from .solution import Solution
 from .spans import classify, span_candidates, trim_span
+from .table_qa import answer as table_answer
 from .values import find_numbers, format_number
 
 
@@ -42,10 +44,27 @@ _OWN_READERS = frozenset({"page", "section_title", "caption", "version", "define
                           "url", "postal", "street"})
 
 
+#: A table-grid answer below this label-match score is left to the other rules.
+GRID_SURE = 0.8
+
+
+def solve_grid(info: QuestionInfo, layout: Layout, page: Page) -> Solution | None:
+    """The answer read over the grid of a table on the page (:mod:`~docintent.reader.table_qa`): its region is
+    the cell it was read from (or the cells it was computed from), or None when no table's labels are named."""
+    got = table_answer(tables_of(layout, page.width, page.height), info.text)
+    if got is None or got.confidence < GRID_SURE:
+        return None
+    return Solution(got.text, min(got.confidence, 1.0), got.box, f"table grid ({got.operation})")
+
+
 def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution:
     """Best answer for ``info`` on ``layout`` (read from ``page``), formatted for ``task``."""
     if not layout.items:
         return Solution("", 0.0, Box.FULL, "nothing readable")
+    if task == "table":
+        grid = solve_grid(info, layout, page)
+        if grid is not None:
+            return grid
     matcher = Matcher(info, layout)
     span_kind = classify(info.text)
     if span_kind is None or span_kind.kind not in _OWN_READERS or task == "chart":

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..layout.lines import Item, Layout
+from ..layout.structure import tables_of
 from ..page import Box, Page
 from .answer import solve
 from .entities import ENTITIES
@@ -55,6 +56,7 @@ from .extract import (
 from .query import Question
 from .solution import Solution
 from .spans import EMAIL_RE, URL_RE, span_candidates
+from .table_qa import answer as table_answer
 from .values import DATE_RE, find_numbers
 
 
@@ -285,6 +287,22 @@ def _address(q: Question, layout: Layout, page: Page | None, ctx: Context) -> li
 
 
 #: Every source, in the order their proposals are merged (the order breaks ties, nothing else).
+def _table_grid(q: Question, layout: Layout, page: Page | None, ctx: Context) -> list[Proposal]:
+    """The answer read over a table's grid (:mod:`~docintent.reader.table_qa`): the items of the cells it was
+    read or computed from, the answer's own cell last."""
+    size = (page.width, page.height) if page is not None else (None, None)
+    got = table_answer(tables_of(layout, *size), q.text)
+    if got is None:
+        return []
+    items: list[Item] = []
+    for cell in got.cells:
+        items += [it for it in layout.items if cell.box.x0 <= it.cx <= cell.box.x1 and cell.box.y0 <= it.cy <= cell.box.y1
+                  and it not in items]
+    if not items:
+        return []
+    return [Proposal(got.text, tuple(items), float(got.confidence), "table-grid")]
+
+
 SOURCES: dict[str, Source] = {
     "rules": _rules,
     "spans": _spans,
@@ -296,6 +314,7 @@ SOURCES: dict[str, Source] = {
     "heading": _heading,
     "address": _address,
     "typed": _typed,
+    "table-grid": _table_grid,
 }
 SOURCE_NAMES: tuple[str, ...] = tuple(SOURCES)
 
@@ -329,7 +348,7 @@ def canonical(layout: Layout) -> Layout:
                                                  round(it.box.x1, 6), it.confidence))
     if all(a is b and a.index == i for i, (a, b) in enumerate(zip(order, layout.items))):
         return layout
-    return Layout([Item(it.text, it.box, it.confidence, i) for i, it in enumerate(order)])
+    return Layout([Item(it.text, it.box, it.confidence, i) for i, it in enumerate(order)], layout.lines)
 
 
 def propose(question: Question, layout: Layout, page: Page | None = None,

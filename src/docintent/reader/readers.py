@@ -106,7 +106,7 @@ class ScoredReaderOptions(BaseModel):
         "calibrated probability under which the reader abstains (answers nothing, names the runners-up)"))] = 0.0
     model: Annotated[str | None, Field(description="a scorer model file (default: the one shipped)")] = None
     sources: Annotated[tuple[str, ...] | None, Field(description=(
-        f"candidate sources to run (default: all of {', '.join(SOURCE_NAMES)})"))] = None
+        f"candidate sources to run, of {', '.join(SOURCE_NAMES)} (default: those the model was trained with)"))] = None
 
 
 class ScoredReader:
@@ -122,7 +122,9 @@ class ScoredReader:
             raise ValueError(f"unknown candidate source {unknown[0]!r}; valid sources: {', '.join(SOURCE_NAMES)}")
         self.abstain_below = float(abstain_below)
         self.scorer = Scorer.load(model) if model else Scorer.default()
-        self.sources = tuple(sources) if sources else None
+        # By default the sources the model was trained with (a source added since is weighed once it is retrained).
+        trained = tuple(n for n in SOURCE_NAMES if f"src_{n}" in self.scorer.feature_names)
+        self.sources = tuple(sources) if sources else trained
 
     def rank(self, question: Question, layout: Layout, page: Page | None = None) -> list[AnswerCandidate]:
         """Every candidate with its probability, best first (ties: the order the sources proposed them)."""

@@ -270,6 +270,39 @@ def create_app(config: ServeConfig | None = None) -> Any:
         summary = run.summary()
         return _Json({"id": run.id, "status": run.status, "links": summary["links"]}, status_code=202)
 
+    @app.post("/v1/extract")
+    async def post_extract(request: Request) -> JSONResponse:
+        """The uploaded page or PDF as structure (the ``docintent extract`` schema), answered when it is done."""
+        limit = config.max_upload_bytes
+        try:
+            form = await request.form(max_files=1, max_fields=8)
+        except ClientDisconnect:
+            return _error(400, "the client disconnected before the upload was complete")
+        except Exception as err:  # a malformed multipart body
+            return _error(400, f"cannot read the form: {err}")
+        upload = form.get("file")
+        if upload is None or isinstance(upload, str):
+            return _error(400, "send the image or PDF as the multipart field 'file'")
+        data = await upload.read(limit + 1)
+        await upload.close()
+        if len(data) > limit:
+            return _error(413, f"{display_name(upload.filename)}: the upload is larger than the limit of {_size(limit)}")
+        pages = str(form.get("pages") or "").strip() or None
+        restore = str(form.get("restore") or "true").strip().lower() not in ("0", "false", "no", "off")
+        try:
+            document = await asyncio.to_thread(load_upload_document, data, upload.filename, pages=pages,
+                                               max_pixels=config.max_pixels, scratch=data_dir / "uploads")
+        except UploadError as err:
+            return _error(err.status, err.message)
+        from ..extraction import envelope, extract_document
+
+        try:
+            entry = await asyncio.to_thread(extract_document, document, restore=restore,
+                                            name=display_name(upload.filename))
+        except DocIntentError as err:
+            return _error(400, str(err))
+        return _Json(envelope([entry]))
+
     def _run_or_404(run_id: str) -> Run | JSONResponse:
         run = store.get(run_id)
         if run is None:

@@ -227,6 +227,19 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
                 "severities": dict(signals.severities),
                 "thresholds": {f: thresholds.of(f) for f in signals.severities}}
 
+    @server.tool()
+    @_friendly
+    def extract(image_path: str | None = None, image_base64: str | None = None, pages: str | None = None,
+                restore: bool = True) -> dict[str, Any]:
+        """Read pages as structure: blocks in reading order (headings, paragraphs, list items, key-value pairs)
+        and tables as cells, each with its box ([x0, y0, x1, y1] fractions of the page) and confidence. pages: a
+        PDF's pages counted from 1 such as "2-4" (default all); restore: restore each page question-free first
+        (a PDF page with a text layer is read from it as it is). The result follows docintent's extract schema."""
+        from ..extraction import envelope, extract_document
+
+        document = files.document(image_path, image_base64, pages)
+        return envelope([extract_document(document, restore=restore, name=image_path or "upload")])
+
     @server.tool(structured_output=False)
     @_friendly
     def zoom(bbox: list[float], image_path: str | None = None, image_base64: str | None = None, page: int = 1,

@@ -200,7 +200,8 @@ class Run:
     def provenance(self, answer: Answer, page_number: int = 1) -> Provenance:
         """Where ``answer`` came from: its box on the page it was read on (the current page) and, mapped back
         through every kept restoration, on the page as it was given."""
-        box = answer.region
+        box = answer.box or answer.region
+        read_box = box
         # Undo the kept restorations that lead from the given page to the current one, last first.
         for change in reversed(self.kept_changes):
             if box is None:
@@ -209,7 +210,7 @@ class Run:
                 box = get_tool(change.tool).unmap_region(box, change.before, change.after)
             except Exception:  # a plug-in's mapping that fails: the answer is placed on the read page only
                 box = None
-        return Provenance(page_number, box, answer.region, self.state.page.hash, tuple(answer.evidence),
+        return Provenance(page_number, box, read_box, self.state.page.hash, tuple(answer.evidence),
                           tuple(c.tool for c in self.kept_changes), self.state.original.hash)
 
     def work(self) -> dict[str, int]:

@@ -398,7 +398,8 @@ class OfflineReader(Restorer, MactRoles):
         if reading.runners_up:
             rejected = "; ".join(f"{r.text[:40]!r} {r.probability:.2f} ({r.source})" for r in reading.runners_up)
             why = f"{why}; runners-up: {rejected}"
-        return Answer(reading.answer, reading.confidence, why, region=region, evidence=lines)
+        box = reading.box if reading.answer and reading.box != Box.FULL else None
+        return Answer(reading.answer, reading.confidence, why, region=region, evidence=lines, box=box)
 
     # -- zoom (only when the strategy offers the inspection tool) -------------------------------------
 
@@ -440,8 +441,9 @@ class OfflineReader(Restorer, MactRoles):
             frame = evidence.box
             region = reading.region.within(frame) if reading.region != Box.FULL else frame
             lines = tuple((l.text, l.confidence, l.box.within(frame)) for l in reading.evidence)
+            box = reading.box.within(frame) if reading.box != Box.FULL else None
             return Answer(reading.answer, reading.confidence, f"read on the zoomed crop by {reading.source}",
-                          region=region, evidence=lines)
+                          region=region, evidence=lines, box=box)
         return base
 
     # -- MACT roles -----------------------------------------------------------------------------------
