@@ -16,7 +16,7 @@ MCP server (``docintent mcp`` over stdio), and classifies what happened:
   ``kill -9``, traces, crash reports), HTTP bodies and events, MCP replies. A leak overrides any other outcome.
 
 Classes: secrets, confinement, stale-data, service-options, http, outputs, options, inputs, bounded-work,
-words. Servers listen on 127.0.0.1 only, every request loop is bounded in count and time.
+words, config, question-files, folder-walks, run-outputs, resume, pages, ranking, long-questions. Servers listen on 127.0.0.1 only, every request loop is bounded in count and time.
 
     python benchmarks/hostile.py                    # every case -> benchmarks/results/hostile.{json,md}
     python benchmarks/hostile.py --only secrets     # one class (not saved unless --save)
@@ -1829,6 +1829,450 @@ def _(ctx: Ctx) -> None:
     if p.rc == 0:
         works(p)
     refused(p, "liar.pdf", "page")
+
+
+# -- config: only files a user chose are obeyed, and the environment's key stays with its endpoint ----------
+
+
+def _recording_endpoint() -> FakeOpenAI:
+    """A model endpoint that answers 42 and records every request (with its Authorization header)."""
+    return FakeOpenAI(_model_script)
+
+
+def _key_reached(server: FakeOpenAI) -> bool:
+    return any(ENV_KEY in request.headers.get("authorization", "") for request in server.requests)
+
+
+@case("config", "a docintent.toml planted in a parent folder (a shared temporary folder) with OPENAI_API_KEY set")
+def _(ctx: Ctx) -> None:
+    page = text_page(ctx.folder / "page.png")
+    work = ctx.folder / "job" / "work"
+    work.mkdir(parents=True)
+    with _recording_endpoint() as server:
+        (ctx.folder / "docintent.toml").write_text(
+            f'default_profile = "x"\n[profiles.x]\nkind = "openai"\nbase_url = "{server.base_url}"\n'
+            'model = "fake-vl"\n')
+        p = ctx.run(["ask", str(page), "What is the total?", "--strategy", "none"], cwd=work,
+                    env=ctx.env(OPENAI_API_KEY=ENV_KEY))
+        if _key_reached(server):
+            raise Verdict("leak", "the planted endpoint received the environment's API key")
+        obeyed = bool(server.requests)
+    works(p, lambda p: "the planted file was obeyed (its endpoint was called)" if obeyed else None)
+
+
+@case("config", "config show names a planted parent-folder file as ignored, with the reason")
+def _(ctx: Ctx) -> None:
+    work = ctx.folder / "work"
+    work.mkdir()
+    (ctx.folder / "docintent.toml").write_text("[settings]\nthreads = 3\n")
+    p = ctx.run(["config", "show"], cwd=work)
+    works(p, lambda p: None if "ignored" in p.out and "threads 3" not in " ".join(p.out.split())
+          else f"not said: {p.out[:200]}")
+
+
+@case("config", "the project's own profile names an endpoint; OPENAI_API_KEY must not go there")
+def _(ctx: Ctx) -> None:
+    page = text_page(ctx.folder / "page.png")
+    project = ctx.folder / "proj"
+    (project / ".git").mkdir(parents=True)
+    with _recording_endpoint() as server:
+        (project / "docintent.toml").write_text(
+            f'[profiles.x]\nkind = "openai"\nbase_url = "{server.base_url}"\nmodel = "fake-vl"\n')
+        p = ctx.run(["ask", str(page), "What is the total?", "--strategy", "none", "--profile", "x"], cwd=project,
+                    env=ctx.env(OPENAI_API_KEY=ENV_KEY))
+        if _key_reached(server):
+            raise Verdict("leak", "a config file's endpoint received the environment's API key")
+        called = bool(server.requests)
+    works(p, lambda p: None if called and "answer: 42" in p.out else f"not answered by the profile: {_last_line(p.out)}")
+
+
+@case("config", "[settings] base_url in the project file; OPENAI_API_KEY must not go there")
+def _(ctx: Ctx) -> None:
+    page = text_page(ctx.folder / "page.png")
+    project = ctx.folder / "proj"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    with _recording_endpoint() as server:
+        (project / "docintent.toml").write_text(f'[settings]\nbase_url = "{server.base_url}"\nmodel = "fake-vl"\n')
+        p = ctx.run(["ask", str(page), "What is the total?", "--strategy", "none", "--brain", "openai"],
+                    cwd=project, env=ctx.env(OPENAI_API_KEY=ENV_KEY))
+        if _key_reached(server):
+            raise Verdict("leak", "a config file's endpoint received the environment's API key")
+    works(p, lambda p: None if "answer: 42" in p.out else _last_line(p.out))
+
+
+@case("config", "the environment's key does go to the endpoint the command line names")
+def _(ctx: Ctx) -> None:
+    page = text_page(ctx.folder / "page.png")
+    with FakeOpenAI(_model_script, api_key=ENV_KEY) as server:  # refuses any other key
+        p = ctx.run(["ask", str(page), "What is the total?", "--strategy", "none", *model_opts(server.base_url)],
+                    env=ctx.env(OPENAI_API_KEY=ENV_KEY))
+    works(p, lambda p: None if "answer: 42" in p.out else _last_line(p.err or p.out))
+
+
+@case("config", "deeply nested arrays in docintent.toml")
+def _(ctx: Ctx) -> None:
+    (ctx.folder / ".git").mkdir()
+    (ctx.folder / "docintent.toml").write_text("[settings]\nthreads = " + "[" * 5000 + "1" + "]" * 5000 + "\n")
+    refused(ctx.run(["config", "show"]), "docintent.toml", "nested")
+
+
+@case("config", "a docintent.toml of 5 MB")
+def _(ctx: Ctx) -> None:
+    (ctx.folder / ".git").mkdir()
+    (ctx.folder / "docintent.toml").write_text("[settings]\n" + "# padding\n" * 500_000 + "threads = 1\n")
+    refused(ctx.run(["config", "show"]), "docintent.toml", "bytes")
+
+
+@case("config", "doctor with max_retries in the profile")
+def _(ctx: Ctx) -> None:
+    (ctx.folder / ".git").mkdir()
+    with _recording_endpoint() as server:  # no credentials in its URL: the file itself is scanned for leaks
+        (ctx.folder / "docintent.toml").write_text(
+            f'[profiles.m]\nkind = "openai"\nbase_url = "{server.base_url}"\nmodel = "fake-vl"\nmax_retries = 0\n')
+        p = ctx.run(["doctor", "--profile", "m"], timeout=90)
+    if p.timed_out:
+        raise Verdict("hang", f"still running after {p.seconds:.0f} s")
+    if _has_traceback(p.err) or _has_traceback(p.out):
+        raise Verdict("traceback", _last_line(p.err or p.out))
+    expect(p.rc in (0, 1) and "reachable" in p.out, f"exit {p.rc}: {_last_line(p.err or p.out)}",
+           "checked: " + _last_line(p.out)[:100])
+
+
+@case("config", "--config naming a missing file, and a folder")
+def _(ctx: Ctx) -> None:
+    p = ctx.run(["--config", str(ctx.folder / "nope.toml"), "config", "show"])
+    if p.rc != 1:
+        refused(p, "nope.toml")
+    refused(ctx.run(["--config", str(ctx.folder), "config", "show"]), str(ctx.folder), "not a regular file")
+
+
+# -- question files: decoded by their mark, refused naming the line ---------------------------------------------
+
+
+def _batch(ctx: Ctx, target: Path, out: Path, *extra: str, timeout: float = 90, cwd: Path | None = None) -> Proc:
+    return ctx.run(["ask", str(target), *extra, "--out", str(out), "--brain", "scripted", "--brain-opt", "final=42",
+                    "--no-progress"], timeout=timeout, cwd=cwd)
+
+
+def _answer_rows(out: Path) -> list[dict[str, Any]]:
+    # split at line feeds only: a row may hold U+2028, which str.splitlines would split at
+    return [json.loads(line) for line in out.read_text().split("\n") if line.strip()] if out.exists() else []
+
+
+def _scans(ctx: Ctx, count: int = 2) -> Path:
+    folder = ctx.folder / "scans"
+    folder.mkdir(exist_ok=True)
+    for i in range(count):
+        (folder / f"p{i}.png").write_bytes(png(value=30 + 40 * i))
+    return folder
+
+
+for _label, _data in [("UTF-8 with a byte-order mark", "\ufeffWhat is the total?\nWho signed?\n".encode()),
+                      ("UTF-16 LE with its mark", "\ufeffWhat is the total?\r\nWho signed?\r\n".encode("utf-16-le")),
+                      ("UTF-16 BE with its mark", "\ufeffWhat is the total?\nWho signed?\n".encode("utf-16-be"))]:
+    @case("question-files", f"a questions file in {_label}")
+    def _(ctx: Ctx, data: bytes = _data) -> None:
+        (ctx.folder / "q.txt").write_bytes(data)
+        out = ctx.folder / "a.jsonl"
+        p = _batch(ctx, _scans(ctx, 1), out, "--questions", str(ctx.folder / "q.txt"))
+        asked = sorted(r["question"] for r in _answer_rows(out))
+        works(p, lambda p: None if asked == ["What is the total?", "Who signed?"] else f"questions {asked!r}")
+
+
+for _label, _data, _line in [("invalid UTF-8 on line 3", b"q one?\nq two?\nq \xff three?\n", "line 3"),
+                             ("UTF-16 LE cut in the middle of a character",
+                              "\ufeffq one?\nq two?".encode("utf-16-le") + b"\x00", "line 2"),
+                             ("UTF-16 without its mark", "q one?\nq two?\n".encode("utf-16-le"), "line 1")]:
+    @case("question-files", f"a questions file with {_label}")
+    def _(ctx: Ctx, data: bytes = _data, line: str = _line) -> None:
+        (ctx.folder / "q.txt").write_bytes(data)
+        refused(_batch(ctx, _scans(ctx, 1), ctx.folder / "a.jsonl", "--questions", str(ctx.folder / "q.txt")),
+                "q.txt", line)
+
+
+@case("question-files", "a line holding U+2028 and a form feed is one question each")
+def _(ctx: Ctx) -> None:
+    (ctx.folder / "q.txt").write_text("What is\u2028the total?\nWho\x0csigned?\n", encoding="utf-8")
+    out = ctx.folder / "a.jsonl"
+    p = _batch(ctx, _scans(ctx, 1), out, "--questions", str(ctx.folder / "q.txt"))
+    works(p, lambda p: None if len(_answer_rows(out)) == 2 else f"{len(_answer_rows(out))} rows for 2 questions")
+
+
+@case("question-files", "a questions file that is a named pipe")
+def _(ctx: Ctx) -> None:
+    os.mkfifo(ctx.folder / "q.txt")
+    refused(_batch(ctx, _scans(ctx, 1), ctx.folder / "a.jsonl", "--questions", str(ctx.folder / "q.txt"), timeout=30),
+            "q.txt", "not a regular file")
+
+
+# -- folder walks: real paths, each file once, loops cut, pipes never opened --------------------------------------
+
+
+@case("folder-walks", "two links to '.' inside a batch folder")
+def _(ctx: Ctx) -> None:
+    folder = _scans(ctx)
+    os.symlink(".", folder / "a")
+    os.symlink(".", folder / "b")
+    out = ctx.folder / "a.jsonl"
+    p = _batch(ctx, folder, out, "q?", timeout=60)
+    works(p, lambda p: None if len(_answer_rows(out)) == 2 else f"{len(_answer_rows(out))} rows for 2 documents")
+
+
+@case("folder-walks", "a link back to the parent in a subfolder")
+def _(ctx: Ctx) -> None:
+    folder = _scans(ctx)
+    (folder / "sub").mkdir()
+    os.symlink("..", folder / "sub" / "up")
+    out = ctx.folder / "a.jsonl"
+    p = _batch(ctx, folder, out, "q?", timeout=60)
+    works(p, lambda p: None if len(_answer_rows(out)) == 2 else f"{len(_answer_rows(out))} rows for 2 documents")
+
+
+@case("folder-walks", "a glob with ** through two links to '.'")
+def _(ctx: Ctx) -> None:
+    folder = _scans(ctx)
+    os.symlink(".", folder / "a")
+    os.symlink(".", folder / "b")
+    out = ctx.folder / "a.jsonl"
+    p = _batch(ctx, Path(str(folder) + "/**/*.png"), out, "q?", timeout=60)
+    works(p, lambda p: None if len(_answer_rows(out)) == 2 else f"{len(_answer_rows(out))} rows for 2 documents")
+
+
+@case("folder-walks", "a named pipe, a socket and a .tsv inside a batch folder are named, not read")
+def _(ctx: Ctx) -> None:
+    folder = _scans(ctx)
+    os.mkfifo(folder / "pipe.png")
+    (folder / "notes.tsv").write_text("a\tb\n")
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(folder / "s.png"))
+        out = ctx.folder / "a.jsonl"
+        p = _batch(ctx, folder, out, "q?", timeout=60)
+    finally:
+        sock.close()
+    named = all(name in p.out for name in ("pipe.png", "notes.tsv", "s.png"))
+    works(p, lambda p: None if len(_answer_rows(out)) == 2 and named else f"rows {len(_answer_rows(out))}: {p.out[-200:]}")
+
+
+@case("folder-walks", "a named pipe given as the document")
+def _(ctx: Ctx) -> None:
+    os.mkfifo(ctx.folder / "page.png")
+    refused(ctx.run(["ask", str(ctx.folder / "page.png"), "q?"], timeout=30), "page.png", "pipe")
+
+
+@case("folder-walks", "a link to a file already in the folder is read once")
+def _(ctx: Ctx) -> None:
+    folder = _scans(ctx)
+    os.symlink("p0.png", folder / "alias.png")
+    out = ctx.folder / "a.jsonl"
+    p = _batch(ctx, folder, out, "q?")
+    works(p, lambda p: None if len(_answer_rows(out)) == 2 and "the same file as" in p.out
+          else f"{len(_answer_rows(out))} rows: {p.out[-160:]}")
+
+
+@case("folder-walks", "index a folder with a looping link and a pipe")
+def _(ctx: Ctx) -> None:
+    (ctx.folder / "in").mkdir()
+    (ctx.folder / "in" / "a.pdf").write_bytes(pdf_bytes(1))
+    os.symlink(".", ctx.folder / "in" / "loop")
+    os.mkfifo(ctx.folder / "in" / "pipe.pdf")
+    p = ctx.run(["index", str(ctx.folder / "in"), "--out", str(ctx.folder / "idx"), "--text", "pdf"], timeout=60)
+    works(p, lambda p: None if "1 pages" in p.out or "1 page" in p.out else _last_line(p.out))
+
+
+# -- run outputs: --out never cuts what is not its own --------------------------------------------------------------
+
+
+@case("run-outputs", "--out naming the questions file")
+def _(ctx: Ctx) -> None:
+    (ctx.folder / "q.txt").write_text("What is the total?\n")
+    p = _batch(ctx, _scans(ctx), ctx.folder / "q.txt", "--questions", str(ctx.folder / "q.txt"))
+    if (ctx.folder / "q.txt").read_text() != "What is the total?\n":
+        raise Verdict("silently wrong", "the questions file was changed")
+    refused(p, "q.txt", "questions file")
+
+
+@case("run-outputs", "--out naming an existing one-line file that is not an answers file")
+def _(ctx: Ctx) -> None:
+    (ctx.folder / "notes.jsonl").write_text("my notes")
+    p = _batch(ctx, _scans(ctx), ctx.folder / "notes.jsonl", "q?")
+    if (ctx.folder / "notes.jsonl").read_text() != "my notes":
+        raise Verdict("silently wrong", "the file was cut or appended to")
+    refused(p, "notes.jsonl", "not an answers file")
+
+
+@case("run-outputs", "--out naming a benchmark results file")
+def _(ctx: Ctx) -> None:
+    row = json.dumps({"sample": {"id": "s1"}, "strategy": "none", "answer": "42"}) + "\n"
+    (ctx.folder / "results.jsonl").write_text(row)
+    p = _batch(ctx, _scans(ctx), ctx.folder / "results.jsonl", "q?")
+    if (ctx.folder / "results.jsonl").read_text() != row:
+        raise Verdict("silently wrong", "the results file was changed")
+    refused(p, "results.jsonl", "not an answers file")
+
+
+@case("run-outputs", "--out naming one of the documents")
+def _(ctx: Ctx) -> None:
+    folder = _scans(ctx)
+    before = (folder / "p0.png").read_bytes()
+    p = _batch(ctx, folder, folder / "p0.png", "q?")
+    if (folder / "p0.png").read_bytes() != before:
+        raise Verdict("silently wrong", "the document was changed")
+    refused(p, "p0.png", "input of this run")
+
+
+@case("run-outputs", "two batches writing one answers file through a link alias")
+def _(ctx: Ctx) -> None:
+    folder = _scans(ctx, 1)
+    out = ctx.folder / "a.jsonl"
+    os.symlink("a.jsonl", ctx.folder / "alias.jsonl")
+    first = subprocess.Popen([sys.executable, "-m", "docintent", "ask", str(folder), "q?", "--out", str(out),
+                              "--strategy", "none", *model_opts(ctx.slow_url, "timeout=60", "max_retries=0"),
+                              "--no-progress"], cwd=ctx.folder, env=ctx.env(), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        lock = ctx.folder / ".a.jsonl.lock"
+        deadline = time.monotonic() + 60
+        while not (lock.exists() and lock.read_text().strip()):
+            if time.monotonic() > deadline or first.poll() is not None:
+                raise Verdict("silently wrong", "the first batch did not start")
+            time.sleep(0.1)
+        p = _batch(ctx, folder, ctx.folder / "alias.jsonl", "q?")
+    finally:
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+    refused(p, "in use")
+
+
+# -- resume: a changed document is answered again -------------------------------------------------------------------
+
+
+@case("resume", "ask DIR: a document edited between two runs")
+def _(ctx: Ctx) -> None:
+    folder = _scans(ctx)
+    out = ctx.folder / "a.jsonl"
+    base = ["ask", str(folder), "q?", "--out", str(out), "--brain", "scripted", "--no-progress"]
+    ctx.run([*base, "--brain-opt", "final=first"])
+    (folder / "p1.png").write_bytes(png(value=222))
+    p = ctx.run([*base, "--brain-opt", "final=second"])
+    answers = sorted(r["answer"] for r in _answer_rows(out))
+    works(p, lambda p: None if answers == ["first", "second"] else f"answers {answers}")
+
+
+@case("resume", "ask DIR: nothing changed, nothing run again")
+def _(ctx: Ctx) -> None:
+    folder = _scans(ctx)
+    out = ctx.folder / "a.jsonl"
+    base = ["ask", str(folder), "q?", "--out", str(out), "--brain", "scripted", "--no-progress"]
+    ctx.run([*base, "--brain-opt", "final=first"])
+    p = ctx.run([*base, "--brain-opt", "final=second"])
+    answers = sorted(r["answer"] for r in _answer_rows(out))
+    works(p, lambda p: None if answers == ["first", "first"] else f"answers {answers}")
+
+
+# -- pages: a selection outside the document is refused, pages count from 1 -------------------------------------------
+
+
+@case("pages", "--pages 1,7 on a 2-page PDF")
+def _(ctx: Ctx) -> None:
+    (ctx.folder / "two.pdf").write_bytes(pdf_bytes(2))
+    refused(ctx.run(["ask", str(ctx.folder / "two.pdf"), "q?", "--pages", "1,7", "--brain", "scripted"]),
+            "two.pdf", "1-2")
+
+
+@case("pages", "--pages 2-40 on a 4-page PDF (a range partly outside)")
+def _(ctx: Ctx) -> None:
+    (ctx.folder / "four.pdf").write_bytes(pdf_bytes(4))
+    refused(ctx.run(["ask", str(ctx.folder / "four.pdf"), "q?", "--pages", "2-40", "--brain", "scripted"]),
+            "four.pdf", "1-4")
+
+
+@case("pages", "evidence --pages 3 on a 2-page PDF")
+def _(ctx: Ctx) -> None:
+    (ctx.folder / "two.pdf").write_bytes(pdf_bytes(2))
+    refused(ctx.run(["evidence", str(ctx.folder / "two.pdf"), "q?", "--pages", "3", "--brain", "scripted"]),
+            "two.pdf", "1-2")
+
+
+# -- ranking: codes with digits match exactly ---------------------------------------------------------------------------
+
+
+def text_pdf(path: Path, pages: list[str]) -> Path:
+    """A PDF with a text layer, one page per string."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    with PdfPages(path) as pdf:
+        for text in pages:
+            fig = plt.figure(figsize=(4, 5))
+            for i, line in enumerate(text.split("\n")):
+                fig.text(0.06, 0.92 - 0.06 * i, line, fontsize=8)
+            pdf.savefig(fig)
+            plt.close(fig)
+    return path
+
+
+@case("ranking", "a PDF of invoices INV-00037, INV-03777, INV-00377: the question names INV-00377")
+def _(ctx: Ctx) -> None:
+    pages = [f"Invoice INV-{n:05d}\nTotal amount due: ${n}.00" for n in (37, 3777, 377, 1377)]
+    pdf = text_pdf(ctx.folder / "inv.pdf", pages)
+    p = ctx.run(["ask", str(pdf), "What is the total amount due on invoice INV-00377?", "--json", "--brain",
+                 "scripted", "--brain-opt", "final=$377.00", "--strategy", "none"])
+    page = json.loads(p.out).get("provenance", {}).get("page") if p.rc == 0 and p.out.strip().startswith("{") else None
+    works(p, lambda p: None if page == 3 else f"answered from page {page}")
+
+
+@case("ranking", "keyword1 and keyword1777 on two pages: the question names keyword1")
+def _(ctx: Ctx) -> None:
+    pdf = text_pdf(ctx.folder / "kw.pdf", ["keyword1777 appears on this page", "keyword1 appears on this page"])
+    p = ctx.python(f"from docintent.document import Document\n"
+                   f"print(Document({str(pdf)!r}).locate('Which page mentions keyword1?')[0].number)")
+    works(p, lambda p: None if p.out.strip() == "2" else f"page {p.out.strip()}")
+
+
+# -- long questions: refused at once everywhere ----------------------------------------------------------------------------
+
+LONG = "What is the total? " * 8000  # 152,000 characters
+
+
+@case("long-questions", "ask with a question of 119,700 characters (CLI; one argument holds at most 128 KiB)")
+def _(ctx: Ctx) -> None:
+    page = text_page(ctx.folder / "page.png")
+    p = ctx.run(["ask", str(page), "What is the total? " * 6300], timeout=90)
+    if p.rc == 1 and p.seconds > 10:
+        raise Verdict("silently wrong", f"refused only after {p.seconds:.0f} s")
+    refused(p, "characters")
+
+
+@case("long-questions", "docintent.ask with a question of 152,000 characters (API)")
+def _(ctx: Ctx) -> None:
+    text_page(ctx.folder / "page.png")
+    start = time.monotonic()
+    p = _api(ctx, "docintent.ask('page.png', 'What is the total? ' * 8000)")
+    expect(p.out.startswith("CLEAN") and "characters" in p.out and time.monotonic() - start < 30,
+           f"{p.out.strip()[:160] or _last_line(p.err)} after {time.monotonic() - start:.0f} s",
+           p.out.strip()[:120], outcome="clean error")
+
+
+@case("long-questions", "a questions file with a line of 152,000 characters")
+def _(ctx: Ctx) -> None:
+    (ctx.folder / "q.txt").write_text("What is the total?\n" + LONG + "\n")
+    refused(_batch(ctx, _scans(ctx, 1), ctx.folder / "a.jsonl", "--questions", str(ctx.folder / "q.txt")),
+            "q.txt", "line 2")
+
+
+@case("long-questions", "a benchmark row with a question of 152,000 characters")
+def _(ctx: Ctx) -> None:
+    data = dataset(ctx.folder / "d", [{"id": "long", "question": LONG}, {"id": "short"}])
+    out = ctx.folder / "run"
+    p = bench(ctx, data, out, "--strategies", "none", timeout=90)
+    rows = {r["sample"]["id"]: r for r in rows_of(out)}
+    works(p, lambda p: None if len(rows) == 2 and "characters" in str(rows["long"].get("error"))
+          and not rows["short"]["error"] and p.seconds < 60 else f"rows {list(rows)} in {p.seconds:.0f} s")
 
 
 # --- the sweep -----------------------------------------------------------------------------------------------

@@ -66,7 +66,7 @@ def test_pages_limit_the_pages_read_and_count_from_1(two_pages, capsys):
     for argv, words in ((["--page", "1"], "--page counted pages from 0 and is gone; pages now count from 1: use "
                                           "--pages N (--pages 1 is the first page)"),
                         (["--pages", "0"], "pages count from 1 (1 is the first page)"),
-                        (["--pages", "3"], "--pages '3' selects no page of a 2-page document")):
+                        (["--pages", "3"], "--pages '3': page 3 is outside this 2-page document (pages 1-2; pages count from 1)")):
         assert main(["ask", str(two_pages), QUESTION, *argv]) == 1
         err = capsys.readouterr().err.strip()
         assert words in err and len(err.splitlines()) == 1, err

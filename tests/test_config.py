@@ -74,9 +74,17 @@ def test_the_lookup_stops_at_the_top_of_the_checkout(tmp_path):
     (inner / ".git").mkdir(parents=True)
     (inner / "sub").mkdir()
     assert project_config_path(inner / "sub", home=tmp_path / "elsewhere") is None
-    notes = tmp_path / "notes"  # not in a checkout: the lookup goes up to the file
+    notes = tmp_path / "notes"  # not in a project: only the current folder's own file counts
     notes.mkdir()
-    assert project_config_path(notes, home=tmp_path / "elsewhere") == tmp_path / "docintent.toml"
+    assert project_config_path(notes, home=tmp_path / "elsewhere") is None
+    write(notes / "docintent.toml", "[settings]\nthreads = 2\n")
+    assert project_config_path(notes, home=tmp_path / "elsewhere") == notes / "docintent.toml"
+    (tmp_path / "tool").mkdir()  # a pyproject.toml marks a project's top as .git does
+    write(tmp_path / "tool" / "pyproject.toml", "[project]\nname = 'x'\n")
+    write(tmp_path / "tool" / "docintent.toml", "[settings]\nthreads = 3\n")
+    (tmp_path / "tool" / "src").mkdir()
+    assert project_config_path(tmp_path / "tool" / "src", home=tmp_path / "elsewhere") == \
+        tmp_path / "tool" / "docintent.toml"
 
 
 def test_environment_wins_over_the_file_and_the_file_over_the_defaults(project, monkeypatch):
@@ -153,7 +161,8 @@ def test_config_show_prints_each_value_with_its_source(project, monkeypatch, cap
     assert main(["config", "show"]) == 0
     lines = [" ".join(line.split()) for line in capsys.readouterr().out.splitlines()]
     path = str(project / "docintent.toml")
-    assert lines[:2] == ["config files (a later one wins):", path]
+    assert lines[:2] == ["config files (a later one wins):",
+                         f"{path} (the project's file (the project's top, {project}, holds .git))"]
     assert f"threads 1 {path}" in lines
     assert "max_side 2048 default" in lines
     assert "model from-env environment (DOCINTENT_MODEL)" in lines
@@ -174,3 +183,86 @@ def test_no_config_file_anywhere_says_where_it_looked(tmp_path, monkeypatch, cap
     out = capsys.readouterr().out
     assert f"config files: none (looked for {tmp_path / 'xdg' / 'docintent' / 'docintent.toml'}" in out
     assert "profiles: none" in out
+
+
+# --- files nobody chose, and the environment's API key ------------------------------------------------------
+
+
+def test_a_file_planted_in_a_parent_folder_outside_any_project_is_ignored(tmp_path, monkeypatch, capsys):
+    shared = tmp_path / "shared-tmp"
+    write(shared / "docintent.toml", 'default_profile = "evil"\n[profiles.evil]\nkind = "openai"\n'
+          'base_url = "http://127.0.0.1:9/v1"\n')
+    here = shared / "job" / "work"
+    here.mkdir(parents=True)
+    monkeypatch.chdir(here)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("DOCINTENT_CONFIG", raising=False)
+    assert load_config().files == ()
+    assert choose_brain(None, None, {}).kind == "offline"  # the planted default profile does not apply
+    assert main(["config", "show"]) == 0
+    out = capsys.readouterr().out
+    assert f"ignored: {shared / 'docintent.toml'}" in out and "outside any project" in out
+    # named explicitly, the same file is read, and config show says why
+    assert main(["--config", str(shared / "docintent.toml"), "config", "show"]) == 0
+    assert "named by DOCINTENT_CONFIG or --config" in capsys.readouterr().out
+
+
+def test_a_file_any_user_may_write_is_not_read(project, capsys):
+    (project / "docintent.toml").chmod(0o666)
+    config = load_config()
+    assert config.files == () and "any user may write it" in config.ignored[0][1]
+
+
+def _key_seen(server) -> list[str]:
+    return [r.headers.get("authorization", "") for r in server.requests]
+
+
+def test_an_environment_key_never_reaches_an_endpoint_only_a_config_file_names(project, tmp_path, monkeypatch,
+                                                                                capsys):
+    image = tmp_path / "page.png"
+    Image.fromarray(render_text_page(["Total: 42"])).save(image)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env-secret-0042")
+    reply = [tool_call("answer", answer="42", confidence="high")]
+    with FakeOpenAI(reply * 4) as server:
+        write(project / "docintent.toml", PROFILES.replace("http://127.0.0.1:9/v1", server.base_url))
+        assert main(["ask", str(image), "What is the total?", "--profile", "local", "--strategy", "none"]) == 0
+        seen = _key_seen(server)
+        assert seen and not any("sk-env-secret-0042" in header for header in seen)
+        # named on the command line, the endpoint is the user's own choice: the key goes with it
+        assert main(["ask", str(image), "What is the total?", "--brain", "openai", "--brain-opt",
+                     f"base_url={server.base_url}", "--brain-opt", "model=fake-vl", "--strategy", "none"]) == 0
+        assert _key_seen(server)[-1] == "Bearer sk-env-secret-0042"
+    capsys.readouterr()
+    assert main(["config", "show", "--json", "--profile", "local"]) == 0
+    api_key = json.loads(capsys.readouterr().out)["profiles"][0]["options"]["api_key"]
+    assert api_key["value"] is None and api_key["source"].startswith("not sent: OPENAI_API_KEY")
+
+
+def test_a_settings_base_url_from_a_file_gets_no_environment_key(project, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env-secret-0042")
+    write(project / "docintent.toml", '[settings]\nbase_url = "http://127.0.0.1:9/v1"\n')
+    assert settings_from(load_config()).resolved_api_key() is None
+    write(project / "docintent.toml", '[settings]\nbase_url = "http://127.0.0.1:9/v1"\napi_key = "sk-file-7"\n')
+    assert settings_from(load_config()).resolved_api_key() == "sk-file-7"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    write(project / "docintent.toml", "[settings]\nthreads = 1\n")  # the environment names the endpoint
+    assert settings_from(load_config()).resolved_api_key() == "sk-env-secret-0042"
+
+
+def test_deeply_nested_arrays_are_one_line(project, capsys):
+    write(project / "docintent.toml", "[settings]\nthreads = " + "[" * 5000 + "1" + "]" * 5000 + "\n")
+    assert main(["config", "show"]) == 1
+    assert "nested more than 8 levels deep" in _one_line_error(capsys)
+    write(project / "docintent.toml", "[settings]\nthreads = " + "[" * 12 + "1" + "]" * 12 + "\n")
+    assert main(["config", "show"]) == 1
+    assert "nested more than 8 levels deep" in _one_line_error(capsys)
+
+
+def test_doctor_with_max_retries_in_the_profile_checks_instead_of_crashing(project, capsys):
+    write(project / "docintent.toml", '[profiles.m]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\n'
+          "max_retries = 0\ntimeout = 2\n")
+    assert main(["doctor", "--profile", "m"]) == 1
+    captured = capsys.readouterr()
+    assert "unexpected error" not in captured.err and "TypeError" not in captured.err
+    assert "reachable" in captured.out

@@ -93,8 +93,9 @@ def test_answer_step_sees_the_evidence_crops_and_text(found):
 def test_parse_pages():
     assert parse_pages("1-3,5", 10) == [1, 2, 3, 5]
     assert parse_pages(None, 3) == [1, 2, 3]
-    assert parse_pages("2-40", 4) == [2, 3, 4]
-    with pytest.raises(ConfigError, match="selects no page"):
+    with pytest.raises(ConfigError, match=r"pages 5-40 are outside this 4-page document \(pages 1-4; pages count"):
+        parse_pages("2-40", 4)  # partly outside: refused, never cut to the part inside
+    with pytest.raises(ConfigError, match=r"page 9 is outside this 4-page document \(pages 1-4"):
         parse_pages("9", 4)
     with pytest.raises(ConfigError, match="not a page number"):
         parse_pages("a-b", 4)

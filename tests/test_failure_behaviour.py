@@ -280,7 +280,7 @@ def test_bad_arguments_are_refused_at_parse_time_in_one_line(argv_tail, fragment
 def test_page_past_the_end_of_a_single_image_is_refused(page_png, capsys):
     code = main(["ocr", str(page_png), "--pages", "5"])
     line = _one_error_line(capsys.readouterr().err)
-    assert code == 1 and "'5' selects no page of a 1-page document" in line and str(page_png) in line
+    assert code == 1 and "'5': page 5 is outside this 1-page document (page 1;" in line and str(page_png) in line
 
 
 def test_unreadable_input_is_one_line_naming_it(page_png, monkeypatch, capsys):

@@ -165,7 +165,7 @@ def test_pdf_pages_render_at_dpi(tmp_path):
 
 def test_pdf_page_out_of_range(tmp_path):
     _make_pdf(tmp_path / "doc.pdf")
-    with pytest.raises(PdfPageOutOfRangeError, match=r"doc.pdf: page 5 requested, but the PDF has 2 page\(s\)"):
+    with pytest.raises(PdfPageOutOfRangeError, match=r"doc.pdf: page 6 requested, but the PDF has 2 page\(s\) \(pages count from 1\)"):
         load_page(tmp_path / "doc.pdf", page=5)
 
 
@@ -212,5 +212,5 @@ def test_load_document_reads_pdf_pages_or_the_one_image_page(tmp_path):
     assert page_count(tmp_path / "doc.pdf") == 2 and page_count(tmp_path / "one.png") == 1
     assert [p.size for p in load_document(tmp_path / "doc.pdf", pages=[1], dpi=72)] == [(200, 100)]
     assert [p.size for p in load_document(tmp_path / "one.png")] == [(40, 30)]
-    with pytest.raises(PdfPageOutOfRangeError, match="one.png: page 2 requested, but an image has only page 0"):
+    with pytest.raises(PdfPageOutOfRangeError, match=r"one.png: page 3 requested, but an image has one page \(pages count from 1\)"):
         load_document(tmp_path / "one.png", pages=[2])

@@ -259,7 +259,7 @@ def test_a_whole_pdf_is_answered_from_the_page_that_holds_the_answer(client, tmp
                        timeout=120)
     assert only_first["answer"] != ANSWER and only_first["page"] in (1, None)
     response = _ask(client, data, name="two.pdf", pages=5)
-    assert response.status_code == 400 and response.json()["error"] == "two.pdf: --pages '5' selects no page of a 2-page document"
+    assert response.status_code == 400 and response.json()["error"] == "two.pdf: --pages '5': page 5 is outside this 2-page document (pages 1-2; pages count from 1)"
 
 
 def test_every_request_is_one_access_log_line(client, page_png, caplog):

@@ -17,7 +17,7 @@ from .io import load_page
 from .page import Page
 from .strategies import OnStep, Result, RunStopped, ShouldStop, Strategy, get_strategy
 from .trace import Action, LocateStep, Phase
-from .vocabulary import check_task
+from .vocabulary import check_question, check_task
 
 #: Pages of a document read at most, in the locator's order, before the answer is given up (``max_pages``).
 MAX_PAGES = 3
@@ -76,10 +76,7 @@ def ask(
     4
     """
     check_task(task)
-    if not isinstance(question, str):
-        raise ConfigError(f"the question must be text, got {type(question).__name__}")
-    if not question.strip():
-        raise ConfigError("the question is empty")
+    check_question(question)
     if isinstance(max_pages, bool) or not isinstance(max_pages, int) or max_pages < 1:
         raise ConfigError(f"max_pages must be a whole number of at least 1, got {max_pages!r}")
     document = as_document(image, pages=pages)

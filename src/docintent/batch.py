@@ -26,10 +26,11 @@ An answers row::
 
 from __future__ import annotations
 
+import codecs
 import contextlib
-import glob
 import json
 import os
+import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -41,11 +42,12 @@ from .brains import get_brain
 from .document import Document, PageSelection
 from .errors import ConfigError, InputError
 from .evaluation.executors import Executor, LocalExecutor, Progress
-from .evaluation.runner import BrainFactory, ResultsWriter, latest_rows, plan_rows, write_rows
+from .evaluation.runner import BrainFactory, ResultsWriter, content_digest, latest_rows, plan_rows, write_rows
 from .io import save_page
 from .io.lock import FolderLock
+from .io.walk import MAX_WALK_DEPTH, MAX_WALK_ENTRIES, DocumentWalk, pattern_matches, skip_reason, walk_folder
 from .strategies.auto import restore_auto
-from .vocabulary import TASKS, check_task
+from .vocabulary import TASKS, check_question, check_task
 
 #: Files a folder is searched for (PDFs and the image formats the loader reads).
 DOCUMENT_SUFFIXES = (".pdf", ".jpg", ".jpeg", ".png", ".tif", ".tiff", ".webp", ".bmp", ".gif")
@@ -65,62 +67,151 @@ class Question:
     id: str | None = None
 
 
+#: The largest questions file read (bytes).
+MAX_QUESTIONS_BYTES = 16 << 20
+#: Byte-order marks a questions file may start with, longest first (a UTF-32 mark begins like a UTF-16 one).
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"),
+         (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+
+
+def decode_questions(data: bytes, name: object = "<questions>") -> list[str]:
+    """The lines of a questions file's bytes: decoded by its byte-order mark (UTF-8, UTF-16 or UTF-32; UTF-8
+    without one), the mark never part of the first line, split at line ends only (``\\r\\n``, ``\\n``,
+    ``\\r``), so each line is one question whatever other characters it holds (a form feed or U+2028 does not
+    split it). Bytes that are not valid in the encoding, or a NUL character, are an
+    :class:`~docintent.errors.InputError` naming ``name`` and the line.
+
+    >>> decode_questions(b"\\xef\\xbb\\xbfWhat is the total?\\r\\nWho signed?\\n")
+    ['What is the total?', 'Who signed?', '']
+    """
+    encoding, body = "utf-8", data
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            encoding, body = codec, data[len(bom):]
+            break
+    try:
+        text = body.decode(encoding)
+    except UnicodeDecodeError as err:
+        before = body[: err.start].decode(encoding, "replace").replace("\r\n", "\n").replace("\r", "\n")
+        shown = "UTF-8" if encoding == "utf-8" else encoding.upper()
+        raise InputError(name, f"line {before.count(chr(10)) + 1} is not valid {shown} text (at byte offset "
+                               f"{err.start + len(data) - len(body)}); save the file as UTF-8") from None
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for number, line in enumerate(lines, start=1):
+        if "\x00" in line:
+            raise InputError(name, f"line {number} holds a NUL character (a binary file, or a UTF-16 file without "
+                                   "its byte-order mark?)")
+    return lines
+
+
 def read_questions(path: str | os.PathLike) -> list[Question]:
     """The questions of a ``.txt`` file (one per line; blank lines and ``#`` comments skipped) or a ``.jsonl``
-    file (rows with ``question`` and optionally ``task`` and ``id``). A question listed twice counts once."""
+    file (rows with ``question`` and optionally ``task`` and ``id``), decoded by :func:`decode_questions`. A
+    question listed twice counts once; a question over :data:`~docintent.vocabulary.MAX_QUESTION_CHARS`
+    characters is refused naming its line. Only a regular file is opened (a pipe would wait without end)."""
     p = Path(path)
     if p.suffix.lower() not in (".txt", ".jsonl"):
         raise InputError(p, "a questions file must be .txt (one question per line) or .jsonl (rows with \"question\")")
     if not p.is_file():
         raise InputError(p, "no such file" if not p.exists() else "not a regular file")
+    with open(p, "rb") as fh:
+        data = fh.read(MAX_QUESTIONS_BYTES + 1)
+    if len(data) > MAX_QUESTIONS_BYTES:
+        raise InputError(p, f"over {MAX_QUESTIONS_BYTES:,} bytes; a questions file holds one question per line")
     questions: list[Question] = []
-    for number, raw in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, raw in enumerate(decode_questions(data, p), start=1):
         line = raw.strip()
         if not line or (p.suffix.lower() == ".txt" and line.startswith("#")):
             continue
         if p.suffix.lower() == ".txt":
-            questions.append(Question(line))
+            questions.append(Question(_checked(line, p, number)))
             continue
         try:
             row = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InputError(p, f"line {number} is not JSON ({err.msg})") from None
+        except (json.JSONDecodeError, RecursionError) as err:
+            msg = err.msg if isinstance(err, json.JSONDecodeError) else "nested too deeply"
+            raise InputError(p, f"line {number} is not JSON ({msg})") from None
         text = row.get("question") if isinstance(row, dict) else None
         if not isinstance(text, str) or not text.strip():
             raise InputError(p, f"line {number} has no \"question\" text")
-        task = str(row.get("task") or "doc")
-        if task not in TASKS:
+        task = row.get("task") or "doc"
+        if not isinstance(task, str) or task not in TASKS:
             raise InputError(p, f"line {number}: task {task!r} is not one of {', '.join(TASKS)}")
         qid = row.get("id")
-        questions.append(Question(text.strip(), task, None if qid is None else str(qid)))
+        if qid is not None and not isinstance(qid, (str, int)):
+            raise InputError(p, f"line {number}: id must be text or a whole number, got {type(qid).__name__}")
+        questions.append(Question(_checked(text.strip(), p, number), task, None if qid is None else str(qid)))
     unique = list(dict.fromkeys(questions))
     if not unique:
         raise InputError(p, "holds no question")
     return unique
 
 
+def _checked(question: str, path: Path, number: int) -> str:
+    if any("\ud800" <= ch <= "\udfff" for ch in question):  # a JSON escape of half a character
+        raise InputError(path, f"line {number}: the question holds a lone surrogate (half of a character)")
+    try:
+        return check_question(question)
+    except ConfigError as err:
+        raise InputError(path, f"line {number}: {err}") from None
+
+
 def _magic(text: str) -> bool:
     return any(ch in text for ch in "*?[")
 
 
-def find_documents(target: str | os.PathLike) -> list[str]:
-    """The documents ``target`` names: a folder (searched recursively for PDFs and images, in name order), a
-    glob pattern (``"scans/*.jpg"``, ``"**"`` for every level) or one file."""
+def walk_documents(target: str | os.PathLike) -> DocumentWalk:
+    """The documents ``target`` names: a folder (searched recursively for PDFs and images), a glob pattern
+    (``"scans/*.jpg"``, ``"**"`` for every level) or one file; and the files left alone, each with its reason.
+
+    The walk goes by real path: a file reached twice (through a link, or a link to a folder already walked)
+    is read once, under the name met first (real folders before links), and a link back into a folder on the
+    way is cut. Pipes, sockets and devices are never opened. Folders deeper than :data:`MAX_WALK_DEPTH` are not
+    entered (named in ``skipped``); more than :data:`MAX_WALK_ENTRIES` entries is an
+    :class:`~docintent.errors.InputError`."""
     text = str(target)
     p = Path(text)
-    if p.is_dir():
-        found = sorted(str(f) for f in p.rglob("*") if f.is_file() and f.suffix.lower() in DOCUMENT_SUFFIXES)
-        if not found:
-            raise InputError(p, f"no PDF or image in this folder (looked for {', '.join(DOCUMENT_SUFFIXES)})")
-        return found
-    if _magic(text):
-        found = sorted(f for f in glob.glob(text, recursive=True) if Path(f).is_file())
-        if not found:
+    if "\x00" in text:
+        raise InputError(text, "the path holds a NUL character")
+    if _magic(text) and not p.exists():
+        base = _base(text)
+        pattern = list(p.parts[len(base.parts):]) if str(base) != "." else list(p.parts)
+        if not base.is_dir():
             raise InputError(text, "the pattern matches no file")
-        return found
-    if not p.exists():
-        raise InputError(p, "no such file or folder")
-    return [text]
+        depth = MAX_WALK_DEPTH if "**" in pattern else len(pattern) - 1
+        walk = walk_folder(base, depth, lambda rel: pattern_matches(rel, pattern), suffixes=None)
+        if not walk.documents:
+            raise InputError(text, "the pattern matches no file" + _skipped_note(walk))
+        return walk
+    try:
+        info = os.stat(p)
+    except FileNotFoundError:
+        raise InputError(p, "no such file or folder") from None
+    except OSError as err:
+        raise InputError(p, f"cannot be read ({err.strerror or err})") from None
+    if stat.S_ISDIR(info.st_mode):
+        walk = walk_folder(p, MAX_WALK_DEPTH, None, suffixes=DOCUMENT_SUFFIXES)
+        if not walk.documents:
+            raise InputError(p, f"no PDF or image in this folder (looked for {', '.join(DOCUMENT_SUFFIXES)})"
+                             + _skipped_note(walk))
+        return walk
+    why = skip_reason(info.st_mode)
+    if why:
+        raise InputError(p, why)
+    return DocumentWalk([text], [])
+
+
+def _skipped_note(walk: DocumentWalk) -> str:
+    if not walk.skipped:
+        return ""
+    first = walk.skipped[0]
+    more = f" and {len(walk.skipped) - 1} more" if len(walk.skipped) > 1 else ""
+    return f"; skipped {first[0]} ({first[1]}){more}"
+
+
+def find_documents(target: str | os.PathLike) -> list[str]:
+    """The documents ``target`` names (:func:`walk_documents`, without the files it left alone)."""
+    return walk_documents(target).documents
 
 
 def _base(target: str | os.PathLike) -> Path:
@@ -164,6 +255,8 @@ class AskJob:
     pages: PageSelection = None
     max_pages: int = MAX_PAGES
     batch: int = 1
+    #: Each document's content digest when the run was planned (written in its rows, so a resume sees edits).
+    digests: dict[str, str] = field(default_factory=dict)
 
     def setup(self) -> Any:
         return self.brain_factory()
@@ -171,6 +264,7 @@ class AskJob:
     def run(self, brain: Any, item: tuple[str, Question]) -> dict[str, Any]:
         file, question = item
         row = new_answer_row(file, question, self.strategy, self.brain_name)
+        row["file_digest"] = self.digests.get(file)
         t0 = time.perf_counter()
         try:
             result = ask(file, question.text, question.task, self.strategy, brain, pages=self.pages,
@@ -187,6 +281,7 @@ class AskJob:
     def lost(self, item: tuple[str, Question], reason: str) -> dict[str, Any]:
         """The row of an item whose worker died on every try."""
         row = new_answer_row(item[0], item[1], self.strategy, self.brain_name)
+        row["file_digest"] = self.digests.get(item[0])
         row["error"] = f"WorkerLost: {reason}"
         return row
 
@@ -198,7 +293,9 @@ class AskJob:
 @dataclass
 class BatchSummary:
     """What a batch call did: ``rows`` in the file afterwards (one per key), ``new_rows`` written now,
-    ``skipped`` (done before), ``retried``, ``failed`` (rows in the file with an error), ``seconds``."""
+    ``skipped`` (done before), ``retried``, ``failed`` (rows in the file with an error), ``seconds``,
+    ``changed`` (rows run again because their document changed since) and ``not_read`` (the files the walk
+    left alone, each with its reason)."""
 
     path: Path
     rows: int
@@ -207,23 +304,63 @@ class BatchSummary:
     retried: int
     failed: int
     seconds: float
+    changed: int = 0
+    not_read: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def rows_per_second(self) -> float:
         return self.new_rows / self.seconds if self.seconds > 0 else 0.0
 
 
+def _check_run_file(path: Path, key: Callable[[dict], tuple[str, ...]], what: str, name: Path | None = None) -> None:
+    """Refuse an existing ``path`` that is not a rows file of this kind (its first row must have this kind's
+    key), so resuming never cuts or appends to someone else's file. A lone line cut short by a kill (it starts
+    as every row does, with ``{"file": ``) is a rows file whose first row was never finished."""
+    shown = name or path
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(shown, f"is not a regular file; {what} is read back to resume, so it must be one")
+    if info.st_size == 0:
+        return
+    with open(path, "rb") as fh:
+        first = b""
+        while not first.strip():
+            first = fh.readline(64 << 20)
+            if not first:
+                return
+    link = f" (a link to {path})" if os.path.abspath(shown) != str(path) else ""
+    refusal = (f"exists{link} and is not {what} (its first line is not such a row); give --out another file "
+               "name or remove this one")
+    if not first.endswith(b"\n"):
+        if not first.lstrip().startswith(b'{"file": '):
+            raise InputError(shown, refusal)
+        return
+    try:
+        row = json.loads(first)
+        key(row)
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        raise InputError(shown, refusal) from None
+    if not isinstance(row, dict):
+        raise InputError(shown, refusal)
+
+
 def _run(items: Sequence[Any], item_key: Callable[[Any], tuple[str, ...]], row_key: Callable[[dict], tuple[str, ...]],
          job: Any, path: Path, *, executor: Executor, progress: bool | None, retry_failed: bool, purpose: str,
-         state: Any = None) -> BatchSummary:
+         state: Any = None, stale: Callable[[Any, dict[str, Any]], bool] | None = None) -> BatchSummary:
     """Run ``job`` on the items not yet in the results file ``path`` (holding its lock), writing each row as it
-    arrives."""
+    arrives. The lock and the file are those of ``path``'s real path, so two names of one file share a lock."""
     if path.exists() and path.is_dir():
         raise InputError(path, "is a folder; give a file name for the rows")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with FolderLock(path.parent, purpose=purpose, name=f".{path.name}.lock"):
-        writer = ResultsWriter(path, key=row_key)
-        todo, skipped, retried, _ = plan_rows(items, item_key, writer.latest(), retry_failed)
+    real = Path(os.path.realpath(path))
+    real.parent.mkdir(parents=True, exist_ok=True)
+    with FolderLock(real.parent, purpose=purpose, name=f".{real.name}.lock"):
+        article = "an" if purpose[:1] in "aeiou" else "a"
+        _check_run_file(real, row_key, f"{article} {purpose} of docintent", path)
+        writer = ResultsWriter(real, key=row_key)
+        todo, skipped, retried, changed = plan_rows(items, item_key, writer.latest(), retry_failed, stale)
         bar = Progress(len(todo) + skipped, desc=path.name, initial=skipped, show=progress)
         before = len(writer.rows)
         t0 = time.perf_counter()
@@ -236,7 +373,7 @@ def _run(items: Sequence[Any], item_key: Callable[[Any], tuple[str, ...]], row_k
             writer.compact()
         rows = latest_rows(writer.rows, row_key)
         return BatchSummary(path, len(rows), written, skipped, retried, sum(1 for r in rows if r.get("error")),
-                            time.perf_counter() - t0)
+                            time.perf_counter() - t0, changed)
 
 
 def ask_batch(
@@ -252,6 +389,7 @@ def ask_batch(
     executor: Executor | None = None,
     progress: bool | None = None,
     retry_failed: bool = False,
+    not_read: Sequence[tuple[str, str]] = (),
 ) -> BatchSummary:
     """Answer every question about every document into the JSONL file ``out`` (see the module docstring).
 
@@ -259,23 +397,42 @@ def ask_batch(
     (:class:`~docintent.evaluation.runner.BrainFactory`); ``options``: the strategy's knobs; ``pages`` and
     ``max_pages`` as in :func:`docintent.ask`; ``executor``: where the rows run (default: this process);
     ``progress``: the progress line (None: only when stderr is a terminal); ``retry_failed``: run rows that
-    ended with an error again. Raises :class:`~docintent.errors.FolderBusyError` when another process writes
-    ``out``.
+    ended with an error again; ``not_read``: the files the walk left alone, carried into the summary. A row
+    whose document's content changed since it was written (its ``file_digest``) is run again. ``out`` that is
+    one of the documents, or an existing file that is not an answers file, is refused. Raises
+    :class:`~docintent.errors.FolderBusyError` when another process writes ``out`` (under any of its names).
     """
     for question in questions:
         check_task(question.task)
+    _refuse_inputs_as_output(documents, out)
     executor = executor or LocalExecutor()
+    digests = {file: content_digest(file) for file in dict.fromkeys(documents)}
     brain = brain_factory()
     brain_name = str(getattr(brain, "name", None) or getattr(brain_factory, "kind", None) or type(brain).__name__)
-    job = AskJob(brain_factory, strategy, brain_name, dict(options or {}), pages, max_pages)
+    job = AskJob(brain_factory, strategy, brain_name, dict(options or {}), pages, max_pages, digests=digests)
     items = [(file, q) for file in documents for q in questions]
+
+    def changed(item: tuple[str, Question], row: dict[str, Any]) -> bool:
+        # rows written before digests were recorded are taken as they are
+        return "file_digest" in row and row["file_digest"] != digests[item[0]]
+
     try:
-        return _run(items, lambda item: (item[0], item[1].text, item[1].task), answer_key, job, Path(out),
-                    executor=executor, progress=progress, retry_failed=retry_failed, purpose="answers file",
-                    state=brain)
+        summary = _run(items, lambda item: (item[0], item[1].text, item[1].task), answer_key, job, Path(out),
+                       executor=executor, progress=progress, retry_failed=retry_failed, purpose="answers file",
+                       state=brain, stale=changed)
     finally:
         with contextlib.suppress(Exception):
             brain.close()
+    summary.not_read = list(not_read)
+    return summary
+
+
+def _refuse_inputs_as_output(inputs: Sequence[str | os.PathLike], out: str | os.PathLike) -> None:
+    """Refuse an output file that is one of the run's own inputs (it would be cut or appended to)."""
+    target = os.path.realpath(out)
+    for item in inputs:
+        if os.path.realpath(item) == target:
+            raise InputError(out, f"is an input of this run ({item}); give --out another file name")
 
 
 # --- restoring ---------------------------------------------------------------------------------------------
@@ -372,14 +529,18 @@ def restore_batch(
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise InputError(out, "exists and is not a folder; restoring a folder needs an output folder (-o OUT/)")
-    items = restore_items(find_documents(target), _base(target), out, pages)
+    walk = walk_documents(target)
+    items = restore_items(walk.documents, _base(target), out, pages)
     if not items:
         raise ConfigError(f"{target}: no page to restore")
-    return _run(items, lambda item: (item[0], str(item[1])), restore_key, RestoreJob(pages), out / RESTORE_ROWS,
-                executor=executor or LocalExecutor(), progress=progress, retry_failed=retry_failed,
-                purpose="restore output folder")
+    summary = _run(items, lambda item: (item[0], str(item[1])), restore_key, RestoreJob(pages), out / RESTORE_ROWS,
+                   executor=executor or LocalExecutor(), progress=progress, retry_failed=retry_failed,
+                   purpose="restore rows file")
+    summary.not_read = list(walk.skipped)
+    return summary
 
 
-__all__ = ["DOCUMENT_SUFFIXES", "RESTORE_ROWS", "AskJob", "BatchSummary", "BrainFactory", "Question", "RestoreJob",
-           "answer_key", "ask_batch", "find_documents", "new_answer_row", "read_questions", "restore_batch",
+__all__ = ["DOCUMENT_SUFFIXES", "MAX_QUESTIONS_BYTES", "MAX_WALK_DEPTH", "MAX_WALK_ENTRIES", "RESTORE_ROWS", "AskJob",
+           "BatchSummary", "BrainFactory", "DocumentWalk", "Question", "RestoreJob", "answer_key", "ask_batch",
+           "decode_questions", "find_documents", "walk_documents", "new_answer_row", "read_questions", "restore_batch",
            "restore_items", "restore_key"]

@@ -88,8 +88,10 @@ def run_checks(base_url: str | None, model: str | None = None, api_key: str | No
     ``max_side`` / ``max_tokens`` / ``options`` (other :class:`~docintent.brains.mllm.ModelBrainOptions`) are
     the settings ``ask`` will run with, so the requests sent are the ones it will send.
     """
-    brain = ModelBrain(base_url=base_url, model=model, api_key=api_key, max_retries=1, timeout=timeout,
-                       max_side=max_side, max_tokens=max_tokens, **(options or {}))
+    # One retry unless the options say otherwise; the named arguments win over the same keys in ``options``.
+    settings = {"max_retries": 1, **(options or {}), "base_url": base_url, "model": model, "api_key": api_key,
+                "timeout": timeout, "max_side": max_side, "max_tokens": max_tokens}
+    brain = ModelBrain(**settings)
     endpoint = brain.endpoint
     assert isinstance(endpoint, Endpoint)  # doctor checks OpenAI-compatible endpoints: it built this one
     checks: list[Check] = []

@@ -16,6 +16,7 @@ Page numbers count from 1, as a PDF viewer shows them.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,6 +145,8 @@ class Document:
 
 def _is_pdf_file(path: Path) -> bool:
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False  # never opened: a pipe would wait for a writer; the loader names the problem
         with open(path, "rb") as fh:
             return is_pdf_bytes(fh.read(1024))
     except OSError:

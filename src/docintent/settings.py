@@ -1,6 +1,13 @@
 """Settings read from ``DOCINTENT_*`` environment variables (and the conventional OPENAI_* ones), then from the
 ``[settings]`` table of the config files (:mod:`docintent.configfile`), then the defaults below.
 
+An API key from the environment (``DOCINTENT_API_KEY``, ``OPENAI_API_KEY``) is sent only to an endpoint the user
+named themselves: one from the environment (``DOCINTENT_BASE_URL``, ``OPENAI_BASE_URL``), one given on the
+command line (``--brain-opt base_url=...``, ``--base-url``), or the default endpoint when none is named. An
+endpoint that only a config file names (``base_url`` in a profile or in ``[settings]``) gets the key written in
+a config file (``api_key`` beside it), or none: a ``docintent.toml`` cannot send the user's key elsewhere
+(:func:`keep_environment_key_home`).
+
 >>> from docintent.settings import get_settings
 >>> get_settings().max_side
 2048
@@ -14,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, ValidationError
+from pydantic import Field, PrivateAttr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .configfile import Config, load_config
@@ -48,10 +55,23 @@ class Settings(BaseSettings):
     api_key: Annotated[str | None, Field(description="API key; falls back to OPENAI_API_KEY. Local servers need none.")] = None
     model: Annotated[str | None, Field(description="Model name served by the endpoint.")] = None
 
+    #: The settings whose value came from a config file (see :func:`settings_from`).
+    _from_file: frozenset[str] = PrivateAttr(default_factory=frozenset)
+
     def resolved_base_url(self) -> str | None:
         return self.base_url or os.environ.get("OPENAI_BASE_URL")
 
+    def base_url_from_file(self) -> bool:
+        """Whether the endpoint these settings name comes from a config file (not from the environment)."""
+        return "base_url" in self._from_file and bool(self.base_url)
+
     def resolved_api_key(self) -> str | None:
+        """The API key to send to :meth:`resolved_base_url`: a key from the environment only when that endpoint
+        is not one a config file named (see the module docstring)."""
+        if self.api_key and "api_key" in self._from_file:
+            return self.api_key
+        if self.base_url_from_file():
+            return None
         return self.api_key or os.environ.get("OPENAI_API_KEY")
 
 
@@ -79,7 +99,7 @@ def settings_from(config: Config) -> Settings:
         key: item.value for key, item in config.settings.items() if f"DOCINTENT_{key.upper()}" not in environment
     }
     try:
-        return Settings(**from_file)
+        settings = Settings(**from_file)
     except ValidationError as err:
         for problem in err.errors():
             key = str(problem["loc"][0]) if problem["loc"] else ""
@@ -89,6 +109,47 @@ def settings_from(config: Config) -> Settings:
                 ) from None
         # From the environment: one line naming the variable (the crash handler reads the settings too).
         raise ConfigError("; ".join(_setting_problem(e) for e in err.errors())) from None
+    settings._from_file = frozenset(from_file)
+    return settings
+
+
+#: The environment variables that hold an API key, in the order they are read.
+KEY_ENVIRONMENT = ("DOCINTENT_API_KEY", "OPENAI_API_KEY")
+#: Sent instead of a key where none may be sent (servers that need no key take any).
+NO_KEY = "no-key-needed"
+#: Where :func:`keep_environment_key_home` says the key went.
+KEY_WITHHELD = ("not sent: {var} goes only to an endpoint the environment or the command line names, "
+                "not to one a config file names ({source}); write api_key beside that base_url")
+
+
+def environment_key(env: Any = None) -> tuple[str, str] | None:
+    """``(variable, key)`` of the API key the environment holds, or None."""
+    env = os.environ if env is None else env
+    return next(((name, env[name]) for name in KEY_ENVIRONMENT if env.get(name)), None)
+
+
+def keep_environment_key_home(choice: Any, env: Any = None) -> Any:
+    """``choice`` (a :class:`~docintent.brains.profiles.BrainChoice`) such that an API key from the environment
+    is sent only where the module docstring says: when its ``base_url`` comes from a config file and no
+    ``api_key`` option is given, the brain gets :data:`NO_KEY` instead of the environment's key. A ``base_url``
+    given on the command line gets the environment's key even where ``[settings]`` names another endpoint."""
+    from dataclasses import replace
+
+    key = environment_key(env)
+    if key is None or "api_key" in choice.options or "base_url" not in choice.options:
+        return choice
+    source = str(choice.sources.get("base_url", ""))
+    options, sources = dict(choice.options), dict(choice.sources)
+    if source == "command line":
+        if get_settings().base_url_from_file():  # the brain would otherwise withhold it for [settings]' endpoint
+            options["api_key"], sources["api_key"] = key[1], f"environment ({key[0]})"
+        else:
+            return choice
+    elif source.startswith("environment"):
+        return choice
+    else:
+        options["api_key"], sources["api_key"] = NO_KEY, KEY_WITHHELD.format(var=key[0], source=source)
+    return replace(choice, options=options, sources=sources)
 
 
 def _setting_problem(error: Any) -> str:
@@ -155,6 +216,9 @@ def settings_report(config: Config | None = None) -> list[SettingSource]:
             value, source = os.environ[fallback], f"environment ({fallback})"
         else:
             source = "default"
+        if name == "api_key" and source.startswith("environment") and settings.base_url_from_file():
+            variable = source.removeprefix("environment (").rstrip(")")
+            value, source = None, KEY_WITHHELD.format(var=variable, source=config.settings["base_url"].path)
         if is_secret_name(name) and value:
             value = MASK
         elif isinstance(value, str):

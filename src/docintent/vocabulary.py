@@ -35,3 +35,24 @@ def check_task(task: str) -> str:
     if task not in TASKS:
         raise ConfigError(f"task {task!r} is not one of {', '.join(TASKS)}")
     return task
+
+
+#: The longest question docintent takes, in characters (a page's question is a sentence or a few; the service
+#: has its own, lower cap). Longer ones are refused before any work, everywhere a question enters.
+MAX_QUESTION_CHARS = 10_000
+
+
+def check_question(question: object) -> str:
+    """``question`` if it is non-empty text of at most :data:`MAX_QUESTION_CHARS` characters, else a
+    :class:`~docintent.errors.ConfigError` saying which rule it breaks.
+
+    >>> check_question("What is the total?")
+    'What is the total?'
+    """
+    if not isinstance(question, str):
+        raise ConfigError(f"the question must be text, got {type(question).__name__}")
+    if not question.strip():
+        raise ConfigError("the question is empty")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise ConfigError(f"the question is {len(question):,} characters long; at most {MAX_QUESTION_CHARS:,} are taken")
+    return question

@@ -46,10 +46,17 @@ def add_profile_argument(parser: argparse.ArgumentParser) -> None:
 
 def brain_choice(args: argparse.Namespace):
     """The brain kind and options of a command's ``--profile``, ``--brain`` and ``--brain-opt``, with the config
-    files and the environment (:func:`docintent.brains.profiles.choose_brain`)."""
-    from ..brains.profiles import choose_brain
-
+    files and the environment (:func:`choose_brain`)."""
     return choose_brain(getattr(args, "profile", None), args.brain, parse_options(args.brain_opt))
+
+
+def choose_brain(profile: str | None, kind: str | None, options: dict[str, Any]):
+    """:func:`docintent.brains.profiles.choose_brain`, with an API key from the environment kept away from an
+    endpoint that only a config file names (:func:`docintent.settings.keep_environment_key_home`)."""
+    from ..brains.profiles import choose_brain as choose
+    from ..settings import keep_environment_key_home
+
+    return keep_environment_key_home(choose(profile, kind, options))
 
 
 def format_trace(result, verbose: bool = False) -> str:
@@ -269,6 +276,22 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     from ..redaction import redact
 
     atomic_write_text(path, redact(text))
+
+
+#: Files not read that a batch summary names one by one; past it, the rest are counted by reason.
+NOT_READ_SHOWN = 50
+
+
+def not_read_lines(not_read: list[tuple[str, str]]) -> str:
+    """The summary's lines for the files a folder walk left alone: ``not read: PATH (reason)`` each."""
+    lines = [f"\nnot read: {path} ({reason})" for path, reason in not_read[:NOT_READ_SHOWN]]
+    rest = not_read[NOT_READ_SHOWN:]
+    if rest:
+        reasons: dict[str, int] = {}
+        for _, reason in rest:
+            reasons[reason] = reasons.get(reason, 0) + 1
+        lines.append(f"\nnot read: {len(rest)} more files (" + "; ".join(f"{n} {r}" for r, n in reasons.items()) + ")")
+    return "".join(lines)
 
 
 def report_batch(command: str, run: Callable[[], Any], folder: str | os.PathLike, done: str, unit: str,

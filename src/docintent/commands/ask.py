@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -210,10 +211,11 @@ def _save_steps(result, out: Path) -> None:
 
 def run_batch(args: argparse.Namespace) -> int:
     from ..api import MAX_PAGES
-    from ..batch import Question, ask_batch, find_documents, read_questions
-    from ..errors import ConfigError
+    from ..batch import Question, ask_batch, read_questions, walk_documents
+    from ..errors import ConfigError, InputError
     from ..evaluation.runner import BrainFactory
-    from ._common import brain_choice, check_output_file
+    from ..vocabulary import check_question
+    from ._common import brain_choice, check_output_file, not_read_lines
     from ._scale import executor_from_args
 
     for option, value in (("--trace", args.trace), ("--save-steps", args.save_steps), ("--json", args.json)):
@@ -225,16 +227,22 @@ def run_batch(args: argparse.Namespace) -> int:
         raise ConfigError("give the questions either as --questions FILE or as one QUESTION, not both"
                           if args.question else "give the questions: --questions FILE (.txt or .jsonl) or one QUESTION")
     check_output_file(args.out)
-    questions = read_questions(args.questions) if args.questions else [Question(args.question, args.task)]
-    documents = find_documents(args.document)
+    if args.questions and os.path.realpath(args.out) == os.path.realpath(args.questions):
+        raise InputError(args.out, "is the questions file of this run; give --out another file name")
+    questions = read_questions(args.questions) if args.questions else [Question(check_question(args.question), args.task)]
+    walk = walk_documents(args.document)
+    documents = walk.documents
     choice = brain_choice(args)
     return report_batch(
         "ask",
         lambda: ask_batch(documents, questions, BrainFactory(choice.kind, choice.options), args.out,
                           strategy=args.strategy, options=_strategy_options(args), pages=args.pages,
                           max_pages=args.max_pages or MAX_PAGES, executor=executor_from_args(args),
-                          progress=False if args.no_progress else None, retry_failed=args.retry_failed),
+                          progress=False if args.no_progress else None, retry_failed=args.retry_failed,
+                          not_read=walk.skipped),
         args.out, "rows finished", "row",
         lambda summary: f"{summary.path}: {summary.rows} rows for {len(documents)} document(s) x {len(questions)} "
         f"question(s) ({summary.new_rows} new, {summary.skipped} already done, {summary.retried} retried, "
-        f"{summary.failed} with errors) in {summary.seconds:.1f} s ({summary.rows_per_second:.2f} rows/s)")
+        + (f"{summary.changed} run again as their document changed, " if summary.changed else "")
+        + f"{summary.failed} with errors) in {summary.seconds:.1f} s ({summary.rows_per_second:.2f} rows/s)"
+        + not_read_lines(summary.not_read))

@@ -13,8 +13,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "config",
         help="show the effective settings and brain profiles and where each came from (docintent.toml, environment)",
         description="Settings come from DOCINTENT_* environment variables, then the config files (the project's "
-        "docintent.toml, found from the current folder upward to the top of a git checkout or the home folder, over "
-        "the user's ~/.config/docintent/docintent.toml), then the defaults.",
+        "docintent.toml, found from the current folder upward to the project's top - the nearest folder holding "
+        ".git or pyproject.toml, never above the home folder; outside a project only the current folder's - over "
+        "the user's ~/.config/docintent/docintent.toml; or the one file docintent --config or DOCINTENT_CONFIG "
+        "names), then the defaults. It says which files were read and why, and which were left alone.",
     )
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     show = actions.add_parser("show", help="print every setting and profile with its source")
@@ -27,7 +29,7 @@ def run_show(args: argparse.Namespace) -> int:
     from ..brains.profiles import choose_brain, shown
     from ..configfile import load_config, user_config_path
     from ..errors import ConfigError
-    from ..settings import settings_report
+    from ..settings import keep_environment_key_home, settings_report
 
     config = load_config()
     settings = settings_report(config)
@@ -36,14 +38,16 @@ def run_show(args: argparse.Namespace) -> int:
     names = [args.profile] if args.profile else list(config.profiles)
     profiles: list[dict[str, Any]] = []
     for name in names:
-        choice = choose_brain(name, None, {}, config=config)
+        choice = keep_environment_key_home(choose_brain(name, None, {}, config=config))
         values = {**choice.options, **{key: os.environ[var] for key, var in choice.from_environment.items()}}
-        options = {key: {"value": shown(key, values.get(key)), "source": source} for key, source in choice.sources.items()}
+        options = {key: {"value": None if source.startswith("not sent") else shown(key, values.get(key)),
+                         "source": source} for key, source in choice.sources.items()}
         profiles.append({"name": name, "kind": choice.kind, "file": str(config.profiles[name].path), "options": options})
     default = config.default_profile
     if args.json:
         print(json.dumps({
-            "files": [str(f) for f in config.files],
+            "files": [{"path": str(f), "why": why} for f, why in zip(config.files, config.reasons)],
+            "ignored": [{"path": str(f), "why": why} for f, why in config.ignored],
             "settings": {s.name: {"value": str(s.value) if s.value is not None else None, "source": s.source}
                          for s in settings},
             "default_profile": {"value": default.value, "source": str(default.path)} if default else None,
@@ -53,10 +57,13 @@ def run_show(args: argparse.Namespace) -> int:
     files = config.files
     if files:
         print("config files (a later one wins):")
-        for f in files:
-            print(f"  {f}")
+        for f, why in zip(files, config.reasons):
+            print(f"  {f}  ({why})")
     else:
-        print(f"config files: none (looked for {user_config_path()} and for a docintent.toml from here upward)")
+        print(f"config files: none (looked for {user_config_path()} and for a docintent.toml from here up to the "
+              "project's top)")
+    for f, why in config.ignored:
+        print(f"  ignored: {f}  ({why})")
     print("settings:")
     width = max(len(key) for key in [s.name for s in settings] + [k for p in profiles for k in p["options"]])
     for s in settings:

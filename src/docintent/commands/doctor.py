@@ -28,11 +28,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..brains.profiles import choose_brain
     from ..doctor import format_checks, healthy, run_checks
     from ..errors import ConfigError
     from ..settings import get_settings
-    from ._common import parse_options
+    from ._common import choose_brain, parse_options
 
     given = {"base_url": args.base_url, "model": args.model, "api_key": args.api_key, "max_side": args.max_side,
              "max_tokens": args.max_tokens, "timeout": args.timeout}

@@ -39,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..errors import ConfigError
     from ..evaluation.executors import Progress
     from ..io import load_document, page_count
     from ..retrieval.evidence import (
@@ -51,7 +52,10 @@ def run(args: argparse.Namespace) -> int:
         text_layer,
     )
 
-    numbers = parse_pages(args.pages, page_count(args.document))
+    try:
+        numbers = parse_pages(args.pages, page_count(args.document))
+    except ConfigError as err:
+        raise ConfigError(f"{args.document}: {err}") from None
     pages = load_document(args.document, pages=[n - 1 for n in numbers], dpi=args.dpi)
     threshold = DEFAULT_THRESHOLD if args.threshold is None else args.threshold
     texts = None

@@ -111,7 +111,7 @@ def run_one(args: argparse.Namespace) -> int:
 def run_batch(args: argparse.Namespace) -> int:
     from ..batch import RESTORE_ROWS, restore_batch
     from ..errors import InputError
-    from ._common import check_output_folder
+    from ._common import check_output_folder, not_read_lines
     from ._scale import executor_from_args
 
     if not args.output:
@@ -124,4 +124,4 @@ def run_batch(args: argparse.Namespace) -> int:
         args.output, "pages restored", "page",
         lambda summary: f"{args.output}: {summary.rows} pages ({summary.new_rows} new, {summary.skipped} already "
         f"done, {summary.retried} retried, {summary.failed} with errors) in {summary.seconds:.1f} s; "
-        f"rows in {Path(args.output) / RESTORE_ROWS}")
+        f"rows in {Path(args.output) / RESTORE_ROWS}" + not_read_lines(summary.not_read))

@@ -47,11 +47,10 @@ def build_config(args: argparse.Namespace):
     """The :class:`ServeConfig` for parsed ``serve`` arguments."""
     from pathlib import Path
 
-    from ..brains.profiles import choose_brain
     from ..errors import ConfigError
     from ..server.config import MB, ServeConfig, brain_factory, check_token
     from ..settings import get_settings
-    from ._common import parse_options
+    from ._common import choose_brain, parse_options
 
     get_settings()  # a bad DOCINTENT_* variable stops the service here, in one line, not in its start-up
     options = parse_options(args.brain_opt)

@@ -40,6 +40,7 @@ import logging
 import os
 import platform
 import random
+import stat
 import subprocess
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -60,6 +61,7 @@ from ..redaction import MASK, is_secret_name, redact, register_options
 from ..sample import Sample
 from ..settings import get_settings
 from ..strategies import STRATEGIES, get_strategy
+from ..vocabulary import check_question
 from .executors import Executor, LocalExecutor, Progress
 from .metrics import row_correct, score_row
 
@@ -369,6 +371,17 @@ def _image_digest(path: str) -> str:
     return _IMAGE_DIGESTS[key]
 
 
+def content_digest(path: str) -> str:
+    """The BLAKE2b digest of a file's bytes, hashed once per process for a path, size and modification time
+    ("missing" / "unreadable" when it cannot be read; a pipe or device is never opened)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return "not a regular file"
+    except OSError:
+        return "missing"
+    return _image_digest(path)
+
+
 def sample_digest(sample: Sample) -> str:
     """What a row's result depends on in its sample: question, gold answers, task, subset, the problem of a
     bad row and the image's bytes (not its path, so a moved dataset resumes). Rows whose digest differs from
@@ -449,6 +462,7 @@ def run_one(
         for problem in ("row_error", "image_error"):  # the dataset row itself, or its image, cannot be used
             if sample.meta.get(problem):
                 raise DatasetError(str(sample.meta[problem]))
+        check_question(sample.question)
         page = load_page(sample.image)
         result = strategy.run(page, sample.question, sample.task, brain)
         row["answer"] = str(result.answer)

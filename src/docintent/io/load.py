@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import struct
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
@@ -38,15 +39,32 @@ PathLike = str | os.PathLike
 MAX_DPI = 2400
 
 
+def not_regular_reason(mode: int) -> str:
+    """Why a file of this ``st_mode`` is not read (it is never opened: a pipe would wait for a writer)."""
+    if stat.S_ISDIR(mode):
+        return "a folder, not a regular file"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO), not a regular file; it is never opened (reading it would wait for a writer)"
+    if stat.S_ISSOCK(mode):
+        return "a socket, not a regular file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device, not a regular file"
+    return "not a regular file"
+
+
 def _check_file(path: PathLike) -> Path:
     p = Path(path)
     if "\x00" in str(p):  # no file system takes it (and the path functions raise on it)
         raise FileMissingError(p, "the path holds a NUL character")
-    if not p.exists():
-        raise FileMissingError(p, "no such file")
-    if not p.is_file():
-        raise FileMissingError(p, "not a regular file")
-    if p.stat().st_size == 0:
+    try:
+        info = p.stat()
+    except FileNotFoundError:
+        raise FileMissingError(p, "no such file") from None
+    except NotADirectoryError:
+        raise FileMissingError(p, "no such file (a folder on its path is a file)") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise FileMissingError(p, not_regular_reason(info.st_mode))
+    if info.st_size == 0:
         raise EmptyFileError(p, "the file is empty (0 bytes)")
     return p
 
@@ -82,7 +100,7 @@ def load_page(
     if _is_pdf(p):
         return load_pdf(p, pages=[page], dpi=dpi, max_pixels=max_pixels, password=password)[0]
     if page != 0:
-        raise PdfPageOutOfRangeError(p, f"page {page} requested, but an image has only page 0")
+        raise PdfPageOutOfRangeError(p, f"page {page + 1} requested, but an image has one page (pages count from 1)")
     return _load_image(p, max_pixels)
 
 
@@ -302,7 +320,7 @@ def load_pdf(
             if not 0 <= index < count:
                 claimed = f"; its page tree claims {len(pdf):,}" if len(pdf) != count else ""
                 raise PdfPageOutOfRangeError(
-                    label, f"page {index} requested, but the PDF has {count} page(s) (0-based){claimed}")
+                    label, f"page {index + 1} requested, but the PDF has {count} page(s) (pages count from 1){claimed}")
             array = _render_page_of(pdf, index, dpi, limit, label)
             page = Page.from_array(array, source=f"{label}#page={index}")
             page.meta["pdf_page"] = index
@@ -320,11 +338,11 @@ def _render_page_of(pdf, index: int, dpi: int, limit: int, path: object) -> np.n
     try:
         pdf_page = pdf[index]
     except pdfium.PdfiumError:
-        raise CorruptImageError(path, f"page {index} cannot be read: its page object is damaged or missing") from None
+        raise CorruptImageError(path, f"page {index + 1} cannot be read: its page object is damaged or missing") from None
     try:
         return render_pdf_page(pdf_page, dpi, max_pixels=limit, source=path, index=index)
     except pdfium.PdfiumError as err:
-        raise CorruptImageError(path, f"page {index} cannot be rendered: {_pdfium_reason(err)}") from None
+        raise CorruptImageError(path, f"page {index + 1} cannot be rendered: {_pdfium_reason(err)}") from None
     finally:
         pdf_page.close()
 
@@ -343,10 +361,10 @@ def render_pdf_page(pdf_page, dpi: int, *, max_pixels: int | None = None, source
     w_pt, h_pt = pdf_page.get_size()
     scale = dpi / 72.0
     if not (w_pt * scale >= 1 and h_pt * scale >= 1):  # NaN sizes fall here too
-        where = f"page {index}" if index is not None else "the page"
+        where = f"page {index + 1}" if index is not None else "the page"
         raise CorruptImageError(source, f"{where} has no area at {dpi} dpi ({w_pt:g}x{h_pt:g} points)")
     if w_pt * scale * h_pt * scale > limit:
-        where = f"page {index}" if index is not None else "the page"
+        where = f"page {index + 1}" if index is not None else "the page"
         raise DecompressionBombError(
             source, f"{where} at {dpi} dpi would be {int(w_pt * scale)}x{int(h_pt * scale)} pixels, over the limit of {limit:,}"
         )
@@ -384,7 +402,7 @@ def load_document(
     wanted = [0] if pages is None else list(pages)
     for index in wanted:
         if index != 0:
-            raise PdfPageOutOfRangeError(p, f"page {index} requested, but an image has only page 0")
+            raise PdfPageOutOfRangeError(p, f"page {index + 1} requested, but an image has one page (pages count from 1)")
     return [_load_image(p, None) for _ in wanted]
 
 

@@ -170,7 +170,8 @@ def _matches(keyword: str, words: Sequence[str]) -> bool:
         return False
     if _concept(keyword, words):
         return True
-    if keyword.isdigit() or len(keyword) <= 3:  # short words and numbers must match exactly
+    if len(keyword) <= 3 or any(ch.isdigit() for ch in keyword):
+        # short words, numbers and codes must match exactly: INV-00377 is not INV-00037, nor keyword1 keyword1777
         return keyword in words
     best = process.extractOne(keyword, words, scorer=fuzz.ratio)
     return best is not None and best[1] >= WORD_MATCH
@@ -485,10 +486,13 @@ def answer(evidence: Sequence[PageEvidence], question: str, brain: Brain, *, mod
 
 
 def parse_pages(spec: str | None, count: int) -> list[int]:
-    """1-based page numbers from ``"1-20"``, ``"3"``, ``"1,4,7-9"`` (None: all), clipped to the document."""
+    """1-based page numbers from ``"1-20"``, ``"3"``, ``"1,4,7-9"`` (None: all). A page outside the document,
+    even in part of a range, is refused naming the pages it has."""
     if not spec:
         return list(range(1, count + 1))
     numbers: list[int] = []
+    chosen: set[int] = set()
+    valid = f"pages 1-{count}" if count > 1 else "page 1" if count == 1 else "no page"
     for part in spec.split(","):
         part = part.strip()
         try:
@@ -500,8 +504,15 @@ def parse_pages(spec: str | None, count: int) -> list[int]:
             raise ConfigError(f"--pages {spec!r}: {part!r} is not a page number or range like 1-20") from None
         if a < 1 or b < a:
             raise ConfigError(f"--pages {spec!r}: {part!r} must be 1-based and ascending")
-        # Clipped to the document first: "1-999999999999" must not walk a trillion numbers.
-        numbers += [n for n in range(a, min(b, count) + 1) if n not in numbers]
+        if b > count:  # checked before the range is walked: "1-999999999999" is refused at once
+            low = max(a, count + 1)
+            outside = f"page {b} is" if low == b else f"pages {low}-{b} are"
+            raise ConfigError(f"--pages {spec!r}: {outside} outside this {count}-page document "
+                              f"({valid}; pages count from 1)")
+        for n in range(a, b + 1):
+            if n not in chosen:
+                chosen.add(n)
+                numbers.append(n)
     if not numbers:
         raise ConfigError(f"--pages {spec!r} selects no page of a {count}-page document")
     return numbers

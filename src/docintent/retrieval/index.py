@@ -135,14 +135,16 @@ class BuildReport:
 
 
 def collect_inputs(inputs: Iterable[str | Path]) -> list[Path]:
-    """PDFs and images named by ``inputs``; directories are searched recursively. Sorted, no duplicates."""
+    """PDFs and images named by ``inputs``; directories are searched recursively (:func:`docintent.io.walk.walk_folder`:
+    links into loops cut, pipes and devices never opened). Sorted, no duplicates."""
+    from ..io.walk import MAX_WALK_DEPTH, walk_folder
+
     found: list[Path] = []
     for item in inputs:
         p = Path(item)
         if p.is_dir():
-            found.extend(
-                q for q in sorted(p.rglob("*")) if q.is_file() and q.suffix.lower() in PDF_SUFFIXES | IMAGE_SUFFIXES
-            )
+            walk = walk_folder(p, MAX_WALK_DEPTH, None, suffixes=tuple(PDF_SUFFIXES | IMAGE_SUFFIXES))
+            found.extend(Path(q) for q in walk.documents)
         elif p.is_file():
             found.append(p)
         else:
