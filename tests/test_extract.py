@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import font_path
 
+from conftest import font_path
 from docintent.layout.structure import page_structure, xy_cut
 from docintent.ocr.base import OcrLine, OcrResult
 from docintent.page import Box, Page

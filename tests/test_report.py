@@ -166,3 +166,38 @@ def test_saved_steps_of_a_real_run_appear_beside_its_failure(tmp_path):
 
     sizes = [Image.open(tmp_path / "report" / p.rsplit("(", 1)[1].rstrip(")")).size for p in pictures]
     assert sizes == [(80, 60), (60, 80)]  # the rotated page really is the tool's output
+
+
+def test_the_harm_section_names_the_kind_where_a_kept_tool_lowered_the_score(tmp_path):
+    """Ten letters where docintent kept a tool and lost the answer none had, ten receipts where it gained: the
+    report shows the letters' loss with an interval below zero and names the samples, the receipts' gain."""
+    run = tmp_path / "harm"
+    run.mkdir()
+    rows = []
+    for i in range(20):
+        kind = "letter" if i < 10 else "receipt"
+        for strategy in ("none", "docintent"):
+            lost = strategy == "docintent" and kind == "letter" and i < 6
+            gained = strategy == "docintent" and kind == "receipt"
+            score = 1.0 if (strategy == "none" and kind == "letter") or gained or (kind == "letter" and not lost) else 0.0
+            rows.append({
+                "sample": {"id": f"{kind}-{i}", "image": "x.png", "question": "Who?", "answers": ["A"], "task": "doc",
+                           "subset": kind, "group": f"{kind}-{i}", "capture": 1, "degradations": [],
+                           "meta": {"condition": "glare"}},
+                "strategy": strategy, "brain": "offline", "answer": "A", "score": score, "correct": bool(score),
+                "seconds": 1.0, "error": None,
+                "result": {"tools_used": 1 if strategy == "docintent" else 0,
+                           "tools_kept": ["deblurring"] if strategy == "docintent" else [], "trace": []},
+            })
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (run / "manifest.json").write_text(json.dumps({"brain": "offline", "seed": 0, "config": {"dataset": "synth:x"}}))
+    paths = write_report([load_run(run)], tmp_path / "out", failures=0)
+    md = paths["markdown"].read_text()
+    letter = _table_line(md, "subset")
+    assert letter[:6] == ["subset", "letter", "10", "40.0", "100.0", "-60.0 **loss**"]
+    assert "| subset | receipt | 10 | 100.0 | 0.0 | +100.0 |" in md
+    assert "6 sample(s) where docintent kept a tool and scored lower than none" in md
+    data = json.loads(paths["json"].read_text())
+    harmed = data["harm"]["harm"]["harmed"]
+    assert sorted(h["sample"] for h in harmed) == [f"letter-{i}" for i in range(6)]
+    assert all(h["kept"] == ["deblurring"] for h in harmed)

@@ -31,6 +31,7 @@ from ..io.lock import atomic_write_text
 from ..redaction import redact
 from ..trace import Action, Phase
 from ..vocabulary import TASKS
+from .harm import harm_markdown, harm_table, harmed_samples
 from .metrics import Summary, summarize
 from .runner import RESULTS_FILE, read_manifest, read_results, reproducibility_differences
 
@@ -474,6 +475,13 @@ figcaption{font-size:12px;color:#555} code{background:#f4f4f4;padding:1px 4px}
 """
 
 
+def _md_cells(block: str) -> tuple[list[str], list[list[str]]]:
+    """A Markdown table's header and rows (the separator line dropped)."""
+    lines = [line.strip().strip("|").split("|") for line in block.splitlines() if line.startswith("|")]
+    rows = [[c.strip().replace("**", "") for c in line] for line in lines]
+    return rows[0], [r for r in rows[2:]]
+
+
 def _html_table(header: Sequence[str], cells: Sequence[Sequence[str]]) -> str:
     out = ["<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead><tbody>"]
     for line in cells:
@@ -560,6 +568,12 @@ def write_report(runs: Sequence[Run], out_dir: str | os.PathLike, *, failures: i
     md += ["Scores and consistencies in percent (WildDoc rules; TableVQA macro-averaged over its sub-splits); "
            "Avg. Tools = tools run per sample; failed rows count as wrong.", ""]
     md += ["## Score by recorded degradation", "", markdown_table(*degradations.cells()), ""]
+    harm = {r.label: harm_markdown(r.rows) for r in runs}
+    for label, text in harm.items():
+        if text:
+            md += [f"## Harm: docintent minus none ({label})", "",
+                   "Per document kind and capture condition with at least 8 paired samples; the interval is a "
+                   "paired bootstrap's 95 %; **loss** marks an interval wholly below zero.", "", text, ""]
     md += [f"![score by family]({paths['plot_families'].name})", "",
            f"![score by degradation]({paths['plot_degradations'].name})", ""]
     if picked:
@@ -588,6 +602,12 @@ def write_report(runs: Sequence[Run], out_dir: str | os.PathLike, *, failures: i
     h += ["<p class='meta'>Scores and consistencies in percent (WildDoc rules; TableVQA macro-averaged over its "
           "sub-splits); Avg. Tools = tools run per sample; failed rows count as wrong.</p>"]
     h += ["<h2>Score by recorded degradation</h2>", _html_table(*degradations.cells())]
+    for label, text in harm.items():
+        if text:
+            h += [f"<h2>Harm: docintent minus none ({html.escape(label)})</h2>",
+                  "<p class='meta'>Per document kind and capture condition with at least 8 paired samples; the "
+                  "interval is a paired bootstrap's 95 %.</p>"]
+            h += [_html_table(*_md_cells(block)) for block in text.split("\n\n") if block.startswith("|")]
     h += [f"<p><img class='plot' src='{paths['plot_families'].name}' alt='score by family'></p>",
           f"<p><img class='plot' src='{paths['plot_degradations'].name}' alt='score by degradation'></p>"]
     if picked:
@@ -621,6 +641,9 @@ def write_report(runs: Sequence[Run], out_dir: str | os.PathLike, *, failures: i
         "table2": [r.to_dict() for r in table2],
         "degradations": {"columns": degradations.columns, "samples": degradations.samples,
                          "scores": degradations.scores},
+        "harm": {r.label: {"groups": [c.to_dict() for c in harm_table(r.rows, min_samples=8)],
+                           "harmed": [vars(h) | {"kept": list(h.kept)} for h in harmed_samples(r.rows)]}
+                 for r in runs},
         "failures": [{"run": f.run, "sample": f.row["sample"]["id"], "strategy": f.row["strategy"],
                       "images": [p for _, p in f.images]} for f in picked],
     }

@@ -267,8 +267,8 @@ def _build_table(layout_items: Sequence[Item], items: list[Item], width: int | N
     confidence: dict[tuple[int, int], float] = {}
     for row in table.rows:
         for c in row:
-            inside = [m.confidence for m in members if c.box.x0 <= m.cx <= c.box.x1 and c.box.y0 <= m.cy <= c.box.y1]
-            confidence[(c.row, c.col)] = float(np.mean(inside)) if inside and c.text else mean
+            scores = [m.confidence for m in members if c.box.x0 <= m.cx <= c.box.x1 and c.box.y0 <= m.cy <= c.box.y1]
+            confidence[(c.row, c.col)] = float(np.mean(scores)) if scores and c.text else mean
     table.meta["confidence"] = confidence
     table.meta["mean_confidence"] = mean
     return table

@@ -146,37 +146,37 @@ def _one(question: str, table: Table, index: int) -> TableAnswer | None:
     col_hits = [(c, min(s, 100.0)) for c, s in _column_hits(question, table) if c != stub]
     value_hits = [(c, s) for c, s in col_hits if c in values]
     row_hits = _mentioned(question, [labels.get(r, "") for r in rows], 80.0)
-    column = (value_hits or col_hits or [(None, 0.0)])[0]
-    c, col_score = column
-    if c is not None and (_ARGMAX.search(question) or _ARGMIN.search(question)) and _WHICH.search(question) and c in values:
-        cells = [(r, x) for r in rows if (x := table.cell(r, c)) is not None and x.value is not None]
-        if len(cells) >= 2:
+    if not (value_hits or col_hits):
+        return None
+    col, col_score = (value_hits or col_hits)[0]
+    if (_ARGMAX.search(question) or _ARGMIN.search(question)) and _WHICH.search(question) and col in values:
+        ranked = [(r, x) for r in rows if (x := table.cell(r, col)) is not None and x.value is not None]
+        if len(ranked) >= 2:
             pick = max if _ARGMAX.search(question) else min
-            r, cell = pick(cells, key=lambda t: t[1].value or 0.0)
-            label = table.cell(r, stub)
+            best_row, best = pick(ranked, key=lambda t: t[1].value or 0.0)
+            label = table.cell(best_row, stub)
             if label is not None and label.text:
-                return TableAnswer(label.text, (cell, label), label.box, col_score / 100 * 0.9, "argmax"
+                return TableAnswer(label.text, (best, label), label.box, col_score / 100 * 0.9, "argmax"
                                    if pick is max else "argmin", index)
-    if c is not None and c in values and _DIFF.search(question) and len(row_hits) >= 2:
-        a, b = (table.cell(rows[row_hits[k][0]], c) for k in (0, 1))
+    if col in values and _DIFF.search(question) and len(row_hits) >= 2:
+        a, b = (table.cell(rows[row_hits[k][0]], col) for k in (0, 1))
         if a is not None and b is not None and a.value is not None and b.value is not None:
             return TableAnswer(_format(abs(a.value - b.value), [a, b]), (a, b), _union([a, b]),
                                min(col_score, row_hits[1][1]) / 100 * 0.85, "difference", index)
-    if c is not None and c in values and (_SUM.search(question) or _MEAN.search(question)) and not row_hits:
+    if col in values and (_SUM.search(question) or _MEAN.search(question)) and not row_hits:
         total_row = next((r for r in range(table.header_rows, table.n_rows) if r not in rows), None)
-        cells = [x for r in rows if (x := table.cell(r, c)) is not None and x.value is not None]
-        if _SUM.search(question) and total_row is not None and (t := table.cell(total_row, c)) is not None and t.text:
+        cells = [x for r in rows if (x := table.cell(r, col)) is not None and x.value is not None]
+        if _SUM.search(question) and total_row is not None and (t := table.cell(total_row, col)) is not None and t.text:
             return TableAnswer(t.text, (t,), t.box, col_score / 100 * 0.9, "lookup", index)
         if cells:
             total = sum(x.value or 0.0 for x in cells)
             value = total / len(cells) if _MEAN.search(question) else total
             return TableAnswer(_format(value, cells), tuple(cells), _union(cells), col_score / 100 * 0.85,
                                "mean" if _MEAN.search(question) else "sum", index)
-    if c is not None and row_hits:
-        r = rows[row_hits[0][0]]
-        cell = table.cell(r, c)
-        if cell is not None and cell.text:
-            return TableAnswer(cell.text, (cell,), cell.box, min(col_score, row_hits[0][1]) / 100, "lookup", index)
+    if row_hits:
+        found = table.cell(rows[row_hits[0][0]], col)
+        if found is not None and found.text:
+            return TableAnswer(found.text, (found,), found.box, min(col_score, row_hits[0][1]) / 100, "lookup", index)
     return None
 
 
