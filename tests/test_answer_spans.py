@@ -132,9 +132,9 @@ def test_a_change_within_measurement_noise_is_a_tie_decided_by_one_rule():
     from docintent.brains.offline.review import NoiseFloors
     tie = evidence(severity_after=0.75)
     keep, why = tie.verdict("evidence")
-    assert keep and "no difference beyond measurement noise" in why and "floor 1.2 %" in why
-    keep, why = tie.verdict("evidence", floors=NoiseFloors(tie="rollback"))
-    assert not keep and "rolled back" in why
+    assert not keep and why.startswith("no change needed") and "floor 1.2 %" in why
+    keep, why = tie.verdict("evidence", floors=NoiseFloors(tie="keep"))
+    assert keep and "a tie is kept" in why
     assert "shadow severity 0.80 -> 0.20" in evidence().describe()
 
 

@@ -47,6 +47,7 @@ def test_mcp_tools_over_stdio(tmp_path):
 
     async def session():
         async with Client(params) as client:
+            info = client.server_info
             tools = {t.name: t for t in (await client.list_tools()).tools}
             restored = await client.call_tool("restore", {"tools": ["deshadowing"], "image_path": str(page_path),
                                                           "output_path": str(allowed / "restored.png")})
@@ -62,9 +63,13 @@ def test_mcp_tools_over_stdio(tmp_path):
                                                    "image_path": str(letter), "strategy": "none"})
             zero = await client.call_tool("diagnose", {"image_path": str(page_path), "page": 0})
             extracted = await client.call_tool("extract", {"image_path": str(letter), "pages": "2"})
-            return tools, restored, answered, diagnosed, zoomed, found, outside, unknown, whole, zero, extracted
+            return tools, restored, answered, diagnosed, zoomed, found, outside, unknown, whole, zero, extracted, info
 
-    tools, restored, answered, diagnosed, zoomed, found, outside, unknown, whole, zero, extracted = asyncio.run(session())
+    tools, restored, answered, diagnosed, zoomed, found, outside, unknown, whole, zero, extracted, info = asyncio.run(session())
+
+    from docintent import __version__
+
+    assert info.name == "docintent" and info.version == __version__
 
     assert set(tools) == {"ask", "restore", "diagnose", "zoom", "search", "extract"}
     assert tools["ask"].input_schema["required"] == ["question"]

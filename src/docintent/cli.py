@@ -17,25 +17,60 @@ import importlib
 import logging
 import os
 import pkgutil
+import re
 import sqlite3
 import sys
 import tempfile
 import traceback
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import __version__, commands
 from .errors import DocIntentError
-from .redaction import RedactingFilter, RedactingStream, redact, register_argv, register_environment
+from .redaction import RedactingFilter, RedactingStream, redact, redact_values, register_argv, register_environment
 
 
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (no usage block) with exit status 1."""
+    """An argument parser whose errors are one line (no usage block) with exit status 1, whose help is printed
+    with only secret values masked (its option names and forms such as ``Bearer TOKEN`` are not secrets), and
+    whose mistyped options and choices get a "did you mean"."""
 
     def error(self, message: str) -> NoReturn:
-        _say(f"{self.prog}: error: {message} (see {self.prog} --help)")
+        _say(f"{self.prog}: error: {_suggest(self, message)} (see {self.prog} --help)")
         sys.exit(1)
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if not message:
+            return
+        stream = file if file is not None else sys.stderr
+        inner = getattr(stream, "inner", stream)  # past the pattern rules of the redacting stream
+        inner.write(redact_values(message))
+        with contextlib.suppress(Exception):
+            inner.flush()
+
+
+def _suggest(parser: argparse.ArgumentParser, message: str) -> str:
+    """``message`` with the nearest valid option or choice for a mistyped one."""
+    import difflib
+
+    unknown = re.match(r"unrecognized arguments: (\S+)", message)
+    if unknown and unknown.group(1).startswith("-"):
+        word = unknown.group(1).split("=", 1)[0]
+        options = [o for a in parser._actions for o in a.option_strings]
+        for sub in parser._actions:
+            if isinstance(sub, argparse._SubParsersAction):
+                options += [o for p in sub.choices.values() for a in p._actions for o in a.option_strings]
+        close = difflib.get_close_matches(word, sorted(set(options)), n=1, cutoff=0.75)
+        if close:
+            return f"{message}; did you mean {close[0]}?"
+    choice = re.search(r"invalid choice: '([^']*)' \(choose from (.+)\)", message)
+    if choice:
+        valid = [c.strip(" '") for c in choice.group(2).split(",")]
+        close = difflib.get_close_matches(choice.group(1), valid, n=1, cutoff=0.75)
+        if close:
+            return f"{message}; did you mean {close[0]!r}?"
+    return message
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,7 +89,21 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         module.register(sub)
+        helps = {a.dest: a.help for a in sub._choices_actions}
+        _describe(sub.choices.get(info.name), helps.get(info.name), getattr(module, "EXAMPLES", ()))
     return parser
+
+
+def _describe(parser: argparse.ArgumentParser | None, help_text: str | None, examples: tuple[str, ...]) -> None:
+    """Every subcommand's ``--help`` says what it does (its one-line help when it has no longer description)
+    and shows its examples."""
+    if parser is None:
+        return
+    if not parser.description and help_text:
+        parser.description = help_text[:1].upper() + help_text[1:] + "."
+    if examples and not parser.epilog:
+        parser.epilog = "examples:\n" + "\n".join(f"  {e}" for e in examples)
+        parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def _say(message: str) -> None:

@@ -6,6 +6,8 @@ Every error names the input it is about and the problem, so a batch run can stor
 
 from __future__ import annotations
 
+import difflib
+
 
 class DocIntentError(Exception):
     """Base class of every error docintent raises deliberately."""
@@ -74,7 +76,9 @@ class UnknownComponentError(DocIntentError, KeyError):
         self.name = name
         self.valid = sorted(valid)
         plural = f"{kind[:-1]}ies" if kind.endswith("y") else f"{kind}s"
-        super().__init__(f"unknown {kind} {name!r}; valid {plural}: {', '.join(self.valid)}")
+        close = difflib.get_close_matches(str(name), self.valid, n=1, cutoff=0.75)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        super().__init__(f"unknown {kind} {name!r}{hint}; valid {plural}: {', '.join(self.valid)}")
 
     def __str__(self) -> str:  # KeyError would otherwise repr() the message
         return self.args[0]

@@ -157,16 +157,24 @@ def _mask_url(match: re.Match[str]) -> str:
     return f"{scheme}{MASK}@{rest[len(userinfo) + 1:]}"
 
 
-def redact(text: object) -> str:
-    """``text`` with every secret it holds replaced by ``***`` (see the module docstring)."""
+def redact_values(text: object) -> str:
+    """``text`` with only the registered secret values masked (no pattern rules): for text docintent wrote
+    itself, such as ``--help``, where ``--token TOKEN`` names an option and ``Bearer TOKEN`` shows a form."""
     out = text if isinstance(text, str) else str(text)
-    if not out:
-        return out
     with _secrets_lock:
         known = sorted(_secrets, key=len, reverse=True)
     for secret in known:
         if secret in out:
             out = out.replace(secret, MASK)
+    return out
+
+
+def redact(text: object) -> str:
+    """``text`` with every secret it holds replaced by ``***`` (see the module docstring)."""
+    out = text if isinstance(text, str) else str(text)
+    if not out:
+        return out
+    out = redact_values(out)
     if "://" in out:
         out = _URL.sub(_mask_url, out)
     out = _QUOTED_KEY.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(1)}{m.group(3)}{_masked_value(m.group(4))}", out)
@@ -293,4 +301,5 @@ def public_url(url: str | None) -> str | None:
 
 
 __all__ = ["MASK", "RedactingFilter", "RedactingStream", "is_secret_name", "public_url", "redact", "redact_data",
-           "register_argv", "register_environment", "register_options", "register_secret", "register_url"]
+           "redact_values", "register_argv", "register_environment", "register_options", "register_secret",
+           "register_url"]

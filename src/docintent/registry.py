@@ -19,7 +19,7 @@ length of a ``with`` block (tests).
 >>> greeters.get("plain", greting="hi")
 Traceback (most recent call last):
 ...
-docintent.errors.ConfigError: greeter 'plain': unknown option 'greting'; valid options: greeting
+docintent.errors.ConfigError: greeter 'plain': unknown option 'greting' (did you mean 'greeting'?); valid options: greeting
 >>> greeters.kinds()
 ['plain']
 """
@@ -27,6 +27,7 @@ docintent.errors.ConfigError: greeter 'plain': unknown option 'greting'; valid o
 from __future__ import annotations
 
 import contextlib
+import difflib
 import importlib
 import inspect
 import logging
@@ -128,7 +129,8 @@ def describe_validation_error(what: str, err: ValidationError, valid: list[str])
     for item in err.errors():
         location = ".".join(str(part) for part in item.get("loc", ())) or "options"
         if item.get("type") == "extra_forbidden":
-            problems.append(f"unknown option {location!r}")
+            close = difflib.get_close_matches(location, valid, n=1, cutoff=0.75)
+            problems.append(f"unknown option {location!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         elif item.get("type") == "missing":
             problems.append(f"option {location!r} is required")
         else:
@@ -268,7 +270,9 @@ class Registry(Generic[T]):
             if unknown:  # refused whatever the model's own ``extra`` setting says
                 listed = ", ".join(repr(name) for name in unknown)
                 noun = "option" if len(unknown) == 1 else "options"
-                raise ConfigError(f"{self.what} {kind!r}: unknown {noun} {listed}; valid options: "
+                close = difflib.get_close_matches(str(unknown[0]), valid, n=1, cutoff=0.75)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise ConfigError(f"{self.what} {kind!r}: unknown {noun} {listed}{hint}; valid options: "
                                   f"{', '.join(valid) or 'none'}")
         try:
             return model.model_validate(options)

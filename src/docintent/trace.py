@@ -269,11 +269,19 @@ class ReviewStep(Step):
     measurements: dict[str, Any] = field(default_factory=dict)
 
     def describe(self, verbose: bool = False) -> str:
+        if self.no_change_needed:
+            return f"no change needed from {self.tool} (rolled back) - {self.because(verbose)}".rstrip(" -")
         return f"{self.verdict()} {self.tool} - {self.because(verbose)}".rstrip(" -")
 
     def verdict(self) -> str:
         """"kept" or "rolled back"."""
         return "kept" if self.action == Action.KEEP else "rolled back"
+
+    @property
+    def no_change_needed(self) -> bool:
+        """A rollback of a change that measurably altered nothing the review compares (a tie): the page as it
+        was is kept, and nothing was wrong with the tool's output."""
+        return self.action != Action.KEEP and str((self.measurements or {}).get("because", "")).startswith("no change needed")
 
     def because(self, verbose: bool = False) -> str:
         """Why, in plain words with the figure that decided (``verbose``: every measurement the brain gave)."""

@@ -21,6 +21,11 @@ from ._common import (
 )
 from ._scale import add_executor_arguments
 
+#: Shown under ``docintent ask --help``.
+EXAMPLES = (
+    'docintent ask receipt.jpg "What is the total amount?"',
+    'docintent ask scans/ --questions questions.txt --out answers.jsonl',
+)
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(

@@ -8,6 +8,10 @@ import sys
 from ._common import add_profile_argument, brain_choice, check_output_folder, non_negative_int, positive_int
 from ._scale import add_executor_arguments, executor_from_args
 
+#: Shown under ``docintent bench --help``.
+EXAMPLES = (
+    'docintent bench --dataset synth:benchmarks/out/synth-s1-n60 --strategies none,docintent --out runs/s1',
+)
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(

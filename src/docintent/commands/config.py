@@ -7,6 +7,10 @@ import json
 import os
 from typing import Any
 
+#: Shown under ``docintent config --help``.
+EXAMPLES = (
+    'docintent config show',
+)
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(

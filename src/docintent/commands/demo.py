@@ -6,6 +6,11 @@ import argparse
 
 from ._common import add_progress_argument, positive_int
 
+#: Shown under ``docintent demo --help``.
+EXAMPLES = (
+    'docintent demo',
+    'docintent demo --out demo-run/',
+)
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="run none / pipeline / judge / docintent / docintent+mact on generated damaged documents")

@@ -7,6 +7,10 @@ import json
 
 from ._common import add_pages_argument, region_arg
 
+#: Shown under ``docintent diagnose --help``.
+EXAMPLES = (
+    'docintent diagnose photo.jpg',
+)
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(

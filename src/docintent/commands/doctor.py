@@ -6,6 +6,10 @@ import argparse
 
 from ._common import add_profile_argument, int_range, positive_float, positive_int
 
+#: Shown under ``docintent doctor --help``.
+EXAMPLES = (
+    'docintent doctor --brain-opt base_url=http://127.0.0.1:8000/v1 --brain-opt model=my-model',
+)
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(

@@ -7,6 +7,10 @@ import json
 
 from ._common import add_profile_argument, add_progress_argument, brain_choice, dpi_arg, pages_arg, unit_float
 
+#: Shown under ``docintent evidence --help``.
+EXAMPLES = (
+    'docintent evidence manual.pdf "How long is the warranty?"',
+)
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(

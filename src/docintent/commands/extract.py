@@ -9,6 +9,12 @@ from pathlib import Path
 
 from ._common import add_pages_argument, add_progress_argument
 
+#: Shown under ``docintent extract --help``.
+EXAMPLES = (
+    "docintent extract report.pdf --out report.json --tables report-tables/",
+    "docintent extract scans/ --out scans.md",
+)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -19,7 +25,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         "confidence. A PDF page with a text layer is read from it; any other page is restored question-free first "
         "(a step is kept only when the page reads better) and read by OCR. The JSON follows the schema shipped as "
         "docintent/data/extract.schema.json. Running the same command again after a stop resumes.",
-        epilog="example: docintent extract report.pdf --out report.json --tables tables/",
     )
     p.add_argument("target", help="an image, a PDF, a folder (searched recursively) or a quoted glob")
     p.add_argument("--out", "-o", required=True, metavar="FILE", help="the output file (.json, or .md with --format md)")

@@ -8,6 +8,10 @@ import sys
 from ._common import add_progress_argument, dpi_arg
 from ._scale import add_executor_arguments, executor_from_args
 
+#: Shown under ``docintent index --help``.
+EXAMPLES = (
+    'docintent index docs/*.pdf --out index/',
+)
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(

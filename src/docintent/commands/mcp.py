@@ -6,6 +6,10 @@ import argparse
 
 from ._common import add_profile_argument
 
+#: Shown under ``docintent mcp --help``.
+EXAMPLES = (
+    'docintent mcp --allow ~/scans',
+)
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(

@@ -7,6 +7,11 @@ import json
 
 from ._common import add_pages_argument, region_arg
 
+#: Shown under ``docintent ocr --help``.
+EXAMPLES = (
+    'docintent ocr photo.jpg --upright',
+    'docintent ocr report.pdf --pages 2 --json',
+)
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ocr", help="read the text of an image or PDF page")

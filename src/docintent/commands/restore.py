@@ -9,6 +9,11 @@ from pathlib import Path
 from ._common import add_pages_argument, add_progress_argument, report_batch
 from ._scale import add_executor_arguments
 
+#: Shown under ``docintent restore --help``.
+EXAMPLES = (
+    'docintent restore photo.jpg --auto -o photo-restored.png',
+    'docintent restore scans/ --auto -o restored/',
+)
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(

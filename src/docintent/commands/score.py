@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+#: Shown under ``docintent score --help``.
+EXAMPLES = (
+    'docintent score runs/s1',
+)
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(

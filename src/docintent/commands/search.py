@@ -8,6 +8,10 @@ from typing import Any
 
 from ._common import positive_int
 
+#: Shown under ``docintent search --help``.
+EXAMPLES = (
+    'docintent search index/ "warranty period"',
+)
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("search", help="find the pages of an index that answer a query")

@@ -13,6 +13,12 @@ DEFAULT_PORT = 8737
 port_arg = int_range(1, 65535)
 
 
+
+#: Shown under ``docintent serve --help``.
+EXAMPLES = (
+    'docintent serve --port 8000',
+)
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "serve",

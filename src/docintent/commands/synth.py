@@ -6,6 +6,10 @@ import argparse
 
 from ._common import positive_int
 
+#: Shown under ``docintent synth --help``.
+EXAMPLES = (
+    'docintent synth --out data/synth --n 20 --seed 1',
+)
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(

@@ -788,13 +788,14 @@ class Activity:
         from tqdm import tqdm
 
         visible = sys.stderr.isatty() if show is None else show
-        self._bar = tqdm(total=None, disable=not visible, desc=desc, dynamic_ncols=True, leave=False,
-                         bar_format="{desc}: {postfix} [{elapsed}]")
-        self._bar.set_postfix_str("starting", refresh=False)
+        self._desc = desc
+        # The text goes in the description: tqdm puts ", " before a postfix, which would read "demo: , ...".
+        self._bar = tqdm(total=None, disable=not visible, desc=f"{desc}: starting", dynamic_ncols=True, leave=False,
+                         bar_format="{desc} [{elapsed}]")
 
     def say(self, text: str) -> None:
         """Show ``text`` as what the task is doing now."""
-        self._bar.set_postfix_str(text[:100])
+        self._bar.set_description_str(f"{self._desc}: {text[:100]}")
 
     def close(self) -> None:
         self._bar.close()

@@ -51,10 +51,18 @@ class Perception:
 
     def severities(self, page: Page, region: Box | None = None) -> dict[str, float]:
         """Severity in [0, 1] of every measured family on ``page`` (or ``region`` of it). The built-in families
-        come in the order their signals are reported (equal severities keep it), plug-in families after them."""
+        come in the order their signals are reported (equal severities keep it), plug-in families after them.
+        On a born-digital render (:func:`~docintent.perception.signals.is_render`) moire is 0 and a region's warp
+        is at most the whole page's."""
         where = None if region in (None, Box.FULL) else region
         measured = signals.measure(page, where, orientation=False).severities
         out = {name: float(value) for name, value in measured.items() if name != "orientation"}
+        if signals.is_render(page):
+            # A born-digital page was never photographed: a periodic pattern is print (dot leaders, a halftone),
+            # and a bend found in the few lines of one region must show on the whole page to be one.
+            out["moire"] = 0.0
+            if where is not None:
+                out["warp"] = min(out["warp"], float(signals.measure(page, None, orientation=False).warp))
         for family in families():
             if family.measured and family.name not in out and family.measure is not None:
                 out[family.name] = float(np.clip(family.measure(page, where), 0.0, 1.0))

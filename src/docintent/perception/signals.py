@@ -363,10 +363,33 @@ def _corner_skew(page_mask: np.ndarray) -> float:
     return worst
 
 
+#: The share of pixels at one exact grey level above which a page is a render (born digital): a camera or a
+#: scanner never leaves so much of the paper at one value (sensor noise, light fall-off, JPEG of a photo).
+RENDER_FLAT_SHARE = 0.45
+_RENDERS: dict[str, bool] = {}
+
+
+def is_render(page: Page) -> bool:
+    """Whether ``page`` is a born-digital render (a PDF page, a screenshot of a document) rather than a capture:
+    most of its paper is one exact grey level. Nothing on such a page was photographed, so a moire pattern or a
+    bend of its lines is print, not damage (a table of contents' dot leaders, a title set in a curve)."""
+    known = _RENDERS.get(page.hash)
+    if known is None:
+        px = page.pixels[::2, ::2]
+        gray = px.max(axis=2) if px.ndim == 3 else px
+        counts = np.bincount(gray.reshape(-1), minlength=256)
+        known = bool(counts.max() >= RENDER_FLAT_SHARE * gray.size)
+        if len(_RENDERS) > 4096:
+            _RENDERS.clear()
+        _RENDERS[page.hash] = known
+    return known
+
+
 def clear_cache() -> None:
     """Forget cached measurements (they are keyed by page hash, so this is only needed to save memory)."""
     _CACHE.clear()
+    _RENDERS.clear()
 
 
 __all__ = ["DEFAULT_THRESHOLDS", "FAMILIES", "RANGES", "Signals", "measure", "diagnose", "rotation_fix", "severity",
-           "clear_cache"]
+           "clear_cache", "is_render"]

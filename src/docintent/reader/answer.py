@@ -51,7 +51,7 @@ GRID_SURE = 0.8
 def solve_grid(info: QuestionInfo, layout: Layout, page: Page) -> Solution | None:
     """The answer read over the grid of a table on the page (:mod:`~docintent.reader.table_qa`): its region is
     the cell it was read from (or the cells it was computed from), or None when no table's labels are named."""
-    got = table_answer(tables_of(layout, page.width, page.height), info.text)
+    got = table_answer(tables_of(layout, page.width, page.height), info.text, info.intent)
     if got is None or got.confidence < GRID_SURE:
         return None
     return Solution(got.text, min(got.confidence, 1.0), got.box, f"table grid ({got.operation})")

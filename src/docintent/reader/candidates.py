@@ -291,7 +291,7 @@ def _table_grid(q: Question, layout: Layout, page: Page | None, ctx: Context) ->
     """The answer read over a table's grid (:mod:`~docintent.reader.table_qa`): the items of the cells it was
     read or computed from, the answer's own cell last."""
     size = (page.width, page.height) if page is not None else (None, None)
-    got = table_answer(tables_of(layout, *size), q.text)
+    got = table_answer(tables_of(layout, *size), q.text, q.info.intent)
     if got is None:
         return []
     items: list[Item] = []

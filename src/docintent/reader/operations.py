@@ -62,9 +62,16 @@ _PAIRS = (
 )
 
 
+#: A two-value question states its pair in its last clause; only the question's last characters are searched,
+#: so the lazy patterns below stay linear in the question's length.
+PAIR_WINDOW = 400
+
+
 def parse_pair(question: str) -> tuple[str, str, str] | None:
     """("sum" | "diff", first target, second target) of a two-value arithmetic question, or None."""
     q = question.strip()
+    if len(q) > PAIR_WINDOW:
+        q = q[-PAIR_WINDOW:].split(" ", 1)[-1]
     for kind, pattern in _PAIRS:
         m = pattern.search(q)
         if m:

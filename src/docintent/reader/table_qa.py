@@ -33,7 +33,9 @@ _WHICH = re.compile(r"^\s*(which|what|who)\b", re.I)
 _SUM = re.compile(r"\b(total|sum|combined|altogether|in all)\b", re.I)
 _MEAN = re.compile(r"\b(average|mean)\b", re.I)
 _DIFF = re.compile(r"\b(difference|how much (?:more|less|higher|lower))\b", re.I)
-_COUNT = re.compile(r"^\s*how many\b.*\b(rows?|entries|items|listed|are (?:there|shown|listed))\b", re.I)
+# Only an unconditional count ("How many products are listed?"); a count with a condition is left to other rules.
+_COUNT = re.compile(r"^\s*how many\s+(?:[\w()%-]+\s+){0,3}?(?:rows?\s+|entries\s+|items\s+)?"
+                    r"(?:are\s+)?(?:listed|shown|there|in the table)\s*\??\s*$", re.I)
 
 
 @dataclass(frozen=True)
@@ -180,13 +182,23 @@ def _one(question: str, table: Table, index: int) -> TableAnswer | None:
     return None
 
 
-def answer(tables: Sequence[Table], question: str) -> TableAnswer | None:
-    """The best answer any of ``tables`` gives to ``question`` (None when no table's labels are named)."""
+#: The grid operations that answer a question of each analysed intent
+#: (:func:`docintent.reader.question.analyse`): a claim to verify, a comparison of two named rows or a change
+#: between two columns is not read here, and a grid answer of another kind is no answer to it.
+OPERATIONS_FOR_INTENT = {"lookup": ("lookup", "sum"), "max": ("argmax",), "min": ("argmin",), "avg": ("mean",),
+                         "diff": ("difference",), "count": ("count",)}
+
+
+def answer(tables: Sequence[Table], question: str, intent: str | None = None) -> TableAnswer | None:
+    """The best answer any of ``tables`` gives to ``question`` (None when no table's labels are named).
+    ``intent``: the question's analysed intent; a grid answer whose operation does not serve it is dropped."""
     best: TableAnswer | None = None
     for index, table in enumerate(tables):
         if table.n_rows < 2 or table.n_cols < 2:
             continue
         got = _one(question, table, index)
+        if got is not None and intent is not None and got.operation not in OPERATIONS_FOR_INTENT.get(intent, ()):
+            continue
         if got is not None and (best is None or got.confidence > best.confidence):
             best = got
     return best

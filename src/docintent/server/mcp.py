@@ -136,7 +136,9 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
 
     # Built once at start: an unknown kind or a bad option stops the server before a client connects.
     get_brain(brain, **(brain_options or {})).close()
-    server = MCPServer("docintent", instructions=(
+    from .. import __version__
+
+    server = MCPServer("docintent", version=__version__, instructions=(
         "Answer questions about photographed or scanned document pages and restore damaged pages. Pass images "
         "as image_path (inside the folders the user allowed) or image_base64."))
 

@@ -20,6 +20,7 @@ docintent.errors.ConfigError: strategy 'none' (mode direct): unknown option 'np'
 
 from __future__ import annotations
 
+import difflib
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -59,8 +60,10 @@ class StrategyConfig(BaseModel):
         unknown = [k for k in options if k not in self.knobs()]
         if unknown:
             listed = ", ".join(repr(k) for k in unknown)
+            close = difflib.get_close_matches(unknown[0], self.knobs(), n=1, cutoff=0.75)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ConfigError(f"strategy {self.name!r} (mode {self.mode}): unknown option{'s' if len(unknown) > 1 else ''} "
-                              f"{listed}; valid options: {', '.join(self.knobs()) or 'none'}")
+                              f"{listed}{hint}; valid options: {', '.join(self.knobs()) or 'none'}")
         return type(self)(**{**self.model_dump(), **options})
 
     def changed_knobs(self, base: StrategyConfig) -> dict[str, Any]:

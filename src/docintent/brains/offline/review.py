@@ -13,7 +13,7 @@ figures, never by which side of the noise a measurement fell.
 >>> floors = NoiseFloors(legibility=0.01, confidence=0.02, severity=0.03, tie="rollback")
 >>> e = ReviewEvidence("deshadowing", "evidence region", 0.628, 0.629, 1.0, 1.0, 0.80, 0.80, "$28.78", "$28.78")
 >>> e.verdict("evidence", floors=floors)
-(False, 'no difference beyond measurement noise; a tie is rolled back, the page before being the one known to be no worse (legibility +0.2 %, floor 1.0 %)')
+(False, 'no change needed: no difference beyond measurement noise, so the page stays as it was (legibility +0.2 %, floor 1.0 %)')
 """
 
 from __future__ import annotations
@@ -27,7 +27,10 @@ from typing import Any, Literal
 #: :attr:`NoiseFloors.tie`. "evidence-fixed" is that rule with the fixed margins it had before the noise floors
 #: were measured (any legibility gain kept). "legibility" keeps a restoration only when the evidence reads better.
 #: "page" is the question-free rule of ``docintent restore --auto``: legibility of the whole page or the damage fell.
-REVIEW_RULES = ("evidence", "evidence-fixed", "legibility", "page")
+#: "answer" judges a restoration by the answer alone: kept when the reader's calibrated probability of its answer
+#: rose beyond its noise floor, or the answer changed to one it is surer of by :data:`ANSWER_CHANGE_MARGIN`; a tie
+#: is no change needed (rolled back), whatever legibility did.
+REVIEW_RULES = ("evidence", "evidence-fixed", "legibility", "page", "answer")
 
 
 @dataclass(frozen=True)
@@ -40,15 +43,20 @@ class NoiseFloors:
     ``legibility``: relative (measured 0.0116 in the evidence region, 0.0114 on the page); ``confidence``: the
     reading's raw confidence (0.0050); ``severity``: a degradation severity (0.115 over 18 re-measurements; the
     warp severity of one dewarped page moved by 0.51 under a shift). ``tie``: what a restoration whose every
-    difference is within its floor gets - kept: on the review oracle of the real-page dev split (133 restorations),
-    keeping ties gave keep precision / recall 75 / 86 % and rollback precision / recall 91 / 83 %, rolling them
-    back 71 / 71 % and 83 / 83 % (``benchmarks/results/review_oracle_noise.md``).
+    difference is within its floor gets - rolled back: the page as it was given is the default, and a restoration
+    that changed nothing measurable is no change needed. (With the rule reader, on the review oracle of the
+    real-page dev split (133 restorations), keeping ties had given keep precision / recall 75 / 86 % and rollback
+    precision / recall 91 / 83 %, rolling them back 71 / 71 % and 83 / 83 %,
+    ``benchmarks/results/review_oracle_noise.md``; but a kept tie is a tool that changed the page for no measured
+    reason, shown as "read on: the page after ..." for every later answer.)
     """
 
     legibility: float = 0.012
     confidence: float = 0.005
     severity: float = 0.115
-    tie: Literal["rollback", "keep"] = "keep"
+    tie: Literal["rollback", "keep"] = "rollback"
+    #: The scored reader's calibrated probability of its answer (the "answer" rule's floor).
+    probability: float = 0.005
 
 
 #: The floors measured on development data (``benchmarks/results/noise_floor.md``).
@@ -57,6 +65,12 @@ DEFAULT_FLOORS = NoiseFloors()
 CONFIDENCE_GAIN = 0.05
 CONFIDENCE_LOSS = 0.1
 SEVERITY_FALL = 0.1
+#: How much surer of a different answer the reader must be for the "answer" rule to keep the change.
+ANSWER_CHANGE_MARGIN = 0.05
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
 
 
 @dataclass(frozen=True)
@@ -111,7 +125,23 @@ class ReviewEvidence:
                     "legibility")
         if rule == "evidence-fixed":
             return self._fixed(more_legible)
+        if rule == "answer":
+            return self._by_answer(floors)
         return self._noise_aware(floors, margin)
+
+    def _by_answer(self, floors: NoiseFloors) -> tuple[bool, str, str, str | None]:
+        dp = self.confidence_after - self.confidence_before
+        floor = floors.probability
+        text = f"probability of the answer {self.confidence_before:.3f} -> {self.confidence_after:.3f}, floor {floor:.3f}"
+        if _norm(self.answer_after) != _norm(self.answer_before):
+            if self.answer_after and dp > max(floor, ANSWER_CHANGE_MARGIN):
+                return True, "the answer changed to one the reader is surer of", text, "probability"
+            return False, "the answer changed to one the reader is not surer of", text, "probability"
+        if dp > floor:
+            return True, "the answer became more probable", text, "probability"
+        if dp < -floor:
+            return False, "the answer became less probable", text, "probability"
+        return False, "no change needed: the answer is as probable as on the page before", text, None
 
     def _fixed(self, more_legible: bool) -> tuple[bool, str, str, str | None]:
         if self.answer_after and self.confidence_after > self.confidence_before + CONFIDENCE_GAIN:
@@ -149,8 +179,7 @@ class ReviewEvidence:
             return False, "the text around the answer reads worse", leg_text, "legibility"
         keep = floors.tie == "keep"
         tie = ("no difference beyond measurement noise; a tie is kept, nothing having measurably got worse" if keep
-               else "no difference beyond measurement noise; a tie is rolled back, the page before being the one "
-               "known to be no worse")
+               else "no change needed: no difference beyond measurement noise, so the page stays as it was")
         return keep, tie, leg_text, None
 
     def describe(self, answer: bool = True) -> str:

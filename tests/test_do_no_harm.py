@@ -1,0 +1,84 @@
+"""Do no harm: a restoration that does not help the answer is rolled back, and a clean render runs no tool."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import font_path
+from docintent.brains.offline.review import NoiseFloors, ReviewEvidence
+from docintent.page import Page
+from docintent.trace import Action, ReviewStep
+
+
+def _evidence(leg: tuple[float, float], conf: tuple[float, float], answers=("$28.78", "$28.78")) -> ReviewEvidence:
+    return ReviewEvidence("deshadowing", "evidence region", leg[0], leg[1], 0.6, 0.6, conf[0], conf[1], *answers)
+
+
+@pytest.mark.parametrize("rule", ["evidence", "answer"])
+def test_more_legible_text_with_a_less_probable_answer_is_rolled_back(rule):
+    keep, why = _evidence((0.60, 0.66), (0.90, 0.62)).verdict(rule)
+    assert not keep and "less" in why
+
+
+@pytest.mark.parametrize("rule", ["evidence", "answer"])
+def test_a_tie_is_rolled_back_and_says_no_change_was_needed(rule):
+    keep, why = _evidence((0.628, 0.629), (0.80, 0.801)).verdict(rule)
+    assert not keep and why.startswith("no change needed")
+    step = ReviewStep("B", Action.ROLLBACK, "deshadowing", why, measurements={"because": why})
+    assert step.describe().startswith("no change needed from deshadowing (rolled back)")
+
+
+def test_keeping_ties_is_still_a_choice():
+    keep, _ = _evidence((0.628, 0.629), (0.80, 0.801)).verdict("evidence", floors=NoiseFloors(tie="keep"))
+    assert keep
+
+
+def test_the_answer_rule_keeps_a_surer_answer_and_refuses_a_changed_one_it_is_not_surer_of():
+    assert _evidence((0.6, 0.6), (0.40, 0.75)).verdict("answer")[0]
+    changed = _evidence((0.6, 0.7), (0.70, 0.72), answers=("$28.78", "$23.78"))
+    keep, why = changed.verdict("answer")
+    assert not keep and "not surer" in why
+    better = _evidence((0.6, 0.6), (0.30, 0.80), answers=("$2B.78", "$28.78"))
+    assert better.verdict("answer") == (True, better.verdict("answer")[1]) and "surer" in better.verdict("answer")[1]
+
+
+def _contents_page() -> np.ndarray:
+    """A born-digital table of contents: dot leaders are a periodic pattern a moire measure sees as damage."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype(font_path(), 22)
+    img = Image.new("RGB", (1000, 1300), "white")
+    draw = ImageDraw.Draw(img)
+    draw.text((80, 70), "Contents", fill="black", font=ImageFont.truetype(font_path("DejaVuSans-Bold.ttf"), 40))
+    entries = ["Introduction", "Installation", "Getting started", "Configuration", "Tables", "Charts", "Batches",
+               "The service", "Troubleshooting", "Index"]
+    for i, entry in enumerate(entries):
+        y = 170 + 95 * i
+        draw.text((80, y), entry, fill="black", font=font)
+        draw.text((240, y), " ." * 40, fill="black", font=font)
+        draw.text((880, y), str(3 + 7 * i), fill="black", font=font)
+    return np.asarray(img)
+
+
+def test_a_clean_render_runs_no_tool_and_would_without_the_render_prior(monkeypatch):
+    import docintent
+    from docintent.perception import signals
+
+    page = Page.from_array(_contents_page(), source="contents")
+    assert signals.is_render(page)
+    result = docintent.ask(page, "On which page does the chapter Tables start?", strategy="docintent")
+    assert result.tools_used == 0, [s.describe() for s in result.trace]
+    # the same page measured as if it were a photograph: its dot leaders pass for moire
+    monkeypatch.setattr(signals, "is_render", lambda p: False)
+    from docintent.perception.service import Perception
+
+    assert Perception().severities(page)["moire"] > Perception().threshold("moire")
+
+
+def test_a_photographed_page_is_no_render():
+    from docintent.perception import signals
+
+    rng = np.random.default_rng(0)
+    photo = np.clip(_contents_page().astype(np.float32) * 0.9 + rng.normal(0, 3, (1300, 1000, 3)), 0, 255)
+    assert not signals.is_render(Page.from_array(photo.astype(np.uint8)))
