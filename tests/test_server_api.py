@@ -603,3 +603,28 @@ def test_extract_returns_the_uploaded_page_as_structure(page_png):
     page = data["documents"][0]["pages"][0]
     assert page["restored"] == [] and any("1,250.00" in b["text"] for b in page["blocks"])
     assert empty.status_code == 400 and "multipart field 'file'" in empty.json()["error"]
+
+
+def test_serve_hands_brain_options_to_the_brain_that_takes_them(monkeypatch):
+    """--brain-opt reaches the named brain whose options accept them (a plug-in brain as well as openai), not a
+    fixed one; options no named brain takes are one line at start."""
+    from docintent.cli import build_parser
+    from docintent.commands import serve
+
+    seen = {}
+
+    def fake_factory(kind, **options):
+        seen[kind] = options
+        return lambda: type("B", (), {"close": lambda self: None})()
+
+    monkeypatch.setattr("docintent.server.config.brain_factory", fake_factory)
+    monkeypatch.setattr(serve, "check_brain", lambda kind, make: None)
+    monkeypatch.setattr("docintent.server.create_app", lambda config: (_ for _ in ()).throw(SystemExit(0)))
+    args = build_parser().parse_args(["serve", "--brain", "openai", "--brain", "offline", "--brain-opt",
+                                      "review_rule=answer"])
+    with pytest.raises(SystemExit):
+        serve.run(args)
+    assert seen == {"openai": {}, "offline": {"review_rule": "answer"}}
+    args = build_parser().parse_args(["serve", "--brain", "offline", "--brain", "scripted", "--brain-opt", "nosuch=1"])
+    with pytest.raises(Exception, match="no brain of --brain offline, scripted takes these options"):
+        serve.run(args)

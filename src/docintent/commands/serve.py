@@ -34,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="brain kinds requests may choose (repeatable; default: offline). The first is the default")
     add_profile_argument(p)
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE",
-                   help="option of the model brain, e.g. base_url=http://localhost:8001/v1 (never taken from requests)")
+                   help="option of the brain named with --brain that takes it (the first that accepts every option "
+                   "given), e.g. base_url=http://localhost:8001/v1; never taken from requests")
     p.add_argument("--token", help="require 'Authorization: Bearer TOKEN' (default: DOCINTENT_SERVE_TOKEN, else none)")
     p.add_argument("--cors-origin", action="append", metavar="URL", help="allow this browser origin (default: CORS off)")
     p.add_argument("--max-upload-mb", type=positive_float(10240.0), default=25.0,
@@ -67,7 +68,7 @@ def build_config(args: argparse.Namespace):
         options_of = {choice.kind: choice.options}
     else:
         kinds = list(dict.fromkeys(args.brain or ["offline"]))
-        options_of = {"openai": options}
+        options_of = {_owner(kinds, options): options} if options else {}
     brains = {kind: brain_factory(kind, **options_of.get(kind, {})) for kind in kinds}
     for kind, make in brains.items():
         check_brain(kind, make)
@@ -107,6 +108,24 @@ def _show_access_log() -> None:
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     logger.propagate = False
+def _owner(kinds: list[str], options: dict) -> str:
+    """The brain of ``kinds`` the ``--brain-opt`` options are for: the first whose options model accepts them all
+    (a plug-in brain's options reach it as they reach ``openai``); none accepting them is one line."""
+    from ..brains import BRAINS
+    from ..errors import ConfigError
+
+    if len(kinds) == 1:
+        return kinds[0]  # its own start-up check names a bad option
+    problems = []
+    for kind in kinds:
+        try:
+            BRAINS.validate(kind, options)
+            return kind
+        except ConfigError as err:
+            problems.append(str(err))
+    raise ConfigError(f"--brain-opt: no brain of --brain {', '.join(kinds)} takes these options ({problems[0]})")
+
+
 def check_brain(kind: str, make) -> None:
     """Build the brain ``kind`` once, so an unknown kind or a bad option stops ``serve`` at start (in one line)
     instead of failing every run later."""
