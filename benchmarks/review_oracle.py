@@ -30,8 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
 #: The rules judged on every restoration: the legibility-only rule, the evidence rule with its fixed margins (the
-#: rule before the noise floors), and the noise-aware evidence rule with either tie rule.
-RULES = ("legibility", "evidence-fixed", "evidence/tie-rollback", "evidence/tie-keep")
+#: rule before the noise floors), the noise-aware evidence rule with either tie rule, and the answer-only rule.
+RULES = ("legibility", "evidence-fixed", "evidence/tie-rollback", "evidence/tie-keep", "answer")
 
 
 def verdict_of(evidence, rule: str) -> bool:

@@ -201,3 +201,41 @@ def test_the_harm_section_names_the_kind_where_a_kept_tool_lowered_the_score(tmp
     harmed = data["harm"]["harm"]["harmed"]
     assert sorted(h["sample"] for h in harmed) == [f"letter-{i}" for i in range(6)]
     assert all(h["kept"] == ["deblurring"] for h in harmed)
+
+
+def test_a_dataset_with_its_own_metric_gets_the_same_consistency_in_bench_report_and_score(tmp_path):
+    """Doc questions scored with a dataset's own metric (token F1, correct at >= 0.8): a row at 0.75 is not
+    correct, so its question is not consistent - in the bench table, the report and `docintent score` alike, under
+    the metric's own name (ANLS's rule, > 0.5, would have called the row correct)."""
+    from docintent.evaluation.metrics import METRICS, Metric
+    from docintent.evaluation.report import strategy_rows, table_markdown
+    from docintent.evaluation.scoring import score_path
+
+    def token_f1(prediction, answers, subset):
+        gold = (answers if isinstance(answers, str) else list(answers)[0]).split()
+        got = (prediction or "").split()
+        common = len(set(gold) & set(got))
+        return 0.0 if not common else 2 * common / (len(gold) + len(got))
+
+    run = tmp_path / "own-metric"
+    run.mkdir()
+    rows = [{"sample": {"id": "q1-c1", "image": "x.png", "question": "What?", "answers": ["alpha beta gamma delta"],
+                        "task": "doc", "subset": "forms", "group": "q1", "capture": 1, "degradations": [],
+                        "meta": {"metric": "token_f1"}},
+             "strategy": "none", "brain": "offline", "answer": "alpha beta gamma", "score": 6 / 7, "correct": True,
+             "seconds": 1.0, "error": None, "result": {"tools_used": 0, "trace": []}},
+            {"sample": {"id": "q1-c2", "image": "x.png", "question": "What?", "answers": ["alpha beta gamma delta"],
+                        "task": "doc", "subset": "forms", "group": "q1", "capture": 2, "degradations": [],
+                        "meta": {"metric": "token_f1"}},
+             "strategy": "none", "brain": "offline", "answer": "alpha beta", "score": 4 / 6, "correct": False,
+             "seconds": 1.0, "error": None, "result": {"tools_used": 0, "trace": []}}]
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (run / "manifest.json").write_text(json.dumps({"brain": "offline", "seed": 0, "config": {"dataset": "synth:x"}}))
+    with METRICS.scoped("token_f1", Metric("token_f1", token_f1, lambda score: score >= 0.8)):
+        bench = table_markdown(strategy_rows([("own-metric", rows)]))
+        report = write_report([load_run(run)], tmp_path / "out", failures=0)["markdown"].read_text()
+        (scored,) = score_path(run)
+    assert "DocVQA (token_f1) score" in bench and "DocVQA (token_f1) cons." in bench
+    assert _table_line(bench, "none")[1:3] == ["76.19", "0.00"]
+    assert _table_line(report, "none")[1:3] == ["76.19", "0.00"]
+    assert round(scored.summary.tasks["doc"].score, 2) == 76.19 and scored.summary.tasks["doc"].consistency == 0.0

@@ -32,7 +32,7 @@ from ..redaction import redact
 from ..trace import Action, Phase
 from ..vocabulary import TASKS
 from .harm import harm_markdown, harm_table, harmed_samples
-from .metrics import Summary, summarize
+from .metrics import TASK_METRICS, Summary, summarize
 from .runner import RESULTS_FILE, read_manifest, read_results, reproducibility_differences
 
 #: Column titles of the task families.
@@ -115,6 +115,8 @@ class StrategyRow:
     avg_tools: float
     median_seconds: float
     tokens_per_sample: float
+    #: The metrics each task's rows were scored with (a dataset may name its own).
+    metrics: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -127,8 +129,16 @@ class StrategyRow:
 
 def _metric_row(row: dict[str, Any]) -> dict[str, Any]:
     sample = row["sample"]
+    meta = sample.get("meta") if isinstance(sample.get("meta"), dict) else {}
     return {"task": sample["task"], "subset": sample.get("subset") or sample["task"],
-            "group": sample.get("group") or sample["id"], "score": float(row.get("score") or 0.0)}
+            "group": sample.get("group") or sample["id"], "score": float(row.get("score") or 0.0),
+            "metric": meta.get("metric")}
+
+
+def _metrics(rows: Sequence[StrategyRow], task: str) -> list[str]:
+    """The metrics other than the task's default that rows of ``task`` were scored with."""
+    found = {m for r in rows for m in r.metrics.get(task, ())}
+    return sorted(m for m in found if m and m != TASK_METRICS.get(task))
 
 
 def _tokens(row: dict[str, Any]) -> int:
@@ -158,10 +168,12 @@ def strategy_rows(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]]) -> list[
                 brain=", ".join(brains),
                 rows=len(items),
                 errors=sum(1 for r in items if r.get("error")),
-                summary=summarize([_metric_row(r) for r in items]),
+                summary=summarize(metric_rows := [_metric_row(r) for r in items]),
                 avg_tools=statistics.fmean(_tools(r) for r in items),
                 median_seconds=statistics.median(float(r.get("seconds") or 0.0) for r in items),
                 tokens_per_sample=statistics.fmean(_tokens(r) for r in items),
+                metrics={t: tuple(sorted({str(m["metric"]) for m in metric_rows if m["task"] == t and m["metric"]}))
+                         for t in {m["task"] for m in metric_rows}},
             ))
     return out
 
@@ -183,7 +195,9 @@ def strategy_table(rows: Sequence[StrategyRow]) -> tuple[list[str], list[list[st
     many_runs = len({r.run for r in rows}) > 1
     header = (["run"] if many_runs else []) + ["strategy"]
     for fam in families:
-        header += [f"{FAMILY_TITLES[fam]} score", f"{FAMILY_TITLES[fam]} cons."]
+        own = _metrics(rows, fam)
+        title = f"{FAMILY_TITLES[fam]} ({', '.join(own)})" if own else FAMILY_TITLES[fam]
+        header += [f"{title} score", f"{title} cons."]
     header += ["Avg. score", "Avg. cons.", "Avg. Tools", "median s / sample", "tokens / sample", "rows", "errors"]
     cells = []
     for r in rows:
