@@ -50,3 +50,11 @@ def test_a_mistyped_option_or_command_gets_the_nearest_valid_one():
     assert command.returncode == 1 and "did you mean 'extract'?" in command.stderr
     value = run("ask", "page.png", "What?", "--brain-opt", "readr=rules")
     assert value.returncode == 1 and "did you mean 'reader'?" in value.stderr
+
+
+@pytest.mark.parametrize("command", ["ask", "bench", "serve", "mcp"])
+def test_an_empty_brain_kind_is_refused_not_taken_for_the_default(command):
+    extra = {"ask": ["page.png", "What?"], "bench": ["--dataset", "synth:x"], "serve": [], "mcp": []}[command]
+    done = subprocess.run([sys.executable, "-m", "docintent", command, *extra, "--brain", ""], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 1 and "argument --brain: empty; give a brain kind: offline" in done.stderr

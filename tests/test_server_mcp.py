@@ -63,9 +63,13 @@ def test_mcp_tools_over_stdio(tmp_path):
                                                    "image_path": str(letter), "strategy": "none"})
             zero = await client.call_tool("diagnose", {"image_path": str(page_path), "page": 0})
             extracted = await client.call_tool("extract", {"image_path": str(letter), "pages": "2"})
-            return tools, restored, answered, diagnosed, zoomed, found, outside, unknown, whole, zero, extracted, info
+            retired = await client.call_tool("ask", {"question": "What is the total?", "image_path": str(letter),
+                                                     "page": 0})
+            return tools, restored, answered, diagnosed, zoomed, found, outside, unknown, whole, zero, extracted, info, retired
 
-    tools, restored, answered, diagnosed, zoomed, found, outside, unknown, whole, zero, extracted, info = asyncio.run(session())
+    (tools, restored, answered, diagnosed, zoomed, found, outside, unknown, whole, zero, extracted, info,
+     retired) = asyncio.run(session())
+    assert retired.is_error and "counted pages from 0 and is gone" in retired.content[0].text
 
     from docintent import __version__
 

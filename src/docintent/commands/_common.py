@@ -44,6 +44,15 @@ def add_profile_argument(parser: argparse.ArgumentParser) -> None:
                         "default: the file's default_profile when --brain is not given (docintent config show)")
 
 
+def brain_kind(text: str) -> str:
+    """``--brain KIND``: a registered brain kind; an empty one is refused (it would quietly mean the default)."""
+    if not text.strip():
+        from ..brains import BRAINS
+
+        raise argparse.ArgumentTypeError(f"empty; give a brain kind: {', '.join(BRAINS.kinds())}")
+    return text.strip()
+
+
 def brain_choice(args: argparse.Namespace):
     """The brain kind and options of a command's ``--profile``, ``--brain`` and ``--brain-opt``, with the config
     files and the environment (:func:`choose_brain`)."""

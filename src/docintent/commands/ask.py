@@ -15,6 +15,7 @@ from ._common import (
     add_pages_argument,
     add_profile_argument,
     add_progress_argument,
+    brain_kind,
     non_negative_int,
     positive_int,
     report_batch,
@@ -45,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--retry-failed", action="store_true", help="batch: run rows that ended with an error again")
     p.add_argument("--task", choices=["doc", "chart", "table"], default="doc", help="answer format family")
     p.add_argument("--strategy", default="docintent", help="docintent, none, pipeline-fixed, judge-fixed, ... (default docintent)")
-    p.add_argument("--brain", default=None, help="offline (default), openai, ...")
+    p.add_argument("--brain", type=brain_kind, default=None, help="offline (default), openai, ...")
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="brain option, e.g. base_url=http://localhost:8000/v1")
     add_profile_argument(p)
     add_pages_argument(p, "pages of a PDF to consider, counted from 1: 2, 1-3 or 1,4-6 (default: all)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import add_profile_argument, brain_choice, check_output_folder, non_negative_int, positive_int
+from ._common import add_profile_argument, brain_choice, brain_kind, check_output_folder, non_negative_int, positive_int
 from ._scale import add_executor_arguments, executor_from_args
 
 #: Shown under ``docintent bench --help``.
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="synth:DIR, wilddoc:PATH or jsonl:PATH")
     p.add_argument("--strategies", default="none", metavar="A,B",
                    help="comma-separated strategy names (default: none)")
-    p.add_argument("--brain", default=None, help="brain kind: offline, openai or scripted (default: offline)")
+    p.add_argument("--brain", type=brain_kind, default=None, help="brain kind: offline, openai or scripted (default: offline)")
     p.add_argument("--brain-opt", action="append", default=[], metavar="KEY=VALUE",
                    help="brain option (repeatable); values are read as JSON when they parse")
     p.add_argument("--strategy-opt", action="append", default=[], metavar="KEY=VALUE",

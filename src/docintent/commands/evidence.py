@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from ._common import add_profile_argument, add_progress_argument, brain_choice, dpi_arg, pages_arg, unit_float
+from ._common import (
+    add_profile_argument,
+    add_progress_argument,
+    brain_choice,
+    brain_kind,
+    dpi_arg,
+    pages_arg,
+    unit_float,
+)
 
 #: Shown under ``docintent evidence --help``.
 EXAMPLES = (
@@ -26,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pages", type=pages_arg, help="pages or ranges counted from 1, e.g. 1-20 or 1,3,5-7 (default: all)")
     p.add_argument("--mode", choices=["page", "page+ocr", "evidence+ocr"], default="evidence+ocr",
                    help="context the answer step sees (default evidence+ocr)")
-    p.add_argument("--brain", default=None, help="brain for the answer step: offline (default), openai, ...")
+    p.add_argument("--brain", type=brain_kind, default=None, help="brain for the answer step: offline (default), openai, ...")
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="brain option, e.g. base_url=http://localhost:8000/v1")
     p.add_argument("--no-answer", action="store_true", help="only find evidence; skip the answer step")
     p.add_argument("--threshold", type=unit_float, default=None, help="share of the question's keyword weight a line must match (default 0.5)")

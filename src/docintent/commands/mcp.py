@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_profile_argument
+from ._common import add_profile_argument, brain_kind
 
 #: Shown under ``docintent mcp --help``.
 EXAMPLES = (
@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allow", action="append", metavar="DIR",
                    help="folder whose files the tools may read and write (repeatable; default: the working directory)")
     p.add_argument("--index", metavar="DIR", help="index made by `docintent index`: adds the search tool")
-    p.add_argument("--brain", default=None, help="brain of the ask tool: offline (default) or openai")
+    p.add_argument("--brain", type=brain_kind, default=None, help="brain of the ask tool: offline (default) or openai")
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="option of the brain, e.g. model=...")
     add_profile_argument(p)
     p.set_defaults(func=run)

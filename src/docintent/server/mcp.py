@@ -145,7 +145,8 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
     @server.tool(structured_output=False)
     @_friendly
     def ask(question: str, image_path: str | None = None, image_base64: str | None = None, task: str = "doc",
-            strategy: str = "docintent", pages: str | None = None, max_rounds: int = 10) -> list[Any]:
+            strategy: str = "docintent", pages: str | None = None, max_rounds: int = 10,
+            page: int | None = None) -> list[Any]:
         """Answer a question about a document page or a whole PDF, restoring only what blocks the answer.
 
         task: "doc", "chart" or "table". strategy: "docintent" (default), "none", "pipeline-fixed", ...
@@ -158,6 +159,9 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
         from ..brains import get_brain
         from ..strategies import applicable_options
 
+        if page is not None:  # the retired argument, counted from 0: refused rather than quietly ignored
+            raise ConfigError("the page argument counted pages from 0 and is gone; give pages, counted from 1 "
+                              "(pages='1' is the first page; without it every page of a PDF is considered)")
         document = files.document(image_path, image_base64, pages)
         the_brain = get_brain(brain, **(brain_options or {}))
         try:
