@@ -209,3 +209,25 @@ def test_extract_of_a_missing_file_is_one_line(tmp_path):
     assert done.returncode == 1
     assert len(done.stderr.strip().splitlines()) == 1 and "nope.pdf" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_any_words_give_a_structure_and_never_an_error():
+    """Random words at random places (overlapping, tiny, across columns): a structure every time, each cell on the
+    page and every word of a table in one of its cells."""
+    hypothesis = pytest.importorskip("hypothesis")
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    word = st.tuples(st.sampled_from(["Item", "12", "$4.50", "Total", "(3.1)", "2024", "a b", "x"]),
+                     st.floats(0, 0.9), st.floats(0, 0.95), st.floats(0.005, 0.1), st.floats(0.005, 0.04))
+
+    @given(st.lists(word, min_size=1, max_size=40))
+    @hypothesis.settings(max_examples=150, deadline=None)
+    def check(words):
+        lines = tuple(OcrLine(t, Box(x, y, min(x + w, 1.0), min(y + h, 1.0)), 0.9) for t, x, y, w, h in words)
+        s = page_structure(OcrResult(lines, "test", ""), 1000, 1400)
+        for table in s.tables:
+            for cell in (c for row in table.rows for c in row):
+                assert 0.0 <= cell.box.x0 <= cell.box.x1 <= 1.0 and 0.0 <= cell.box.y0 <= cell.box.y1 <= 1.0
+
+    check()

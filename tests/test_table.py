@@ -120,3 +120,20 @@ def test_mildly_degraded_photo_of_a_table_still_reads(engine):
     assert cell_accuracy(table.grid(), truth.grid) >= 0.9, table.to_markdown()
     label = truth.grid[-1][0]
     assert table.lookup(label, truth.grid[0][1]).text == truth.grid[-1][1]
+
+
+def test_overlapping_spans_in_one_row_fold_into_one_cell_without_losing_a_word():
+    """Garbled OCR of a captured table row: three spans overlapping in a chain (columns 0-1, 1-3, and a single
+    column further right). Folding them must keep every word once (it used to fail with a KeyError)."""
+    from docintent.layout.table import _resolve, _Seg
+
+    def seg(text):
+        return _Seg(text, 0.0, 0.0, 0.1, 0.1)
+
+    slots = {(0, 2): [seg("13032")], (1, 3): [seg("$608e8")], (4, 2): [seg("$474$5")], (9, 1): [seg("Inte")],
+             (10, 2): [seg("est neennse")]}
+    out = _resolve(slots, 12)
+    words = sorted(s.text for segs in out.values() for s in segs)
+    assert words == sorted(["13032", "$608e8", "$474$5", "Inte", "est neennse"])
+    covered = [c for first, n in out for c in range(first, first + n)]
+    assert len(covered) == len(set(covered))  # the slots are disjoint

@@ -509,12 +509,13 @@ def _resolve(slots: dict[tuple[int, int], list[_Seg]], n_cols: int) -> dict[tupl
             continue
         lo, hi = key[0], key[0] + key[1]
         for other in list(out):
-            if other != key and other[0] < hi and other[0] + other[1] > lo:
+            # ``key`` grows as spans fold in: a slot already folded into it is no longer there
+            if other in out and other != key and other[0] < hi and other[0] + other[1] > lo:
                 a, b = min(lo, other[0]), max(hi, other[0] + other[1])
                 merged = out.pop(key) + out.pop(other)
                 key = (a, b - a)
                 lo, hi = a, b
-                out[key] = merged
+                out[key] = merged + out.pop(key, [])
     return out
 
 
