@@ -210,8 +210,9 @@ def create_app(config: ServeConfig | None = None) -> Any:
 
     # -- asking -----------------------------------------------------------------------------------------
 
-    @app.post("/v1/ask", status_code=202)
-    async def post_ask(request: Request) -> JSONResponse:
+    async def read_upload(request: Request, max_fields: int) -> tuple[Any, bytes, Any] | JSONResponse:
+        """The form, the uploaded file's bytes and the upload of a multipart request (an error reply when the
+        upload is missing, malformed, cut off or over the limit)."""
         limit = config.max_upload_bytes
         try:
             length = whole_number(request.headers.get("content-length"), "Content-Length", 0, 10**18)
@@ -220,12 +221,12 @@ def create_app(config: ServeConfig | None = None) -> Any:
         if length is not None and length > limit + _FIELD_LIMIT:
             return _error(413, f"the upload is larger than the limit of {_size(limit)}")
         try:
-            form = await request.form(max_files=1, max_fields=16)
+            form = await request.form(max_files=1, max_fields=max_fields)
         except ClientDisconnect:
             if request.scope.get("docintent.too_large"):
                 return _error(413, f"the upload is larger than the limit of {_size(limit)}")
             # Nobody is left to answer: one line in the log, not a traceback.
-            log.info("a client went away while sending an upload to /v1/ask")
+            log.info("a client went away while sending an upload to %s", request.url.path)
             return _error(400, "the client disconnected before the upload was complete")
         except Exception as err:  # a malformed multipart body
             return _error(400, f"cannot read the form: {err}")
@@ -236,6 +237,14 @@ def create_app(config: ServeConfig | None = None) -> Any:
         await upload.close()
         if len(data) > limit:
             return _error(413, f"{display_name(upload.filename)}: the upload is larger than the limit of {_size(limit)}")
+        return form, data, upload
+
+    @app.post("/v1/ask", status_code=202)
+    async def post_ask(request: Request) -> JSONResponse:
+        got = await read_upload(request, max_fields=16)
+        if isinstance(got, JSONResponse):
+            return got
+        form, data, upload = got
         question = str(form.get("question") or "").strip()
         if not question:
             return _error(400, "the question is empty")
@@ -273,20 +282,10 @@ def create_app(config: ServeConfig | None = None) -> Any:
     @app.post("/v1/extract")
     async def post_extract(request: Request) -> JSONResponse:
         """The uploaded page or PDF as structure (the ``docintent extract`` schema), answered when it is done."""
-        limit = config.max_upload_bytes
-        try:
-            form = await request.form(max_files=1, max_fields=8)
-        except ClientDisconnect:
-            return _error(400, "the client disconnected before the upload was complete")
-        except Exception as err:  # a malformed multipart body
-            return _error(400, f"cannot read the form: {err}")
-        upload = form.get("file")
-        if upload is None or isinstance(upload, str):
-            return _error(400, "send the image or PDF as the multipart field 'file'")
-        data = await upload.read(limit + 1)
-        await upload.close()
-        if len(data) > limit:
-            return _error(413, f"{display_name(upload.filename)}: the upload is larger than the limit of {_size(limit)}")
+        got = await read_upload(request, max_fields=8)
+        if isinstance(got, JSONResponse):
+            return got
+        form, data, upload = got
         pages = str(form.get("pages") or "").strip() or None
         restore = str(form.get("restore") or "true").strip().lower() not in ("0", "false", "no", "off")
         try:
