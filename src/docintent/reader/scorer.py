@@ -10,7 +10,7 @@ names the training data's digest, the seed and the library versions; ``benchmark
 both (one seeded command).
 
 >>> scorer = Scorer.default()
->>> len(scorer.feature_names) == len(FEATURE_NAMES)
+>>> set(scorer.feature_names) <= set(FEATURE_NAMES)   # every feature it was trained on is computed
 True
 """
 
