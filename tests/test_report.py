@@ -239,3 +239,27 @@ def test_a_dataset_with_its_own_metric_gets_the_same_consistency_in_bench_report
     assert _table_line(bench, "none")[1:3] == ["76.19", "0.00"]
     assert _table_line(report, "none")[1:3] == ["76.19", "0.00"]
     assert round(scored.summary.tasks["doc"].score, 2) == 76.19 and scored.summary.tasks["doc"].consistency == 0.0
+
+
+def test_page_names_and_step_folders_from_a_tampered_row_never_lead_out_of_the_run_or_the_report(tmp_path):
+    """Rows edited by hand: a page name that is a path to a picture outside the run, and a step folder above the
+    run folder. The report reads neither and writes nothing outside its own folder."""
+    run = _make_run(tmp_path)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    noise = np.random.default_rng(0).integers(0, 255, (90, 120, 3), dtype=np.uint8)
+    cv2.imwrite(str(outside / "secret.jpg"), noise)
+    before = (outside / "secret.jpg").read_bytes()
+    rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    failed = next(r for r in rows if r["strategy"] == "none" and r["sample"]["id"] == "s2")
+    failed["result"]["input_page"] = "../../../elsewhere/secret"  # from steps/s2__none up to tmp_path
+    other = next(r for r in rows if r["strategy"] == "none" and r["sample"]["id"] == "s4")
+    other.update(score=0.0, correct=False, steps_dir="../elsewhere")
+    other["result"]["input_page"] = "secret"
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "report"
+    write_report([load_run(run)], out, failures=6)
+    assert (outside / "secret.jpg").read_bytes() == before and sorted(p.name for p in outside.iterdir()) == ["secret.jpg"]
+    pictures = [p.name for p in (out / "images").iterdir()]
+    assert not any("secret" in name or ".." in name for name in pictures)
+    assert [p for p in tmp_path.rglob("*") if p.name.startswith("failure") and out not in p.parents] == []

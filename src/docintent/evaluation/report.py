@@ -20,6 +20,7 @@ import html
 import json
 import math
 import os
+import re
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -442,6 +443,19 @@ def _thumbnail(source: Path, target: Path, max_side: int = 640) -> bool:
         return False
 
 
+#: What a page state's name in a row may be (a page hash): no separator, no dot, so never a path.
+_PAGE_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
+
+
+def _inside(base: Path, relative: Any) -> Path | None:
+    """``base / relative`` when it resolves inside ``base`` (links followed), else None."""
+    if not isinstance(relative, str) or not relative:
+        return None
+    root = base.resolve()
+    target = (base / relative).resolve()
+    return target if target == root or root in target.parents else None
+
+
 def failure_images(run: Run, row: dict[str, Any], out_dir: Path, index: int) -> list[tuple[str, str]]:
     """Copy the pictures of one failure into ``out_dir/images``: the step images when the run saved them
     (input, then the page after each tool with its verdict), otherwise the input image."""
@@ -449,8 +463,8 @@ def failure_images(run: Run, row: dict[str, Any], out_dir: Path, index: int) -> 
     result = row.get("result") or {}
     steps_dir = row.get("steps_dir")
     prefix = f"failure{index:02d}"
-    if steps_dir:
-        folder = run.path / steps_dir
+    folder = _inside(run.path, steps_dir) if steps_dir else None
+    if folder is not None:
         verdicts = {}
         for step in result.get("trace") or []:
             if step.get("phase") == Phase.REVIEW and step.get("after"):
@@ -463,6 +477,8 @@ def failure_images(run: Run, row: dict[str, Any], out_dir: Path, index: int) -> 
                 verdict = verdicts.get(step["after"], "kept")
                 shown.append((f"after {step.get('tool')} ({verdict})", step["after"]))
         for caption, page_hash in shown:
+            if not isinstance(page_hash, str) or not _PAGE_NAME.fullmatch(page_hash):
+                continue  # a row's page names are data: never a path out of the run or the report folder
             target = out_dir / "images" / f"{prefix}_{page_hash}.jpg"
             if _thumbnail(folder / f"{page_hash}.jpg", target):
                 images.append((caption, target.relative_to(out_dir).as_posix()))
