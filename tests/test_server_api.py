@@ -628,3 +628,31 @@ def test_serve_hands_brain_options_to_the_brain_that_takes_them(monkeypatch):
     args = build_parser().parse_args(["serve", "--brain", "offline", "--brain", "scripted", "--brain-opt", "nosuch=1"])
     with pytest.raises(Exception, match="no brain of --brain offline, scripted takes these options"):
         serve.run(args)
+
+
+def test_the_runs_browser_serves_nothing_a_tampered_row_points_at(tmp_path):
+    """A row of a browsed run edited to name a picture outside the runs folder as its page (and a step folder
+    above it): the report the service builds reads and writes only its own files, and none of the files it serves
+    is that picture."""
+    import cv2
+
+    root = tmp_path / "runs"
+    run = make_benchmark_run(root)
+    secret = tmp_path / "secret.jpg"
+    import numpy as np
+
+    cv2.imwrite(str(secret), np.random.default_rng(1).integers(0, 255, (60, 80, 3), dtype=np.uint8))
+    (run / "steps" / "s1__none").mkdir(parents=True)
+    rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    for row in rows:
+        if row["score"] == 0.0:
+            row["steps_dir"] = "steps/s1__none"
+            row["result"]["input_page"] = "../../../../secret"
+            row["result"]["trace"] = [{"phase": "tool", "action": "applied", "tool": "deshadowing", "after": "../.."}]
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    data = tmp_path / "data"
+    with TestClient(create_app(_config(runs_dir=root, data_dir=data))) as client:
+        report = client.get("/v1/benchmarks/offline-synth").json()
+        served = [client.get(i["url"]).content for f in report["failures"] for i in f["images"]]
+    assert secret.read_bytes() not in served
+    assert not [p for p in tmp_path.rglob("*") if ".." in p.name or (p.name.startswith("failure") and data not in p.parents)]
