@@ -107,12 +107,15 @@ def test_a_folder_with_looping_links_an_alias_a_pipe_and_a_tsv_reads_each_docume
     os.symlink("sub/inner.png", folder / "alias.png")
     os.mkfifo(folder / "waiting.png")
     (folder / "notes.tsv").write_text("a\tb\n")
+    (folder / "letter.docx").write_bytes(b"PK\x03\x04 not really a document")
     out = tmp_path / "answers.jsonl"
     assert main(["ask", str(folder), "What is the total?", "--out", str(out), *SCRIPTED]) == 0
     files = sorted(r["file"] for r in _rows(out))
     assert files == [str(folder / "page0.png"), str(folder / "page1.png"), str(folder / "sub" / "inner.png")]
     printed = capsys.readouterr().out
     assert f"not read: {folder / 'notes.tsv'} (.tsv: not a document type docintent reads)" in printed
+    assert f"not read: {folder / 'letter.docx'} (.docx: an office document; docintent reads PDFs and images" in printed
+    assert "libreoffice-core" in printed
     assert f"not read: {folder / 'waiting.png'} (a named pipe (FIFO)" in printed
     assert f"not read: {folder / 'alias.png'} (the same file as {folder / 'sub' / 'inner.png'})" in printed
     assert f"not read: {folder / 'loop1'} (a link to a folder already walked" in printed

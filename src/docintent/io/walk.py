@@ -37,6 +37,19 @@ class DocumentWalk:
     skipped: list[tuple[str, str]]
 
 
+#: Office documents: not read, but the summary says how to make them readable.
+OFFICE_SUFFIXES = (".docx", ".doc", ".odt", ".pptx", ".ppt", ".odp", ".xlsx", ".xls", ".ods", ".rtf")
+
+
+def unread_reason(suffix: str) -> str:
+    """Why a file of this suffix is left alone, in the words of a folder summary."""
+    suffix = suffix.lower()
+    if suffix in OFFICE_SUFFIXES:
+        return (f"{suffix}: an office document; docintent reads PDFs and images - convert it to PDF first "
+                "(LibreOffice, Debian package libreoffice-core: soffice --headless --convert-to pdf FILE)")
+    return f"{suffix or 'no suffix'}: not a document type docintent reads"
+
+
 def skip_reason(mode: int) -> str | None:
     """Why a file of this ``st_mode`` is never opened (None for a regular file or a folder)."""
     from .load import not_regular_reason
@@ -80,7 +93,7 @@ def walk_folder(base: Path, depth: int, matches: Callable[[Sequence[str]], bool]
             skipped.append((str(path), f"the same file as {seen_files[identity]}"))
             return
         if suffixes is not None and path.suffix.lower() not in suffixes:
-            skipped.append((str(path), f"{path.suffix.lower() or 'no suffix'}: not a document type docintent reads"))
+            skipped.append((str(path), unread_reason(path.suffix)))
             return
         seen_files[identity] = str(path)
         documents.append(str(path))
