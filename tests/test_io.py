@@ -214,3 +214,40 @@ def test_load_document_reads_pdf_pages_or_the_one_image_page(tmp_path):
     assert [p.size for p in load_document(tmp_path / "one.png")] == [(40, 30)]
     with pytest.raises(PdfPageOutOfRangeError, match=r"one.png: page 3 requested, but an image has one page \(pages count from 1\)"):
         load_document(tmp_path / "one.png", pages=[2])
+
+
+def test_every_pdfium_call_of_concurrent_pdf_work_holds_the_one_lock(tmp_path, monkeypatch):
+    """PDFium is not thread-safe: counting, rendering and reading the text layer of PDFs from eight threads at
+    once must each open their documents under docintent's lock (the service answers uploads on threads)."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pypdfium2 as pdfium
+
+    from docintent.document import Document
+    from docintent.io import PDFIUM_LOCK, load_pdf, pdf_page_count
+    from docintent.retrieval.evidence import text_layer
+    from retrieval_helpers import make_pdf
+
+    pdf = make_pdf(tmp_path / "two.pdf", ["Invoice INV-2041\nTotal amount due: $1,250.00", "Thank you"])
+    data = pdf.read_bytes()
+    opened: list[bool] = []
+    real = pdfium.PdfDocument
+
+    def watched(*args, **kwargs):
+        opened.append(PDFIUM_LOCK._is_owned())  # type: ignore[attr-defined]
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pdfium, "PdfDocument", watched)
+    barrier = threading.Barrier(8)
+
+    def work(i: int) -> tuple:
+        barrier.wait()
+        source = data if i % 2 else pdf
+        return (pdf_page_count(source), len(load_pdf(source, pages=[i % 2], dpi=50)),
+                text_layer(source, None, [1])[0] is not None, Document(source).page(2).width > 0)
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(work, range(8)))
+    assert results == [(2, 1, True, True)] * 8
+    assert opened and all(opened)

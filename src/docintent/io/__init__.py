@@ -3,6 +3,7 @@
 from .encode import IMAGE_OUTPUT_SUFFIXES, cap_pixels, encode, mark_box, resize_longest, save_page, to_data_url
 from .load import (
     IMAGE_FORMATS,
+    PDFIUM_LOCK,
     is_pdf_bytes,
     load_bytes,
     load_document,
@@ -18,6 +19,7 @@ from .load import (
 
 __all__ = [
     "IMAGE_FORMATS",
+    "PDFIUM_LOCK",
     "IMAGE_OUTPUT_SUFFIXES",
     "cap_pixels",
     "encode",

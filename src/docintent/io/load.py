@@ -11,6 +11,7 @@ import contextlib
 import os
 import stat
 import struct
+import threading
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -193,13 +194,20 @@ def _to_array(img) -> np.ndarray:
     return np.asarray(img.convert("RGB"))
 
 
+#: PDFium is not safe to call from several threads at once: every use of it in docintent (opening, counting,
+#: rendering, reading a text layer) holds this lock, so a service answering several PDF uploads at once, or a
+#: run with worker threads, never calls it concurrently. Re-entrant: a holder may call the helpers below.
+PDFIUM_LOCK = threading.RLock()
+
+
 def pdf_page_count(path: PathLike | bytes, *, password: str | None = None, name: str | None = None) -> int:
     """Number of pages of a PDF (a path or its bytes) that exist (:func:`readable_page_count`)."""
-    pdf = open_pdf(path, password=password, name=name)
-    try:
-        return readable_page_count(pdf)
-    finally:
-        pdf.close()
+    with PDFIUM_LOCK:
+        pdf = open_pdf(path, password=password, name=name)
+        try:
+            return readable_page_count(pdf)
+        finally:
+            pdf.close()
 
 
 def _page_loads(pdf, index: int) -> bool:
@@ -311,6 +319,12 @@ def load_pdf(
     if isinstance(dpi, bool) or not isinstance(dpi, int) or not 1 <= dpi <= MAX_DPI:
         raise ConfigError(f"dpi must be a whole number between 1 and {MAX_DPI}, got {dpi!r}")
     limit = max_pixels or get_settings().max_pixels
+    with PDFIUM_LOCK:
+        return _load_pdf(path, pages, dpi, limit, password, name, label)
+
+
+def _load_pdf(path: PathLike | bytes, pages: Iterable[int] | None, dpi: int, limit: int, password: str | None,
+              name: str | None, label: object) -> list[Page]:
     pdf = open_pdf(path, password=password, name=name)
     try:
         count = readable_page_count(pdf)

@@ -50,7 +50,7 @@ import numpy as np
 from ..brains.base import Answer, Brain, State
 from ..brains.tokens import image_tokens, text_tokens
 from ..errors import ConfigError
-from ..io import open_pdf
+from ..io import PDFIUM_LOCK, open_pdf
 from ..ocr import get_engine
 from ..ocr.base import OcrLine, OcrResult
 from ..page import Box, Page
@@ -286,6 +286,12 @@ def text_layer(path: str | os.PathLike | bytes, pages: Sequence[Page] | None, nu
     ``path``: the PDF, or its bytes. ``pages``: the rendered pages, whose hashes the results carry (None: no
     page is rendered and the results name no page; locating pages needs their text, not their pixels).
     """
+    with PDFIUM_LOCK:
+        return _text_layer(path, pages, numbers, password)
+
+
+def _text_layer(path: str | os.PathLike | bytes, pages: Sequence[Page] | None, numbers: Sequence[int],
+                password: str | None) -> list[OcrResult | None]:
     pdf = open_pdf(path, password=password)
     out: list[OcrResult | None] = []
     try:

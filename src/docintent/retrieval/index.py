@@ -51,7 +51,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 from ..errors import ConfigError, DatasetError, DocIntentError, FileMissingError, InputError
-from ..io import load_page, open_pdf, pdf_page_text, readable_page_count, render_pdf_page
+from ..io import PDFIUM_LOCK, load_page, open_pdf, pdf_page_text, readable_page_count, render_pdf_page
 from ..io.lock import FolderLock
 from ..ocr import get_engine
 from ..page import Box, Page
@@ -305,15 +305,16 @@ def _plan(con: sqlite3.Connection, files: list[Path], settings: dict, seed: int)
     skipped: list[str] = []
     for doc_id, path in enumerate(files):
         if path.suffix.lower() in PDF_SUFFIXES:
-            try:
-                pdf = open_pdf(path)
-            except InputError as err:
-                log.warning("skipping %s", err)
-                skipped.append(str(err))
-                continue
-            # The pages that exist, not the count the page tree claims (a lie of 1,000,000 would be planned).
-            n_pages, title, kind = readable_page_count(pdf), _pdf_title(pdf, path.stem), "pdf"
-            pdf.close()
+            with PDFIUM_LOCK:
+                try:
+                    pdf = open_pdf(path)
+                except InputError as err:
+                    log.warning("skipping %s", err)
+                    skipped.append(str(err))
+                    continue
+                # The pages that exist, not the count the page tree claims (a lie of 1,000,000 would be planned).
+                n_pages, title, kind = readable_page_count(pdf), _pdf_title(pdf, path.stem), "pdf"
+                pdf.close()
         else:
             n_pages, title, kind = 1, path.stem, "image"
         con.execute(
@@ -677,14 +678,15 @@ class PageIndex:
 
             return load_page(jpeg)
         if rec.doc_path.lower().endswith(".pdf"):
-            pdf = self._pdfs.get(rec.doc_path)
-            if pdf is None:
-                pdf = self._pdfs[rec.doc_path] = open_pdf(rec.doc_path)
-            pdf_page = pdf[rec.page_no]
-            try:
-                return Page.from_array(render_pdf_page(pdf_page, self.settings["dpi"]), source=handle)
-            finally:
-                pdf_page.close()
+            with PDFIUM_LOCK:
+                pdf = self._pdfs.get(rec.doc_path)
+                if pdf is None:
+                    pdf = self._pdfs[rec.doc_path] = open_pdf(rec.doc_path)
+                pdf_page = pdf[rec.page_no]
+                try:
+                    return Page.from_array(render_pdf_page(pdf_page, self.settings["dpi"]), source=handle)
+                finally:
+                    pdf_page.close()
 
         page = load_page(rec.doc_path)
         return Page(page.pixels, source=handle)
@@ -693,22 +695,23 @@ class PageIndex:
         """Text inside ``box`` of a page: from the PDF text layer when the page has one, else by OCR of the crop."""
         rec = self.record(handle)
         if rec.text_source == "pdf":
-            pdf = self._pdfs.get(rec.doc_path)
-            if pdf is None:
-                pdf = self._pdfs[rec.doc_path] = open_pdf(rec.doc_path)
-            pdf_page = pdf[rec.page_no]
-            try:
-                w_pt, h_pt = pdf_page.get_size()
-                textpage = pdf_page.get_textpage()
+            with PDFIUM_LOCK:
+                pdf = self._pdfs.get(rec.doc_path)
+                if pdf is None:
+                    pdf = self._pdfs[rec.doc_path] = open_pdf(rec.doc_path)
+                pdf_page = pdf[rec.page_no]
                 try:
-                    # PDF space has its origin at the bottom left.
-                    return textpage.get_text_bounded(
-                        left=box.x0 * w_pt, bottom=(1 - box.y1) * h_pt, right=box.x1 * w_pt, top=(1 - box.y0) * h_pt
-                    )
+                    w_pt, h_pt = pdf_page.get_size()
+                    textpage = pdf_page.get_textpage()
+                    try:
+                        # PDF space has its origin at the bottom left.
+                        return textpage.get_text_bounded(
+                            left=box.x0 * w_pt, bottom=(1 - box.y1) * h_pt, right=box.x1 * w_pt,
+                            top=(1 - box.y0) * h_pt)
+                    finally:
+                        textpage.close()
                 finally:
-                    textpage.close()
-            finally:
-                pdf_page.close()
+                    pdf_page.close()
 
         return get_engine().read(self.image(handle), box).text
 
@@ -717,7 +720,8 @@ class PageIndex:
         return sum(p.stat().st_size for p in self.directory.rglob("*") if p.is_file())
 
     def close(self) -> None:
-        for pdf in self._pdfs.values():
-            pdf.close()
-        self._pdfs.clear()
+        with PDFIUM_LOCK:
+            for pdf in self._pdfs.values():
+                pdf.close()
+            self._pdfs.clear()
         self._con.close()
