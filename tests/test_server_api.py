@@ -656,3 +656,28 @@ def test_the_runs_browser_serves_nothing_a_tampered_row_points_at(tmp_path):
         served = [client.get(i["url"]).content for f in report["failures"] for i in f["images"]]
     assert secret.read_bytes() not in served
     assert not [p for p in tmp_path.rglob("*") if ".." in p.name or (p.name.startswith("failure") and data not in p.parents)]
+
+
+def test_fifty_pdf_uploads_at_once_are_all_answered_or_refused_with_retry_after(tmp_path):
+    """A burst of 50 PDF uploads from 16 clients at once into a service with 2 workers and room for 20 queued runs:
+    the service stays up, every request gets a reply (202 with a run, or 503 with Retry-After), and every accepted
+    run finishes with its answer."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from retrieval_helpers import make_pdf
+
+    data = make_pdf(tmp_path / "inv.pdf", ["Dear customer", "Invoice INV-2041\nTotal amount due: $1,250.00"]).read_bytes()
+    started = time.monotonic()
+    with TestClient(create_app(_config(workers=2, max_queued=20))) as client:
+        with ThreadPoolExecutor(16) as pool:
+            replies = list(pool.map(lambda i: _ask(client, data, name=f"inv{i}.pdf"), range(50)))
+        codes = [r.status_code for r in replies]
+        assert set(codes) <= {202, 503}, codes
+        assert all(r.headers.get("retry-after") for r in replies if r.status_code == 503)
+        accepted = [r.json()["id"] for r in replies if r.status_code == 202]
+        assert len(accepted) >= 20
+        finished = [_wait(client, run_id, timeout=240) for run_id in accepted]
+        assert client.get("/v1/health").status_code == 200
+    assert all(run["status"] == "done" and run["answer"] == ANSWER for run in finished)
+    assert time.monotonic() - started < 300
