@@ -263,3 +263,41 @@ def test_page_names_and_step_folders_from_a_tampered_row_never_lead_out_of_the_r
     pictures = [p.name for p in (out / "images").iterdir()]
     assert not any("secret" in name or ".." in name for name in pictures)
     assert [p for p in tmp_path.rglob("*") if p.name.startswith("failure") and out not in p.parents] == []
+
+
+def test_any_page_name_or_step_folder_in_a_row_stays_inside_the_run_and_the_report(tmp_path):
+    """Whatever strings a row holds as its page names and step folder, the pictures a report copies come from
+    inside the run folder and land inside the report folder."""
+    hypothesis = pytest.importorskip("hypothesis")
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from docintent.evaluation.report import failure_images
+
+    run_dir = tmp_path / "run"
+    (run_dir / "steps").mkdir(parents=True)
+    (run_dir / "results.jsonl").write_text("")
+    _write_image(tmp_path / "outside.jpg", 30)
+    _write_image(run_dir / "steps" / "abc123.jpg", 60)
+    segments = st.sampled_from(["..", ".", "", "steps", "abc123", "outside", "x", "%2e%2e", "\\\\", "~"])
+    name = st.lists(segments, min_size=1, max_size=5).map("/".join)
+    folder = st.lists(segments, max_size=3).map("/".join)
+
+    @given(name, name, folder)
+    @hypothesis.example("../../outside", "abc123", "steps")     # a picture outside the run, read through a name
+    @hypothesis.example("abc123", "../../../outside", "steps")  # ... and one written above the report
+    @hypothesis.example("outside", "outside", "..")             # a step folder above the run
+    @hypothesis.settings(max_examples=200, deadline=None)
+    def check(input_page, after, steps_dir):
+        out = tmp_path / "report"
+        row = {"sample": {"id": "s", "image": str(tmp_path / "missing.png")}, "steps_dir": steps_dir,
+               "result": {"input_page": input_page,
+                          "trace": [{"phase": "tool", "action": "applied", "tool": "t", "after": after}]}}
+        run = type("R", (), {"path": run_dir})()
+        for _, rel in failure_images(run, row, out, 0):
+            written = (out / rel).resolve()
+            assert out.resolve() in written.parents
+        assert not [p for p in tmp_path.iterdir() if p.name not in ("run", "report", "outside.jpg")]
+        assert not [p for p in out.rglob("*") if ".." in p.name]  # no folder made of a name's path parts
+
+    check()
