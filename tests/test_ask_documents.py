@@ -266,3 +266,37 @@ def test_loading_the_sentence_model_shows_no_bar_of_its_own(capfd):
     encode(model, ["a first sentence", "a second one"])
     err = capfd.readouterr().err
     assert "Loading weights" not in err and "Batches" not in err and "it/s" not in err
+
+
+def test_a_long_scan_is_ranked_within_its_budget_and_a_damaged_page_never_stops_the_others(tmp_path, monkeypatch):
+    """A PDF of scanned pages (no text layer): only the first pages of the budget are OCR'd to rank them, the rest
+    are named as not ranked; a page that cannot be rendered is named and skipped, and the answer still comes from
+    the page that holds it."""
+    from PIL import Image
+
+    import docintent
+    from conftest import render_text_page
+    from docintent.document import Document
+    from docintent.errors import InputError
+
+    lines = [["Meeting notes", "Nothing to report"], ["Invoice INV-2041", "Total amount due: $1,250.00"],
+             ["Appendix", "Tables follow"], ["Index", "See above"], ["Back matter", "End"]]
+    images = [Image.fromarray(render_text_page(page)) for page in lines]
+    scan = tmp_path / "scan.pdf"
+    images[0].save(scan, save_all=True, append_images=images[1:])
+    reads: list[int] = []
+    real = Document.page
+
+    def page(self, number):
+        reads.append(number)
+        if number == 1:
+            raise InputError(scan, "page 1: the page could not be rendered")
+        return real(self, number)
+
+    monkeypatch.setattr(Document, "page", page)
+    document = Document(scan)
+    texts = document.texts(ocr_budget=3)
+    assert [bool(t.lines) for t in texts] == [False, True, True, False, False]
+    assert document.unread[1].startswith("cannot be read") and "not ranked" in document.unread[5]
+    result = docintent.ask(scan, "What is the total amount due?", strategy="none")
+    assert result.answer == "$1,250.00" and result.page == 2

@@ -12,7 +12,7 @@ import numpy as np
 
 from .brains import Brain, get_brain
 from .document import Document, PageSelection, as_document
-from .errors import ConfigError
+from .errors import ConfigError, DocIntentError
 from .io import load_page
 from .page import Page
 from .strategies import OnStep, Result, RunStopped, ShouldStop, Strategy, get_strategy
@@ -133,7 +133,13 @@ def read_document(
     results: list[Result] = []
     previous: int | None = None
     for choice in ranking[:max_pages]:
-        page = document.page(choice.number)
+        if document.unread.get(choice.number, "").startswith("cannot be read"):
+            continue  # a damaged page: the others are still read
+        try:
+            page = document.page(choice.number)
+        except DocIntentError as err:
+            document.unread[choice.number] = f"cannot be read: {err}"
+            continue
         why = LocateStep(Phase.LOCATE, Action.LOCATED, None, "", page.hash, page=choice.number, considered=total,
                          seconds=located_in if previous is None else 0.0, ranking=shown if previous is None else [],
                          previous=previous)

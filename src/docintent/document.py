@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ConfigError, FileMissingError
+from .errors import ConfigError, DocIntentError, FileMissingError
 from .io import is_pdf_bytes, load_page, load_pdf, pdf_page_count
 from .ocr import get_engine
 from .ocr.base import OcrResult
@@ -86,6 +86,8 @@ class Document:
         else:
             raise ConfigError(f"the image must be a Page, a Document, a numpy array, a file path or a PDF's bytes, "
                               f"got {type(source).__name__} (for encoded image bytes use docintent.io.load_bytes)")
+        #: Pages :meth:`texts` could not read or did not read, with the reason (1-based numbers).
+        self.unread: dict[int, str] = {}
         try:
             self.numbers = _select(pages, self.count)
         except ConfigError as err:
@@ -113,18 +115,36 @@ class Document:
         self._page = load_page(self.source, max_pixels=self.max_pixels)
         return self._page
 
-    def texts(self, *, engine: object = None, on_page: Callable[[int], None] | None = None) -> list[OcrResult]:
+    def texts(self, *, engine: object = None, on_page: Callable[[int], None] | None = None,
+              ocr_budget: int | None = None) -> list[OcrResult]:
         """The text of every chosen page, in order: the PDF's text layer where the page has one, else the OCR
         of the rendered page (cached by page hash, so reading that page later finds it). Only OCR results are
-        kept: the rendered pixels are dropped at once. ``on_page(number)``: called as each page is done."""
+        kept: the rendered pixels are dropped at once. ``on_page(number)``: called as each page is done.
+
+        ``ocr_budget``: at most this many pages are OCR'd (default :data:`LOCATE_OCR_PAGES`); the pages past it
+        get no text and are listed in :attr:`unread` with the reason, as is a page that cannot be rendered (a
+        damaged page), so one bad or one too many page never stops the others being read."""
+        budget = LOCATE_OCR_PAGES if ocr_budget is None else ocr_budget
         layers: list[OcrResult | None] = [None] * len(self.numbers)
         if self.is_pdf and self.source is not None:
             layers = text_layer(self.source, None, self.numbers, password=self.password)
         out: list[OcrResult] = []
+        self.unread = {}
+        read = 0
         for number, known in zip(self.numbers, layers):
             if known is None:
-                engine = engine or get_engine()
-                known = engine.read(self.page(number))  # type: ignore[attr-defined]
+                if read >= budget:
+                    self.unread[number] = (f"not ranked: past the {budget} pages without a text layer that are "
+                                           "read to rank pages (choose pages with pages=...)")
+                    known = OcrResult((), "none", "")
+                else:
+                    read += 1
+                    engine = engine or get_engine()
+                    try:
+                        known = engine.read(self.page(number))  # type: ignore[attr-defined]
+                    except DocIntentError as err:
+                        self.unread[number] = f"cannot be read: {err}"
+                        known = OcrResult((), "none", "")
             out.append(known)
             if on_page is not None:
                 on_page(number)
@@ -141,6 +161,11 @@ class Document:
 
     def __repr__(self) -> str:
         return f"<Document {self.name} pages {_spans(self.numbers)} of {self.count}>"
+
+
+#: Pages without a text layer OCR'd to rank a document's pages for a question (a 2,000-page scan would otherwise
+#: be read whole before any page is answered from); the rest are ranked last, in page order.
+LOCATE_OCR_PAGES = 60
 
 
 def _is_pdf_file(path: Path) -> bool:
