@@ -679,10 +679,7 @@ class PageIndex:
             return load_page(jpeg)
         if rec.doc_path.lower().endswith(".pdf"):
             with PDFIUM_LOCK:
-                pdf = self._pdfs.get(rec.doc_path)
-                if pdf is None:
-                    pdf = self._pdfs[rec.doc_path] = open_pdf(rec.doc_path)
-                pdf_page = pdf[rec.page_no]
+                pdf_page = self._pdf_page(rec.doc_path, rec.page_no)
                 try:
                     return Page.from_array(render_pdf_page(pdf_page, self.settings["dpi"]), source=handle)
                 finally:
@@ -691,15 +688,20 @@ class PageIndex:
         page = load_page(rec.doc_path)
         return Page(page.pixels, source=handle)
 
+    def _pdf_page(self, path: str, page_no: int) -> Any:
+        """Page ``page_no`` (0-based) of the PDF at ``path``, the document kept open for the next page (call with
+        :data:`~docintent.io.PDFIUM_LOCK` held; close the page when done)."""
+        pdf = self._pdfs.get(path)
+        if pdf is None:
+            pdf = self._pdfs[path] = open_pdf(path)
+        return pdf[page_no]
+
     def region_text(self, handle: str, box: Box) -> str:
         """Text inside ``box`` of a page: from the PDF text layer when the page has one, else by OCR of the crop."""
         rec = self.record(handle)
         if rec.text_source == "pdf":
             with PDFIUM_LOCK:
-                pdf = self._pdfs.get(rec.doc_path)
-                if pdf is None:
-                    pdf = self._pdfs[rec.doc_path] = open_pdf(rec.doc_path)
-                pdf_page = pdf[rec.page_no]
+                pdf_page = self._pdf_page(rec.doc_path, rec.page_no)
                 try:
                     w_pt, h_pt = pdf_page.get_size()
                     textpage = pdf_page.get_textpage()
