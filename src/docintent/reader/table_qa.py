@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..layout.table import Cell, Table, is_figure
-from ..numbers import parse_cell_number
 from ..page import Box
 
 _ARGMAX = re.compile(r"\b(highest|largest|biggest|greatest|most|maximum|max|top|longest|best)\b", re.I)
@@ -104,15 +103,13 @@ def _value_columns(table: Table) -> list[int]:
     return out
 
 
-def _stub(table: Table) -> int:
-    """The column holding the row labels: the leftmost column that is not mostly figures."""
-    values = set(_value_columns(table))
+def _stub(table: Table, values: list[int]) -> int:
+    """The column holding the row labels: the leftmost column that is not mostly figures (``values``)."""
     return next((c for c in range(table.n_cols) if c not in values), 0)
 
 
-def _body_rows(table: Table) -> list[int]:
-    """Body rows, without a closing total row (one labelled "Total" or "Sum")."""
-    stub = _stub(table)
+def _body_rows(table: Table, stub: int) -> list[int]:
+    """Body rows, without a closing total row (one labelled "Total" or "Sum" in the ``stub`` column)."""
     rows = []
     for r in range(table.header_rows, table.n_rows):
         label = getattr(table.cell(r, stub), "text", "")
@@ -136,15 +133,15 @@ def _column_hits(question: str, table: Table) -> list[tuple[int, float]]:
 
 
 def _one(question: str, table: Table, index: int) -> TableAnswer | None:
-    stub = _stub(table)
-    rows = _body_rows(table)
+    values = _value_columns(table)
+    stub = _stub(table, values)
+    rows = _body_rows(table, stub)
     labels = {r: getattr(table.cell(r, stub), "text", "") for r in rows}
     if _COUNT.search(question):
         cells = [c for r in rows if (c := table.cell(r, stub)) is not None]
         if cells:
             return TableAnswer(str(len(rows)), tuple(cells), _union(cells), 0.8, "count", index)
         return None
-    values = _value_columns(table)
     col_hits = [(c, min(s, 100.0)) for c, s in _column_hits(question, table) if c != stub]
     value_hits = [(c, s) for c, s in col_hits if c in values]
     row_hits = _mentioned(question, [labels.get(r, "") for r in rows], 80.0)
@@ -204,9 +201,4 @@ def answer(tables: Sequence[Table], question: str, intent: str | None = None) ->
     return best
 
 
-def cell_number(text: str) -> float | None:
-    """A cell's number (accounting negatives, currency and percent signs allowed)."""
-    return parse_cell_number(text)
-
-
-__all__ = ["TableAnswer", "answer", "cell_number"]
+__all__ = ["TableAnswer", "answer"]
