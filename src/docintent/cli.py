@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from . import __version__, commands
-from .errors import DocIntentError
+from .errors import DocIntentError, nearest
 from .redaction import RedactingFilter, RedactingStream, redact, redact_values, register_argv, register_environment
 
 
@@ -52,8 +52,6 @@ class _Parser(argparse.ArgumentParser):
 
 def _suggest(parser: argparse.ArgumentParser, message: str) -> str:
     """``message`` with the nearest valid option or choice for a mistyped one."""
-    import difflib
-
     unknown = re.match(r"unrecognized arguments: (\S+)", message)
     if unknown and unknown.group(1).startswith("-"):
         word = unknown.group(1).split("=", 1)[0]
@@ -61,15 +59,15 @@ def _suggest(parser: argparse.ArgumentParser, message: str) -> str:
         for sub in parser._actions:
             if isinstance(sub, argparse._SubParsersAction):
                 options += [o for p in sub.choices.values() for a in p._actions for o in a.option_strings]
-        close = difflib.get_close_matches(word, sorted(set(options)), n=1, cutoff=0.75)
+        close = nearest(word, options)
         if close:
-            return f"{message}; did you mean {close[0]}?"
+            return f"{message}; did you mean {close}?"
     choice = re.search(r"invalid choice: '([^']*)' \(choose from (.+)\)", message)
     if choice:
         valid = [c.strip(" '") for c in choice.group(2).split(",")]
-        close = difflib.get_close_matches(choice.group(1), valid, n=1, cutoff=0.75)
+        close = nearest(choice.group(1), valid)
         if close:
-            return f"{message}; did you mean {close[0]!r}?"
+            return f"{message}; did you mean {close!r}?"
     return message
 
 

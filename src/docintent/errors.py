@@ -7,6 +7,7 @@ Every error names the input it is about and the problem, so a batch run can stor
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 
 
 class DocIntentError(Exception):
@@ -68,6 +69,19 @@ class FolderBusyError(InputError):
 # --- components ----------------------------------------------------------------------------------
 
 
+def nearest(name: object, valid: Iterable[str]) -> str | None:
+    """The valid name a mistyped ``name`` most likely meant (close in spelling), or None: for the "did you mean"
+    of every message that lists valid names."""
+    close = difflib.get_close_matches(str(name), sorted(set(valid)), n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def did_you_mean(name: object, valid: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for a mistyped ``name``, or "" when no valid name is close."""
+    close = nearest(name, valid)
+    return f" (did you mean {close!r}?)" if close else ""
+
+
 class UnknownComponentError(DocIntentError, KeyError):
     """A tool / engine / strategy / brain name that is not registered. Lists the valid names."""
 
@@ -76,9 +90,8 @@ class UnknownComponentError(DocIntentError, KeyError):
         self.name = name
         self.valid = sorted(valid)
         plural = f"{kind[:-1]}ies" if kind.endswith("y") else f"{kind}s"
-        close = difflib.get_close_matches(str(name), self.valid, n=1, cutoff=0.75)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        super().__init__(f"unknown {kind} {name!r}{hint}; valid {plural}: {', '.join(self.valid)}")
+        super().__init__(f"unknown {kind} {name!r}{did_you_mean(name, self.valid)}; valid {plural}: "
+                         f"{', '.join(self.valid)}")
 
     def __str__(self) -> str:  # KeyError would otherwise repr() the message
         return self.args[0]

@@ -27,7 +27,6 @@ docintent.errors.ConfigError: greeter 'plain': unknown option 'greting' (did you
 from __future__ import annotations
 
 import contextlib
-import difflib
 import importlib
 import inspect
 import logging
@@ -38,7 +37,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from .errors import ConfigError, UnknownComponentError
+from .errors import ConfigError, UnknownComponentError, did_you_mean
 
 log = logging.getLogger(__name__)
 
@@ -129,8 +128,7 @@ def describe_validation_error(what: str, err: ValidationError, valid: list[str])
     for item in err.errors():
         location = ".".join(str(part) for part in item.get("loc", ())) or "options"
         if item.get("type") == "extra_forbidden":
-            close = difflib.get_close_matches(location, valid, n=1, cutoff=0.75)
-            problems.append(f"unknown option {location!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+            problems.append(f"unknown option {location!r}{did_you_mean(location, valid)}")
         elif item.get("type") == "missing":
             problems.append(f"option {location!r} is required")
         else:
@@ -270,8 +268,7 @@ class Registry(Generic[T]):
             if unknown:  # refused whatever the model's own ``extra`` setting says
                 listed = ", ".join(repr(name) for name in unknown)
                 noun = "option" if len(unknown) == 1 else "options"
-                close = difflib.get_close_matches(str(unknown[0]), valid, n=1, cutoff=0.75)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                hint = did_you_mean(unknown[0], valid)
                 raise ConfigError(f"{self.what} {kind!r}: unknown {noun} {listed}{hint}; valid options: "
                                   f"{', '.join(valid) or 'none'}")
         try:

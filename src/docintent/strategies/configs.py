@@ -20,12 +20,11 @@ docintent.errors.ConfigError: strategy 'none' (mode direct): unknown option 'np'
 
 from __future__ import annotations
 
-import difflib
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..errors import ConfigError
+from ..errors import ConfigError, did_you_mean
 from ..registry import describe_validation_error
 
 #: MACT's roles, in the order they act.
@@ -60,8 +59,7 @@ class StrategyConfig(BaseModel):
         unknown = [k for k in options if k not in self.knobs()]
         if unknown:
             listed = ", ".join(repr(k) for k in unknown)
-            close = difflib.get_close_matches(unknown[0], self.knobs(), n=1, cutoff=0.75)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = did_you_mean(unknown[0], self.knobs())
             raise ConfigError(f"strategy {self.name!r} (mode {self.mode}): unknown option{'s' if len(unknown) > 1 else ''} "
                               f"{listed}{hint}; valid options: {', '.join(self.knobs()) or 'none'}")
         return type(self)(**{**self.model_dump(), **options})
