@@ -27,7 +27,6 @@ whole at the end (and the journal removed).
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import os
@@ -42,7 +41,7 @@ from .batch import find_documents
 from .document import Document, PageSelection
 from .errors import InputError
 from .evaluation.executors import Progress
-from .evaluation.runner import ResultsWriter, latest_rows
+from .evaluation.runner import ResultsWriter, content_digest, latest_rows
 from .io.lock import FolderLock
 from .layout.structure import SCHEMA_VERSION, Structure, page_markdown, page_structure, table_grid
 from .ocr import get_engine
@@ -130,14 +129,6 @@ def _layers(document: Document) -> dict[int, OcrResult | None]:
     return dict(zip(document.numbers, text_layer(document.source, None, document.numbers, password=document.password)))
 
 
-def _digest(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()[:16]
-
-
 @dataclass(frozen=True)
 class ExtractSummary:
     """What :func:`extract_to` did: pages in the output, pages read now, pages done before, pages that failed."""
@@ -206,7 +197,7 @@ def extract_to(source: str | os.PathLike, out: str | os.PathLike, *, fmt: str = 
     with FolderLock(target.parent, purpose="extract output", name=f".{target.name}.lock"):
         plan: list[tuple[str, str, int | None]] = []
         for file in documents:
-            digest = _digest(file)
+            digest = content_digest(file)
             try:
                 plan += [(file, digest, n) for n in Document(file, pages=pages).numbers]
             except Exception:  # noqa: BLE001 - the document's row says why it could not be read
