@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import socket
 
+from docintent.brains.mllm import PHASE_TOKENS
 from docintent.brains.tokens import data_url_size
 from docintent.testing.fake_openai import FakeOpenAI, http_error, images, last_user_text, offered_tools, text, tool_call
 
@@ -50,7 +51,8 @@ def test_a_healthy_server_is_usable_and_sees_the_run_shapes(capsys):
     assert "[ ok ] Phase A" in out and "[ ok ] Phase B" in out and fixes(out) == []
     phase_a = next(b for b in server.chat_requests if "answer" in offered_tools(b))
     phase_b = next(b for b in server.chat_requests if "continue" in offered_tools(b))
-    assert phase_a["max_tokens"] == phase_b["max_tokens"] == 2048  # the run's budget, not a probe's
+    # the run's budgets: what each phase needs, within --max-tokens (not a probe's)
+    assert (phase_a["max_tokens"], phase_b["max_tokens"]) == (PHASE_TOKENS["decide"], PHASE_TOKENS["review"])
     assert max(data_url_size(images(phase_a)[0])) == 1024  # the configured max_side
     assert len(images(phase_b)) >= 2
 
@@ -68,7 +70,8 @@ def test_a_context_too_small_for_phase_b_fails_with_the_context_fix(capsys):
     # whole pages at 2048 px: Phase A is ~5,000 prompt tokens (one page), a whole-page review ~8,000 (two);
     # 4,096 more for the reply
     with FakeOpenAI(model, context_length=4096 + 6000) as server:
-        code, out = doctor(server, capsys, "--max-side", "2048", "--brain-opt", "max_pixels=0")
+        code, out = doctor(server, capsys, "--max-side", "2048", "--brain-opt", "max_pixels=0",
+                           "--brain-opt", "phase_tokens=false")
     assert code == 1 and "[ ok ] Phase A" in out and "[fail] Phase B" in out
     (fix,) = fixes(out)
     assert "max_side" in fix and "context" in fix and "max_tokens=4096" in fix
@@ -84,7 +87,8 @@ def test_a_one_image_server_fails_phase_b_with_the_image_limit_fix(capsys):
 
 def test_a_truncating_server_is_detected(capsys):
     with FakeOpenAI(model, truncate_at=4096) as server:  # Ollama's default num_ctx: the prompt is cut silently
-        code, out = doctor(server, capsys, "--max-side", "2048", "--brain-opt", "max_pixels=0")
+        code, out = doctor(server, capsys, "--max-side", "2048", "--brain-opt", "max_pixels=0",
+                           "--brain-opt", "phase_tokens=false")
     assert code == 1 and "truncat" in out
     (fix,) = fixes(out)
     assert "num_ctx" in fix or "context length" in fix

@@ -100,7 +100,7 @@ def test_a_context_overflow_retries_once_with_smaller_images():
     context = 4096 + image_tokens(1200, 1600) + 1500
     script = [tool_call("deshadowing"), tool_call("continue"), tool_call("answer", answer="7", confidence="high")]
     with FakeOpenAI(script, context_length=context) as server:
-        result, _ = run(large, server, tools=("deshadowing",), review="page", max_pixels=0)
+        result, _ = run(large, server, tools=("deshadowing",), review="page", max_pixels=0, phase_tokens=False)
     assert result.error is None and result.answer == "7" and result.tools_kept == ["deshadowing"]
     b_first, b_again = server.chat_requests[1], server.chat_requests[2]
     assert offered_tools(b_first) == offered_tools(b_again) == ["continue", "rollback"]
@@ -218,7 +218,7 @@ VLLM_CONTEXT = ("This model's maximum context length is 8192 tokens. However, yo
 ])
 def test_each_rejection_names_its_own_fix(page, message, wanted, unwanted):
     with FakeOpenAI([http_error(400, message=message)]) as server:
-        result, _ = run(page, server)
+        result, _ = run(page, server, phase_tokens=False)  # every request reserves max_tokens=4096
     assert result.answer == ""
     for word in wanted:
         assert word in result.error
@@ -305,9 +305,10 @@ def test_a_hung_call_is_retried_like_any_transient_failure_and_the_message_count
         t0 = time.perf_counter()
         result, _ = run(page, server, timeout=0.3, max_retries=2)
         elapsed = time.perf_counter() - t0
-    # 3 attempts of 0.3 s; a reply (3 s) is never waited for. The bound is loose for a loaded machine.
-    assert len(server.chat_requests) == 3 and elapsed < 2.9
-    assert "gave up after 3 attempt(s)" in result.error and "no reply within 0.3 s" in result.error
+    # 3 attempts of 0.3, 0.6 and 1.2 s, each retry after as long as the abandoned attempt had (its slot): 3 s in
+    # all; the replies (3 s each, 9 s) are never waited for. The bound is loose for a loaded machine.
+    assert len(server.chat_requests) == 3 and elapsed < 6.5
+    assert "gave up after 3 attempt(s)" in result.error and "no reply within 1.2 s" in result.error
     assert "timeout" in result.error
     retries = [r.getMessage() for r in caplog.records if "retry" in r.getMessage()]
     assert [m.split("; ")[-1].split(" in ")[0] for m in retries] == ["retry 1 of 2", "retry 2 of 2"]
@@ -385,7 +386,7 @@ def test_a_region_a_zoom_read_is_reviewed_when_phase_a_named_none(document):
     from docintent.page import Box
     from docintent.tools.zoom import ZoomEvidence
 
-    brain = ModelBrain(base_url="http://localhost:1/v1", model="m")
+    brain = ModelBrain(base_url="http://localhost:1/v1", model="m", context="image", native_tools=True)
     box = Box(0.1, 0.1, 0.5, 0.3)
     zoom = ZoomEvidence("total row", "text", box, 0, document, document.hash)
     state = State("What is the total?", "doc", document, document, ["deshadowing"], evidence=[zoom])

@@ -88,7 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         module.register(sub)
         helps = {a.dest: a.help for a in sub._choices_actions}
-        _describe(sub.choices.get(info.name), helps.get(info.name), getattr(module, "EXAMPLES", ()))
+        name = info.name.replace("_", "-")  # serve_model.py registers serve-model
+        _describe(sub.choices.get(name), helps.get(name), getattr(module, "EXAMPLES", ()))
     return parser
 
 

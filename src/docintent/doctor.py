@@ -14,7 +14,7 @@ server that silently truncates prompts. Every problem names one fix. ``docintent
 >>> with FakeOpenAI(model) as server:
 ...     checks = run_checks(server.base_url, server.model, max_side=512)
 >>> [(c.name, c.status) for c in checks]
-[('reachable', 'ok'), ('model', 'ok'), ('image input', 'ok'), ('Phase A', 'ok'), ('Phase B', 'ok'), ('prompt length', 'ok')]
+[('reachable', 'ok'), ('model', 'ok'), ('image input', 'ok'), ('tool calls', 'ok'), ('Phase A', 'ok'), ('Phase B', 'ok'), ('prompt length', 'ok')]
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from typing import Any
 from .brains.base import State
 from .brains.endpoint import Endpoint, RequestRejected
 from .brains.mllm import ModelBrain
+from .brains.probes import image_probe, tool_probe
+from .brains.textcontext import text_messages
 from .brains.tokens import data_url_size, request_tokens
 from .errors import ModelEndpointError
 from .io.encode import resize_longest
@@ -116,18 +118,27 @@ def run_checks(base_url: str | None, model: str | None = None, api_key: str | No
             checks.append(Check("model", "warn", f"{model} is not among the listed models ({', '.join(served[:8])})",
                                 [FIXES["model name"]]))
 
-        question = "What number is written in the image? Reply with the number only."
         try:
-            reply = endpoint.chat([{"role": "user", "content": [{"type": "text", "text": question},
-                                                                brain.image_part(_number_page())]}])
+            sees, what = image_probe(brain)
         except ModelEndpointError as err:
             checks.append(_rejected("image input", err))
             return checks
-        if "4821" in reply.text:
-            checks.append(Check("image input", "ok", "read 4821 from a test image"))
-        else:
-            checks.append(Check("image input", "warn", f"accepted an image but read {reply.text[:60]!r} instead of 4821",
+        context = brain.options.context
+        if sees:
+            checks.append(Check("image input", "ok", f"{what}: pages are sent as images"))
+        elif context == "image":
+            checks.append(Check("image input", "warn", f"the model {what} instead of 4821 (context=image)",
                                 [FIXES["blind"]]))
+        else:
+            checks.append(Check("image input", "ok", f"the model does not read images ({what}): pages are sent as "
+                                "their OCR text lines with boxes (context=text)"))
+        if context == "auto":
+            brain._sees = sees
+        if brain.options.native_tools == "auto":
+            native, what = tool_probe(brain)
+            how = ("tools go in the API" if native else "tools are described in the prompt and answered as JSON "
+                   "actions (native_tools=false)")
+            checks.append(Check("tool calls", "ok", f"the server {what}: {how}"))
 
         page = _full_page(max_side)
         state = State("What is the revenue in the table's first row?", "doc", page, page,
@@ -135,29 +146,41 @@ def run_checks(base_url: str | None, model: str | None = None, api_key: str | No
         sizes: list[tuple[str, int, int]] = []  # (phase, estimated, reported) prompt tokens
 
         def send(name: str, messages: list[dict[str, Any]], functions: list[dict[str, Any]]) -> Any:
-            estimate = request_tokens({"messages": messages, "tools": functions}).total
+            phase = {"Phase A": "decide", "Phase B": "review"}[name]
+            tools = functions if brain.native_tools else None
+            estimate = request_tokens({"messages": messages, "tools": tools or []}).total
+            if not brain.sees_images():
+                messages = text_messages(messages)
             try:  # the endpoint itself: the brain would retry a context overflow with smaller images
-                reply = endpoint.chat(messages, functions if brain.options.native_tools else None)
+                reply = endpoint.chat(messages, tools, max_tokens=brain.budget(phase),
+                                      **brain.request_extras(tools, functions, phase))
             except ModelEndpointError as err:
                 checks.append(_rejected(name, err))
                 return None
             sizes.append((name, estimate, reply.usage.prompt_tokens))
             return reply
 
-        side = max(_sent(brain, page))
+        shown = f"a {max(_sent(brain, page))}-px page" if brain.sees_images() else "the page's OCR text"
         messages, functions = brain.phase_a_request(state)
         reply = send("Phase A", messages, functions)
+        dropped = reply is not None and brain.native_tools and brain.tools_dropped(reply)
+        if dropped:  # the server ignored the tools: the request as the brain now sends it, JSON actions
+            messages, functions = brain.phase_a_request(state)
+            reply = send("Phase A", messages, functions)
         if reply is not None:
             offered = [f["function"]["name"] for f in functions]
             call = reply.call_for(offered)
-            shape = f"a {side}-px page, {len(functions)} functions, max_tokens={max_tokens}"
-            if call is not None and call.native:
+            shape = f"{shown}, {len(functions)} functions, max_tokens={brain.budget('decide')}"
+            if call is not None and dropped:
+                checks.append(Check("Phase A", "ok", f"{shape}: the server drops the tools field, so they are "
+                                    f"described in the prompt; the model answered with the JSON action {call.name}"))
+            elif call is not None and call.native:
                 checks.append(Check("Phase A", "ok", f"{shape}: native tool call {call.name}"))
             elif call is not None:
                 checks.append(Check("Phase A", "warn", f"{shape}: tool calls come back only as text; docintent reads "
                                     "them, but native calls are more reliable", [FIXES["tool parser"]]))
             elif reply.truncated:
-                checks.append(Check("Phase A", "fail", f"{shape}: the reply was cut at max_tokens={max_tokens} before "
+                checks.append(Check("Phase A", "fail", f"{shape}: the reply was cut at max_tokens={brain.budget('decide')} before "
                                     "any call", [FIXES["cut reply"]]))
             else:
                 checks.append(Check("Phase A", "fail", f"{shape}: no function call, native or as text (reply: "
@@ -176,7 +199,7 @@ def run_checks(base_url: str | None, model: str | None = None, api_key: str | No
                 phase_b_ok = False
                 break
             if reply.call_for(["continue", "rollback"]) is None and reply.truncated:
-                checks.append(Check("Phase B", "fail", f"the review reply was cut at max_tokens={max_tokens}",
+                checks.append(Check("Phase B", "fail", f"the review reply was cut at max_tokens={brain.budget('review')}",
                                     [FIXES["cut reply"]]))
                 phase_b_ok = False
                 break
@@ -198,7 +221,8 @@ def run_checks(base_url: str | None, model: str | None = None, api_key: str | No
 
 
 def _sent(brain: Any, page: Page) -> tuple[int, int]:
-    return data_url_size(brain.image_part(page)["image_url"]["url"]) or page.size
+    part = brain.endpoint.image_part(page, brain.max_side, max_pixels=brain.options.max_pixels)
+    return data_url_size(part["image_url"]["url"]) or page.size
 
 
 def _image_count(messages: list[dict[str, Any]]) -> int:

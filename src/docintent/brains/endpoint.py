@@ -65,7 +65,8 @@ class RequestRejected(ModelEndpointError):
     """The server refused a request (HTTP 4xx other than 401/403/404/429).
 
     ``kind``: "context" (prompt + reply exceed the context), "image_limit" (more images than the server allows
-    per request), "vision" (no image input), "tools", "temperature", "max_tokens_param", "arguments" (the server
+    per request), "vision" (no image input), "tools", "temperature", "stop" (stop sequences refused),
+    "max_tokens_param", "arguments" (the server
     could not parse replayed tool-call arguments) or "other". ``status`` is the HTTP status, ``text`` the
     server's own message.
     """
@@ -137,10 +138,15 @@ _REJECTION_KINDS = (
                   r"extra data"),
     ("max_tokens_param", r"max_tokens.*(?:not supported|unsupported).*max_completion_tokens|use 'max_completion_tokens'"),
     ("temperature", r"temperature"),
+    ("stop", r"'stop'|\bstop\b.*(?:not supported|unsupported|at most|invalid)|stop sequences?"),
     ("context", r"context|too long|maximum.*tokens|max_model_len|n_ctx|prompt is too|exceeds? the (?:model|limit)"),
     ("vision", r"image|multimodal|vision|mm_processor|not a multimodal"),
     ("tools", r"tool|function"),
 )
+
+
+#: An HTTP 500 that is a refused request, not a server failure (llama-cpp-python's request validation).
+_INVALID_REQUEST = re.compile(r"\d+ validation errors? |Input should be a valid|Field required", re.I)
 
 
 def rejection_kind(text: str) -> str:
@@ -196,6 +202,9 @@ class Endpoint:
         self.max_tokens_param = max_tokens_param
         self.extra_body = extra_body
         self.usage = Usage()
+        #: Seconds per output token measured on this endpoint's replies (prompt reading included), None until a
+        #: reply was timed: how long an abandoned request may still hold a one-slot server.
+        self.seconds_per_token: float | None = None
         self._model = model
         self._client = client
         self._injected = client is not None
@@ -383,9 +392,14 @@ class Endpoint:
     # -- requests ----------------------------------------------------------------------------------
 
     def _body(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None,
-              temperature: float | None, top_p: float | None) -> dict[str, Any]:
+              temperature: float | None, top_p: float | None, stop: list[str] | None = None,
+              response_format: dict[str, Any] | None = None) -> dict[str, Any]:
         """The JSON body of one chat-completions request (``extra_body`` merged in, as the SDK would)."""
         body: dict[str, Any] = {"model": self.model, "messages": messages}
+        if stop:
+            body["stop"] = list(stop)
+        if response_format:
+            body["response_format"] = response_format
         temperature = self.temperature if temperature is None else temperature
         if temperature is not None:
             body["temperature"] = temperature
@@ -414,14 +428,18 @@ class Endpoint:
         for attempt in range(attempts.total):
             # Under a run-wide limiter (benchmark executors) wait for a slot; without one this returns at once.
             reserved = ratelimit.wait_turn(lambda: self._tokens(body))
+            started = time.perf_counter()
             try:
                 # ``post`` sends the body as it is: ``chat.completions.create`` would first walk every message
                 # against the SDK's type annotations, which was 40 % of the client's CPU per call.
-                completion, error = client.post("/chat/completions", body=body, cast_to=cast), None
+                options = {"timeout": attempts.timeout} if attempts.timeout != self.timeout else {}
+                completion = client.post("/chat/completions", body=body, cast_to=cast, options=options)
+                error = None
             except Exception as err:
                 completion, error = None, err
             wait = attempts.judge(attempt, completion, error)
             if wait is None:
+                self._timed(completion, time.perf_counter() - started)
                 ratelimit.done(reserved, _used_tokens(completion))
                 return completion
             if wait.rate_limited:
@@ -436,12 +454,14 @@ class Endpoint:
         transport = self._transport()
         for attempt in range(attempts.total):
             reserved = await ratelimit.await_turn(lambda: self._tokens(body))
+            started = time.perf_counter()
             try:
-                completion, error = await transport.post(body), None
+                completion, error = await transport.post(body, attempts.timeout), None
             except Exception as err:
                 completion, error = None, err
             wait = attempts.judge(attempt, completion, error)
             if wait is None:
+                self._timed(completion, time.perf_counter() - started)
                 await ratelimit.adone(reserved, _used_tokens(completion))
                 return completion
             if wait.rate_limited:
@@ -453,6 +473,26 @@ class Endpoint:
                 self._sleep(wait.seconds)
         raise attempts.failure()
 
+    def _timed(self, completion: Any, seconds: float) -> None:
+        """Record how fast the server wrote ``completion`` (seconds per output token, prompt reading included)."""
+        tokens = getattr(getattr(completion, "usage", None), "completion_tokens", 0) or 0
+        if tokens >= 8:  # a reply of a few tokens times the prompt, not the writing
+            rate = seconds / tokens
+            known = self.seconds_per_token
+            self.seconds_per_token = rate if known is None else max(rate, 0.5 * known + 0.5 * rate)
+
+    def slot_wait(self, body: dict[str, Any], waited: float) -> float:
+        """Seconds to wait after a request timed out before sending it again. A one-slot server (llama.cpp)
+        keeps working on a request its client gave up on, and a retry sent at once only queues behind it: so
+        wait as long as the abandoned reply may still take (its ``max_tokens`` at the measured speed, less the
+        ``waited`` seconds it already had; without a measurement, as long again), at most ``4 x timeout``."""
+        budget = body.get(self.max_tokens_param) or self.max_tokens or 0
+        if self.seconds_per_token is not None and budget:
+            need = budget * self.seconds_per_token - waited
+        else:
+            need = waited
+        return float(min(max(need, 0.0), 4 * self.timeout))
+
     def chat(
         self,
         messages: list[dict[str, Any]],
@@ -461,14 +501,17 @@ class Endpoint:
         max_tokens: int | None = None,
         temperature: float | None = None,
         top_p: float | None = None,
+        stop: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> Reply:
         """Send ``messages`` (offering ``tools`` natively when given) and return the parsed :class:`Reply`.
 
-        ``max_tokens`` / ``temperature`` / ``top_p`` override the endpoint's defaults for this call. With an
-        event loop installed (:mod:`docintent.brains.eventloop`) the request runs on it as :meth:`achat` does.
+        ``max_tokens`` / ``temperature`` / ``top_p`` override the endpoint's defaults for this call; ``stop``:
+        stop sequences; ``response_format``: e.g. ``{"type": "json_object"}``. With an event loop installed (:mod:`docintent.brains.eventloop`) the request runs on it
+        as :meth:`achat` does.
         Raises :class:`~docintent.errors.ModelEndpointError` (:class:`RequestRejected` for a refused request).
         """
-        body = self._body(messages, tools, max_tokens, temperature, top_p)
+        body = self._body(messages, tools, max_tokens, temperature, top_p, stop, response_format)
         loop = eventloop.current()
         if loop is not None and not self._injected and not loop.in_loop():
             completion = loop.run(self._acreate(body))
@@ -484,13 +527,15 @@ class Endpoint:
         max_tokens: int | None = None,
         temperature: float | None = None,
         top_p: float | None = None,
+        stop: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> Reply:
         """:meth:`chat` as a coroutine: the same request, retries, errors and reply.
 
         Run every call of one endpoint on one event loop (its HTTP client keeps connections to that loop). With
         no model configured, the first call lists the server's models synchronously (:attr:`model`).
         """
-        body = self._body(messages, tools, max_tokens, temperature, top_p)
+        body = self._body(messages, tools, max_tokens, temperature, top_p, stop, response_format)
         return self._reply(await self._acreate(body))
 
     def _reply(self, completion: Any) -> Reply:
@@ -593,6 +638,9 @@ class _Attempts:
         self.body = body
         self.total = endpoint.max_retries + 1
         self.last = ""
+        #: This attempt's timeout: the endpoint's, doubled after each timed-out attempt (at most 4 x): a reply
+        #: that needs more than the timeout would otherwise time out on every attempt.
+        self.timeout = endpoint.timeout
 
     def judge(self, attempt: int, completion: Any, error: BaseException | None) -> _Wait | None:
         openai = _sdk()
@@ -605,12 +653,17 @@ class _Attempts:
             self.last = problem
             wait = _Wait(endpoint.retry_wait(None, attempt))
         elif isinstance(error, openai.APITimeoutError):
-            self.last = f"no reply within {endpoint.timeout:g} s"
-            wait = _Wait(endpoint.retry_wait(None, attempt))
+            self.last = f"no reply within {self.timeout:g} s"
+            # the server may still be writing the reply given up on: let it finish before asking again
+            wait = _Wait(max(endpoint.retry_wait(None, attempt), endpoint.slot_wait(self.body, self.timeout)))
+            self.timeout = min(2 * self.timeout, 4 * endpoint.timeout)
         elif isinstance(error, openai.APIConnectionError):
             raise endpoint._unreachable(error) from None
         elif isinstance(error, openai.APIStatusError):
             if error.status_code != 429 and error.status_code < 500:
+                raise endpoint._status_error(error, self.body) from None
+            if error.status_code == 500 and _INVALID_REQUEST.search(error_text(error)):
+                # llama-cpp-python answers a request its schema refuses with HTTP 500: the same request fails again
                 raise endpoint._status_error(error, self.body) from None
             self.last = f"HTTP {error.status_code}: {_sentence(error_text(error))}"
             wait = _Wait(endpoint.retry_wait(error, attempt), rate_limited=error.status_code == 429)
@@ -664,9 +717,10 @@ class _AsyncTransport:
             headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json",
                      "Content-Type": "application/json", "User-Agent": f"docintent/{__version__}"})
 
-    async def post(self, body: dict[str, Any]) -> Any:
+    async def post(self, body: dict[str, Any], timeout: float | None = None) -> Any:
         openai = _sdk()
-        request = self._http.build_request("POST", self._url, content=json.dumps(body).encode())
+        request = self._http.build_request("POST", self._url, content=json.dumps(body).encode(),
+                                           timeout=self._httpx.Timeout(timeout) if timeout else self._http.timeout)
         try:
             response = await self._http.send(request)
         except self._httpx.TimeoutException as err:

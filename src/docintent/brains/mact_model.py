@@ -42,12 +42,12 @@ class ModelChat(Protocol):
 
     def exchange(self, state: State, messages: list[dict[str, Any]], functions: list[dict[str, Any]],
                  validate: Callable[[ParsedCall | None, Reply], tuple[ParsedCall | None, str | None]],
-                 ) -> tuple[ParsedCall | None, list[Reply], Usage, str | None]: ...
+                 phase: str | None = None) -> tuple[ParsedCall | None, list[Reply], Usage, str | None]: ...
 
     def chat(self, messages: list[dict[str, Any]], functions: list[dict[str, Any]] | None = None, *,
-             max_tokens: int | None = None) -> Reply: ...
+             max_tokens: int | None = None, phase: str | None = None) -> Reply: ...
 
-    def image_part(self, page: Page, max_side: int | None = None) -> dict[str, Any]: ...
+    def image_part(self, page: Page, max_side: int | None = None, question: str | None = None) -> dict[str, Any]: ...
 
     def with_text_tools(self, text: str, functions: list[dict[str, Any]]) -> str: ...
 
@@ -112,7 +112,7 @@ def plan(brain: ModelChat, state: State, count: int, feedback: Verdict | None = 
     functions = [SUBMIT_PLANS]
     text = brain.with_text_tools(f"Question: {state.question}", functions)
     messages: list[dict[str, Any]] = [{"role": "system", "content": system},
-                                      {"role": "user", "content": [_text_part(text), brain.image_part(state.page)]}]
+                                      {"role": "user", "content": [_text_part(text), brain.image_part(state.page, question=state.question)]}]
 
     def validate(call: ParsedCall | None, reply: Reply) -> tuple[ParsedCall | None, str | None]:
         if call is None:
@@ -132,7 +132,7 @@ def plan(brain: ModelChat, state: State, count: int, feedback: Verdict | None = 
             return None, "every step needs a 'goal'"
         return call, None
 
-    call, _, usage, problem = brain.exchange(state, messages, functions, validate)
+    call, _, usage, problem = brain.exchange(state, messages, functions, validate, "plan")
     start = len(previous)
     if call is None:
         step = PlanStep("s1", "answer the question from the page", "text")
@@ -190,7 +190,7 @@ def execute(brain: ModelChat, state: State, plan: Plan, step: PlanStep, results:
         lines.append(f"This is attempt {candidate + 1}: read the evidence independently of earlier attempts.")
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": render("mact_execute", family=_family(state))},
-        {"role": "user", "content": [_text_part(brain.with_text_tools("\n\n".join(lines), functions)), brain.image_part(state.page)]},
+        {"role": "user", "content": [_text_part(brain.with_text_tools("\n\n".join(lines), functions)), brain.image_part(state.page, question=state.question)]},
     ]
 
     def validate(call: ParsedCall | None, reply: Reply) -> tuple[ParsedCall | None, str | None]:
@@ -213,7 +213,7 @@ def execute(brain: ModelChat, state: State, plan: Plan, step: PlanStep, results:
     usage = Usage()
     last_tool, last_output = "model", ""
     for _ in range(3):
-        call, message, used, problem = brain.exchange(state, messages, functions, validate)
+        call, message, used, problem = brain.exchange(state, messages, functions, validate, "execute")
         usage = usage + used
         if call is None:
             return Execution(step.id, last_tool, last_output, _value(last_output), 0.2, {}, f"no usable reply ({problem})", candidate, usage)
@@ -226,7 +226,7 @@ def execute(brain: ModelChat, state: State, plan: Plan, step: PlanStep, results:
         last_tool, last_output = call.name, text
         content: list[dict[str, Any]] = [_text_part(f"{call.name} output:\n{text}")]
         if image is not None:
-            content.append(brain.image_part(image))
+            content.append(brain.image_part(image, question=state.question))
         if call.native:
             messages.append({"role": "tool", "tool_call_id": call.call_id, "content": f"{call.name} output:\n{text}"})
             if image is not None:
@@ -254,7 +254,7 @@ def judge(brain: ModelChat, state: State, plan: Plan, results: dict[str, Executi
     functions = [ACCEPT, FLAG_PLAN, FLAG_EXECUTION]
     text = brain.with_text_tools(f"Question: {state.question}\n\n{_process_text(plan, results)}", functions)
     messages: list[dict[str, Any]] = [{"role": "system", "content": render("mact_judge", family=_family(state))},
-                                      {"role": "user", "content": [_text_part(text), brain.image_part(state.page)]}]
+                                      {"role": "user", "content": [_text_part(text), brain.image_part(state.page, question=state.question)]}]
     ids = {s.id for s in plan.steps}
 
     def validate(call: ParsedCall | None, reply: Reply) -> tuple[ParsedCall | None, str | None]:
@@ -268,7 +268,7 @@ def judge(brain: ModelChat, state: State, plan: Plan, results: dict[str, Executi
             return None, f"flag_execution needs a step_id of this plan: {', '.join(sorted(ids))}"
         return call, None
 
-    call, _, usage, problem = brain.exchange(state, messages, functions, validate)
+    call, _, usage, problem = brain.exchange(state, messages, functions, validate, "judge")
     if call is None:
         # An unusable judgment does not hold the answer back: the process stands as it is.
         return Verdict(True, None, None, "", (f"no usable verdict ({problem})",), usage)
@@ -296,8 +296,8 @@ def conclude(brain: ModelChat, state: State, runs: list[tuple[Plan, dict[str, Ex
                                                    f"result {c.before!r} -> {c.after!r}" for c in corrections))
     system = render("mact_answer", family=_family(state), rules=answer_rules(state.task if state.task in FAMILY else "doc"))
     messages: list[dict[str, Any]] = [{"role": "system", "content": system},
-                                      {"role": "user", "content": [_text_part("\n\n".join(parts)), brain.image_part(state.page)]}]
-    reply = brain.chat(messages)
+                                      {"role": "user", "content": [_text_part("\n\n".join(parts)), brain.image_part(state.page, question=state.question)]}]
+    reply = brain.chat(messages, phase="conclude")
     usage = reply.usage
     content = reply.text
     obj = parse_json_object(content)

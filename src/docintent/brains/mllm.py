@@ -16,7 +16,18 @@ available; Phase B offers only ``continue`` and ``rollback`` and shows the page 
 ('42', 0.9)
 
 Options (constructor keywords, or ``--brain-opt key=value`` on the command line) are listed in
-:class:`ModelBrainOptions`. Context strategies (``context=``):
+:class:`ModelBrainOptions`. What the model is shown of a page (``context=``):
+
+- ``image``: the page as an image (a vision-language model);
+- ``text``: the page's OCR lines with their boxes, the lines holding the question's words first, within
+  ``text_tokens`` (:mod:`docintent.brains.textcontext`): a model that reads no images makes the same decisions;
+- ``auto`` (default): one small request with a test image finds out which, once per endpoint and model.
+
+Tools go in the API's ``tools`` field until a reply shows the server dropped them (``native_tools=auto``); then
+they are described in the prompt and the model answers with JSON actions. Every request's ``max_tokens`` is sized
+to its phase (``phase_tokens``), and the chat-turn end markers are sent as stop sequences.
+
+History strategies (``history=``):
 
 - ``none``: every phase is a fresh conversation with the current image only;
 - ``text`` (default): earlier decisions and reviews are summarised as text; only the current image is sent
@@ -51,7 +62,7 @@ from typing import Any, Literal
 
 import cv2
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..errors import ConfigError, InvalidBoxError, ToolError
 from ..io.encode import resize_longest, to_data_url
@@ -67,8 +78,10 @@ from .chat import ChatModel
 from .decisions import Answer, Change, Decision, Diagnosis, Keep, Review, Rollback, Usage, UseTool
 from .endpoint import DEFAULT_TIMEOUT, PLACEHOLDER_KEY, Endpoint, Reply, RequestRejected
 from .pricing import Price, PriceTable
+from .probes import probe_images, tool_probe
 from .prompts import FAMILY, PROMPT_VERSION, answer_rules, render
 from .roles import Correction, Execution, Plan, PlanStep, Verdict
+from .textcontext import ocr_transcript, text_messages
 from .tokens import image_tokens
 from .toolcalls import ParsedCall, answer_from_prose, parse_json_object, strip_reasoning, verdict_from_text
 
@@ -85,6 +98,14 @@ REGION_NOTE = ("With a restoration tool you may pass region=[x0, y0, x1, y1], th
 DEFAULT_MAX_PIXELS = 1280 * 28 * 28
 #: Smallest image a budget may shrink an image to, in tokens (8x8 blocks of 28 px).
 MIN_IMAGE_TOKENS = 64
+#: Output tokens each phase needs at most (``phase_tokens``): one function call with a sentence of reasoning
+#: (decide, execute), a verdict (review, judge), a JSON answer (answer, conclude, diagnose), a few short plans.
+#: Measured replies of instruction-tuned models stay under a fifth of these; a reply that reaches one ran away.
+PHASE_TOKENS = {"decide": 512, "review": 256, "answer": 384, "diagnose": 256, "plan": 1024, "execute": 512,
+                "judge": 384, "conclude": 384}
+#: Chat-turn end markers sent as stop sequences by default: a server whose chat template misses the model's
+#: end-of-turn token otherwise lets the model write the next turns itself until max_tokens.
+TURN_ENDS = ("<end_of_turn>", "<|im_end|>", "<|eot_id|>")
 
 ANSWER_FUNCTION = {
     "type": "function",
@@ -148,7 +169,21 @@ class ModelBrainOptions(BaseModel):
     model: str | None = Field(None, description="Model name; default DOCINTENT_MODEL, else the only model the server lists.")
     base_url: str | None = Field(None, description="Endpoint URL ending in /v1; default DOCINTENT_BASE_URL or OPENAI_BASE_URL.")
     api_key: str | None = Field(None, description="API key; default DOCINTENT_API_KEY or OPENAI_API_KEY; local servers need none.")
-    context: Literal["text", "full", "none"] = Field("text", description="What earlier steps each call carries.")
+    history: Literal["text", "full", "none"] = Field(
+        "text", description="What earlier steps each call carries: a text summary, the whole conversation, or none.")
+    context: Literal["auto", "image", "text"] = Field(
+        "auto", description="What the model is shown of a page: the image, or the OCR text lines with their boxes "
+        "(for models that take no images); auto finds out with one small request the first time.")
+    text_tokens: int = Field(1500, ge=100, description="Token budget of one page's OCR text (context=text); the lines "
+                             "holding the question's words come first.")
+    phase_tokens: bool = Field(True, description="Size each request's max_tokens to what its phase needs (at most "
+                               "max_tokens), so a runaway reply cannot hold a small server for minutes; a model that "
+                               "reasons before it answers gets max_tokens from its first reasoning reply on.")
+    json_replies: bool | Literal["auto"] = Field(
+        "auto", description="Ask for a JSON object (response_format json_object, grammar-constrained on llama.cpp) "
+        "when tools are described in the prompt; auto: unless the server refuses it once.")
+    stop: list[str] | None = Field(None, description="Stop sequences sent with every request (default: the chat-turn "
+                                   "end markers some servers miss: <end_of_turn>, <|im_end|>, <|eot_id|>).")
     temperature: float = Field(0.0, description="Sampling temperature (the paper decodes greedily).")
     top_p: float = Field(1.0, description="Nucleus sampling mass.")
     max_tokens: int = Field(4096, ge=1, description="Most output tokens per call.")
@@ -169,7 +204,20 @@ class ModelBrainOptions(BaseModel):
     image_budget: int = Field(0, ge=0, description="Image tokens per sample (0: no budget); later images shrink first.")
     image_format: Literal["auto", "png", "jpeg"] = Field("auto", description="auto: PNG for line art, JPEG for photos.")
     jpeg_quality: int = Field(90, ge=1, le=100)
-    native_tools: bool = Field(True, description="Send tools in the API; False describes them in the prompt (text calls).")
+    native_tools: bool | Literal["auto"] = Field(
+        "auto", description="Send tools in the API (true), describe them in the prompt as JSON actions (false), or "
+        "auto: native until a reply shows the server dropped them, then JSON actions for the rest of the run.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _history_alias(cls, data: Any) -> Any:
+        """``context=full`` / ``context=none`` (before ``context`` named the page's form) mean ``history=...``."""
+        if isinstance(data, dict) and data.get("context") in ("full", "none") and "history" not in data:
+            data = dict(data)
+            data["history"] = data.pop("context")
+            log.warning("context=%s is now history=%s (context names what the model sees of a page: auto, image "
+                        "or text)", data["history"], data["history"])
+        return data
     price_in: float = Field(0.0, ge=0, description="$ per 1M prompt tokens (cost accounting).")
     price_out: float = Field(0.0, ge=0, description="$ per 1M completion tokens.")
     extra_body: dict[str, Any] | None = Field(None, description="Extra JSON fields for every request (server-specific).")
@@ -213,6 +261,11 @@ class ModelBrain(Restorer, MactRoles):
         settings = get_settings()
         opts = self.options
         self.max_side = opts.max_side or settings.max_side
+        self._native: bool | None = None  # native_tools=auto: None until a reply shows whether the server parses calls
+        self._sees: bool | None = None  # context=auto: None until the server is asked whether the model reads images
+        self._reasons = False  # True once a reply carried reasoning: requests get max_tokens from then on
+        self._json_ok: bool | None = None  # json_replies=auto: False once the server refused response_format
+        self._transcripts: dict[tuple[str, str, int], str] = {}
         own_price = Price(opts.price_in, opts.price_out)
         self.prices = prices or PriceTable(default=own_price)
         if chat_model is not None:  # a model behind another API (brains/chat.py): no OpenAI endpoint to build
@@ -255,45 +308,155 @@ class ModelBrain(Restorer, MactRoles):
         return self.prices.cost(self.endpoint.configured_model, self.usage)
 
     def chat(self, messages: list[dict[str, Any]], functions: list[dict[str, Any]] | None = None, *,
-             max_tokens: int | None = None) -> Reply:
-        """Send ``messages`` (offering ``functions`` natively unless ``native_tools=false``) and return the reply.
+             max_tokens: int | None = None, phase: str | None = None) -> Reply:
+        """Send ``messages`` (offering ``functions`` natively unless the server takes none) and return the reply.
 
-        A request the server refuses because it does not fit the context is sent once more with every image
-        at half size (the images are replaced in ``messages``, so a ``full`` conversation stays small).
+        ``max_tokens`` defaults to what ``phase`` needs (:meth:`budget`). With the page given as text
+        (:meth:`sees_images` False) the system message says so. A request the server refuses because it does
+        not fit the context is sent once more with every image at half size (the images are replaced in
+        ``messages``, so a ``full`` conversation stays small).
         """
-        tools = functions if functions and self.options.native_tools else None
+        tools = functions if functions and self.native_tools else None
+        if max_tokens is None:
+            max_tokens = self.budget(phase)
+        if self._text_context():
+            messages = text_messages(messages)
+        extra = self.request_extras(tools, functions, phase)
+        stop = extra.get("stop")
         try:
-            return self.endpoint.chat(messages, tools, max_tokens=max_tokens)
+            reply = self.endpoint.chat(messages, tools, max_tokens=max_tokens, **extra)
         except RequestRejected as err:
+            if "response_format" in extra and re.search(r"response_format|json_object|json mode", err.text, re.I):
+                log.info("%s refuses response_format json_object; not asking for it again", self.endpoint.where)
+                self._json_ok = False
+                return self.chat(messages, functions, max_tokens=max_tokens, phase=phase)
+            if err.kind == "stop" and stop and self.options.stop is None:
+                log.info("%s refuses stop sequences; sending none", self.endpoint.where)
+                self.options.stop = []
+                return self.chat(messages, functions, max_tokens=max_tokens, phase=phase)
             if err.kind != "context" or not _shrink_images(messages):
                 raise
             log.warning("%s; sending it once more with images at half size", err)
-            return self.endpoint.chat(messages, tools, max_tokens=max_tokens)
+            reply = self.endpoint.chat(messages, tools, max_tokens=max_tokens, **extra)
+        if reply.reasoning and not self._reasons and self.options.phase_tokens:
+            self._reasons = True
+            log.info("%s reasons before it answers: every request now gets max_tokens=%d",
+                     self.endpoint.where, self.options.max_tokens)
+        return reply
 
-    def _ask(self, messages: list[dict[str, Any]], functions: list[dict[str, Any]] | None = None) -> Reply:
-        """:meth:`chat`; a reply cut by ``max_tokens`` before it said anything usable is asked again with twice
-        the room (at temperature 0 the same budget would be cut at the same place)."""
-        reply = self.chat(messages, functions)
-        if reply.truncated and not reply.calls and parse_json_object(reply.text) is None:
-            budget = 2 * self.options.max_tokens
-            log.warning("%s: the reply was cut at max_tokens=%d; asking again with %d",
-                        self.endpoint.where, self.options.max_tokens, budget)
-            again = self.chat(messages, functions, max_tokens=budget)
+    def request_extras(self, tools: list[dict[str, Any]] | None, functions: list[dict[str, Any]] | None,
+                       phase: str | None) -> dict[str, Any]:
+        """The fields a request carries beyond messages, tools and max_tokens: ``stop`` (``stop``, default
+        :data:`TURN_ENDS`) and ``response_format`` when a JSON object is wanted (:meth:`_json_wanted`). None for
+        a model behind another API (a :class:`~docintent.brains.chat.ChatModel` takes neither)."""
+        if not isinstance(self.endpoint, Endpoint):
+            return {}
+        stop = self.options.stop if self.options.stop is not None else list(TURN_ENDS)
+        extra: dict[str, Any] = {"stop": stop} if stop else {}
+        if self._json_wanted(tools, functions, phase):
+            extra["response_format"] = {"type": "json_object"}
+        return extra
+
+    def _json_wanted(self, tools: list[dict[str, Any]] | None, functions: list[dict[str, Any]] | None,
+                     phase: str | None) -> bool:
+        """Whether this request asks for a JSON object: ``json_replies`` on (or auto and not refused), and the
+        reply is a JSON action (tools described in the prompt) or a JSON answer in the JSON-action mode."""
+        setting = self.options.json_replies
+        if setting is False or (setting == "auto" and self._json_ok is False) or tools:
+            return False
+        return bool(functions) or (not self.native_tools and phase in ("answer", "diagnose", "conclude"))
+
+    def budget(self, phase: str | None) -> int:
+        """Output tokens a request of ``phase`` may use: :data:`PHASE_TOKENS` (at most ``max_tokens``) with
+        ``phase_tokens`` on and a model that does not reason first, else ``max_tokens``."""
+        most = self.options.max_tokens
+        if phase is None or not self.options.phase_tokens or self._reasons:
+            return most
+        return min(most, PHASE_TOKENS.get(phase, most))
+
+    def _ask(self, messages: list[dict[str, Any]], functions: list[dict[str, Any]] | None = None,
+             phase: str | None = None) -> Reply:
+        """:meth:`chat`; a reply cut by the token limit while the model was still reasoning, before it said
+        anything usable, is asked again with more room (at temperature 0 the same budget would be cut at the
+        same place). A reply cut without reasoning ran away: more room would only let it run longer."""
+        budget = self.budget(phase)
+        reply = self.chat(messages, functions, max_tokens=budget, phase=phase)
+        if reply.truncated and not reply.calls and parse_json_object(reply.text) is None and reply.reasoning:
+            more = max(self.options.max_tokens, 2 * budget)
+            log.warning("%s: the reply was cut at max_tokens=%d; asking again with %d", self.endpoint.where, budget, more)
+            again = self.chat(messages, functions, max_tokens=more, phase=phase)
             again.usage = reply.usage + again.usage
             return again
         return reply
+
+    # -- what the model takes: images or text, native tool calls or JSON actions --------------------
+
+    @property
+    def native_tools(self) -> bool:
+        """Whether tools go in the API's ``tools`` field (else they are described in the prompt); ``auto`` asks
+        the server once per endpoint and model (:func:`~docintent.brains.probes.tool_probe`), and a reply that
+        shows the tools were dropped after all switches to the prompt (:meth:`tools_dropped`)."""
+        setting = self.options.native_tools
+        if setting != "auto":
+            return bool(setting)
+        if self._native is None and isinstance(self.endpoint, Endpoint):
+            self._native = tool_probe(self)[0]
+        return self._native is not False
+
+    def tools_dropped(self, reply: Reply) -> bool:
+        """After a reply to a request that offered tools natively: True (once) when it shows the server dropped
+        them after all (no call, native or written, and no reasoning; a one-function probe can pass where a real
+        request is not shown the tools); from then on tools are described in the prompt."""
+        if self.options.native_tools != "auto" or self._native is False:
+            return False
+        if reply.calls or reply.reasoning or parse_json_object(reply.text) is not None:
+            return False  # a written call, a model still reasoning, or a JSON answer: the tools were seen
+        self._native = False
+        log.warning("%s: the model made no function call with tools offered in the API; describing them in the "
+                    "prompt from now on (native_tools=false)", self.endpoint.where)
+        return True
+
+    def sees_images(self) -> bool:
+        """Whether the model reads images: ``context=image`` / ``text`` say so; ``auto`` asks the server once per
+        endpoint and model in this process (:func:`probe_images`) and says what it found in one line."""
+        if self.options.context != "auto":
+            return self.options.context == "image"
+        if self._sees is None:
+            self._sees = probe_images(self)
+        return self._sees
+
+    def _text_context(self) -> bool:
+        return self.options.context == "text" or (self.options.context == "auto" and self._sees is False)
 
     def close(self) -> None:
         self.endpoint.close()
 
     # -- message building -------------------------------------------------------------------------
 
-    def image_part(self, page: Page, max_side: int | None = None) -> dict[str, Any]:
-        """The page as an ``image_url`` content part (longest side and pixel count capped; cached by hash)."""
+    def image_part(self, page: Page, max_side: int | None = None, question: str | None = None) -> dict[str, Any]:
+        """The page as an ``image_url`` content part (longest side and pixel count capped; cached by hash), or,
+        for a model that reads no images, as a text part: its OCR lines with their boxes (:meth:`transcript`),
+        the lines holding ``question``'s words first."""
+        if not self.sees_images():
+            return {"type": "text", "text": self.transcript(page, question)}
         opts = self.options
         side = min(max_side or self.max_side, self.max_side)
         return self.endpoint.image_part(page, side, max_pixels=opts.max_pixels, fmt=opts.image_format,
                                         quality=opts.jpeg_quality)
+
+    def transcript(self, page: Page, question: str | None = None) -> str:
+        """What a text-only model is shown of ``page``: :func:`ocr_transcript` within ``text_tokens`` (kept for the
+        page state and question, so every phase that shows the page shows the same text)."""
+        key = (page.hash, question or "", self.options.text_tokens)
+        known = self._transcripts.get(key)
+        if known is None:
+            from ..ocr import get_engine
+
+            known = ocr_transcript(get_engine().read(page), question or "", self.options.text_tokens)
+            if len(self._transcripts) >= 64:
+                self._transcripts.pop(next(iter(self._transcripts)))
+            self._transcripts[key] = known
+        return known
 
     def image_tokens(self, page: Page, max_side: int | None = None) -> int:
         """Tokens the page costs as sent (after ``max_side`` and ``max_pixels``), by the Qwen-VL rule."""
@@ -313,7 +476,7 @@ class ModelBrain(Restorer, MactRoles):
             while side > 28 and self.image_tokens(page, side) > allowance:
                 side = max(28, int(side * min(0.95, (allowance / self.image_tokens(page, side)) ** 0.5)))
             memo.image_tokens = used + self.image_tokens(page, side)
-        return self.image_part(page, side)
+        return self.image_part(page, side, question=state.question)
 
     def _tool_spec(self, name: str) -> dict[str, Any]:
         """A tool's function spec; restoration tools also take the optional evidence ``region``."""
@@ -326,7 +489,8 @@ class ModelBrain(Restorer, MactRoles):
         return {"type": "function", "function": {**spec["function"], "parameters": parameters}}
 
     def with_text_tools(self, text: str, functions: list[dict[str, Any]]) -> str:
-        if self.options.native_tools or not functions:
+        """``text`` with ``functions`` described in it when they are not sent natively (JSON actions)."""
+        if self.native_tools or not functions:
             return text
         listing = json.dumps([f["function"] for f in functions], indent=1)
         return f"{text}\n\n{render('text_tools', tools=listing)}"
@@ -375,7 +539,7 @@ class ModelBrain(Restorer, MactRoles):
 
     def _conversation(self, state: State, system: str) -> list[dict[str, Any]]:
         """The messages a phase starts from: the stored conversation (``full``) or a fresh one."""
-        if self.options.context != "full":
+        if self.options.history != "full":
             return [{"role": "system", "content": system}]
         memo = self.memo(state, _Conversation)
         conv = memo.messages
@@ -392,7 +556,7 @@ class ModelBrain(Restorer, MactRoles):
 
     def _user(self, state: State, text: str, images: list[tuple[str, Page, int | None]]) -> dict[str, Any]:
         note = ""
-        if self.options.context == "full":
+        if self.options.history == "full":
             memo = self.memo(state, _Conversation)
             note, memo.note = memo.note, ""
         content: list[dict[str, Any]] = [{"type": "text", "text": f"{note}\n\n{text}".strip()}]
@@ -410,6 +574,7 @@ class ModelBrain(Restorer, MactRoles):
         messages: list[dict[str, Any]],
         functions: list[dict[str, Any]],
         validate: Callable[[ParsedCall | None, Reply], tuple[ParsedCall | None, str | None]],
+        phase: str | None = None,
     ) -> tuple[ParsedCall | None, list[Reply], Usage, str | None]:
         """Ask, validate the call; on an unusable reply send one corrective message and ask again.
 
@@ -423,17 +588,19 @@ class ModelBrain(Restorer, MactRoles):
         offered = [f["function"]["name"] for f in functions]
         first = None
         for attempt in range(2):
-            reply = self._ask(messages, functions)
+            sent_natively = self.native_tools
+            reply = self._ask(messages, functions, phase)
             replies.append(reply)
             usage = usage + reply.usage
             first = reply.call_for(offered)
             call, problem = validate(first, reply)
             messages.append(_replayed(reply, first))
             if problem is None:
-                if self.options.context == "full":
+                if self.options.history == "full":
                     self.memo(state, _Conversation).open_call = _open_call(first)
                 return call, replies, usage, None
-            if reply.truncated:
+            dropped = sent_natively and self.tools_dropped(reply)
+            if reply.truncated and not dropped:
                 problem = (f"the reply was cut by the output-token limit (finish_reason=length, max_tokens="
                            f"{self.options.max_tokens}) before it made a usable call; raise max_tokens "
                            "(reasoning models need 8192 or more)")
@@ -443,12 +610,14 @@ class ModelBrain(Restorer, MactRoles):
             if attempt == 1:
                 break
             correction = render("corrective", problem=problem, names=", ".join(offered))
+            if dropped:
+                correction = self.with_text_tools(correction, functions)
             open_id = _open_call(first)
             if open_id:
                 messages.append({"role": "tool", "tool_call_id": open_id, "content": correction})
             else:
                 messages.append({"role": "user", "content": correction})
-        if self.options.context == "full":
+        if self.options.history == "full":
             # the last unusable reply stays in the conversation; the next phase's note answers it
             self.memo(state, _Conversation).open_call = _open_call(first)
         return None, replies, usage, problem
@@ -462,7 +631,7 @@ class ModelBrain(Restorer, MactRoles):
         functions = [ANSWER_FUNCTION] + [self._tool_spec(n) for n in state.available_tools]
         messages = self._conversation(state, system)
         text = self._situation(state)
-        if self.options.context == "text":
+        if self.options.history == "text":
             text = f"{self.history_text(state)}\n\n{text}".strip()
         messages.append(self._user(state, self.with_text_tools(text, functions), [("", state.page, None)]))
         return messages, functions
@@ -496,7 +665,7 @@ class ModelBrain(Restorer, MactRoles):
                 return None, str(err)
             return call, None
 
-        call, replies, usage, problem = self.exchange(state, messages, functions, validate)
+        call, replies, usage, problem = self.exchange(state, messages, functions, validate, "decide")
         reply = replies[-1]
         content = _plain_text(reply.content)
         if call is None:
@@ -564,7 +733,7 @@ class ModelBrain(Restorer, MactRoles):
                       ("AFTER the tool (evidence region):", crops[1], side),
                       ("The page after the tool, evidence region outlined:",
                        thumbnail(after, region, self.options.thumbnail_side), self.options.thumbnail_side)]
-        if self.options.context == "text":
+        if self.options.history == "text":
             text = f"{self.history_text(state)}\n\n{text}".strip()
         messages.append(self._user(state, self.with_text_tools(text, functions), images))
         return messages, functions
@@ -587,7 +756,7 @@ class ModelBrain(Restorer, MactRoles):
             return call, None
 
         try:
-            call, replies, usage, problem = self.exchange(state, messages, functions, validate)
+            call, replies, usage, problem = self.exchange(state, messages, functions, validate, "review")
         except RequestRejected as err:
             del messages[sent - 1:]  # a full conversation must not keep a request the server refused
             # The restored page was never checked, so the page before the tool stays: the known-good one.
@@ -609,13 +778,13 @@ class ModelBrain(Restorer, MactRoles):
         """Answer from the current page with the baseline prompt (JSON ``{"answer": ...}``), no tools."""
         system = render("answer", family=FAMILY.get(state.task, "document"), rules=answer_rules(_task(state.task)))
         text = f"Question: {state.question}"
-        if self.options.context != "none":
+        if self.options.history != "none":
             text = f"{self.history_text(state)}\n\n{text}".strip()
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": system},
             {"role": "user", "content": [{"type": "text", "text": text}, self._image(state, state.page)]},
         ]
-        reply = self._ask(messages)
+        reply = self._ask(messages, phase="answer")
         usage = reply.usage
         obj = parse_json_object(reply.text)
         if obj is None:
@@ -639,7 +808,7 @@ class ModelBrain(Restorer, MactRoles):
         messages: list[dict[str, Any]] = [{"role": "system", "content": render("diagnose")},
                     {"role": "user", "content": [{"type": "text", "text": "Which degradations does this page show?"},
                                                  self._image(state, state.page)]}]
-        reply = self._ask(messages)
+        reply = self._ask(messages, phase="diagnose")
         usage = reply.usage
         content = reply.text
         obj = parse_json_object(content)

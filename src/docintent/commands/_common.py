@@ -53,10 +53,58 @@ def brain_kind(text: str) -> str:
     return text.strip()
 
 
+#: The endpoint options every command that can drive a model takes as flags as well as ``--brain-opt KEY=VALUE``:
+#: (option, flag, help).
+ENDPOINT_FLAGS = (
+    ("base_url", "--base-url", "OpenAI-compatible endpoint ending in /v1, e.g. http://127.0.0.1:8080/v1 (the same as "
+     "--brain-opt base_url=URL; selects the openai brain when --brain is not given; default DOCINTENT_BASE_URL "
+     "or OPENAI_BASE_URL)"),
+    ("model", "--model", "model name as the server lists it (the same as --brain-opt model=NAME; default "
+     "DOCINTENT_MODEL, else the only model the server lists)"),
+    ("api_key", "--api-key", "API key (the same as --brain-opt api_key=KEY; default DOCINTENT_API_KEY or "
+     "OPENAI_API_KEY; local servers need none)"),
+)
+
+
+def add_endpoint_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--base-url``, ``--model`` and ``--api-key``: the model endpoint, named the same way for ``ask``, ``doctor``,
+    ``bench``, ``serve``, ``evidence`` and ``mcp`` (each is also accepted as ``--brain-opt key=value``)."""
+    group = parser.add_argument_group("model endpoint (openai brain)")
+    for option, flag, text in ENDPOINT_FLAGS:
+        group.add_argument(flag, dest=option, metavar=option.split("_")[-1].upper(), default=None, help=text)
+
+
+def endpoint_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The endpoint flags given (:data:`ENDPOINT_FLAGS`) as brain options; the key is registered for redaction."""
+    from ..redaction import register_options
+
+    given = {option: getattr(args, option, None) for option, _, _ in ENDPOINT_FLAGS}
+    given = {key: value for key, value in given.items() if value is not None}
+    register_options(given)
+    return given
+
+
+def brain_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``--brain-opt`` options with the endpoint flags merged in; a flag and a ``--brain-opt`` that name the same
+    option with different values are refused in one line (neither silently wins)."""
+    options = parse_options(getattr(args, "brain_opt", None))
+    for key, value in endpoint_options(args).items():
+        flag = next(f for o, f, _ in ENDPOINT_FLAGS if o == key)
+        if key in options and options[key] != value:
+            raise ConfigError(f"{flag} and --brain-opt {key}=... name different values; give one of them")
+        options[key] = value
+    return options
+
+
 def brain_choice(args: argparse.Namespace):
-    """The brain kind and options of a command's ``--profile``, ``--brain`` and ``--brain-opt``, with the config
-    files and the environment (:func:`choose_brain`)."""
-    return choose_brain(getattr(args, "profile", None), args.brain, parse_options(args.brain_opt))
+    """The brain kind and options of a command's ``--profile``, ``--brain``, ``--brain-opt`` and endpoint flags,
+    with the config files and the environment (:func:`choose_brain`). ``--base-url`` without ``--brain`` or
+    ``--profile`` selects the openai brain: naming an endpoint means driving a model."""
+    kind = args.brain
+    profile = getattr(args, "profile", None)
+    if kind is None and profile is None and getattr(args, "base_url", None) is not None:
+        kind = "openai"
+    return choose_brain(profile, kind, brain_options(args))
 
 
 def choose_brain(profile: str | None, kind: str | None, options: dict[str, Any]):

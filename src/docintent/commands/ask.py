@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (
+    add_endpoint_arguments,
     add_pages_argument,
     add_profile_argument,
     add_progress_argument,
@@ -49,6 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--brain", type=brain_kind, default=None, help="offline (default), openai, ...")
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="brain option, e.g. base_url=http://localhost:8000/v1")
     add_profile_argument(p)
+    add_endpoint_arguments(p)
     add_pages_argument(p, "pages of a PDF to consider, counted from 1: 2, 1-3 or 1,4-6 (default: all)")
     p.add_argument("--max-pages", type=positive_int, default=None, metavar="N",
                    help="read at most N of the pages the locator ranks, best first, until one answers (default 3)")

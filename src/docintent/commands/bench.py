@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import add_profile_argument, brain_choice, brain_kind, check_output_folder, non_negative_int, positive_int
+from ._common import (
+    add_endpoint_arguments,
+    add_profile_argument,
+    brain_choice,
+    brain_kind,
+    check_output_folder,
+    non_negative_int,
+    positive_int,
+)
 from ._scale import add_executor_arguments, executor_from_args
 
 #: Shown under ``docintent bench --help``.
@@ -44,6 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="run directory, e.g. runs/NAME")
     add_executor_arguments(p, workers=False, model_calls=True)
     add_profile_argument(p)
+    add_endpoint_arguments(p)
     p.set_defaults(func=run)
 
 

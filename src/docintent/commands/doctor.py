@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_profile_argument, int_range, positive_float, positive_int
+from ._common import add_endpoint_arguments, add_profile_argument, int_range, positive_float, positive_int
 
 #: Shown under ``docintent doctor --help``.
 EXAMPLES = (
-    'docintent doctor --brain-opt base_url=http://127.0.0.1:8000/v1 --brain-opt model=my-model',
+    'docintent doctor --base-url http://127.0.0.1:8080/v1 --model my-model',
 )
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,9 +18,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Check that an OpenAI-compatible endpoint can drive docintent: it sends the Phase A and Phase B "
         "requests ask will send (same max_side, max_tokens and options) and prints one fix for each problem.",
     )
-    p.add_argument("--base-url", help="endpoint URL ending in /v1 (default DOCINTENT_BASE_URL or OPENAI_BASE_URL)")
-    p.add_argument("--model", help="model name (default DOCINTENT_MODEL, else the only model the server lists)")
-    p.add_argument("--api-key", help="API key (default DOCINTENT_API_KEY or OPENAI_API_KEY; local servers need none)")
     p.add_argument("--max-side", type=int_range(16, 65536), default=None,
                    help="longest image side, as ask will send it (default DOCINTENT_MAX_SIDE, 2048)")
     p.add_argument("--max-tokens", type=positive_int, default=None, help="output-token budget per call, as ask uses it (default 4096)")
@@ -28,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_profile_argument(p)
     p.add_argument("--brain-opt", action="append", default=[], metavar="KEY=VALUE",
                    help="another option of the openai brain, as given to ask (e.g. native_tools=false, review=page)")
+    add_endpoint_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -35,11 +33,10 @@ def run(args: argparse.Namespace) -> int:
     from ..doctor import format_checks, healthy, run_checks
     from ..errors import ConfigError
     from ..settings import get_settings
-    from ._common import choose_brain, parse_options
+    from ._common import brain_options, choose_brain
 
-    given = {"base_url": args.base_url, "model": args.model, "api_key": args.api_key, "max_side": args.max_side,
-             "max_tokens": args.max_tokens, "timeout": args.timeout}
-    options = {**parse_options(args.brain_opt), **{k: v for k, v in given.items() if v is not None}}
+    given = {"max_side": args.max_side, "max_tokens": args.max_tokens, "timeout": args.timeout}
+    options = {**brain_options(args), **{k: v for k, v in given.items() if v is not None}}
     choice = choose_brain(args.profile, None, options)
     if choice.kind != "openai":
         if args.profile:

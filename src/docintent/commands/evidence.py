@@ -6,6 +6,7 @@ import argparse
 import json
 
 from ._common import (
+    add_endpoint_arguments,
     add_profile_argument,
     add_progress_argument,
     brain_choice,
@@ -36,6 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="context the answer step sees (default evidence+ocr)")
     p.add_argument("--brain", type=brain_kind, default=None, help="brain for the answer step: offline (default), openai, ...")
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="brain option, e.g. base_url=http://localhost:8000/v1")
+    add_endpoint_arguments(p)
     p.add_argument("--no-answer", action="store_true", help="only find evidence; skip the answer step")
     p.add_argument("--threshold", type=unit_float, default=None, help="share of the question's keyword weight a line must match (default 0.5)")
     p.add_argument("--dpi", type=dpi_arg, default=None, help="PDF render resolution (default DOCINTENT_PDF_DPI)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_profile_argument, brain_kind
+from ._common import add_endpoint_arguments, add_profile_argument, brain_kind
 
 #: Shown under ``docintent mcp --help``.
 EXAMPLES = (
@@ -23,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--index", metavar="DIR", help="index made by `docintent index`: adds the search tool")
     p.add_argument("--brain", type=brain_kind, default=None, help="brain of the ask tool: offline (default) or openai")
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="option of the brain, e.g. model=...")
+    add_endpoint_arguments(p)
     add_profile_argument(p)
     p.set_defaults(func=run)
 

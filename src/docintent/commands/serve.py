@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_profile_argument, brain_kind, int_range, positive_float, positive_int
+from ._common import add_endpoint_arguments, add_profile_argument, brain_kind, int_range, positive_float, positive_int
 
 #: The service's port when none is given: not 8000 (vLLM's default, where a model server is often running), nor
 #: another port that common model servers or notebook tools take (8080, 8888, 7860, 11434, 30000).
@@ -36,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE",
                    help="option of the brain named with --brain that takes it (the first that accepts every option "
                    "given), e.g. base_url=http://localhost:8001/v1; never taken from requests")
+    add_endpoint_arguments(p)
     p.add_argument("--token", help="require 'Authorization: Bearer TOKEN' (default: DOCINTENT_SERVE_TOKEN, else none)")
     p.add_argument("--cors-origin", action="append", metavar="URL", help="allow this browser origin (default: CORS off)")
     p.add_argument("--max-upload-mb", type=positive_float(10240.0), default=25.0,
@@ -57,10 +58,13 @@ def build_config(args: argparse.Namespace):
     from ..errors import ConfigError
     from ..server.config import MB, ServeConfig, brain_factory, check_token
     from ..settings import get_settings
-    from ._common import choose_brain, parse_options
+    from ._common import brain_options, choose_brain, endpoint_options
 
     get_settings()  # a bad DOCINTENT_* variable stops the service here, in one line, not in its start-up
-    options = parse_options(args.brain_opt)
+    options = brain_options(args)
+    if endpoint_options(args) and "openai" not in (args.brain or []):
+        # naming an endpoint offers the model brain (beside the offline reader, still the default)
+        args.brain = [*(args.brain or ["offline"]), "openai"]
     choice = choose_brain(args.profile, None, options) if args.profile or not args.brain else None
     if choice is not None and choice.profile is not None:
         # the profile's brain comes first (the default of requests), with the profile's options

@@ -36,6 +36,20 @@ The server can also imitate how real servers are configured (constructor keyword
   ``--enable-auto-tool-choice``);
 - ``strict_arguments=True`` (default): like vLLM, the arguments of assistant tool calls sent back in the
   conversation are parsed, and invalid JSON is an HTTP 400.
+- ``vision=True`` (default): the model reads images, so it answers the brain's image probe (a small image of
+  ``Code: 4821``, :mod:`docintent.brains.probes`) with ``4821`` by itself, outside the script (and the tool
+  probe with a call, or prose with ``drops_tools``). With
+  ``vision=False`` it behaves as llama.cpp's server does with a text-only model: the image part is dropped
+  without an error and the model answers the probe with a number it made up.
+- ``slots=1``: like llama.cpp's server, at most one request is worked on at a time and the others wait in
+  line; a request whose client gave up (timed out) is still worked to its end (its ``delay``), so a retry sent
+  at once waits behind it.
+- ``drops_tools=True``: like a chat template that renders no tools (llama-cpp-python without a forced
+  ``tool_choice``), the ``tools`` of a request are ignored and the scripted reply's tool calls come back as plain
+  prose (the arguments' values, no call); to a request without ``tools`` (functions described in the prompt)
+  they come back as the JSON action the prompt asks for.
+
+Probe requests are recorded in ``requests`` and ``probe_requests``, not in ``chat_requests``.
 
 Prompt tokens are estimated by :func:`docintent.brains.tokens.request_tokens` (Qwen-VL rule for images,
 4 characters per text token). From a shell::
@@ -56,6 +70,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from ..brains.probes import PROBE_ANSWER, PROBE_QUESTION, TOOL_PROBE_QUESTION
 from ..brains.tokens import request_tokens, text_tokens
 
 Response = dict[str, Any]
@@ -177,8 +192,14 @@ class FakeOpenAI:
         truncate_at: int | None = None,
         tool_parser: bool = True,
         strict_arguments: bool = True,
+        vision: bool = True,
+        slots: int | None = None,
+        drops_tools: bool = False,
     ) -> None:
         self.script = script if callable(script) else list(script)
+        self.vision = vision
+        self.drops_tools = drops_tools
+        self._slots = threading.Semaphore(slots) if slots else None
         self.max_images = max_images
         self.context_length = context_length
         self.truncate_at = truncate_at
@@ -231,8 +252,15 @@ class FakeOpenAI:
 
     @property
     def chat_requests(self) -> list[dict[str, Any]]:
-        """Bodies of the chat-completions requests, in arrival order."""
-        return [r.body for r in self.requests if r.path.endswith("/chat/completions") and r.body is not None]
+        """Bodies of the chat-completions requests, in arrival order (image probes apart)."""
+        return [r.body for r in self.requests if r.path.endswith("/chat/completions") and r.body is not None
+                and not is_probe(r.body)]
+
+    @property
+    def probe_requests(self) -> list[dict[str, Any]]:
+        """Bodies of the image probes the brain sent (:func:`is_probe`)."""
+        return [r.body for r in self.requests if r.path.endswith("/chat/completions") and r.body is not None
+                and is_probe(r.body)]
 
     # -- behaviour ---------------------------------------------------------------------------------
 
@@ -374,11 +402,37 @@ class FakeOpenAI:
                 if refusal is not None:  # the server refuses before the model sees anything: the script waits
                     self._error(400, refusal, "BadRequestError")
                     return
+                if is_probe(body):  # the model's own answer to a probe, outside the script
+                    if body.get("tools"):
+                        answer = text("7") if fake.drops_tools else tool_call("record", value="7")
+                    else:
+                        answer = text(PROBE_ANSWER if fake.vision else "1234")
+                    self._send(200, fake.completion(body, answer))
+                    return
+                slot = fake._slots
+                if slot is not None:
+                    slot.acquire()  # one request worked on at a time; the others wait in line
+                try:
+                    self._answer(body)
+                finally:
+                    if slot is not None:
+                        slot.release()
+
+            def _answer(self, body: dict[str, Any]) -> None:
                 try:
                     response = fake._next_response(body)
                 except Exception as err:  # a broken script function is reported to the client, not swallowed
                     self._error(500, f"fake server script failed: {type(err).__name__}: {err}", "server_error")
                     return
+                if fake.drops_tools and ("tool" in response or "tools" in response):
+                    calls = [(response["tool"], response.get("arguments", {}))] if "tool" in response else response["tools"]
+                    rest = {k: v for k, v in response.items() if k not in ("tool", "tools", "arguments")}
+                    if body.get("tools"):  # the template showed the model no tools: it answers in prose
+                        prose = " ".join(str(v) for _, args in calls if isinstance(args, dict) for v in args.values())
+                        response = {**rest, "content": prose or "I would look at the page."}
+                    else:  # tools described in the prompt: the model writes the JSON action it was asked for
+                        name, args = calls[0]
+                        response = {**rest, "content": json.dumps({"name": name, "arguments": args})}
                 if response.get("delay"):
                     time.sleep(float(response["delay"]))
                 status = int(response.get("status", 200))
@@ -392,6 +446,21 @@ class FakeOpenAI:
                 self._send(200, fake.completion(body, response))
 
         return Handler
+
+
+def is_probe(body: dict[str, Any]) -> bool:
+    """Whether a request is one of the brain's probes (:mod:`docintent.brains.probes`): one user message with the
+    image probe's question and one image, or the tool probe's question."""
+    messages = body.get("messages") or []
+    if len(messages) != 1:
+        return False
+    if messages[0].get("content") == TOOL_PROBE_QUESTION:
+        return True
+    if not isinstance(messages[0].get("content"), list):
+        return False
+    parts = messages[0]["content"]
+    return (any(p.get("type") == "text" and p.get("text") == PROBE_QUESTION for p in parts)
+            and sum(p.get("type") == "image_url" for p in parts) == 1)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,186 @@
+"""The model path against a small local server of the kind llama.cpp runs (a text-only model, one slot, tools
+that its chat format drops), imitated on loopback by docintent.testing.fake_openai with what the real
+llama-cpp-python 0.3.36 server on Gemma 3 270M was measured to do (benchmarks/local_model.py).
+
+Each test asserts what a user sees: the answer, what the model was sent, how many requests a timeout cost, the
+error message.
+"""
+
+from __future__ import annotations
+
+import time
+
+import cv2
+import pytest
+
+from docintent.brains.mllm import PHASE_TOKENS, ModelBrain
+from docintent.brains.probes import forget_probes
+from docintent.page import Page
+from docintent.strategies import get_strategy
+from docintent.synth.render import render_text_lines
+from docintent.testing.fake_openai import FakeOpenAI, delayed, http_error, images, text, tool_call
+
+
+@pytest.fixture(autouse=True)
+def _fresh_probes():
+    forget_probes()
+    yield
+    forget_probes()
+
+
+@pytest.fixture(scope="module")
+def invoice() -> Page:
+    pixels = render_text_lines(["INVOICE 2231", "Date: 4 March 2026", "Total due: $41.20"], width=520, font_px=28)
+    return Page.from_array(pixels, source="invoice-lines")
+
+
+def brain_for(server: FakeOpenAI, **options) -> ModelBrain:
+    return ModelBrain(base_url=server.base_url, model=server.model, backoff=0.0, **options)
+
+
+def ask(page, server, strategy="docintent", tools=("deshadowing",), **options):
+    brain = brain_for(server, **options)
+    chosen = get_strategy(strategy) if strategy == "none" else get_strategy(strategy, tools=tools)
+    return chosen.run(page, "What is the total due?", "doc", brain), brain
+
+
+def test_a_model_that_reads_no_images_is_found_out_once_and_shown_the_page_as_ocr_text(invoice):
+    answer = tool_call("answer", answer="$41.20", confidence="high")
+    with FakeOpenAI([answer, answer], vision=False) as server:
+        first, brain = ask(invoice, server)
+        second = get_strategy("docintent", tools=("deshadowing",)).run(invoice, "What is the total due?", "doc", brain)
+    assert first.answer == second.answer == "$41.20"
+    # one probe of each kind per server and model, not one per question
+    assert len([p for p in server.probe_requests if images(p)]) == 1 and len(server.probe_requests) == 2
+    request = server.chat_requests[0]
+    assert images(request) == []
+    contents = [m["content"] for m in request["messages"]]
+    assert all(isinstance(c, str) for c in contents)  # some chat formats drop content given as parts
+    assert [m["role"] for m in request["messages"]] == ["user"]  # and some drop system messages
+    prompt = contents[0]
+    assert "You cannot see the images" in prompt and "Total due" in prompt and "(c=" in prompt
+    # the line holding the question's words comes first, before the page in reading order
+    assert prompt.index("Total due") < prompt.index("All lines, in reading order")
+
+
+def test_context_text_is_forced_without_a_probe(invoice):
+    with FakeOpenAI([tool_call("answer", answer="$41.20", confidence="high")]) as server:
+        result, _ = ask(invoice, server, context="text")
+    assert result.answer == "$41.20" and images(server.chat_requests[0]) == []
+    assert not any(images(p) for p in server.probe_requests)  # no image probe: only the tool probe
+
+
+def test_a_vision_model_still_gets_the_image(invoice):
+    with FakeOpenAI([tool_call("answer", answer="$41.20", confidence="high")]) as server:
+        result, _ = ask(invoice, server)
+    assert result.answer == "$41.20" and len(images(server.chat_requests[0])) == 1
+
+
+def test_tools_the_server_drops_are_described_in_the_prompt_and_answered_as_json(invoice):
+    with FakeOpenAI([tool_call("answer", answer="$41.20", confidence="high")], vision=False, drops_tools=True) as server:
+        result, brain = ask(invoice, server)
+    (probe,) = [p for p in server.probe_requests if p.get("tools")]  # found out once, not configured
+    (request,) = server.chat_requests
+    assert "tools" not in request and brain.native_tools is False
+    assert '"name": "answer"' in request["messages"][-1]["content"]  # the functions, written in the prompt
+    assert request["response_format"] == {"type": "json_object"}
+    assert result.answer == "$41.20"
+
+
+def test_tools_dropped_after_all_are_found_out_from_the_reply(invoice):
+    # the probe got a call (say a model that follows a one-function request) but a real request gets prose
+    script = [{"content": "I would look at the last line first."}, tool_call("answer", answer="$41.20", confidence="high")]
+    with FakeOpenAI(script, vision=False) as server:
+        result, brain = ask(invoice, server)
+    first, second = server.chat_requests
+    assert "tools" in first and "tools" not in second
+    assert '"name": "answer"' in second["messages"][-1]["content"] and brain.native_tools is False
+    assert result.answer == "$41.20"
+
+
+def test_every_request_is_capped_at_what_its_phase_needs_and_stops_at_turn_ends(invoice):
+    script = [tool_call("rotate_180"), tool_call("rollback", reason="upside down"),
+              tool_call("answer", answer="$41.20", confidence="high")]
+    with FakeOpenAI(script) as server:
+        result, _ = ask(invoice, server, tools=("rotate_180",))
+    decide, review, _ = server.chat_requests
+    assert result.answer == "$41.20"
+    assert (decide["max_tokens"], review["max_tokens"]) == (PHASE_TOKENS["decide"], PHASE_TOKENS["review"])
+    assert "<end_of_turn>" in decide["stop"] and "<|im_end|>" in decide["stop"]
+
+
+def test_a_runaway_reply_is_not_asked_again_with_more_room(invoice):
+    runaway = {"content": "Total due Total due Total due", "finish_reason": "length"}
+    with FakeOpenAI([runaway, text('{"answer": "$41.20"}')], tool_parser=True) as server:
+        result, _ = ask(invoice, server, strategy="none", native_tools=False)
+    # one request: a reply cut without reasoning ran away; twice the room would only run twice as long
+    (request,) = server.chat_requests
+    assert request["max_tokens"] == PHASE_TOKENS["answer"]
+    assert result.error is None and server.served == 1
+
+
+def test_a_timed_out_request_is_not_sent_again_while_a_one_slot_server_still_works_on_it(invoice):
+    # the server needs 3 s for the first reply; the client gives up after 1 s. Sent again at once, the retries
+    # would queue behind the abandoned request and time out too (what happened against llama.cpp).
+    script = [delayed(3.0, tool_call("answer", answer="late", confidence="high")),
+              tool_call("answer", answer="$41.20", confidence="high")]
+    with FakeOpenAI(script, slots=1) as server:
+        start = time.perf_counter()
+        result, _ = ask(invoice, server, strategy="none", timeout=1.0, max_retries=4)
+        seconds = time.perf_counter() - start
+    posts = [r for r in server.requests if r.method == "POST" and r.body and r.body.get("messages") and
+             not r.path.endswith("/models")]
+    answers = [r for r in posts if r.body not in server.probe_requests]
+    assert result.error is None and result.answer == "$41.20"
+    assert len(answers) == 2  # one retry, sent once the abandoned reply could have finished
+    assert answers[1].time - answers[0].time >= 0.9 and seconds < 10
+
+
+def test_a_request_the_server_refuses_with_http_500_is_not_retried(invoice):
+    refusal = http_error(500, message="7 validation errors:\n  {'type': 'string_type', 'msg': 'Input should be a "
+                                      "valid string', 'input': None}")
+    with FakeOpenAI([refusal] * 5) as server:
+        result, _ = ask(invoice, server, strategy="none", max_retries=4)
+    assert len(server.chat_requests) == 1
+    assert "rejected the request (HTTP 500)" in result.error
+
+
+def test_history_was_called_context_before(invoice, caplog):
+    brain = ModelBrain(base_url="http://127.0.0.1:9/v1", model="m", context="full")
+    assert (brain.options.history, brain.options.context) == ("full", "auto")
+    assert "history=full" in caplog.text
+
+
+def test_ask_names_the_endpoint_with_the_same_flags_as_doctor(invoice, tmp_path, capsys):
+    from docintent.cli import main
+
+    path = tmp_path / "invoice.png"
+    cv2.imwrite(str(path), invoice.pixels[:, :, ::-1])
+    with FakeOpenAI([tool_call("answer", answer="$41.20", confidence="high")], vision=False) as server:
+        code = main(["ask", str(path), "What is the total due?", "--strategy", "none",
+                     "--base-url", server.base_url, "--model", server.model])
+    out = capsys.readouterr().out
+    assert code == 0 and "$41.20" in out
+
+
+def test_a_flag_and_a_brain_option_that_disagree_are_refused_in_one_line(invoice, tmp_path, capsys):
+    from docintent.cli import main
+
+    path = tmp_path / "invoice.png"
+    cv2.imwrite(str(path), invoice.pixels[:, :, ::-1])
+    code = main(["ask", str(path), "What is the total due?", "--base-url", "http://127.0.0.1:9/v1",
+                 "--brain-opt", "base_url=http://127.0.0.1:10/v1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1
+    assert "--base-url and --brain-opt base_url=... name different values" in err[0]
+
+
+def test_serve_takes_the_endpoint_flags_and_offers_the_model_beside_the_offline_reader():
+    from docintent.cli import build_parser
+    from docintent.commands.serve import build_config
+
+    with FakeOpenAI([]) as server:
+        args = build_parser().parse_args(["serve", "--base-url", server.base_url, "--model", server.model])
+        config = build_config(args)
+    assert list(config.brains) == ["offline", "openai"] and config.default_brain == "offline"
+    assert config.model_base_url == server.base_url
