@@ -41,6 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 SPLIT = ROOT / "benchmarks" / "out" / "realpages" / "test" / "samples.jsonl"
 PARTS = ("load", "doctor", "ask", "bench12", "kill", "score")
+#: Seconds a request may take (the brain's default is 60; a loaded 2-core machine needs more for ~2,000-token prompts).
+TIMEOUT = 120.0
 
 
 def _free_port() -> int:
@@ -91,7 +93,7 @@ def _bench(url: str, out: Path, strategies: str, *, extra: list[str], brain: str
     args = [sys.executable, "-m", "docintent", "bench", "--dataset", f"jsonl:{SPLIT}", "--strategies", strategies,
             "--out", str(out), "--no-progress", *extra]
     if brain == "openai":
-        args += ["--base-url", url]
+        args += ["--base-url", url, "--brain-opt", f"timeout={TIMEOUT}"]
     else:
         args += ["--brain", brain]
     return subprocess.run(args, capture_output=True, text=True)
@@ -125,7 +127,7 @@ def part_doctor(url: str) -> dict[str, Any]:
     from docintent.doctor import run_checks
 
     started = time.perf_counter()
-    checks = run_checks(url, None, timeout=120.0)
+    checks = run_checks(url, None, timeout=TIMEOUT)
     return {"seconds": round(time.perf_counter() - started, 1),
             "checks": [f"[{c.status}] {c.name}: {c.detail}" for c in checks]}
 
@@ -147,7 +149,7 @@ def part_ask(url: str) -> dict[str, Any]:
     for row in picked:
         page = load_page(SPLIT.parent / row["image"])
         for name in ("none", "docintent", "mact"):
-            brain = ModelBrain(base_url=url, timeout=120.0)
+            brain = ModelBrain(base_url=url, timeout=TIMEOUT)
             started = time.perf_counter()
             result = get_strategy(name).run(page, row["question"], row["task"], brain)
             steps = [{"phase": str(s.phase), "action": str(getattr(s, "action", "")), "tool": getattr(s, "tool", None),
@@ -175,7 +177,8 @@ def part_bench12(url: str, out: Path) -> dict[str, Any]:
 def part_kill(server: Server, out: Path) -> dict[str, Any]:
     run = out / "kill"
     args = [sys.executable, "-m", "docintent", "bench", "--dataset", f"jsonl:{SPLIT}", "--strategies", "none",
-            "--limit", "6", "--out", str(run), "--no-progress", "--base-url", server.url]
+            "--limit", "6", "--out", str(run), "--no-progress", "--base-url", server.url,
+            "--brain-opt", f"timeout={TIMEOUT}"]
     child = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     while len(_rows(run)) < 2 and child.poll() is None:
         time.sleep(0.5)
