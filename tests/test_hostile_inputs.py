@@ -98,7 +98,8 @@ def test_any_bytes_as_a_questions_file_give_questions_or_one_clear_error(tmp_pat
 # --- folder walks --------------------------------------------------------------------------------------------
 
 
-def test_a_folder_with_looping_links_an_alias_a_pipe_and_a_tsv_reads_each_document_once(tmp_path, capsys):
+def test_a_folder_with_looping_links_an_alias_a_pipe_and_a_tsv_reads_each_document_once(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs"))  # no LibreOffice: the .docx is named, not read
     folder = _pages(tmp_path / "scans")
     (folder / "sub").mkdir()
     (folder / "sub" / "inner.png").write_bytes(png_bytes(value=90))
@@ -114,8 +115,8 @@ def test_a_folder_with_looping_links_an_alias_a_pipe_and_a_tsv_reads_each_docume
     assert files == [str(folder / "page0.png"), str(folder / "page1.png"), str(folder / "sub" / "inner.png")]
     printed = capsys.readouterr().out
     assert f"not read: {folder / 'notes.tsv'} (.tsv: not a document type docintent reads)" in printed
-    assert f"not read: {folder / 'letter.docx'} (.docx: an office document; docintent reads PDFs and images" in printed
-    assert "libreoffice-core" in printed
+    assert f"not read: {folder / 'letter.docx'} (.docx: an office document, read by converting it to PDF with LibreOffice, which is not installed" in printed
+    assert "sudo apt-get install libreoffice-writer (it brings libreoffice-core)" in printed
     assert f"not read: {folder / 'waiting.png'} (a named pipe (FIFO)" in printed
     assert f"not read: {folder / 'alias.png'} (the same file as {folder / 'sub' / 'inner.png'})" in printed
     assert f"not read: {folder / 'loop1'} (a link to a folder already walked" in printed

@@ -167,6 +167,47 @@ def test_tools_health_and_config(client):
     assert config["runs_browser"] is False
 
 
+def test_the_run_list_shows_every_run_newest_first_with_its_question_answer_and_link(page_png):
+    with TestClient(create_app(_config(workers=1))) as client:
+        assert client.get("/v1/runs").json() == {"runs": [], "total": 0}
+        first = _ask(client, page_png, name="march.png", question="What is the total amount due?").json()["id"]
+        _wait(client, first)
+        second = _ask(client, page_png, name="april.png", question="Who issued the invoice?").json()["id"]
+        _wait(client, second)
+        listing = client.get("/v1/runs").json()
+        assert listing["total"] == 2
+        assert [r["id"] for r in listing["runs"]] == [second, first]  # newest first
+        newest, oldest = listing["runs"]
+        assert newest["question"] == "Who issued the invoice?" and newest["input"] == "april.png"
+        assert oldest["question"] == "What is the total amount due?"
+        assert oldest["status"] == "done" and oldest["answer"] == ANSWER
+        assert oldest["created"] <= newest["created"]
+        assert oldest["links"] == {"self": f"/v1/runs/{first}", "viewer": f"/#/run/{first}"}
+        assert client.get(oldest["links"]["self"]).json()["answer"] == ANSWER  # the link opens the run
+        # bounded: a limit lists the newest runs and says how many there are
+        assert [r["id"] for r in client.get("/v1/runs?limit=1").json()["runs"]] == [second]
+        for bad in ("0", "501", "many"):
+            response = client.get(f"/v1/runs?limit={bad}")
+            assert response.status_code == 400 and "limit must be a whole number between 1 and 500" in response.json()["error"]
+
+
+def test_the_sample_page_is_the_demos_damaged_letter_with_its_question(client):
+    sample = client.get("/v1/sample").json()
+    assert sample["question"] == "Who is the letter from?" and sample["task"] == "doc"
+    assert "upside down" in sample["damage"]
+    image = client.get(sample["image"])
+    assert image.headers["content-type"] == "image/jpeg"
+    assert Image.open(io.BytesIO(image.content)).size[0] > 500
+
+
+def test_the_page_says_whether_the_service_wants_a_token():
+    with TestClient(create_app(_config())) as client:
+        assert 'data-token="none"' in client.get("/").text
+    with TestClient(create_app(_config(token="page-token-42"))) as client:
+        assert 'data-token="required"' in client.get("/").text
+        assert client.get("/v1/runs").status_code == 401  # the list is the token holder's, as every run is
+
+
 def test_health_reports_an_unreachable_model_endpoint():
     config = _config(model_base_url="http://127.0.0.1:9/v1")
     with TestClient(create_app(config)) as client:

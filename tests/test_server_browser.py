@@ -177,6 +177,49 @@ def test_ask_a_damaged_page_and_see_every_step(browser, server, damaged_file, ar
     browser.save_screenshot(str(artifacts / "viewer-answer.png"))
 
 
+def test_a_run_posted_to_the_api_is_listed_in_the_viewer_and_opens(browser, server, damaged_file):
+    from selenium.webdriver.common.by import By
+
+    from docintent.client import ask
+
+    question = "What is the total amount due on the posted invoice?"
+    posted = ask(server, damaged_file, question, wait=60)  # through the API, as curl would
+    browser.get(server + "/")
+    link = _wait(browser, lambda d: [a for a in d.find_elements(By.CSS_SELECTOR, "#run-list li a") if a.text == question],
+                 what="the posted run in the list")[0]
+    item = link.find_element(By.XPATH, "..")
+    assert item.get_attribute("data-id") == posted["id"] and ANSWER in item.text and "done" in item.text
+    assert link.get_attribute("href").endswith(f"#/run/{posted['id']}")
+    link.click()
+    _wait(browser, lambda d: "done" in d.find_element(By.ID, "run-status").get_attribute("class"), what="the run to open")
+    assert browser.find_element(By.ID, "answer-value").text == ANSWER
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#steps li.step")) == 7
+    assert browser.current_url.endswith(f"#/run/{posted['id']}")
+    # the link itself opens the run in a fresh page, as one sent to someone else would
+    browser.get(server + f"/#/run/{posted['id']}")
+    _wait(browser, lambda d: d.find_element(By.ID, "answer-value").text == ANSWER, what="the run from its link")
+
+
+def test_the_landing_page_explains_itself_and_offers_the_sample_page(browser, server, artifacts):
+    from selenium.webdriver.common.by import By
+
+    browser.get(server + "/")
+    intro = browser.find_element(By.ID, "intro").text
+    assert "damaged document" in intro and "rolls back" in intro
+    assert not browser.find_element(By.ID, "token-button").is_displayed()  # this service wants no token
+    _wait(browser, lambda d: d.find_element(By.ID, "sample-button").is_enabled(), what="the sample page")
+    assert "Who is the letter from?" in browser.find_element(By.ID, "sample-text").text
+    assert "upside down" in browser.find_element(By.ID, "sample-text").text
+    _wait(browser, lambda d: _images_loaded(d, "#sample-image"), what="the sample's picture")
+    browser.save_screenshot(str(artifacts / "viewer-landing.png"))
+    browser.find_element(By.ID, "sample-button").click()  # fills the form with the sample and asks
+    _wait(browser, lambda d: "done" in d.find_element(By.ID, "run-status").get_attribute("class"), what="the answer")
+    assert browser.find_element(By.ID, "question").get_attribute("value") == "Who is the letter from?"
+    assert "docintent-sample-" in browser.find_element(By.ID, "drop-text").text
+    _wait(browser, lambda d: [a for a in d.find_elements(By.CSS_SELECTOR, "#run-list li a") if a.text == "Who is the letter from?"],
+          what="the sample's run in the list")
+
+
 def test_a_file_that_is_no_image_is_refused_in_the_page(browser, server, tmp_path):
     from selenium.webdriver.common.by import By
 
@@ -238,6 +281,7 @@ def test_with_a_token_the_page_asks_for_it_and_then_works(browser, damaged_file,
         browser.refresh()
         field = _wait(browser, lambda d: d.find_element(By.ID, "token-input") if d.find_element(By.ID, "token-input").is_displayed() else None,
                       what="the token dialog")
+        assert browser.find_element(By.ID, "token-button").is_displayed()  # this service wants one
         field.send_keys("viewer-token-42", Keys.ENTER)
         _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#strategy option"), what="the options")
         browser.find_element(By.ID, "file").send_keys(str(damaged_file))

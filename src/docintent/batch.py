@@ -45,12 +45,22 @@ from .evaluation.executors import Executor, LocalExecutor, Progress
 from .evaluation.runner import BrainFactory, ResultsWriter, content_digest, latest_rows, plan_rows, write_rows
 from .io import save_page
 from .io.lock import FolderLock
+from .io.office import OFFICE_SUFFIXES, converter
 from .io.walk import MAX_WALK_DEPTH, MAX_WALK_ENTRIES, DocumentWalk, pattern_matches, skip_reason, walk_folder
 from .strategies.auto import restore_auto
 from .vocabulary import TASKS, check_question, check_task
 
-#: Files a folder is searched for (PDFs and the image formats the loader reads).
+#: Files a folder is searched for (PDFs and the image formats the loader reads); office documents join them
+#: where LibreOffice is installed to convert them (:func:`folder_suffixes`).
 DOCUMENT_SUFFIXES = (".pdf", ".jpg", ".jpeg", ".png", ".tif", ".tiff", ".webp", ".bmp", ".gif")
+
+
+def folder_suffixes() -> tuple[str, ...]:
+    """The suffixes a folder is searched for: :data:`DOCUMENT_SUFFIXES`, and the office documents' where
+    LibreOffice is on PATH (elsewhere they are named as not read, with the package to install)."""
+    return DOCUMENT_SUFFIXES + (OFFICE_SUFFIXES if converter() is not None else ())
+
+
 #: Where ``restore_batch`` records its rows, inside the output folder.
 RESTORE_ROWS = "restore.jsonl"
 
@@ -190,9 +200,10 @@ def walk_documents(target: str | os.PathLike) -> DocumentWalk:
     except OSError as err:
         raise InputError(p, f"cannot be read ({err.strerror or err})") from None
     if stat.S_ISDIR(info.st_mode):
-        walk = walk_folder(p, MAX_WALK_DEPTH, None, suffixes=DOCUMENT_SUFFIXES)
+        suffixes = folder_suffixes()
+        walk = walk_folder(p, MAX_WALK_DEPTH, None, suffixes=suffixes)
         if not walk.documents:
-            raise InputError(p, f"no PDF or image in this folder (looked for {', '.join(DOCUMENT_SUFFIXES)})"
+            raise InputError(p, f"no PDF or image in this folder (looked for {', '.join(suffixes)})"
                              + _skipped_note(walk))
         return walk
     why = skip_reason(info.st_mode)

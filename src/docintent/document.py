@@ -25,6 +25,8 @@ import numpy as np
 
 from .errors import ConfigError, DocIntentError, FileMissingError
 from .io import is_pdf_bytes, load_page, load_pdf, pdf_page_count
+from .io.load import office_as_pdf
+from .io.office import is_office_file
 from .ocr import get_engine
 from .ocr.base import OcrResult
 from .page import Page
@@ -48,7 +50,8 @@ class PageChoice:
 
 
 class Document:
-    """The pages of one PDF (a path or its bytes), image file or :class:`Page` to answer from.
+    """The pages of one PDF (a path or its bytes), office document (converted to PDF by LibreOffice, see
+    :mod:`docintent.io.office`), image file or :class:`Page` to answer from.
 
     ``pages``: the pages to consider (a spec such as ``"1-3,7"`` or 1-based numbers; default: all); ``dpi``:
     PDF rendering resolution (default ``DOCINTENT_PDF_DPI``); ``max_pixels``: the decompression-bomb guard;
@@ -79,10 +82,13 @@ class Document:
             if "\x00" in os.fspath(source):  # no file system takes it (and the path functions raise on it)
                 raise FileMissingError(source, "the path holds a NUL character")
             path = Path(source)
-            self.source = path
             self.name = name or str(path)
-            self.is_pdf = _is_pdf_file(path)
-            self.count = pdf_page_count(path, password=password) if self.is_pdf else 1
+            converted = office_as_pdf(path) if is_office_file(path) and path.is_file() else None
+            if converted is not None:  # an office document: the pages of the PDF LibreOffice made of it
+                path = converted
+            self.source = path
+            self.is_pdf = converted is not None or _is_pdf_file(path)
+            self.count = pdf_page_count(path, password=password, name=self.name) if self.is_pdf else 1
         else:
             raise ConfigError(f"the image must be a Page, a Document, a numpy array, a file path or a PDF's bytes, "
                               f"got {type(source).__name__} (for encoded image bytes use docintent.io.load_bytes)")

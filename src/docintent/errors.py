@@ -62,6 +62,11 @@ class InvalidBoxError(InputError, ValueError):
     """A region box is degenerate, malformed or outside the page."""
 
 
+class OfficeConversionError(InputError):
+    """An office document could not be converted to PDF: LibreOffice is not installed (the message names the
+    package), could not convert it, or took longer than the limit."""
+
+
 class FolderBusyError(InputError):
     """An output folder (a benchmark run, an index) is being written by another process; names the holder."""
 

@@ -44,6 +44,8 @@ class Settings(BaseSettings):
     ] = 200_000_000
     max_side: Annotated[int, Field(ge=16, le=65_536, description="Longest side pages are resized to before model input.")] = 2048
     pdf_dpi: Annotated[int, Field(ge=1, le=2400, description="Resolution PDF pages are rendered at.")] = 150
+    office_timeout_s: Annotated[float, Field(gt=0, le=3600, description=(
+        "Longest LibreOffice may take to convert an office document (DOCX, XLSX, ...) to PDF, in seconds."))] = 120.0
     cache_dir: Annotated[Path, Field(description="Where OCR and perception results are cached on disk.")] = (
         _default_cache_dir()
     )

@@ -84,6 +84,14 @@ def is_pdf_bytes(data: bytes) -> bool:
     return b"%PDF-" in head
 
 
+def office_as_pdf(path: Path) -> Path | None:
+    """The PDF of an office document, converted by LibreOffice (:func:`docintent.io.office.office_pdf`); None
+    for any other file."""
+    from .office import is_office_file, office_pdf
+
+    return office_pdf(path) if is_office_file(path) else None
+
+
 def _is_pdf(path: Path) -> bool:
     with open(path, "rb") as fh:
         return is_pdf_bytes(fh.read(1024))
@@ -96,8 +104,12 @@ def load_page(
 
     EXIF orientation is applied; grayscale, palette, alpha and 16-bit images become RGB uint8; for GIFs the
     first frame is used. ``max_pixels`` (default ``DOCINTENT_MAX_PIXELS``) guards against decompression bombs.
+    An office document (DOCX, XLSX, ODT, ...) is read as the PDF LibreOffice makes of it (:mod:`.office`).
     """
     p = _check_file(path)
+    converted = office_as_pdf(p)
+    if converted is not None:
+        return load_pdf(converted, pages=[page], dpi=dpi, max_pixels=max_pixels, name=str(p))[0]
     if _is_pdf(p):
         return load_pdf(p, pages=[page], dpi=dpi, max_pixels=max_pixels, password=password)[0]
     if page != 0:
@@ -299,7 +311,7 @@ def _pdf_source(source: PathLike | bytes, name: str | None) -> tuple[object, str
             raise EmptyFileError(label, "no PDF data (0 bytes)")
         return label, bytes(source)
     path = _check_file(source)
-    return path, str(path)
+    return name or path, str(path)
 
 
 def load_pdf(
@@ -401,16 +413,23 @@ def pdf_page_text(pdf_page) -> str:
 
 
 def page_count(path: PathLike, *, password: str | None = None) -> int:
-    """Pages in a document: a PDF's page count, 1 for an image."""
+    """Pages in a document: a PDF's page count (an office document's once converted), 1 for an image."""
     p = _check_file(path)
+    converted = office_as_pdf(p)
+    if converted is not None:
+        return pdf_page_count(converted, name=str(p))
     return pdf_page_count(p, password=password) if _is_pdf(p) else 1
 
 
 def load_document(
     path: PathLike, *, pages: Iterable[int] | None = None, dpi: int | None = None, password: str | None = None
 ) -> list[Page]:
-    """Pages (0-based indices; all when None) of a PDF, or the one page of an image, with :func:`load_page`'s checks."""
+    """Pages (0-based indices; all when None) of a PDF (or an office document, converted), or the one page of
+    an image, with :func:`load_page`'s checks."""
     p = _check_file(path)
+    converted = office_as_pdf(p)
+    if converted is not None:
+        return load_pdf(converted, pages=pages, dpi=dpi, name=str(p))
     if _is_pdf(p):
         return load_pdf(p, pages=pages, dpi=dpi, password=password)
     wanted = [0] if pages is None else list(pages)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from .office import OFFICE_SUFFIXES, converter, missing_reason
 
 #: The deepest folder a walk enters, counted from the folder named, and the most entries it looks at.
 MAX_WALK_DEPTH = 32
@@ -37,16 +38,16 @@ class DocumentWalk:
     skipped: list[tuple[str, str]]
 
 
-#: Office documents: not read, but the summary says how to make them readable.
-OFFICE_SUFFIXES = (".docx", ".doc", ".odt", ".pptx", ".ppt", ".odp", ".xlsx", ".xls", ".ods", ".rtf")
-
-
 def unread_reason(suffix: str) -> str:
-    """Why a file of this suffix is left alone, in the words of a folder summary."""
+    """Why a file of this suffix is left alone, in the words of a folder summary. An office document is left
+    alone where LibreOffice, which converts it to PDF, is not installed (the reason names the package), or by a
+    walk that reads PDFs and images only."""
     suffix = suffix.lower()
     if suffix in OFFICE_SUFFIXES:
-        return (f"{suffix}: an office document; docintent reads PDFs and images - convert it to PDF first "
-                "(LibreOffice, Debian package libreoffice-core: soffice --headless --convert-to pdf FILE)")
+        if converter() is None:
+            return missing_reason(suffix)
+        return (f"{suffix}: an office document; this command reads PDFs and images - convert it to PDF first "
+                "(soffice --headless --convert-to pdf FILE)")
     return f"{suffix or 'no suffix'}: not a document type docintent reads"
 
 

@@ -11,12 +11,15 @@ form values are parsed with bounds (a malformed ``Last-Event-ID`` or ``page`` is
 
 - ``POST /v1/ask`` (multipart: ``file``, ``question``, ``task``, ``strategy``, ``brain``, ``pages`` (counted
   from 1; default every page of a PDF), ``max_rounds``) -> ``202 {"id", "status", "links"}`` at once;
+- ``GET /v1/runs?limit=N`` -> the runs the service holds, newest first (at most ``N``, default 50, up to 500):
+  id, question, status, answer, created, links; runs posted through the API as well as from the viewer;
 - ``GET /v1/runs/{id}`` -> status, answer, confidence, page (from 1), box and evidence lines, tools kept /
   rolled back, trace;
 - ``GET /v1/runs/{id}/events`` -> the steps as Server-Sent Events while the run executes;
 - ``GET /v1/runs/{id}/pages/{hash}.jpg`` -> any page state of the run;
 - ``GET /v1/runs/{id}/trace.json``, ``GET /v1/runs/{id}/evidence`` (where the answer stands on the page);
 - ``GET /v1/tools``, ``GET /v1/health``, ``GET /v1/config``;
+- ``GET /v1/sample``, ``GET /v1/sample/image`` -> a damaged page to try, with its question (the demo's first);
 - ``GET /v1/benchmarks``, ``GET /v1/benchmarks/{name}``, ``GET /v1/benchmarks/{name}/files/{i}`` (with ``--runs``).
 """
 
@@ -62,6 +65,9 @@ _SSE_KEEPALIVE_S = 15.0
 #: How often running runs are checked against their deadline.
 _WATCH_S = 1.0
 _WHOLE = re.compile(r"[0-9]{1,18}")
+#: How many runs ``GET /v1/runs`` lists without a ``limit``, and at most.
+RUNS_LISTED = 50
+MAX_RUNS_LISTED = 500
 
 
 def _static(name: str) -> bytes:
@@ -132,7 +138,11 @@ def create_app(config: ServeConfig | None = None) -> Any:
 
         benchmarks = BenchmarkRuns(Path(config.runs_dir), data_dir / "reports")
     static = {name: _static(name) for name in STATIC}
-    index_html = _static("index.html")
+    # The page says whether this service wants a token, so the viewer shows its Token field only then.
+    index_html = _static("index.html").replace(
+        b"<body>", b'<body data-token="required">' if config.token else b'<body data-token="none">', 1)
+    sample: dict[str, Any] = {}
+    sample_lock = asyncio.Lock()
     health_cache: dict[str, Any] = {}
     engine_state: dict[str, Any] = {"kind": None, "loaded": False, "seconds": None}
 
@@ -308,6 +318,15 @@ def create_app(config: ServeConfig | None = None) -> Any:
             return _error(404, "no such run (unknown, malformed or evicted id)")
         return run
 
+    @app.get("/v1/runs")
+    async def list_runs(request: Request) -> JSONResponse:
+        try:
+            limit = whole_number(request.query_params.get("limit"), "limit", 1, MAX_RUNS_LISTED)
+        except ValueError as err:
+            return _error(400, str(err))
+        runs, total = store.newest(RUNS_LISTED if limit is None else limit)
+        return _Json({"runs": [run.brief() for run in runs], "total": total})
+
     @app.get("/v1/runs/{run_id}")
     async def get_run(run_id: str) -> JSONResponse:
         run = _run_or_404(run_id)
@@ -358,6 +377,28 @@ def create_app(config: ServeConfig | None = None) -> Any:
         if run.evidence is None:
             run.evidence = await asyncio.to_thread(_evidence, store, run)
         return _Json(run.evidence)
+
+    # -- a page to try -------------------------------------------------------------------------------------
+
+    async def the_sample() -> Any:
+        """The demo's first page and question, generated on the first request (a few seconds) and kept."""
+        async with sample_lock:
+            if "page" not in sample:
+                from ..demo import sample_page
+
+                sample["page"] = await asyncio.to_thread(sample_page)
+        return sample["page"]
+
+    @app.get("/v1/sample")
+    async def get_sample() -> JSONResponse:
+        page = await the_sample()
+        return _Json({"name": page.name, "question": page.question, "task": page.task, "damage": page.damage,
+                      "image": "/v1/sample/image"})
+
+    @app.get("/v1/sample/image")
+    async def get_sample_image() -> Response:
+        page = await the_sample()
+        return Response(page.image, media_type="image/jpeg", headers={"Cache-Control": "private, max-age=3600"})
 
     # -- facts ------------------------------------------------------------------------------------------
 

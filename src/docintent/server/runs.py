@@ -94,6 +94,22 @@ class Run:
                 self.live_pages[page.hash] = page
                 self.page_order.append(page.hash)
 
+    def brief(self) -> dict[str, Any]:
+        """The run as ``GET /v1/runs`` lists it: enough to recognise it and a link to open it."""
+        result = self.result or {}
+        return {
+            "id": self.id,
+            "question": self.question,
+            "status": self.status,
+            "answer": result.get("answer"),
+            "input": self.input_name,
+            "strategy": self.strategy,
+            "brain": self.brain,
+            "created": self.created,
+            "finished": self.finished,
+            "links": {"self": f"/v1/runs/{self.id}", "viewer": f"/#/run/{self.id}"},
+        }
+
     def summary(self) -> dict[str, Any]:
         """The JSON form served by ``GET /v1/runs/{id}``."""
         result = self.result or {}
@@ -287,6 +303,13 @@ class RunStore:
         if not RUN_ID.match(run_id):
             return None
         return self.runs.get(run_id)
+
+    def newest(self, limit: int) -> tuple[list[Run], int]:
+        """The ``limit`` most recently submitted runs the store holds, newest first, and how many it holds
+        (queued, running and finished alike; runs submitted through the API and the viewer are the same runs)."""
+        with self.lock:
+            runs = list(reversed(self.runs.values()))  # the dict keeps submission order
+        return runs[:limit], len(runs)
 
     def page_jpeg(self, run: Run, page_hash: str) -> bytes | None:
         """JPEG bytes of one page state of ``run``; None unless the hash is one of the run's pages."""

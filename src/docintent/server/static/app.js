@@ -1,4 +1,5 @@
-// The docintent viewer: ask a question about a page, watch the steps arrive, browse benchmark runs.
+// The docintent viewer: ask a question about a page, watch the steps arrive, open any run the service holds
+// (asked here or posted to the API), try the sample page, browse benchmark runs.
 // Plain JavaScript, no build step. Every request goes through api() so a bearer token can be attached;
 // images and the event stream are fetched the same way for that reason.
 "use strict";
@@ -17,6 +18,9 @@ const el = (tag, attrs = {}, ...children) => {
 };
 
 let token = sessionStorage.getItem("docintent-token") || "";
+// The page is served with data-token="required" when the service wants a bearer token; only then is the
+// Token field offered.
+$("#token-button").hidden = document.body.dataset.token !== "required";
 let selectedFile = null;
 let currentRun = null;
 
@@ -40,6 +44,7 @@ async function showImage(img, url) {
 }
 
 function askToken() {
+  $("#token-button").hidden = false;
   const dialog = $("#token-dialog");
   if (dialog.open) return;
   $("#token-input").value = token;
@@ -72,6 +77,7 @@ async function init() {
   $("#max_rounds").max = config.max_rounds;
   $("#nav-runs").hidden = !config.runs_browser;
   route();
+  loadSample();
 }
 
 function route() {
@@ -81,7 +87,11 @@ function route() {
   $("#view-runs").hidden = !runs;
   $("#nav-ask").toggleAttribute("aria-current", !runs);
   $("#nav-runs").toggleAttribute("aria-current", runs);
-  if (runs) showRuns(decodeURIComponent(hash.slice("#/runs/".length)));
+  if (runs) { showRuns(decodeURIComponent(hash.slice("#/runs/".length))); return; }
+  const opened = hash.match(/^#\/run\/([0-9a-f]{32})$/);
+  if (opened && (!currentRun || currentRun.id !== opened[1])) watch(opened[1]);
+  if (!opened) { currentRun = null; $("#run").hidden = true; }
+  listRuns();
 }
 window.addEventListener("hashchange", route);
 
@@ -124,7 +134,7 @@ $("#ask-form").addEventListener("submit", async (e) => {
     const response = await api("/v1/ask", { method: "POST", body: form });
     if (!response.ok) { showFormError(await errorText(response)); return; }
     const run = await response.json();
-    watch(run.id);
+    location.hash = `#/run/${run.id}`;  // a link to this run; the route opens it
   } catch (err) {
     showFormError(`The service did not answer: ${err}`);
   } finally {
@@ -304,6 +314,7 @@ async function finish(summary) {
   error.hidden = !summary.error;
   error.textContent = summary.error || "";
   showProvenance(summary);
+  listRuns();
 }
 
 // Where the answer came from, drawn as soon as the run has finished: the run's own figures say which page and
@@ -351,6 +362,52 @@ function drawBox([x0, y0, x1, y1]) {
   Object.assign(marker.style, { left: `${x0 * 100}%`, top: `${y0 * 100}%`, width: `${(x1 - x0) * 100}%`, height: `${(y1 - y0) * 100}%` });
   marker.hidden = false;
 }
+
+// -- the runs this service holds, and the sample page ------------------------------------------------------------
+
+const STATUS_WORDS = { queued: "waiting", running: "running", done: "done", failed: "failed", timeout: "stopped: time limit" };
+
+async function listRuns() {
+  const list = $("#run-list"), note = $("#recent-note");
+  const response = await api("/v1/runs?limit=50");
+  if (!response.ok) { note.textContent = await errorText(response); return; }
+  const { runs, total } = await response.json();
+  note.textContent = runs.length
+    ? (total > runs.length ? `The newest ${runs.length} of ${total} runs.` : "Runs asked here or posted to the API (POST /v1/ask), newest first.")
+    : "No runs yet. Runs asked here or posted to the API (POST /v1/ask) appear here.";
+  list.replaceChildren(...runs.map((run) => el("li", { dataset: { id: run.id, status: run.status }, "aria-current": currentRun && currentRun.id === run.id ? "true" : null },
+    el("a", { href: `#/run/${run.id}`, text: run.question }),
+    el("span", { class: `status ${run.status}`, text: STATUS_WORDS[run.status] || run.status }),
+    run.answer ? el("span", { class: "run-answer", text: run.answer }) : null,
+    el("span", { class: "run-when", text: `${run.input} · ${new Date(run.created * 1000).toLocaleString()}` }))));
+}
+$("#recent-refresh").addEventListener("click", listRuns);
+
+let sample = null;
+
+async function loadSample() {
+  if (sample) return;
+  const response = await api("/v1/sample");
+  if (!response.ok) { $("#sample-text").textContent = `No sample page: ${await errorText(response)}`; return; }
+  sample = await response.json();
+  $("#sample-text").textContent = `A damaged page (${sample.damage}). Question: “${sample.question}”`;
+  const img = $("#sample-image");
+  img.alt = `the sample page: ${sample.damage}`;
+  img.hidden = false;
+  showImage(img, sample.image);
+  $("#sample-button").disabled = false;
+}
+
+// The sample goes through the same form as a file of one's own: chosen, its question typed, then asked.
+$("#sample-button").addEventListener("click", async () => {
+  if (!sample) return;
+  const response = await api(sample.image);
+  if (!response.ok) { showFormError(await errorText(response)); return; }
+  choose(new File([await response.blob()], sample.name, { type: "image/jpeg" }));
+  $("#question").value = sample.question;
+  $("#task").value = sample.task;
+  $("#ask-form").requestSubmit();
+});
 
 // -- the runs browser --------------------------------------------------------------------------------------------
 
