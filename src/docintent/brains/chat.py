@@ -1,8 +1,8 @@
 """What the model brain needs of a chat model: the small protocol another API implements in one class.
 
 The model brain (:class:`~docintent.brains.mllm.ModelBrain`) writes its requests as OpenAI-style chat messages
-(``{"role", "content"}`` with ``text`` and ``image_url`` parts) and function specs, and reads a
-:class:`~docintent.brains.endpoint.Reply`. :class:`~docintent.brains.endpoint.Endpoint` speaks that to any
+(``{"role", "content"}`` with ``text`` and ``image_url`` parts) and function specs, and reads a :class:`Reply`,
+docintent's own type (this module imports no provider's client). :class:`~docintent.brains.endpoint.Endpoint` speaks that to any
 OpenAI-compatible server; a model behind another API is a class with the members below that translates the
 messages to that API and its answer back to a Reply, passed as ``ModelBrain(chat_model=...)``.
 
@@ -13,11 +13,43 @@ True
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..page import Page
 from .decisions import Usage
-from .endpoint import Reply
+from .toolcalls import ParsedCall
+
+
+@dataclass
+class Reply:
+    """One chat-completion reply.
+
+    ``content``: the message text as sent; ``text``: the same without reasoning (everything up to the last
+    ``</think>``, and ``<think>`` blocks); ``reasoning``: the reasoning text (from ``reasoning_content`` or the
+    think block); ``calls``: function calls, native first, else those written in ``text``; ``finish_reason``:
+    "stop", "tool_calls", "length" (cut by ``max_tokens``), ...; ``usage``: tokens of this call.
+    """
+
+    content: str
+    text: str
+    calls: list[ParsedCall]
+    finish_reason: str | None
+    usage: Usage
+    reasoning: str = ""
+    message: Any = field(default=None, repr=False)
+
+    @property
+    def truncated(self) -> bool:
+        """True when the server stopped the reply at the output-token limit."""
+        return self.finish_reason == "length"
+
+    def call_for(self, offered: list[str] | tuple[str, ...] | set[str]) -> ParsedCall | None:
+        """The first call naming an ``offered`` function, else the first call, else None."""
+        for call in self.calls:
+            if call.name in offered:
+                return call
+        return self.calls[0] if self.calls else None
 
 
 @runtime_checkable
@@ -63,4 +95,4 @@ class ChatModel(Protocol):
         ...
 
 
-__all__ = ["ChatModel"]
+__all__ = ["ChatModel", "Reply"]

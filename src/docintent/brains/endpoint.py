@@ -40,7 +40,6 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from .._version import __version__
@@ -50,8 +49,9 @@ from ..page import Page
 from ..redaction import public_url, register_secret, register_url
 from . import eventloop, ratelimit
 from .base import Usage
+from .chat import Reply
 from .tokens import data_url_size, request_tokens
-from .toolcalls import ParsedCall, calls_from_message, strip_reasoning
+from .toolcalls import calls_from_message, strip_reasoning
 
 log = logging.getLogger(__name__)
 
@@ -76,37 +76,6 @@ class RequestRejected(ModelEndpointError):
         self.status = status
         self.kind = kind
         self.text = text
-
-
-@dataclass
-class Reply:
-    """One chat-completion reply.
-
-    ``content``: the message text as sent; ``text``: the same without reasoning (everything up to the last
-    ``</think>``, and ``<think>`` blocks); ``reasoning``: the reasoning text (from ``reasoning_content`` or the
-    think block); ``calls``: function calls, native first, else those written in ``text``; ``finish_reason``:
-    "stop", "tool_calls", "length" (cut by ``max_tokens``), ...; ``usage``: tokens of this call.
-    """
-
-    content: str
-    text: str
-    calls: list[ParsedCall]
-    finish_reason: str | None
-    usage: Usage
-    reasoning: str = ""
-    message: Any = field(default=None, repr=False)
-
-    @property
-    def truncated(self) -> bool:
-        """True when the server stopped the reply at the output-token limit."""
-        return self.finish_reason == "length"
-
-    def call_for(self, offered: list[str] | tuple[str, ...] | set[str]) -> ParsedCall | None:
-        """The first call naming an ``offered`` function, else the first call, else None."""
-        for call in self.calls:
-            if call.name in offered:
-                return call
-        return self.calls[0] if self.calls else None
 
 
 def _sentence(text: str) -> str:
