@@ -171,9 +171,6 @@ class Endpoint:
         self.max_tokens_param = max_tokens_param
         self.extra_body = extra_body
         self.usage = Usage()
-        #: Seconds per output token measured on this endpoint's replies (prompt reading included), None until a
-        #: reply was timed: how long an abandoned request may still hold a one-slot server.
-        self.seconds_per_token: float | None = None
         self._model = model
         self._client = client
         self._injected = client is not None
@@ -397,7 +394,6 @@ class Endpoint:
         for attempt in range(attempts.total):
             # Under a run-wide limiter (benchmark executors) wait for a slot; without one this returns at once.
             reserved = ratelimit.wait_turn(lambda: self._tokens(body))
-            started = time.perf_counter()
             try:
                 # ``post`` sends the body as it is: ``chat.completions.create`` would first walk every message
                 # against the SDK's type annotations, which was 40 % of the client's CPU per call.
@@ -408,7 +404,6 @@ class Endpoint:
                 completion, error = None, err
             wait = attempts.judge(attempt, completion, error)
             if wait is None:
-                self._timed(completion, time.perf_counter() - started)
                 ratelimit.done(reserved, _used_tokens(completion))
                 return completion
             if wait.rate_limited:
@@ -423,14 +418,12 @@ class Endpoint:
         transport = self._transport()
         for attempt in range(attempts.total):
             reserved = await ratelimit.await_turn(lambda: self._tokens(body))
-            started = time.perf_counter()
             try:
                 completion, error = await transport.post(body, attempts.timeout), None
             except Exception as err:
                 completion, error = None, err
             wait = attempts.judge(attempt, completion, error)
             if wait is None:
-                self._timed(completion, time.perf_counter() - started)
                 await ratelimit.adone(reserved, _used_tokens(completion))
                 return completion
             if wait.rate_limited:
@@ -442,25 +435,14 @@ class Endpoint:
                 self._sleep(wait.seconds)
         raise attempts.failure()
 
-    def _timed(self, completion: Any, seconds: float) -> None:
-        """Record how fast the server wrote ``completion`` (seconds per output token, prompt reading included)."""
-        tokens = getattr(getattr(completion, "usage", None), "completion_tokens", 0) or 0
-        if tokens >= 8:  # a reply of a few tokens times the prompt, not the writing
-            rate = seconds / tokens
-            known = self.seconds_per_token
-            self.seconds_per_token = rate if known is None else max(rate, 0.5 * known + 0.5 * rate)
-
-    def slot_wait(self, body: dict[str, Any], waited: float) -> float:
-        """Seconds to wait after a request timed out before sending it again. A one-slot server (llama.cpp)
-        keeps working on a request its client gave up on, and a retry sent at once only queues behind it: so
-        wait as long as the abandoned reply may still take (its ``max_tokens`` at the measured speed, less the
-        ``waited`` seconds it already had; without a measurement, as long again), at most ``4 x timeout``."""
-        budget = body.get(self.max_tokens_param) or self.max_tokens or 0
-        if self.seconds_per_token is not None and budget:
-            need = budget * self.seconds_per_token - waited
-        else:
-            need = waited
-        return float(min(max(need, 0.0), 4 * self.timeout))
+    def slot_wait(self, waited: float) -> float:
+        """Seconds to wait after a request timed out (after ``waited`` seconds) before sending it again. A
+        one-slot server (llama.cpp) keeps working on a request its client gave up on, and a retry sent at once
+        only queues behind it. No server API says when the slot is free (llama-cpp-python has no ``/slots``),
+        and a speed measured on short prompts says little about a long one, so the wait is as long again as the
+        abandoned request had (its phase-sized ``max_tokens`` bounds what it can still do), at most
+        ``4 x timeout``."""
+        return float(min(waited, 4 * self.timeout))
 
     def chat(
         self,
@@ -624,7 +606,7 @@ class _Attempts:
         elif isinstance(error, openai.APITimeoutError):
             self.last = f"no reply within {self.timeout:g} s"
             # the server may still be writing the reply given up on: let it finish before asking again
-            wait = _Wait(max(endpoint.retry_wait(None, attempt), endpoint.slot_wait(self.body, self.timeout)))
+            wait = _Wait(max(endpoint.retry_wait(None, attempt), endpoint.slot_wait(self.timeout)))
             self.timeout = min(2 * self.timeout, 4 * endpoint.timeout)
         elif isinstance(error, openai.APIConnectionError):
             raise endpoint._unreachable(error) from None
