@@ -116,7 +116,9 @@ def test_ask_with_a_profile_talks_to_the_profiles_endpoint(project, tmp_path, ca
     image = tmp_path / "page.png"
     Image.fromarray(render_text_page(["Total: 42"])).save(image)
     with FakeOpenAI([tool_call("answer", answer="42", confidence="high")]) as server:
-        write(project / "docintent.toml", PROFILES.replace("http://127.0.0.1:9/v1", server.base_url))
+        # phase_tokens off: every request then carries the profile's max_tokens as it is
+        profile = PROFILES.replace("http://127.0.0.1:9/v1", server.base_url).replace("timeout = 30", "timeout = 30\nphase_tokens = false")
+        write(project / "docintent.toml", profile)
         assert main(["ask", str(image), "What is the total?", "--profile", "local", "--strategy", "none"]) == 0
         assert server.chat_requests[0]["max_tokens"] == 16384
     assert "answer: 42" in capsys.readouterr().out

@@ -22,7 +22,7 @@ def _commands() -> dict[str, argparse.ArgumentParser]:
 def test_every_command_says_what_it_does_and_its_examples_parse(name):
     parser = _commands()[name]
     assert parser.description and len(parser.description) > 15
-    examples = importlib.import_module(f"docintent.commands.{name}").EXAMPLES
+    examples = importlib.import_module(f"docintent.commands.{name.replace('-', '_')}").EXAMPLES
     assert examples and f"examples:\n  {examples[0]}" in parser.format_help()
     for example in examples:
         args = shlex.split(example)
