@@ -11,7 +11,7 @@ port_arg = int_range(1, 65535)
 #: Shown under ``docintent serve-model --help``.
 EXAMPLES = (
     "docintent serve-model --port 8080",
-    'docintent ask receipt.jpg "What is the total amount?" --base-url http://127.0.0.1:8080/v1',
+    "docintent serve-model --model my-model.gguf --threads 4 --context 4096",
 )
 
 
