@@ -174,6 +174,9 @@ def run_checks(base_url: str | None, model: str | None = None, api_key: str | No
             if call is not None and dropped:
                 checks.append(Check("Phase A", "ok", f"{shape}: the server drops the tools field, so they are "
                                     f"described in the prompt; the model answered with the JSON action {call.name}"))
+            elif call is not None and not brain.native_tools:
+                checks.append(Check("Phase A", "ok", f"{shape} described in the prompt: the model answered with the "
+                                    f"JSON action {call.name}"))
             elif call is not None and call.native:
                 checks.append(Check("Phase A", "ok", f"{shape}: native tool call {call.name}"))
             elif call is not None:
@@ -205,7 +208,8 @@ def run_checks(base_url: str | None, model: str | None = None, api_key: str | No
                 break
         if phase_b_ok:
             images = {kind: _image_count(msgs) for kind, (msgs, _) in shapes}
-            what = " and ".join(f"{kind} review ({n} images)" for kind, n in images.items())
+            what = " and ".join(f"{kind} review ({n} images)" if brain.sees_images() else f"{kind} review (as OCR text)"
+                                for kind, n in images.items())
             checks.append(Check("Phase B", "ok", f"{what} accepted and answered"))
 
         truncation = _truncation(sizes)
