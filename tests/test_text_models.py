@@ -184,3 +184,29 @@ def test_serve_takes_the_endpoint_flags_and_offers_the_model_beside_the_offline_
         config = build_config(args)
     assert list(config.brains) == ["offline", "openai"] and config.default_brain == "offline"
     assert config.model_base_url == server.base_url
+
+
+def test_a_registered_ocr_engine_drives_the_offline_reader_by_name(invoice):
+    from docintent.brains import get_brain
+    from docintent.errors import UnknownComponentError
+    from docintent.ocr import ENGINES, forget_engines
+    from docintent.ocr.base import OcrEngine
+
+    class Fixed(OcrEngine):
+        """Reads every page as one line at its middle: what the reader answers then comes from this engine."""
+
+        name = "fixed-lines"
+
+        def _read_array(self, rgb):
+            h, w = rgb.shape[:2]
+            quad = [[0.1 * w, 0.45 * h], [0.9 * w, 0.45 * h], [0.9 * w, 0.55 * h], [0.1 * w, 0.55 * h]]
+            return [("Total due: $99.00", quad, 0.99, [])]
+
+    with ENGINES.scoped("fixed-lines", Fixed):
+        forget_engines()
+        brain = get_brain("offline", engine="fixed-lines")
+        result = get_strategy("none").run(invoice, "What is the total due?", "doc", brain)
+        forget_engines()
+    assert result.answer == "$99.00"
+    with pytest.raises(UnknownComponentError, match="did you mean 'tesseract'"):
+        get_brain("offline", engine="tesserac")

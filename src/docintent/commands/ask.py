@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..vocabulary import TASKS
 from ._common import (
     add_endpoint_arguments,
     add_pages_argument,
@@ -45,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(rows with \"question\", optional \"task\" and \"id\")")
     p.add_argument("--out", metavar="FILE", help="batch: the answers file to write or resume (JSONL)")
     p.add_argument("--retry-failed", action="store_true", help="batch: run rows that ended with an error again")
-    p.add_argument("--task", choices=["doc", "chart", "table"], default="doc", help="answer format family")
+    p.add_argument("--task", choices=TASKS, default="doc", help="answer format family")
     p.add_argument("--strategy", default="docintent", help="docintent, none, pipeline-fixed, judge-fixed, ... (default docintent)")
     p.add_argument("--brain", type=brain_kind, default=None, help="offline (default), openai, ...")
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="brain option, e.g. base_url=http://localhost:8000/v1")

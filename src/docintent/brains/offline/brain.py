@@ -30,7 +30,7 @@ from typing import Annotated, Any, Literal
 import cv2
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...ocr import ReadingSession, get_engine
+from ...ocr import ENGINES, ReadingSession, get_engine
 from ...page import Box, Page
 from ...perception.degradations import DEGRADATIONS
 from ...perception.service import Perception
@@ -100,8 +100,9 @@ class OfflineReaderOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
-    engine: Annotated[Literal["rapidocr", "tesseract"] | None, Field(
-        description="OCR engine (default: DOCINTENT_OCR_ENGINE, else rapidocr)")] = None
+    engine: Annotated[str | None, Field(
+        description="OCR engine: a kind of docintent.ocr.ENGINES, plug-ins included (default: DOCINTENT_OCR_ENGINE, "
+        "else rapidocr)")] = None
     reader: Annotated[str, Field(description=(
         "how answers are read off the layout: a kind of docintent.reader.READERS (scored: candidates from every "
         "source chosen by the trained scorer; rules: the rule cascade alone)"))] = "scored"
@@ -161,6 +162,8 @@ class OfflineReader(Restorer, MactRoles):
         if review_rule not in REVIEW_RULES:
             raise ValueError(f"review_rule {review_rule!r}: expected one of {', '.join(REVIEW_RULES)}")
         self.review_rule = review_rule
+        if engine is not None:
+            ENGINES.entry(engine)  # an unknown kind: one line naming every registered engine
         self.engine_kind = engine
         self.answer_threshold = float(answer_threshold)
         self.keep_margin = float(keep_margin)
