@@ -125,8 +125,9 @@ def test_the_model_file_has_its_manifest():
     # features of a source added after it was trained (the scored reader leaves that source out by default).
     untrained = set(FEATURE_NAMES) - set(Scorer.default().feature_names)
     assert set(Scorer.default().feature_names) <= set(FEATURE_NAMES)
-    assert untrained <= {f"{kind}_table-grid" for kind in ("src", "rank")}
+    assert untrained <= {f"{kind}_{source}" for kind in ("src", "rank") for source in ("table-grid", "chart-table")}
     assert "table-grid" not in ScoredReader().sources
+    assert "chart-table" not in ScoredReader().sources
     assert Scorer.default().version == manifest["version"]
 
 

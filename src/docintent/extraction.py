@@ -1,8 +1,9 @@
 """Whole pages as structure: ``docintent extract`` and :func:`extract`.
 
 Every page of every document becomes the blocks of :func:`docintent.layout.structure.page_structure` in
-reading order (headings, paragraphs, list items, key-value pairs) and its tables as cells, each item with its
-page, box and confidence. A PDF page with a text layer is read from it (exact text, no restoration needed); any
+reading order (headings, paragraphs, list items, key-value pairs), its tables as cells and its chart as a data
+table (:func:`docintent.reader.chart_table.read_chart`: series, categories, each value with the box of its mark
+and a confidence), each item with its page, box and confidence. A PDF page with a text layer is read from it (exact text, no restoration needed); any
 other page is restored question-free first (:func:`docintent.strategies.auto.restore_auto`: a step is kept
 only when the page reads better) and read by OCR. Boxes are given on the page as it was given: an item read on
 a restored page is mapped back through every kept restoration; where a restoration cannot map a box back
@@ -10,10 +11,11 @@ a restored page is mapped back through every kept restoration; where a restorati
 
 The output follows a versioned JSON Schema (``docintent/data/extract.schema.json``, :data:`SCHEMA_VERSION`)::
 
-    {"schema": "docintent.extract", "version": "1.0", "docintent": "0.1.0",
+    {"schema": "docintent.extract", "version": "1.1", "docintent": "0.1.0",
      "documents": [{"file": "report.pdf", "pages": [{"page": 1, "width": 1240, "height": 1754, "source":
        "text-layer", "restored": [], "blocks": [{"order": 0, "kind": "heading", "text": "...", "box": [...],
-       "confidence": 1.0}, ...], "tables": [{"index": 0, "box": [...], "cells": [...]}]}]}]}
+       "confidence": 1.0}, ...], "tables": [{"index": 0, "box": [...], "cells": [...]}],
+       "charts": [{"index": 0, "kind": "bar", "series": [...], "categories": [...], "values": [...]}]}]}]}
 
 A run over several pages is resumable: each finished page is a row of a journal beside the output
 (``.NAME.pages.jsonl``), so a stopped or killed run repeats nothing when started again; the output is written
@@ -43,10 +45,12 @@ from .errors import InputError
 from .evaluation.executors import Progress
 from .evaluation.runner import ResultsWriter, content_digest, latest_rows
 from .io.lock import FolderLock
-from .layout.structure import SCHEMA_VERSION, Structure, page_markdown, page_structure, table_grid
+from .layout.lines import Layout
+from .layout.structure import SCHEMA_VERSION, Structure, chart_grid, page_markdown, page_structure, table_grid
 from .ocr import get_engine
 from .ocr.base import OcrResult
 from .page import Box, Page
+from .reader.chart_table import read_chart
 from .retrieval.evidence import text_layer
 from .strategies.auto import AutoStep, restore_auto
 from .tools import get_tool
@@ -76,9 +80,51 @@ def _mapper(kept: Sequence[tuple[str, Page, Page]]) -> Callable[[Box], Box | Non
     return back
 
 
-def _serialise(structure: Structure, number: int, back: Callable[[Box], Box | None] | None) -> dict[str, Any]:
-    """The page in the schema, boxes mapped onto the given page by ``back`` (None: read on the given page)."""
+#: A chart is exported when at least this share of its values was read (fewer: not a chart, or not one read).
+CHART_READ_SHARE = 0.5
+
+
+def _add_charts(data: dict[str, Any], ocr: OcrResult, page: Page) -> None:
+    """The page's chart as a data table (:func:`docintent.reader.chart_table.read_chart`) in ``data["charts"]``,
+    and a ``chart`` block in reading order in place of the blocks of its own text (tick and category labels,
+    its title, its legend)."""
+    data["charts"] = []
+    chart = read_chart(Layout.from_ocr(ocr), page)
+    if chart is None or len(chart.categories) < 2 or chart.read_share < CHART_READ_SHARE:
+        return
+    item = {"index": 0, **chart.to_dict()}
+    data["charts"].append(item)
+    r = chart.region
+
+    def inside(box: list[float] | None) -> bool:
+        if box is None:
+            return False
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        return r.x0 <= cx <= r.x1 and r.y0 <= cy <= r.y1
+
+    blocks: list[dict[str, Any]] = []
+    at: int | None = None
+    for block in data["blocks"]:
+        if block["kind"] != "table" and inside(block["box"]):
+            at = len(blocks) if at is None else at
+            continue
+        blocks.append(block)
+    chart_block = {"order": 0, "kind": "chart", "text": page_markdown({"blocks": [{"kind": "chart", "chart": 0}],
+                                                                       "charts": [item]}).strip(),
+                   "box": item["box"], "confidence": item["confidence"], "chart": 0}
+    blocks.insert(len(blocks) if at is None else at, chart_block)
+    for order, block in enumerate(blocks):
+        block["order"] = order
+    data["blocks"] = blocks
+
+
+def _serialise(structure: Structure, number: int, back: Callable[[Box], Box | None] | None,
+               ocr: OcrResult | None = None, page: Page | None = None) -> dict[str, Any]:
+    """The page in the schema, boxes mapped onto the given page by ``back`` (None: read on the given page);
+    with ``ocr`` and the ``page`` it was read on, its chart too."""
     data = structure.to_dict(number)
+    if ocr is not None and page is not None:
+        _add_charts(data, ocr, page)
     if back is None:
         return data
 
@@ -93,6 +139,10 @@ def _serialise(structure: Structure, number: int, back: Callable[[Box], Box | No
         remap(table)
         for cell in table["cells"]:
             remap(cell)
+    for chart in data.get("charts", []):
+        remap(chart)
+        for value in chart["values"]:
+            remap(value)
     return data
 
 
@@ -102,7 +152,8 @@ def extract_page(page: Page, number: int = 1, *, layer: OcrResult | None = None,
     ``restore``: restore the page question-free before reading it; ``engine``: the OCR engine."""
     t0 = time.perf_counter()
     if layer is not None:
-        data = page_structure(layer, page.width, page.height, source="text-layer").to_dict(number)
+        data = _serialise(page_structure(layer, page.width, page.height, source="text-layer"), number, None,
+                          layer, page)
         data["restored"] = []
     else:
         kept: list[tuple[str, Page, Page]] = []
@@ -116,7 +167,7 @@ def extract_page(page: Page, number: int = 1, *, layer: OcrResult | None = None,
             read_on, _ = restore_auto(page, engine=engine, observe=observe)
         ocr = get_engine(engine).read(read_on)
         structure = page_structure(ocr, read_on.width, read_on.height, page=read_on)
-        data = _serialise(structure, number, _mapper(kept) if kept else None)
+        data = _serialise(structure, number, _mapper(kept) if kept else None, ocr, read_on)
         data["restored"] = [tool for tool, _, _ in kept]
         data["width"], data["height"] = page.width, page.height
     data["seconds"] = round(time.perf_counter() - t0, 3)
@@ -274,7 +325,8 @@ def to_markdown(data: dict[str, Any]) -> str:
 
 
 def write_tables(data: dict[str, Any], folder: str | os.PathLike) -> list[Path]:
-    """Every table of an extract as a CSV file in ``folder`` (``<document stem>-p<page>-t<index>.csv``)."""
+    """Every table of an extract as a CSV file in ``folder`` (``<document stem>-p<page>-t<index>.csv``), and every
+    chart's data table (``<document stem>-p<page>-c<index>.csv``: series as columns, categories as rows)."""
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -285,6 +337,12 @@ def write_tables(data: dict[str, Any], folder: str | os.PathLike) -> list[Path]:
                 buf = io.StringIO()
                 csv.writer(buf, lineterminator="\n").writerows(table_grid(table))
                 path = out / f"{stem}-p{page['page']}-t{table['index']}.csv"
+                _atomic(path, buf.getvalue())
+                written.append(path)
+            for chart in page.get("charts", []):
+                buf = io.StringIO()
+                csv.writer(buf, lineterminator="\n").writerows(chart_grid(chart))
+                path = out / f"{stem}-p{page['page']}-c{chart['index']}.csv"
                 _atomic(path, buf.getvalue())
                 written.append(path)
     return written

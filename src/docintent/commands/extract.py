@@ -1,5 +1,5 @@
 """``docintent extract PAGE|PDF|DIR --out out.json``: every page as structure (blocks in reading order, tables
-as cells), each item with its page, box and confidence."""
+as cells, charts as data tables), each item with its page, box and confidence."""
 
 from __future__ import annotations
 
@@ -19,10 +19,11 @@ EXAMPLES = (
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "extract",
-        help="export every page as structure: blocks in reading order and tables as cells, with boxes (JSON or Markdown)",
+        help="export every page as structure: blocks in reading order, tables as cells, charts as data tables, with "
+        "boxes (JSON or Markdown)",
         description="Read every page of an image, a PDF or a folder of them into blocks in reading order "
-        "(headings, paragraphs, list items, key-value pairs) and tables as cells, each item with its page, box and "
-        "confidence. A PDF page with a text layer is read from it; any other page is restored question-free first "
+        "(headings, paragraphs, list items, key-value pairs), tables as cells and charts as data tables (series, "
+        "categories, each value with the box of its mark), each item with its page, box and confidence. A PDF page with a text layer is read from it; any other page is restored question-free first "
         "(a step is kept only when the page reads better) and read by OCR. The JSON follows the schema shipped as "
         "docintent/data/extract.schema.json. Running the same command again after a stop resumes.",
     )
@@ -30,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", "-o", required=True, metavar="FILE", help="the output file (.json, or .md with --format md)")
     p.add_argument("--format", choices=("json", "md"), default=None,
                    help="json (the schema) or md (Markdown); default: from the output's suffix, else json")
-    p.add_argument("--tables", metavar="DIR", help="also write every table as a CSV file into DIR")
+    p.add_argument("--tables", metavar="DIR", help="also write every table and every chart's data as a CSV file into DIR")
     p.add_argument("--no-restore", action="store_true", help="read the pages as they are (no question-free restoration)")
     p.add_argument("--engine", default=None, help="OCR engine for pages without a text layer (default rapidocr)")
     add_pages_argument(p, "pages of each PDF, counted from 1 (default all)")

@@ -43,11 +43,12 @@ from ..page import Box, Page
 from .lines import Item, Layout
 from .table import Table, reconstruct_table
 
-#: The version of the item schema :meth:`Structure.to_dict` writes (major: incompatible change).
-SCHEMA_VERSION = "1.0"
+#: The version of the item schema :meth:`Structure.to_dict` writes (major: incompatible change; 1.1 added charts,
+#: which ``docintent extract`` reads with :mod:`docintent.reader.chart_table`).
+SCHEMA_VERSION = "1.1"
 
 #: Block kinds, in the schema's words.
-BLOCK_KINDS = ("heading", "paragraph", "list_item", "key_value", "table")
+BLOCK_KINDS = ("heading", "paragraph", "list_item", "key_value", "table", "chart")
 
 _BULLET = re.compile(r"^\s*(?:[•·▪‣◦\-–*]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+\S")
 _KEY_VALUE = re.compile(r"^\s*([A-Za-z][\w .#/&()'-]{0,28}?)\s*:\s+(\S.*)$")
@@ -132,6 +133,10 @@ def page_markdown(page: dict[str, Any]) -> str:
             out.append(f"**{block['key']}:** {block['value']}")
         elif kind == "table":
             out.append(_table_markdown(page["tables"][block["table"]]))
+        elif kind == "chart":
+            chart = page["charts"][block["chart"]]
+            title = f"**{chart['title']}**\n\n" if chart.get("title") else ""
+            out.append(title + _grid_markdown(chart_grid(chart), 1))
         else:
             out.append(block["text"])
     return "\n\n".join(out) + ("\n" if out else "")
@@ -147,11 +152,28 @@ def table_grid(table: dict[str, Any]) -> list[list[str]]:
     return grid
 
 
+def chart_grid(chart: dict[str, Any]) -> list[list[str]]:
+    """A chart of the extract schema as a grid of texts: a header row of series names over one row per category
+    (a value not read is an empty cell)."""
+    values = {(v["series"], v["category"]): v["value"] for v in chart["values"]}
+
+    def text(value: float | None) -> str:
+        if value is None:
+            return ""
+        return str(int(value)) if float(value).is_integer() else f"{value:.6g}"
+
+    return [[""] + list(chart["series"])] + [[c] + [text(values.get((s, c))) for s in chart["series"]]
+                                             for c in chart["categories"]]
+
+
 def _table_markdown(table: dict[str, Any]) -> str:
-    grid = table_grid(table)
+    return _grid_markdown(table_grid(table), table["header_rows"])
+
+
+def _grid_markdown(grid: list[list[str]], header_rows: int) -> str:
     if not grid:
         return ""
-    n_head = max(table["header_rows"], 1)
+    n_head = max(header_rows, 1)
     head = [" ".join(dict.fromkeys(t for t in col if t)) for col in zip(*grid[:n_head])]
 
     def fmt(cells: Sequence[str]) -> str:
@@ -452,5 +474,5 @@ def _text_blocks(lines: list[Item], unit: float, size: dict[int, float]) -> list
     return [Block("paragraph", text, box, conf)]
 
 
-__all__ = ["BLOCK_KINDS", "SCHEMA_VERSION", "Block", "Structure", "layout_structure", "page_markdown", "page_structure",
-           "table_grid", "tables_of", "xy_cut"]
+__all__ = ["BLOCK_KINDS", "SCHEMA_VERSION", "Block", "Structure", "chart_grid", "layout_structure", "page_markdown",
+           "page_structure", "table_grid", "tables_of", "xy_cut"]

@@ -9,6 +9,8 @@ from ..layout.structure import tables_of
 from ..page import Box, Page
 from .blocks import solve_block
 from .chart import solve_chart
+from .chart_qa import answer as chart_answer
+from .chart_table import read_chart
 from .extract import (
     Candidate,
     Matcher,
@@ -57,6 +59,26 @@ def solve_grid(info: QuestionInfo, layout: Layout, page: Page) -> Solution | Non
     return Solution(got.text, min(got.confidence, 1.0), got.box, f"table grid ({got.operation})")
 
 
+#: A chart-table answer below this confidence (the weaker of the label match and the values' own) is left to the
+#: other chart rules.
+CHART_SURE = 0.6
+
+
+def solve_chart_table(info: QuestionInfo, layout: Layout, page: Page) -> Solution | None:
+    """The answer read over the data table of the chart on the page (:mod:`~docintent.reader.chart_table`,
+    :mod:`~docintent.reader.chart_qa`): its region is the marks of the values it was read or computed from; None
+    when no chart is read, the question names nothing on it, or the answer is not sure enough."""
+    chart = read_chart(layout, page)
+    if chart is None:
+        return None
+    got = chart_answer(chart, info.text, info.intent)
+    if got is None or got.confidence < CHART_SURE:
+        return None
+    measured = any(v.how == "measured" for v in got.values)
+    return Solution(got.text, min(got.confidence, 1.0), got.box,
+                    f"chart table ({got.operation}{', measured' if measured else ''})")
+
+
 def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution:
     """Best answer for ``info`` on ``layout`` (read from ``page``), formatted for ``task``."""
     if not layout.items:
@@ -65,6 +87,9 @@ def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution
         grid = solve_grid(info, layout, page)
         if grid is not None:
             return grid
+    charted = solve_chart_table(info, layout, page) if task == "chart" else None
+    if charted is not None and not charted.source.endswith("measured)") and "(count" not in charted.source:
+        return charted  # read from printed values: the chart table is sure
     matcher = Matcher(info, layout)
     span_kind = classify(info.text)
     if span_kind is None or span_kind.kind not in _OWN_READERS or task == "chart":
@@ -76,6 +101,10 @@ def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution
         chart = solve_chart(info, layout, page, matcher)
         if chart is not None:
             return chart
+        if charted is not None:
+            # A value measured off the marks (or a count of labels an OCR may have missed) answers where the older
+            # chart rules have nothing; where they answer, they keep their answer (the less proven of the two).
+            return charted
     typed = span_candidates(info.text, layout, matcher)
     if typed:
         # The question wants one typed entity (a version, a date, a ToC page...) and the page has some:

@@ -43,6 +43,8 @@ from ..layout.lines import Item, Layout
 from ..layout.structure import tables_of
 from ..page import Box, Page
 from .answer import solve
+from .chart_qa import answer as chart_answer
+from .chart_table import read_chart
 from .entities import ENTITIES
 from .extract import (
     Matcher,
@@ -303,6 +305,24 @@ def _table_grid(q: Question, layout: Layout, page: Page | None, ctx: Context) ->
     return [Proposal(got.text, tuple(items), float(got.confidence), "table-grid")]
 
 
+def _chart_table(q: Question, layout: Layout, page: Page | None, ctx: Context) -> list[Proposal]:
+    """The answer read over the data table of the chart on the page (:mod:`~docintent.reader.chart_qa`): the lines
+    inside the marks it was read or computed from (a printed value label), else the nearest category label."""
+    if page is None:
+        return []
+    chart = read_chart(layout, page)
+    if chart is None:
+        return []
+    got = chart_answer(chart, q.text, q.info.intent)
+    if got is None:
+        return []
+    box = got.box
+    items = [it for it in layout.items if box.x0 <= it.cx <= box.x1 and box.y0 <= it.cy <= box.y1]
+    if not items:
+        items = [min(layout.items, key=lambda it: (it.cx - (box.x0 + box.x1) / 2) ** 2 + (it.cy - (box.y0 + box.y1) / 2) ** 2)]
+    return [Proposal(got.text, tuple(items), float(got.confidence), "chart-table")]
+
+
 SOURCES: dict[str, Source] = {
     "rules": _rules,
     "spans": _spans,
@@ -315,6 +335,7 @@ SOURCES: dict[str, Source] = {
     "address": _address,
     "typed": _typed,
     "table-grid": _table_grid,
+    "chart-table": _chart_table,
 }
 SOURCE_NAMES: tuple[str, ...] = tuple(SOURCES)
 

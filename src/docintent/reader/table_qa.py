@@ -132,7 +132,7 @@ def _column_hits(question: str, table: Table) -> list[tuple[int, float]]:
     return sorted(best.items(), key=lambda t: -t[1])
 
 
-def _one(question: str, table: Table, index: int) -> TableAnswer | None:
+def _one(question: str, table: Table, index: int, sole_column: bool = False) -> TableAnswer | None:
     values = _value_columns(table)
     stub = _stub(table, values)
     rows = _body_rows(table, stub)
@@ -145,6 +145,9 @@ def _one(question: str, table: Table, index: int) -> TableAnswer | None:
     col_hits = [(c, min(s, 100.0)) for c, s in _column_hits(question, table) if c != stub]
     value_hits = [(c, s) for c, s in col_hits if c in values]
     row_hits = _mentioned(question, [labels.get(r, "") for r in rows], 80.0)
+    if not (value_hits or col_hits) and sole_column and len(values) == 1:
+        # A table of one value column (a chart of one series): a question that names no column asks about it.
+        value_hits = [(values[0], 85.0)]
     if not (value_hits or col_hits):
         return None
     col, col_score = (value_hits or col_hits)[0]
@@ -186,14 +189,17 @@ OPERATIONS_FOR_INTENT = {"lookup": ("lookup", "sum"), "max": ("argmax",), "min":
                          "diff": ("difference",), "count": ("count",)}
 
 
-def answer(tables: Sequence[Table], question: str, intent: str | None = None) -> TableAnswer | None:
+def answer(tables: Sequence[Table], question: str, intent: str | None = None, *,
+           sole_column: bool = False) -> TableAnswer | None:
     """The best answer any of ``tables`` gives to ``question`` (None when no table's labels are named).
-    ``intent``: the question's analysed intent; a grid answer whose operation does not serve it is dropped."""
+    ``intent``: the question's analysed intent; a grid answer whose operation does not serve it is dropped.
+    ``sole_column``: a table with one value column answers questions that name none of its columns from it
+    (a chart's one series)."""
     best: TableAnswer | None = None
     for index, table in enumerate(tables):
         if table.n_rows < 2 or table.n_cols < 2:
             continue
-        got = _one(question, table, index)
+        got = _one(question, table, index, sole_column)
         if got is not None and intent is not None and got.operation not in OPERATIONS_FOR_INTENT.get(intent, ()):
             continue
         if got is not None and (best is None or got.confidence > best.confidence):
