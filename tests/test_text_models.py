@@ -83,7 +83,11 @@ def test_tools_the_server_drops_are_described_in_the_prompt_and_answered_as_json
     (request,) = server.chat_requests
     assert "tools" not in request and brain.native_tools is False
     assert '"name": "answer"' in request["messages"][-1]["content"]  # the functions, written in the prompt
-    assert request["response_format"] == {"type": "json_object"}
+    schema = request["response_format"]["schema"]  # a grammar on llama.cpp: the model can only name an offered function
+    assert request["response_format"]["type"] == "json_object"
+    assert [a["properties"]["name"]["const"] for a in schema["oneOf"]] == ["answer", "deshadowing"]
+    answer = schema["oneOf"][0]["properties"]["arguments"]
+    assert answer["required"] == ["answer", "confidence"] and answer["properties"]["answer"]["maxLength"] == 200
     assert result.answer == "$41.20"
 
 

@@ -354,7 +354,7 @@ class ModelBrain(Restorer, MactRoles):
         stop = self.options.stop if self.options.stop is not None else list(TURN_ENDS)
         extra: dict[str, Any] = {"stop": stop} if stop else {}
         if self._json_wanted(tools, functions, phase):
-            extra["response_format"] = {"type": "json_object"}
+            extra["response_format"] = {"type": "json_object", "schema": _action_schema(functions)}
         return extra
 
     def _json_wanted(self, tools: list[dict[str, Any]] | None, functions: list[dict[str, Any]] | None,
@@ -602,7 +602,7 @@ class ModelBrain(Restorer, MactRoles):
             dropped = sent_natively and self.tools_dropped(reply)
             if reply.truncated and not dropped:
                 problem = (f"the reply was cut by the output-token limit (finish_reason=length, max_tokens="
-                           f"{self.options.max_tokens}) before it made a usable call; raise max_tokens "
+                           f"{self.budget(phase)}) before it made a usable call; raise max_tokens "
                            "(reasoning models need 8192 or more)")
                 log.warning("%s: %s", self.endpoint.where, problem)
                 break
@@ -851,6 +851,39 @@ class ModelBrain(Restorer, MactRoles):
 
 
 # -- parsing and image helpers ----------------------------------------------------------------------
+
+
+def _action_schema(functions: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """The JSON schema of a reply that asks for a JSON object: one JSON action naming an offered function (its
+    ``name`` one of theirs, its ``arguments`` an object), or, without functions, an ``answer``. llama.cpp's server
+    turns it into a grammar, so even a small model writes a call it can parse; a server that refuses the schema
+    is not asked for a JSON object again (``json_replies``)."""
+    if not functions:
+        return {"type": "object", "properties": {"answer": _bounded({"type": "string"})}, "required": ["answer"],
+                "additionalProperties": False}
+    actions = []
+    for spec in functions:
+        function = spec["function"]
+        parameters = function.get("parameters") or {"type": "object", "properties": {}}
+        arguments = {"type": "object", "properties": {k: _bounded(v) for k, v in (parameters.get("properties") or {}).items()},
+                     "required": list(parameters.get("required") or []), "additionalProperties": False}
+        actions.append({"type": "object", "properties": {"name": {"const": function["name"]}, "arguments": arguments},
+                        "required": ["name", "arguments"], "additionalProperties": False})
+    return {"oneOf": actions}
+
+
+#: Longest string a JSON action's argument may hold (a grammar-constrained small model otherwise fills it up to
+#: max_tokens), and the most numbers in an array argument (a region is four).
+ACTION_STRING_CHARS, ACTION_ARRAY_ITEMS = 200, 4
+
+
+def _bounded(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with its strings and arrays bounded (:data:`ACTION_STRING_CHARS`, :data:`ACTION_ARRAY_ITEMS`)."""
+    if schema.get("type") == "string" and "enum" not in schema:
+        return {**schema, "maxLength": ACTION_STRING_CHARS}
+    if schema.get("type") == "array":
+        return {**schema, "maxItems": ACTION_ARRAY_ITEMS}
+    return schema
 
 
 def _restores(name: str) -> bool:
