@@ -240,3 +240,11 @@ def test_the_local_server_is_given_gemmas_own_turn_layout():
     assert prompt.startswith("<bos><start_of_turn>user\nRules.\n\nQuestion?<end_of_turn>\n")
     assert '<start_of_turn>model\n{"name": "answer", "arguments": {}}<end_of_turn>' in prompt
     assert prompt.endswith("<start_of_turn>user\nResult: done<end_of_turn>\n<start_of_turn>model\n")
+
+
+def test_json_replies_are_shaped_for_their_phase():
+    brain = ModelBrain(base_url="http://127.0.0.1:9/v1", model="m", native_tools=False, context="text")
+    answer = brain.request_extras(None, None, "answer")["response_format"]
+    assert answer["schema"]["required"] == ["answer"]
+    # a diagnosis is JSON of another shape: a JSON object is asked for, no answer schema forced on it
+    assert brain.request_extras(None, None, "diagnose")["response_format"] == {"type": "json_object"}

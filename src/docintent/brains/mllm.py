@@ -319,6 +319,7 @@ class ModelBrain(Restorer, MactRoles):
         tools = functions if functions and self.native_tools else None
         if max_tokens is None:
             max_tokens = self.budget(phase)
+        given = messages
         if self._text_context():
             messages = text_messages(messages)
         extra = self.request_extras(tools, functions, phase)
@@ -329,11 +330,11 @@ class ModelBrain(Restorer, MactRoles):
             if "response_format" in extra and re.search(r"response_format|json_object|json mode", err.text, re.I):
                 log.info("%s refuses response_format json_object; not asking for it again", self.endpoint.where)
                 self._json_ok = False
-                return self.chat(messages, functions, max_tokens=max_tokens, phase=phase)
+                return self.chat(given, functions, max_tokens=max_tokens, phase=phase)
             if err.kind == "stop" and stop and self.options.stop is None:
                 log.info("%s refuses stop sequences; sending none", self.endpoint.where)
                 self.options.stop = []
-                return self.chat(messages, functions, max_tokens=max_tokens, phase=phase)
+                return self.chat(given, functions, max_tokens=max_tokens, phase=phase)
             if err.kind != "context" or not _shrink_images(messages):
                 raise
             log.warning("%s; sending it once more with images at half size", err)
@@ -354,7 +355,8 @@ class ModelBrain(Restorer, MactRoles):
         stop = self.options.stop if self.options.stop is not None else list(TURN_ENDS)
         extra: dict[str, Any] = {"stop": stop} if stop else {}
         if self._json_wanted(tools, functions, phase):
-            extra["response_format"] = {"type": "json_object", "schema": _action_schema(functions)}
+            schema = _action_schema(functions, phase)
+            extra["response_format"] = {"type": "json_object", **({"schema": schema} if schema else {})}
         return extra
 
     def _json_wanted(self, tools: list[dict[str, Any]] | None, functions: list[dict[str, Any]] | None,
@@ -853,12 +855,15 @@ class ModelBrain(Restorer, MactRoles):
 # -- parsing and image helpers ----------------------------------------------------------------------
 
 
-def _action_schema(functions: list[dict[str, Any]] | None) -> dict[str, Any]:
+def _action_schema(functions: list[dict[str, Any]] | None, phase: str | None = None) -> dict[str, Any] | None:
     """The JSON schema of a reply that asks for a JSON object: one JSON action naming an offered function (its
-    ``name`` one of theirs, its ``arguments`` an object), or, without functions, an ``answer``. llama.cpp's server
-    turns it into a grammar, so even a small model writes a call it can parse; a server that refuses the schema
-    is not asked for a JSON object again (``json_replies``)."""
+    ``name`` one of theirs, its ``arguments`` theirs with strings and arrays bounded), or, without functions, an
+    ``answer`` (the answer phases; None for another JSON reply, e.g. a diagnosis). llama.cpp's server turns it into
+    a grammar, so even a small model writes a call it can parse; a server that refuses the schema is not asked for
+    a JSON object again (``json_replies``)."""
     if not functions:
+        if phase not in ("answer", "conclude"):
+            return None
         return {"type": "object", "properties": {"answer": _bounded({"type": "string"})}, "required": ["answer"],
                 "additionalProperties": False}
     actions = []
