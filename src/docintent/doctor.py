@@ -132,8 +132,6 @@ def run_checks(base_url: str | None, model: str | None = None, api_key: str | No
         else:
             checks.append(Check("image input", "ok", f"the model does not read images ({what}): pages are sent as "
                                 "their OCR text lines with boxes (context=text)"))
-        if context == "auto":
-            brain._sees = sees
         if brain.options.native_tools == "auto":
             native, what = tool_probe(brain)
             how = ("tools go in the API" if native else "tools are described in the prompt and answered as JSON "

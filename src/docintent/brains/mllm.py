@@ -78,7 +78,7 @@ from .chat import ChatModel
 from .decisions import Answer, Change, Decision, Diagnosis, Keep, Review, Rollback, Usage, UseTool
 from .endpoint import DEFAULT_TIMEOUT, PLACEHOLDER_KEY, Endpoint, Reply, RequestRejected
 from .pricing import Price, PriceTable
-from .probes import probe_images, tool_probe
+from .probes import image_probe, tool_probe
 from .prompts import FAMILY, PROMPT_VERSION, answer_rules, render
 from .roles import Correction, Execution, Plan, PlanStep, Verdict
 from .textcontext import ocr_transcript, text_messages
@@ -420,11 +420,12 @@ class ModelBrain(Restorer, MactRoles):
 
     def sees_images(self) -> bool:
         """Whether the model reads images: ``context=image`` / ``text`` say so; ``auto`` asks the server once per
-        endpoint and model in this process (:func:`probe_images`) and says what it found in one line."""
+        endpoint and model in this process (:func:`~docintent.brains.probes.image_probe`) and says what it found
+        in one line."""
         if self.options.context != "auto":
             return self.options.context == "image"
         if self._sees is None:
-            self._sees = probe_images(self)
+            self._sees = image_probe(self)[0]
         return self._sees
 
     def _text_context(self) -> bool:

@@ -43,11 +43,6 @@ def _once(kind: str, endpoint: Any, probe: Any) -> tuple[bool, str]:
     return _SEEN[key]
 
 
-def probe_images(brain: Any) -> bool:
-    """Whether ``brain``'s model reads images (:func:`image_probe`)."""
-    return image_probe(brain)[0]
-
-
 def image_probe(brain: Any) -> tuple[bool, str]:
     """Whether ``brain``'s model reads images, and what it did with the test image: one request with a small
     image of :data:`PROBE_TEXT`; the model reads images when its reply holds :data:`PROBE_ANSWER`. A server that
@@ -117,4 +112,4 @@ def forget_probes() -> None:
 
 
 __all__ = ["PROBE_ANSWER", "PROBE_QUESTION", "PROBE_TEXT", "TOOL_PROBE_FUNCTION", "TOOL_PROBE_QUESTION",
-           "forget_probes", "image_probe", "probe_images", "tool_probe"]
+           "forget_probes", "image_probe", "tool_probe"]

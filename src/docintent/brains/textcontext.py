@@ -21,10 +21,10 @@ All lines, in reading order:
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ..ocr.base import OcrResult
+from ..reader import content_words
 from .prompts import render
 
 #: Characters per token of the budget: OCR lines with their boxes are digits and brackets, which tokenize densely
@@ -32,14 +32,6 @@ from .prompts import render
 CHARS_PER_TOKEN = 2.5
 #: How many lines after a line holding the question's words are shown with it.
 FOLLOWING = 2
-
-_WORD = re.compile(r"[0-9a-z]+")
-_STOP = frozenset("a an and are as at be by do does for from how in is it of on or the this to was what when where "
-                  "which who whom whose why with".split())
-
-
-def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and (len(w) > 1 or w.isdigit())}
 
 
 def _line(box: Any, text: str, confidence: float) -> str:
@@ -53,8 +45,8 @@ def ocr_transcript(ocr: OcrResult, question: str, budget: int) -> str:
     if not lines:
         return "No text was read on this image (it may be blank, a picture, or too damaged to read)."
     rendered = [_line(line.box, line.text.strip(), line.confidence) for line in lines]
-    wanted = _words(question)
-    scores = [len(wanted & _words(line.text)) for line in lines]
+    wanted = set(content_words(question))
+    scores = [len(wanted & set(content_words(line.text))) for line in lines]
     near: list[int] = []
     for i in sorted((i for i, s in enumerate(scores) if s), key=lambda i: (-scores[i], i)):
         for j in range(i, min(len(lines), i + FOLLOWING + 1)):
@@ -92,13 +84,13 @@ def text_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     (``text_context`` prompt), at the head of the first user message (some formats drop system messages; none
     drops a user turn). A new list: the stored conversation is left as it is."""
     note = render("text_context").strip()
-    system = "\n\n".join(_content_text(m.get("content")) for m in messages if m.get("role") == "system")
+    system = "\n\n".join(content_text(m.get("content")) for m in messages if m.get("role") == "system")
     head = f"{system}\n\n{note}".strip()
     out: list[dict[str, Any]] = []
     for message in messages:
         if message.get("role") == "system":
             continue
-        flat = {**message, "content": _content_text(message.get("content"))}
+        flat = {**message, "content": content_text(message.get("content"))}
         if head and flat.get("role") == "user":
             flat["content"] = f"{head}\n\n{flat['content']}".strip()
             head = ""
@@ -108,10 +100,11 @@ def text_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _content_text(content: Any) -> str:
+def content_text(content: Any) -> str:
+    """A message's content as text: a string as it is, the text parts of a list joined (images have no text)."""
     if isinstance(content, list):
         return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
     return "" if content is None else str(content)
 
 
-__all__ = ["CHARS_PER_TOKEN", "ocr_transcript", "text_messages"]
+__all__ = ["CHARS_PER_TOKEN", "content_text", "ocr_transcript", "text_messages"]
