@@ -14,7 +14,7 @@ rollback is simply "keep the previous Page", and ``page.hash`` keys every cache.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import ClassVar
@@ -296,6 +296,21 @@ class Box:
 
     def union(self, other: Box) -> Box:
         return Box(min(self.x0, other.x0), min(self.y0, other.y0), max(self.x1, other.x1), max(self.y1, other.y1))
+
+    @staticmethod
+    def enclosing(boxes: Iterable[Box]) -> Box:
+        """The smallest box holding every one of ``boxes`` (at least one).
+
+        >>> Box.enclosing([Box(0.1, 0.2, 0.3, 0.4), Box(0.2, 0.1, 0.5, 0.3)]).as_tuple()
+        (0.1, 0.1, 0.5, 0.4)
+        """
+        given = list(boxes)
+        if not given:
+            raise ValueError("Box.enclosing needs at least one box")
+        box = given[0]
+        for other in given[1:]:
+            box = box.union(other)
+        return box
 
     def intersection_area(self, other: Box) -> float:
         w = min(self.x1, other.x1) - max(self.x0, other.x0)

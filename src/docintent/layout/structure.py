@@ -186,13 +186,6 @@ def _box(box: Box) -> list[float]:
     return [round(v, 5) for v in box.as_tuple()]
 
 
-def _union(boxes: Sequence[Box]) -> Box:
-    box = boxes[0]
-    for b in boxes[1:]:
-        box = box.union(b)
-    return box
-
-
 def _rows(items: list[Item], unit: float) -> list[list[Item]]:
     """Items grouped into visual rows (vertical centres within half a text height), top to bottom."""
     rows: list[list[Item]] = []
@@ -266,7 +259,7 @@ def _table_runs(rows: list[list[Item]], unit: float) -> list[tuple[int, int]]:
 
 def _build_table(layout_items: Sequence[Item], items: list[Item], width: int | None, height: int | None,
                  lines: Sequence[OcrLine] | None = None) -> Table | None:
-    region = _union([i.box for i in items])
+    region = Box.enclosing(i.box for i in items)
     grown = region.expand(0.002, 0.002)
     members = [i for i in layout_items if grown.x0 <= i.cx <= grown.x1 and grown.y0 <= i.cy <= grown.y1]
     if not members:
@@ -284,7 +277,7 @@ def _build_table(layout_items: Sequence[Item], items: list[Item], width: int | N
     body = [c for row in table.body for c in row]
     if not body or sum(1 for c in body if c.text) < 0.5 * len(body):
         return None
-    table.region = _union([i.box for i in members])
+    table.region = Box.enclosing(i.box for i in members)
     mean = float(np.mean([m.confidence for m in members]))
     confidence: dict[tuple[int, int], float] = {}
     for row in table.rows:
@@ -363,7 +356,7 @@ def layout_structure(layout: Layout, width: int | None, height: int | None, *, s
         if table is None:
             continue
         structure.tables.append(table)
-        region = table.region or _union([i.box for i in members])
+        region = table.region or Box.enclosing(i.box for i in members)
         units.append((region, "table", len(structure.tables) - 1))
         used.update(i.index for i in items if region.x0 <= i.cx <= region.x1 and region.y0 <= i.cy <= region.y1)
     for row in rows:
@@ -458,7 +451,7 @@ def _text_blocks(lines: list[Item], unit: float, size: dict[int, float]) -> list
     """One block from consecutive lines of a paragraph (a list item or a heading when it is one)."""
     text = " ".join(i.text.strip() for i in lines)
     text = re.sub(r"(\w)- (\w)", r"\1\2", text) if any(i.text.rstrip().endswith("-") for i in lines[:-1]) else text
-    box = _union([i.box for i in lines])
+    box = Box.enclosing(i.box for i in lines)
     conf = float(np.mean([i.confidence for i in lines]))
     h = float(np.median([size.get(i.index, i.h) for i in lines]))
     if _BULLET.match(lines[0].text):

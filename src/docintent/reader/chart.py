@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,7 +76,7 @@ def find_axis(numeric: list[Item], vertical: bool) -> Axis | None:
 _NOTE_RE = re.compile(r"^\s*(source|note|notes|data|\*)\b", re.I)
 
 
-def _rows(items: list[Item]) -> list[list[Item]]:
+def item_rows(items: Sequence[Item]) -> list[list[Item]]:
     """Group items into horizontal rows by vertical-centre proximity."""
     rows: list[list[Item]] = []
     for it in sorted(items, key=lambda i: i.cy):
@@ -98,7 +99,7 @@ def categories(layout: Layout, axis: Axis | None, tick_ids: set[int]) -> tuple[l
         bottom = max(t.box.y1 for t in axis.ticks)
         left = max(t.box.x1 for t in axis.ticks)
         under = [it for it in texts if it.cy > bottom - 0.6 * it.h and it.box.x0 > left - it.h]
-        rows = [r for r in _rows(under) if len(r) >= 2]
+        rows = [r for r in item_rows(under) if len(r) >= 2]
         cats = max(rows, key=len) if rows else []
         others = [it for it in texts if it not in cats and top - 2 * it.h <= it.cy <= bottom and numeric_value(it) is None]
         return sorted(cats, key=lambda i: i.cx), others

@@ -48,12 +48,7 @@ class ChartAnswer:
 
 
 def _union(values: tuple[ChartValue, ...], fallback: Box) -> Box:
-    if not values:
-        return fallback
-    box = values[0].box
-    for v in values[1:]:
-        box = box.union(v.box)
-    return box
+    return Box.enclosing(v.box for v in values) if values else fallback
 
 
 def _mentions(question: str, names: list[str]) -> list[str]:

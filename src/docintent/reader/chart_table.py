@@ -48,7 +48,7 @@ import numpy as np
 from ..layout.lines import Item, Layout
 from ..layout.table import Cell, Table
 from ..page import Box, Page
-from .chart import Axis, numeric_value
+from .chart import Axis, item_rows, numeric_value
 from .values import find_numbers, format_number
 
 #: Chart kinds :func:`read_chart` tells apart.
@@ -361,16 +361,6 @@ def _value_axis(items: Sequence[Item]) -> Axis | None:
     return y_axis or x_axis
 
 
-def _rows(items: Sequence[Item]) -> list[list[Item]]:
-    rows: list[list[Item]] = []
-    for it in sorted(items, key=lambda i: i.cy):
-        if rows and abs(rows[-1][-1].cy - it.cy) < 0.6 * max(it.h, rows[-1][-1].h):
-            rows[-1].append(it)
-        else:
-            rows.append([it])
-    return rows
-
-
 def _legend(items: Sequence[Item], colours: _Colours, shape: tuple[int, int],
             exclude: set[int], everywhere: np.ndarray | None = None) -> dict[int, Item]:
     """Legend entries: for each mark colour, a small swatch of it with a text right beside it (``everywhere``: the
@@ -508,7 +498,7 @@ def _read_axis_chart(items: list[Item], page: Page, axis: Axis, text: np.ndarray
     if vertical:
         under = [it for it in words if it.cy > bottom_c + 0.3 * it.h and it.box.x1 > tick_x1 and it.cy < bottom_c + 0.2]
         # the first row under the plot that names things (value labels of short bars are numbers)
-        rows = [r for r in _rows(under) if any(numeric_value(i) is None or _YEAR.match(i.text.strip()) for i in r)]
+        rows = [r for r in item_rows(under) if any(numeric_value(i) is None or _YEAR.match(i.text.strip()) for i in r)]
         cats = sorted((i for i in rows[0] if numeric_value(i) is None or _YEAR.match(i.text.strip())),
                       key=lambda i: i.cx) if rows else []
     else:
@@ -669,9 +659,7 @@ def _read_axis_chart(items: list[Item], page: Page, axis: Axis, text: np.ndarray
 
 def _content_box(items: Sequence[Item]) -> Box:
     """Where the chart is: the box of its text with a margin (a photo's desk or a page's edge around it is not)."""
-    box = items[0].box
-    for it in items[1:]:
-        box = box.union(it.box)
+    box = Box.enclosing(it.box for it in items)
     mx, my = 0.06 * (box.x1 - box.x0) + 0.01, 0.06 * (box.y1 - box.y0) + 0.01
     return Box.clamped(box.x0 - mx, box.y0 - my, box.x1 + mx, box.y1 + my)
 
@@ -814,9 +802,7 @@ def _read_pie(items: list[Item], page: Page, text: np.ndarray) -> ChartTable | N
             values.append(ChartValue("Share", name, float(lv), label.box, round(0.95 * label.confidence, 4), "label"))  # type: ignore[union-attr]
         else:
             values.append(ChartValue("Share", name, float(round(measured)), box, 0.45 if lv is not None else 0.6, "measured"))
-    region = disc_box
-    for it in list(name_of.values()) + ([title] if title is not None else []):
-        region = region.union(it.box)
+    region = Box.enclosing([disc_box, *(it.box for it in name_of.values()), *([title.box] if title is not None else [])])
     boxes = {f"category:{name_of[j].text.strip()}": name_of[j].box for j in name_of}
     return ChartTable("pie", title.text.strip() if title is not None else "", ["Share"], cats, values, region,
                       False, boxes)

@@ -86,10 +86,7 @@ def _format(value: float, cells: Sequence[Cell]) -> str:
 
 
 def _union(cells: Sequence[Cell]) -> Box:
-    box = cells[0].box
-    for c in cells[1:]:
-        box = box.union(c.box)
-    return box
+    return Box.enclosing(c.box for c in cells)
 
 
 def _value_columns(table: Table) -> list[int]:
