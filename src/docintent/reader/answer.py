@@ -64,10 +64,11 @@ def solve_grid(info: QuestionInfo, layout: Layout, page: Page) -> Solution | Non
 CHART_SURE = 0.6
 
 
-def solve_chart_table(info: QuestionInfo, layout: Layout, page: Page) -> Solution | None:
+def solve_chart_table(info: QuestionInfo, layout: Layout, page: Page) -> tuple[Solution, bool] | None:
     """The answer read over the data table of the chart on the page (:mod:`~docintent.reader.chart_table`,
     :mod:`~docintent.reader.chart_qa`): its region is the marks of the values it was read or computed from; None
-    when no chart is read, the question names nothing on it, or the answer is not sure enough."""
+    when no chart is read, the question names nothing on it, or the answer is not sure enough. With it, whether it
+    was read from printed values alone (neither measured off the marks nor a count of labels)."""
     chart = read_chart(layout, page)
     if chart is None:
         return None
@@ -75,8 +76,9 @@ def solve_chart_table(info: QuestionInfo, layout: Layout, page: Page) -> Solutio
     if got is None or got.confidence < CHART_SURE:
         return None
     measured = any(v.how == "measured" for v in got.values)
-    return Solution(got.text, min(got.confidence, 1.0), got.box,
-                    f"chart table ({got.operation}{', measured' if measured else ''})")
+    solution = Solution(got.text, min(got.confidence, 1.0), got.box,
+                        f"chart table ({got.operation}{', measured' if measured else ''})")
+    return solution, not measured and not got.operation.startswith("count")
 
 
 def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution:
@@ -87,9 +89,10 @@ def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution
         grid = solve_grid(info, layout, page)
         if grid is not None:
             return grid
-    charted = solve_chart_table(info, layout, page) if task == "chart" else None
-    if charted is not None and not charted.source.endswith("measured)") and "(count" not in charted.source:
-        return charted  # read from printed values: the chart table is sure
+    read = solve_chart_table(info, layout, page) if task == "chart" else None
+    charted = read[0] if read is not None else None
+    if read is not None and read[1]:
+        return read[0]  # read from printed values: the chart table is sure
     matcher = Matcher(info, layout)
     span_kind = classify(info.text)
     if span_kind is None or span_kind.kind not in _OWN_READERS or task == "chart":
