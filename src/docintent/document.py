@@ -1,7 +1,7 @@
 """Whole documents: the pages of a PDF or image to answer from, and which of them to read for a question.
 
 A question about a PDF is answered from the page that holds the answer. :meth:`Document.locate` ranks the pages
-with the evidence locator (:mod:`docintent.retrieval.evidence`) by how well their text matches the question -
+with the page locator (:mod:`docintent.locator`) by how well their text matches the question -
 the PDF's text layer where a page has one (milliseconds), OCR of the page where it has none - and
 :func:`docintent.ask` reads the best pages in that order, restoring only the pages it reads, until one answers.
 Pages are rendered when they are read, so a long document never sits in memory whole.
@@ -27,10 +27,10 @@ from .errors import ConfigError, DocIntentError, FileMissingError
 from .io import is_pdf_bytes, load_page, load_pdf, pdf_page_count
 from .io.load import office_as_pdf
 from .io.office import is_office_file
+from .locator import DEFAULT_THRESHOLD, parse_pages, rank_pages, text_layer
 from .ocr import get_engine
 from .ocr.base import OcrResult
 from .page import Page
-from .retrieval.evidence import DEFAULT_THRESHOLD, parse_pages, score_pages, text_layer
 
 #: What ``pages=`` takes: a spec such as "1-3,7", 1-based page numbers, or None for every page.
 PageSelection = str | Sequence[int] | None
@@ -160,7 +160,7 @@ class Document:
                on_page: Callable[[int], None] | None = None) -> list[PageChoice]:
         """Every chosen page ranked for ``question``: pages with evidence first (most relevant first), then the
         rest by their best line's score; ties in page order."""
-        scored = score_pages(self.texts(engine=engine, on_page=on_page), question, threshold=threshold)
+        scored = rank_pages(self.texts(engine=engine, on_page=on_page), question, threshold=threshold)
         choices = [PageChoice(n, float(relevance), items[0].evidence if items else None)
                    for n, (items, relevance) in zip(self.numbers, scored)]
         return sorted(choices, key=lambda c: (c.evidence is None, -round(c.relevance, 9), c.number))

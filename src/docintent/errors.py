@@ -131,7 +131,40 @@ class MissingDependencyError(DocIntentError, ImportError):
 
 
 class ModelEndpointError(DocIntentError):
-    """An OpenAI-compatible endpoint is unreachable, rejected the request, or names no such model."""
+    """A model's server is unreachable, rejected the request, names no such model, or kept failing.
+
+    Raised as it is, the failure will not pass by asking again (a refused request, a wrong key, an unreachable
+    server). A failure that may pass is a :class:`TransientError`, which a model transport raises for
+    :class:`~docintent.brains.retrying.Retrying` to retry; none of these name a provider's client.
+    """
+
+
+class TransientError(ModelEndpointError):
+    """One attempt at a model request failed in a way that may pass (an overloaded server, a reply that is not
+    a reply): the same request may be sent again.
+
+    ``retry_after``: the seconds the server asked to wait (its ``Retry-After``), None when it said nothing;
+    ``hint``: the one fix to name if every attempt fails like this ("" for none). The message says what the
+    attempt got, without the server's address (the retrying wrapper names it).
+    """
+
+    def __init__(self, message: str, *, retry_after: float | None = None, hint: str = "") -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.hint = hint
+
+
+class RateLimited(TransientError):
+    """The server said the caller is too fast (HTTP 429): every caller of the run slows down, not just this one."""
+
+
+class ModelTimeout(TransientError):
+    """No reply came within ``seconds``; the next attempt may be given longer."""
+
+    def __init__(self, seconds: float, *, hint: str = "") -> None:
+        super().__init__(f"no reply within {seconds:g} s", hint=hint or (
+            "Raise timeout (reasoning models and long replies need more) or check that the server is not stuck."))
+        self.seconds = seconds
 
 
 class DatasetError(DocIntentError):

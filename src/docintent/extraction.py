@@ -47,11 +47,11 @@ from .evaluation.runner import ResultsWriter, content_digest, latest_rows
 from .io.lock import FolderLock
 from .layout.lines import Layout
 from .layout.structure import SCHEMA_VERSION, Structure, chart_grid, page_markdown, page_structure, table_grid
+from .locator import text_layer
 from .ocr import get_engine
 from .ocr.base import OcrResult
 from .page import Box, Page
 from .reader.chart_table import read_chart
-from .retrieval.evidence import text_layer
 from .strategies.auto import AutoStep, restore_auto
 from .tools import get_tool
 

@@ -4,7 +4,10 @@ The model brain (:class:`~docintent.brains.mllm.ModelBrain`) writes its requests
 (``{"role", "content"}`` with ``text`` and ``image_url`` parts) and function specs, and reads a :class:`Reply`,
 docintent's own type (this module imports no provider's client). :class:`~docintent.brains.endpoint.Endpoint` speaks that to any
 OpenAI-compatible server; a model behind another API is a class with the members below that translates the
-messages to that API and its answer back to a Reply, passed as ``ModelBrain(chat_model=...)``.
+messages to that API and its answer back to a Reply, passed as ``ModelBrain(chat_model=...)``. Such a class
+sends one request per call and raises docintent's errors (:class:`~docintent.errors.TransientError`,
+:class:`~docintent.errors.RateLimited`, :class:`~docintent.errors.ModelTimeout`) for what may pass;
+:class:`~docintent.brains.retrying.Retrying` around it retries them by the rules the OpenAI endpoint follows.
 
 >>> from docintent.brains.endpoint import Endpoint
 >>> isinstance(Endpoint("http://127.0.0.1:9/v1", "m", "key"), ChatModel)

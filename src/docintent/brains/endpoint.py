@@ -1,17 +1,22 @@
 """One client for every OpenAI-compatible chat-completions endpoint docintent talks to.
 
 The model brain, ``docintent doctor`` and the retrieval planner all send their requests through
-:class:`Endpoint`; nothing else in the package builds an ``openai.OpenAI`` client. It owns:
+:class:`Endpoint`; nothing else in the package builds an ``openai.OpenAI`` client. An Endpoint is the
+:class:`OpenAIChat` transport (one attempt per request) inside :class:`~docintent.brains.retrying.Retrying`
+(the attempts), so:
 
-- **retries**: HTTP 429 and 5xx, a reply that is not a chat completion (an HTML page, a body that is not JSON,
-  an empty ``choices`` list) and timeouts are retried with backoff, honouring ``Retry-After`` /
-  ``retry-after-ms``, up to ``max_retries`` times; the SDK's own retries are off.
+- **retries** are the wrapper's, under its :class:`~docintent.brains.retrying.RetryPolicy`: the transport calls
+  HTTP 429 :class:`~docintent.errors.RateLimited`, HTTP 5xx, a reply that is not a chat completion (an HTML
+  page, a body that is not JSON, an empty ``choices`` list) a :class:`~docintent.errors.TransientError`
+  carrying the ``Retry-After`` / ``retry-after-ms`` it read, and a timeout a
+  :class:`~docintent.errors.ModelTimeout`; the wrapper retries them up to ``max_retries`` times, the same rules
+  as for a model behind any other API. The SDK's own retries are off.
 - **two ways to wait**: :meth:`Endpoint.chat` is synchronous (the SDK's ``openai.OpenAI``);
   :meth:`Endpoint.achat` is the same request as a coroutine (``httpx2.AsyncClient``, raising the SDK's own
-  exceptions). Both follow one set of retry and error rules (``_Attempts``), so they give the same replies and
-  the same errors. When an :class:`~docintent.brains.eventloop.EventLoop` is installed (``bench --concurrency
-  N``), :meth:`~Endpoint.chat` runs :meth:`~Endpoint.achat` on it, so every request of the process shares one
-  loop and one connection pool per server.
+  exceptions). Both end in one reading of the outcome (``OpenAIChat._check``) and one set of retry rules, so
+  they give the same replies and the same errors. When an :class:`~docintent.brains.eventloop.EventLoop` is
+  installed (``bench --concurrency N``), each attempt of :meth:`~Endpoint.chat` runs on it, so every request
+  of the process shares one loop and one connection pool per server.
 - **error mapping**: every failure is a :class:`~docintent.errors.ModelEndpointError` naming the URL and model;
   a rejected request is a :class:`RequestRejected` whose ``kind`` says what was wrong (context too small, too
   many images, no vision, tools, temperature, ...) and whose message ends with the one fix for it.
@@ -30,10 +35,7 @@ The model brain, ``docintent doctor`` and the retrieval planner all send their r
 
 from __future__ import annotations
 
-import asyncio
-import email.utils
 import json
-import logging
 import os
 import re
 import threading
@@ -43,17 +45,16 @@ from collections.abc import Callable
 from typing import Any
 
 from .._version import __version__
-from ..errors import ModelEndpointError
+from ..errors import ModelEndpointError, ModelTimeout, RateLimited, TransientError
 from ..io.encode import cap_pixels, resize_longest, to_data_url
 from ..page import Page
 from ..redaction import public_url, register_secret, register_url
-from . import eventloop, ratelimit
+from . import eventloop
 from .base import Usage
 from .chat import Reply
+from .retrying import Retrying, RetryPolicy, retry_after_seconds
 from .tokens import data_url_size, request_tokens
 from .toolcalls import calls_from_message, strip_reasoning
-
-log = logging.getLogger(__name__)
 
 #: Sent as the API key when none is configured: local servers ignore it, the SDK insists on one.
 PLACEHOLDER_KEY = "no-key-needed"
@@ -126,14 +127,20 @@ def rejection_kind(text: str) -> str:
     return "other"
 
 
-class Endpoint:
-    """An OpenAI-compatible chat-completions endpoint with retries, error hints and usage accounting.
+class OpenAIChat:
+    """One request at a time to an OpenAI-compatible chat-completions endpoint: the transport of :class:`Endpoint`.
 
-    ``Endpoint(base_url, model, api_key, timeout=60, max_retries=4)``; ``model=None`` uses the only model the
-    server lists. ``temperature``, ``top_p``, ``max_tokens`` (sent as ``max_tokens_param``) and ``extra_body``
-    are the defaults of every :meth:`chat`; ``max_tokens=None`` leaves the field out. ``client`` injects a
-    ready ``openai.OpenAI`` (its requests then stay synchronous); ``sleep`` replaces :func:`time.sleep`
-    between retries (tests).
+    It sends a request once and says how it failed with docintent's errors: :class:`~docintent.errors.RateLimited`
+    (HTTP 429), :class:`~docintent.errors.TransientError` (5xx, a reply that is not a chat completion, a body that
+    is not JSON), :class:`~docintent.errors.ModelTimeout`, each with the server's ``Retry-After``; a refused
+    request is a :class:`RequestRejected` and an unreachable server a :class:`~docintent.errors.ModelEndpointError`
+    naming the fix. It never retries: :class:`~docintent.brains.retrying.Retrying` does (:class:`Endpoint` is the
+    two together).
+
+    ``OpenAIChat(base_url, model, api_key, timeout=60)``; ``model=None`` uses the only model the server lists.
+    ``temperature``, ``top_p``, ``max_tokens`` (sent as ``max_tokens_param``) and ``extra_body`` are the
+    defaults of every :meth:`chat`; ``max_tokens=None`` leaves the field out. ``client`` injects a ready
+    ``openai.OpenAI`` (its requests then stay synchronous).
     """
 
     def __init__(
@@ -143,16 +150,12 @@ class Endpoint:
         api_key: str | None = None,
         *,
         timeout: float = DEFAULT_TIMEOUT,
-        max_retries: int = 4,
-        backoff: float = 1.0,
-        max_wait: float = 60.0,
         temperature: float | None = 0.0,
         top_p: float | None = None,
         max_tokens: int | None = None,
         max_tokens_param: str = "max_tokens",
         extra_body: dict[str, Any] | None = None,
         client: Any = None,
-        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         # Credentials in the URL or the key never appear in a message, a log line or a trace.
@@ -162,9 +165,6 @@ class Endpoint:
         self.public_url = public_url(self.base_url) or ""
         self.api_key = api_key or PLACEHOLDER_KEY
         self.timeout = timeout
-        self.max_retries = max_retries
-        self.backoff = backoff
-        self.max_wait = max_wait
         self.temperature = temperature
         self.top_p = top_p
         self.max_tokens = max_tokens
@@ -175,13 +175,12 @@ class Endpoint:
         self._client = client
         self._injected = client is not None
         self._own_transport: _AsyncTransport | None = None
-        self._sleep = sleep
 
     # -- connection --------------------------------------------------------------------------------
 
     @property
     def client(self) -> Any:
-        """The ``openai.OpenAI`` client (its retries off: this class retries and honours Retry-After)."""
+        """The ``openai.OpenAI`` client (its retries off: :class:`Endpoint` retries and honours Retry-After)."""
         if self._client is None:
             openai = _sdk()
             self._client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0, timeout=self.timeout)
@@ -281,30 +280,6 @@ class Endpoint:
             "Is the server running, and does the URL end in /v1?"
         )
 
-    def retry_wait(self, err: Any, attempt: int) -> float:
-        """Seconds to wait before retry ``attempt``: Retry-After (or retry-after-ms) when given, else backoff."""
-        headers = getattr(getattr(err, "response", None), "headers", None) or {}
-        wait = None
-        if headers.get("retry-after-ms"):
-            try:
-                wait = float(headers["retry-after-ms"]) / 1000.0
-            except ValueError:
-                wait = None
-        if wait is None and headers.get("retry-after"):
-            value = headers["retry-after"]
-            try:
-                wait = float(value)
-            except ValueError:
-                try:
-                    parsed = email.utils.parsedate_to_datetime(value)
-                except (TypeError, ValueError):
-                    parsed = None
-                if parsed is not None:
-                    wait = parsed.timestamp() - time.time()
-        if wait is None or wait < 0:
-            wait = self.backoff * (2**attempt)
-        return min(wait, self.max_wait)
-
     def hint(self, kind: str, *, max_tokens: int | None = None, images: int | None = None) -> str:
         """The one fix for a rejection of ``kind`` (see :class:`RequestRejected`)."""
         budget = max_tokens if max_tokens is not None else self.max_tokens
@@ -381,68 +356,62 @@ class Endpoint:
             body.update(self.extra_body)
         return body
 
-    def _tokens(self, body: dict[str, Any]) -> int:
+    def estimate_tokens(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
         """The request's token estimate for the rate limiter (image sizes known from encoding them)."""
-        return request_tokens(body, size_of=_DATA_URLS.size_of).total
+        return request_tokens({"messages": messages, "tools": tools}, size_of=_DATA_URLS.size_of).total
 
-    def _create(self, body: dict[str, Any]) -> Any:
-        """One chat completion, retrying what may pass (429, 5xx, a non-completion reply, a timeout)."""
-        attempts = _Attempts(self, body)
-        # The client is built first: building it may take longer than a rate-limit slot lasts.
+    def _post(self, body: dict[str, Any], timeout: float | None) -> Any:
+        """One chat completion on the synchronous client, or the docintent error of its failure (:meth:`_check`)."""
         client = self.client
         cast = _completion_type()
-        for attempt in range(attempts.total):
-            # Under a run-wide limiter (benchmark executors) wait for a slot; without one this returns at once.
-            reserved = ratelimit.wait_turn(lambda: self._tokens(body))
-            try:
-                # ``post`` sends the body as it is: ``chat.completions.create`` would first walk every message
-                # against the SDK's type annotations, which was 40 % of the client's CPU per call.
-                options = {"timeout": attempts.timeout} if attempts.timeout != self.timeout else {}
-                completion = client.post("/chat/completions", body=body, cast_to=cast, options=options)
-                error = None
-            except Exception as err:
-                completion, error = None, err
-            wait = attempts.judge(attempt, completion, error)
-            if wait is None:
-                ratelimit.done(reserved, _used_tokens(completion))
-                return completion
-            if wait.rate_limited:
-                wait.seconds = ratelimit.backoff(wait.seconds)  # the whole run pauses and slows down
-            attempts.retry_or_fail(attempt, wait.seconds)
-            self._sleep(wait.seconds)
-        raise attempts.failure()
+        # ``post`` sends the body as it is: ``chat.completions.create`` would first walk every message against
+        # the SDK's type annotations, which was 40 % of the client's CPU per call.
+        options = {"timeout": timeout} if timeout is not None and timeout != self.timeout else {}
+        try:
+            completion = client.post("/chat/completions", body=body, cast_to=cast, options=options)
+            error = None
+        except Exception as err:
+            completion, error = None, err
+        return self._check(body, completion, error, self.timeout if timeout is None else timeout)
 
-    async def _acreate(self, body: dict[str, Any]) -> Any:
-        """:meth:`_create` as a coroutine on the async transport: the same attempts, waits and errors."""
-        attempts = _Attempts(self, body)
+    async def _apost(self, body: dict[str, Any], timeout: float | None) -> Any:
+        """:meth:`_post` as a coroutine on the async transport: the same completion or the same error."""
+        timeout = self.timeout if timeout is None else timeout
         transport = self._transport()
-        for attempt in range(attempts.total):
-            reserved = await ratelimit.await_turn(lambda: self._tokens(body))
-            try:
-                completion, error = await transport.post(body, attempts.timeout), None
-            except Exception as err:
-                completion, error = None, err
-            wait = attempts.judge(attempt, completion, error)
-            if wait is None:
-                await ratelimit.adone(reserved, _used_tokens(completion))
-                return completion
-            if wait.rate_limited:
-                wait.seconds = await ratelimit.abackoff(wait.seconds)
-            attempts.retry_or_fail(attempt, wait.seconds)
-            if self._sleep is time.sleep:
-                await asyncio.sleep(wait.seconds)
-            else:  # a test's clock
-                self._sleep(wait.seconds)
-        raise attempts.failure()
+        try:
+            completion, error = await transport.post(body, timeout), None
+        except Exception as err:
+            completion, error = None, err
+        return self._check(body, completion, error, timeout)
 
-    def slot_wait(self, waited: float) -> float:
-        """Seconds to wait after a request timed out (after ``waited`` seconds) before sending it again. A
-        one-slot server (llama.cpp) keeps working on a request its client gave up on, and a retry sent at once
-        only queues behind it. No server API says when the slot is free (llama-cpp-python has no ``/slots``),
-        and a speed measured on short prompts says little about a long one, so the wait is as long again as the
-        abandoned request had (its phase-sized ``max_tokens`` bounds what it can still do), at most
-        ``4 x timeout``."""
-        return float(min(waited, 4 * self.timeout))
+    def _check(self, body: dict[str, Any], completion: Any, error: BaseException | None, timeout: float) -> Any:
+        """The completion when it is a usable one; else raise what went wrong as docintent's error: a
+        :class:`~docintent.errors.TransientError` for what may pass (HTTP 429 or 5xx, a timeout, a reply that is
+        not a chat completion), the endpoint's error naming the fix for what will not (a refused request, an
+        unreachable server). The synchronous and the async path both end here."""
+        openai = _sdk()
+        if error is None:
+            problem = _not_a_completion(completion)
+            if problem is None:
+                return completion
+            raise TransientError(problem, hint=_problem_hint(problem))
+        if isinstance(error, openai.APITimeoutError):
+            raise ModelTimeout(timeout)
+        if isinstance(error, openai.APIConnectionError):
+            raise self._unreachable(error) from None
+        if isinstance(error, openai.APIStatusError):
+            status = error.status_code
+            if status != 429 and status < 500:
+                raise self._status_error(error, body) from None
+            if status == 500 and _INVALID_REQUEST.search(error_text(error)):
+                # llama-cpp-python answers a request its schema refuses with HTTP 500: the same request fails again
+                raise self._status_error(error, body) from None
+            retry_after = retry_after_seconds(getattr(getattr(error, "response", None), "headers", None))
+            kind = RateLimited if status == 429 else TransientError
+            raise kind(f"HTTP {status}: {_sentence(error_text(error))}", retry_after=retry_after) from None
+        if isinstance(error, ValueError):  # json.JSONDecodeError: the body is not JSON
+            raise TransientError(f"the reply body is not JSON ({error})", hint=_URL_HINT) from None
+        raise error
 
     def chat(
         self,
@@ -454,20 +423,20 @@ class Endpoint:
         top_p: float | None = None,
         stop: list[str] | None = None,
         response_format: dict[str, Any] | None = None,
+        timeout: float | None = None,
     ) -> Reply:
-        """Send ``messages`` (offering ``tools`` natively when given) and return the parsed :class:`Reply`.
+        """Send ``messages`` once (offering ``tools`` natively when given) and return the parsed :class:`Reply`.
 
-        ``max_tokens`` / ``temperature`` / ``top_p`` override the endpoint's defaults for this call; ``stop``:
-        stop sequences; ``response_format``: e.g. ``{"type": "json_object"}``. With an event loop installed (:mod:`docintent.brains.eventloop`) the request runs on it
-        as :meth:`achat` does.
-        Raises :class:`~docintent.errors.ModelEndpointError` (:class:`RequestRejected` for a refused request).
+        ``max_tokens`` / ``temperature`` / ``top_p`` / ``timeout`` override the defaults for this call;
+        ``stop``: stop sequences; ``response_format``: e.g. ``{"type": "json_object"}``. With an event loop
+        installed (:mod:`docintent.brains.eventloop`) the request runs on it as :meth:`achat` does.
         """
         body = self._body(messages, tools, max_tokens, temperature, top_p, stop, response_format)
         loop = eventloop.current()
         if loop is not None and not self._injected and not loop.in_loop():
-            completion = loop.run(self._acreate(body))
+            completion = loop.run(self._apost(body, timeout))
         else:
-            completion = self._create(body)
+            completion = self._post(body, timeout)
         return self._reply(completion)
 
     async def achat(
@@ -480,14 +449,15 @@ class Endpoint:
         top_p: float | None = None,
         stop: list[str] | None = None,
         response_format: dict[str, Any] | None = None,
+        timeout: float | None = None,
     ) -> Reply:
-        """:meth:`chat` as a coroutine: the same request, retries, errors and reply.
+        """:meth:`chat` as a coroutine: the same request, errors and reply.
 
         Run every call of one endpoint on one event loop (its HTTP client keeps connections to that loop). With
         no model configured, the first call lists the server's models synchronously (:attr:`model`).
         """
         body = self._body(messages, tools, max_tokens, temperature, top_p, stop, response_format)
-        return self._reply(await self._acreate(body))
+        return self._reply(await self._apost(body, timeout))
 
     def _reply(self, completion: Any) -> Reply:
         """The :class:`Reply` of a completion, its tokens added to ``usage``."""
@@ -520,6 +490,173 @@ class Endpoint:
 
         url = _DATA_URLS.get((page.hash, max_side, max_pixels, fmt, quality), encode)
         return {"type": "image_url", "image_url": {"url": url}}
+
+
+class Endpoint(Retrying):
+    """An OpenAI-compatible chat-completions endpoint with retries, error hints and usage accounting: the
+    :class:`OpenAIChat` transport inside :class:`~docintent.brains.retrying.Retrying`.
+
+    ``Endpoint(base_url, model, api_key, timeout=60, max_retries=4)``; ``model=None`` uses the only model the
+    server lists. ``max_retries``, ``backoff`` and ``max_wait`` make the :class:`~docintent.brains.retrying.RetryPolicy`;
+    ``temperature``, ``top_p``, ``max_tokens`` (sent as ``max_tokens_param``) and ``extra_body`` are the
+    transport's defaults of every :meth:`chat`; ``max_tokens=None`` leaves the field out. ``client`` injects a
+    ready ``openai.OpenAI`` (its requests then stay synchronous); ``sleep`` replaces :func:`time.sleep`
+    between retries (tests). The transport's members (``base_url``, ``public_url``, ``timeout``, :meth:`probe`,
+    :meth:`hint`, ...) are read through it.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_retries: int = 4,
+        backoff: float = 1.0,
+        max_wait: float = 60.0,
+        temperature: float | None = 0.0,
+        top_p: float | None = None,
+        max_tokens: int | None = None,
+        max_tokens_param: str = "max_tokens",
+        extra_body: dict[str, Any] | None = None,
+        client: Any = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.transport = OpenAIChat(base_url, model, api_key, timeout=timeout, temperature=temperature, top_p=top_p,
+                                    max_tokens=max_tokens, max_tokens_param=max_tokens_param, extra_body=extra_body,
+                                    client=client)
+        policy = RetryPolicy(max_retries=max_retries, backoff=backoff, max_wait=max_wait)
+        super().__init__(self.transport, policy, sleep=sleep, name=self.transport.public_url)
+
+    # -- the transport's settings, read through ---------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        return self.transport.base_url
+
+    @property
+    def public_url(self) -> str:
+        """The URL as messages show it: its user and password masked."""
+        return self.transport.public_url
+
+    @property
+    def api_key(self) -> str:
+        return self.transport.api_key
+
+    @property
+    def timeout(self) -> float:
+        """Seconds to wait for one reply (a retry after a timeout waits longer: the policy's rule)."""
+        return self.transport.timeout
+
+    @property
+    def temperature(self) -> float | None:
+        return self.transport.temperature
+
+    @property
+    def top_p(self) -> float | None:
+        return self.transport.top_p
+
+    @property
+    def max_tokens(self) -> int | None:
+        return self.transport.max_tokens
+
+    @property
+    def max_tokens_param(self) -> str:
+        return self.transport.max_tokens_param
+
+    @property
+    def extra_body(self) -> dict[str, Any] | None:
+        return self.transport.extra_body
+
+    @property
+    def max_retries(self) -> int:
+        return self.policy.max_retries
+
+    @property
+    def client(self) -> Any:
+        """The transport's ``openai.OpenAI`` client."""
+        return self.transport.client
+
+    @property
+    def model(self) -> str:
+        """The model name; when none is configured, the only model the endpoint lists."""
+        return self.transport.model
+
+    @model.setter
+    def model(self, name: str) -> None:
+        self.transport.model = name
+
+    def probe(self) -> tuple[bool, str | None]:
+        """:meth:`OpenAIChat.probe`: whether the endpoint answers ``GET /models`` (never raises)."""
+        return self.transport.probe()
+
+    def hint(self, kind: str, *, max_tokens: int | None = None, images: int | None = None) -> str:
+        """:meth:`OpenAIChat.hint`: the one fix for a rejection of ``kind``."""
+        return self.transport.hint(kind, max_tokens=max_tokens, images=images)
+
+    def retry_wait(self, err: Any, attempt: int) -> float:
+        """Seconds the policy waits before retry ``attempt`` after the SDK error ``err`` (None: no reply):
+        its Retry-After (or retry-after-ms) when given, else the back-off."""
+        headers = getattr(getattr(err, "response", None), "headers", None)
+        return self.policy.wait(attempt, retry_after_seconds(headers))
+
+    # -- requests (the transport's options spelled out) ------------------------------------------
+
+    def chat(  # type: ignore[override]  # the same call as Retrying.chat, its options named
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        top_p: float | None = None,
+        stop: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+    ) -> Reply:
+        """Send ``messages`` (offering ``tools`` natively when given) and return the parsed :class:`Reply`,
+        retrying what may pass.
+
+        ``max_tokens`` / ``temperature`` / ``top_p`` override the endpoint's defaults for this call; ``stop``:
+        stop sequences; ``response_format``: e.g. ``{"type": "json_object"}``. With an event loop installed
+        (:mod:`docintent.brains.eventloop`) each attempt runs on it as :meth:`achat` does.
+        Raises :class:`~docintent.errors.ModelEndpointError` (:class:`RequestRejected` for a refused request).
+        """
+        return super().chat(messages, tools, max_tokens=max_tokens, **_given(temperature=temperature, top_p=top_p,
+                                                                           stop=stop, response_format=response_format))
+
+    async def achat(  # type: ignore[override]  # as chat
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        top_p: float | None = None,
+        stop: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+    ) -> Reply:
+        """:meth:`chat` as a coroutine: the same request, retries, errors and reply."""
+        return await super().achat(messages, tools, max_tokens=max_tokens, **_given(
+            temperature=temperature, top_p=top_p, stop=stop, response_format=response_format))
+
+
+def _given(**options: Any) -> dict[str, Any]:
+    """The options that are set (not None)."""
+    return {name: value for name, value in options.items() if value is not None}
+
+
+#: The fix for a reply that is not the API's.
+_URL_HINT = "Is base_url the API's URL ending in /v1 (not a web page or a login proxy)?"
+
+
+def _problem_hint(problem: str) -> str:
+    """The fix to name when every attempt got a reply that is not a usable chat completion (``problem``)."""
+    if "not a chat completion" in problem:
+        return _URL_HINT
+    if "no choices" in problem:
+        return "The server produced no completion: check its log."
+    return ""
 
 
 class _DataUrls:
@@ -564,91 +701,10 @@ class _DataUrls:
 _DATA_URLS = _DataUrls()
 
 
-class _Wait:
-    """A retry: ``seconds`` before the next attempt; ``rate_limited`` for an HTTP 429 (the run slows down)."""
-
-    __slots__ = ("seconds", "rate_limited")
-
-    def __init__(self, seconds: float, rate_limited: bool = False) -> None:
-        self.seconds = seconds
-        self.rate_limited = rate_limited
-
-
-class _Attempts:
-    """The retry and error rules of one request, shared by the synchronous and the asynchronous path.
-
-    :meth:`judge` reads the outcome of attempt ``attempt``: None for a usable completion, a :class:`_Wait`
-    for a failure that may pass (HTTP 429 or 5xx, a timeout, a reply that is not a chat completion); it
-    raises the endpoint's error for a failure that will not pass (a refused request, an unreachable server).
-    :meth:`retry_or_fail` then logs the retry, or after the last attempt raises :meth:`failure`, which names
-    how many attempts were made and what the last one got.
-    """
-
-    def __init__(self, endpoint: Endpoint, body: dict[str, Any]) -> None:
-        self.endpoint = endpoint
-        self.body = body
-        self.total = endpoint.max_retries + 1
-        self.last = ""
-        #: This attempt's timeout: the endpoint's, doubled after each timed-out attempt (at most 4 x): a reply
-        #: that needs more than the timeout would otherwise time out on every attempt.
-        self.timeout = endpoint.timeout
-
-    def judge(self, attempt: int, completion: Any, error: BaseException | None) -> _Wait | None:
-        openai = _sdk()
-        endpoint = self.endpoint
-        wait: _Wait
-        if error is None:
-            problem = _not_a_completion(completion)
-            if problem is None:
-                return None
-            self.last = problem
-            wait = _Wait(endpoint.retry_wait(None, attempt))
-        elif isinstance(error, openai.APITimeoutError):
-            self.last = f"no reply within {self.timeout:g} s"
-            # the server may still be writing the reply given up on: let it finish before asking again
-            wait = _Wait(max(endpoint.retry_wait(None, attempt), endpoint.slot_wait(self.timeout)))
-            self.timeout = min(2 * self.timeout, 4 * endpoint.timeout)
-        elif isinstance(error, openai.APIConnectionError):
-            raise endpoint._unreachable(error) from None
-        elif isinstance(error, openai.APIStatusError):
-            if error.status_code != 429 and error.status_code < 500:
-                raise endpoint._status_error(error, self.body) from None
-            if error.status_code == 500 and _INVALID_REQUEST.search(error_text(error)):
-                # llama-cpp-python answers a request its schema refuses with HTTP 500: the same request fails again
-                raise endpoint._status_error(error, self.body) from None
-            self.last = f"HTTP {error.status_code}: {_sentence(error_text(error))}"
-            wait = _Wait(endpoint.retry_wait(error, attempt), rate_limited=error.status_code == 429)
-        elif isinstance(error, ValueError):  # json.JSONDecodeError: the body is not JSON
-            self.last = f"the reply body is not JSON ({error})"
-            wait = _Wait(endpoint.retry_wait(None, attempt))
-        else:
-            raise error
-        return wait
-
-    def retry_or_fail(self, attempt: int, seconds: float) -> None:
-        """After failed attempt ``attempt``: log retry ``attempt + 1`` of ``max_retries``, or raise
-        :meth:`failure` when it was the last attempt."""
-        if attempt + 1 >= self.total:
-            raise self.failure()
-        log.warning("%s: %s; retry %d of %d in %.1f s", self.endpoint.public_url, self.last, attempt + 1,
-                    self.total - 1, seconds)
-
-    def failure(self) -> ModelEndpointError:
-        hint = ""
-        if "not JSON" in self.last or "not a chat completion" in self.last:
-            hint = " Is base_url the API's URL ending in /v1 (not a web page or a login proxy)?"
-        elif "no choices" in self.last:
-            hint = " The server produced no completion: check its log."
-        elif "no reply within" in self.last:
-            hint = " Raise timeout (reasoning models and long replies need more) or check that the server is not stuck."
-        return ModelEndpointError(
-            f"{self.endpoint.where}: gave up after {self.total} attempt(s); last: {_sentence(self.last)}.{hint}")
-
-
 class _AsyncTransport:
     """Chat-completion requests on ``httpx2.AsyncClient``, the HTTP library under the openai SDK, used directly.
 
-    It answers as the SDK's ``post`` does, so :class:`_Attempts` and :meth:`Endpoint._reply` read both alike:
+    It answers as the SDK's ``post`` does, so ``OpenAIChat._check`` and ``OpenAIChat._reply`` read both alike:
     the SDK's ``ChatCompletion`` model, the reply's text when it is not JSON and not labelled JSON, and the
     SDK's own exceptions (``APIStatusError`` with the same body and message, ``APITimeoutError``,
     ``APIConnectionError`` with the transport's error as its cause). It skips the SDK's request building:
@@ -717,10 +773,6 @@ def _completion_type() -> Any:
     from openai.types.chat import ChatCompletion  # with the SDK: imported on first use
 
     return ChatCompletion
-
-
-def _used_tokens(completion: Any) -> int:
-    return getattr(getattr(completion, "usage", None), "total_tokens", 0) or 0
 
 
 def _sdk() -> Any:
@@ -793,5 +845,5 @@ def parse_json_reply(content: str) -> dict[str, Any]:
     return obj
 
 
-__all__ = ["DEFAULT_TIMEOUT", "Endpoint", "PLACEHOLDER_KEY", "Reply", "RequestRejected", "error_text",
+__all__ = ["DEFAULT_TIMEOUT", "Endpoint", "OpenAIChat", "PLACEHOLDER_KEY", "Reply", "RequestRejected", "error_text",
            "parse_json_reply", "rejection_kind"]

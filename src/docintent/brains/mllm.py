@@ -223,6 +223,12 @@ class ModelBrainOptions(BaseModel):
     extra_body: dict[str, Any] | None = Field(None, description="Extra JSON fields for every request (server-specific).")
 
 
+#: Options only the OpenAI endpoint reads (its transport, its retries, what request_extras sends it): refused
+#: beside a ready ``chat_model``, which would silently ignore them.
+ENDPOINT_OPTIONS = frozenset({"model", "base_url", "api_key", "temperature", "top_p", "max_tokens_param", "timeout",
+                              "max_retries", "backoff", "max_wait", "extra_body", "stop", "json_replies"})
+
+
 class ModelBrain(Restorer, MactRoles):
     """A :class:`Brain` backed by an OpenAI-compatible chat-completions endpoint with tool calling.
 
@@ -265,10 +271,17 @@ class ModelBrain(Restorer, MactRoles):
         self._sees: bool | None = None  # context=auto: None until the server is asked whether the model reads images
         self._reasons = False  # True once a reply carried reasoning: requests get max_tokens from then on
         self._json_ok: bool | None = None  # json_replies=auto: False once the server refused response_format
-        self._transcripts: dict[tuple[str, str, int], str] = {}
+        self._transcripts: dict[tuple[str, str, int, bool], str] = {}
         own_price = Price(opts.price_in, opts.price_out)
         self.prices = prices or PriceTable(default=own_price)
         if chat_model is not None:  # a model behind another API (brains/chat.py): no OpenAI endpoint to build
+            ignored = sorted(ENDPOINT_OPTIONS & opts.model_fields_set) + (["client"] if client is not None else []) + (
+                ["sleep"] if sleep is not time.sleep else [])
+            if ignored:
+                raise ConfigError(
+                    f"openai brain: {', '.join(ignored)} configure the OpenAI endpoint, which a ready chat_model "
+                    "replaces: set them on the chat model (retries: Retrying(chat_model, RetryPolicy(max_retries=...)) "
+                    "from docintent.brains.retrying)")
             self.base_url, self.api_key = "", ""
             self.endpoint: ChatModel = chat_model
             return

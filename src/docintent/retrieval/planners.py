@@ -25,9 +25,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..brains.base import Usage
+from ..brains.chat import ChatModel
 from ..brains.endpoint import Endpoint
 from ..brains.endpoint import parse_json_reply as _parse_json_reply
-from ..errors import ModelEndpointError
+from ..errors import ConfigError, ModelEndpointError
 from ..registry import Registry
 from ..settings import get_settings
 from .agent import (
@@ -433,7 +434,9 @@ class OpenAIPlanner(Planner):
     server needs no key. ``sees_images``: send inspected pages as images (a vision model), else as text.
     Requests go through :class:`~docintent.brains.endpoint.Endpoint`: HTTP 429 / 5xx, replies that are not
     completions and one timeout are retried (``max_retries``) honouring ``Retry-After``, and a refused request
-    is an error naming its fix.
+    is an error naming its fix. ``chat_model``: plan with a model behind another API instead (any
+    :class:`~docintent.brains.chat.ChatModel`, e.g. wrapped in :class:`~docintent.brains.retrying.Retrying`);
+    the endpoint's options are then refused, not ignored.
     """
 
     name = "openai"
@@ -448,16 +451,29 @@ class OpenAIPlanner(Planner):
         max_retries: int = 3,
         timeout: float = 120.0,
         temperature: float = 0.0,
+        chat_model: ChatModel | None = None,
     ) -> None:
-        settings = get_settings()
-        self.model = model or settings.model
-        if not self.model:
-            raise ModelEndpointError("no model name: pass model= or set DOCINTENT_MODEL")
-        url = base_url or settings.resolved_base_url()
-        if not url:
-            raise ModelEndpointError("no endpoint: pass base_url= or set DOCINTENT_BASE_URL or OPENAI_BASE_URL")
-        self.endpoint = Endpoint(url, self.model, api_key or settings.resolved_api_key(), timeout=timeout,
-                                 max_retries=max_retries, temperature=temperature)
+        self.endpoint: ChatModel
+        if chat_model is not None:
+            given = [name for name, value, default in (
+                ("model", model, None), ("base_url", base_url, None), ("api_key", api_key, None),
+                ("max_retries", max_retries, 3), ("timeout", timeout, 120.0), ("temperature", temperature, 0.0))
+                if value != default]
+            if given:
+                raise ConfigError(f"planner 'openai': {', '.join(given)} configure the OpenAI endpoint, which a ready "
+                                  "chat_model replaces: set them on the chat model")
+            self.model: str | None = chat_model.configured_model
+            self.endpoint = chat_model
+        else:
+            settings = get_settings()
+            self.model = model or settings.model
+            if not self.model:
+                raise ModelEndpointError("no model name: pass model= or set DOCINTENT_MODEL")
+            url = base_url or settings.resolved_base_url()
+            if not url:
+                raise ModelEndpointError("no endpoint: pass base_url= or set DOCINTENT_BASE_URL or OPENAI_BASE_URL")
+            self.endpoint = Endpoint(url, self.model, api_key or settings.resolved_api_key(), timeout=timeout,
+                                     max_retries=max_retries, temperature=temperature)
         self.sees_images = sees_images
         self.temperature = temperature
         self._messages: list[dict[str, Any]] = []
