@@ -91,6 +91,27 @@ def test_tools_the_server_drops_are_described_in_the_prompt_and_answered_as_json
     assert result.answer == "$41.20"
 
 
+def test_a_text_only_model_is_told_the_damage_it_cannot_see_and_its_restoration_is_applied_and_reviewed(invoice):
+    upside_down = Page.from_array(cv2.rotate(invoice.pixels, cv2.ROTATE_180), source="invoice-upside-down")
+    script = [tool_call("rotate_180"), tool_call("keep", reason="the lines read upright now"),
+              tool_call("answer", answer="$41.20", confidence="high")]
+    with FakeOpenAI(script, vision=False) as server:
+        result, _ = ask(upside_down, server, tools=("rotate_180",))
+    decide, review, _ = server.chat_requests
+    # the model cannot see the page, so the measured damage comes with its lines, naming the tool that fixes it
+    told = decide["messages"][0]["content"]
+    assert "Measured on this image: the page is not upright (rotate_180 makes it upright)" in told
+    # the review shows the page after the tool: upright now, by the same measurement
+    assert "Measured on this image: upright" in review["messages"][-1]["content"]
+    assert result.tools_kept == ["rotate_180"] and result.answer == "$41.20"
+
+
+def test_the_damage_note_can_be_left_out(invoice):
+    with FakeOpenAI([tool_call("answer", answer="$41.20", confidence="high")], vision=False) as server:
+        ask(invoice, server, text_damage=False)
+    assert "Measured on this image" not in server.chat_requests[0]["messages"][0]["content"]
+
+
 def test_tools_dropped_after_all_are_found_out_from_the_reply(invoice):
     # the probe got a call (say a model that follows a one-function request) but a real request gets prose
     script = [{"content": "I would look at the last line first."}, tool_call("answer", answer="$41.20", confidence="high")]

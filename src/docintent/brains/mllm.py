@@ -67,9 +67,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ..errors import ConfigError, InvalidBoxError, ToolError
 from ..io.encode import resize_longest, to_data_url
 from ..page import Box, Page
-from ..perception.degradations import parse_degradation
+from ..perception.degradations import get_degradation, parse_degradation
+from ..perception.service import Perception
 from ..settings import get_settings
-from ..tools import TOOLS, get_tool
+from ..tools import TOOLS, get_tool, tools_for
 from ..trace import Action, InspectStep, Phase
 from ..vocabulary import INSPECTION
 from . import mact_model
@@ -81,7 +82,7 @@ from .pricing import Price, PriceTable
 from .probes import image_probe, tool_probe
 from .prompts import FAMILY, PROMPT_VERSION, answer_rules, render
 from .roles import Correction, Execution, Plan, PlanStep, Verdict
-from .textcontext import ocr_transcript, text_messages
+from .textcontext import damage_note, ocr_transcript, text_messages
 from .tokens import image_tokens
 from .toolcalls import ParsedCall, answer_from_prose, parse_json_object, strip_reasoning, verdict_from_text
 
@@ -176,6 +177,9 @@ class ModelBrainOptions(BaseModel):
         "(for models that take no images); auto finds out with one small request the first time.")
     text_tokens: int = Field(1500, ge=100, description="Token budget of one page's OCR text (context=text); the lines "
                              "holding the question's words come first.")
+    text_damage: bool = Field(True, description="With the OCR text context, state under each page's lines the damage "
+                              "measured on its pixels (orientation, warp, blur, shadow, light, moire) and the tools that "
+                              "restore it: a model that cannot see the page has no other way to judge it.")
     phase_tokens: bool = Field(True, description="Size each request's max_tokens to what its phase needs (at most "
                                "max_tokens), so a runaway reply cannot hold a small server for minutes; a model that "
                                "reasons before it answers gets max_tokens from its first reasoning reply on.")
@@ -463,16 +467,26 @@ class ModelBrain(Restorer, MactRoles):
     def transcript(self, page: Page, question: str | None = None) -> str:
         """What a text-only model is shown of ``page``: :func:`ocr_transcript` within ``text_tokens`` (kept for the
         page state and question, so every phase that shows the page shows the same text)."""
-        key = (page.hash, question or "", self.options.text_tokens)
+        key = (page.hash, question or "", self.options.text_tokens, self.options.text_damage)
         known = self._transcripts.get(key)
         if known is None:
             from ..ocr import get_engine
 
             known = ocr_transcript(get_engine().read(page), question or "", self.options.text_tokens)
+            if self.options.text_damage:
+                known = f"{known}\n{self.damage(page)}"
             if len(self._transcripts) >= 64:
                 self._transcripts.pop(next(iter(self._transcripts)))
             self._transcripts[key] = known
         return known
+
+    @staticmethod
+    def damage(page: Page) -> str:
+        """The damage measured on ``page``'s pixels, as a text-only model is told it (:func:`damage_note`): the
+        rotation that makes it upright, then every family past its threshold with the tools that restore it."""
+        perception = Perception()
+        return damage_note(perception.upright_fix(page), perception.above(page), perception.threshold,
+                           lambda family: get_degradation(family).plain or family, tools_for)
 
     def image_tokens(self, page: Page, max_side: int | None = None) -> int:
         """Tokens the page costs as sent (after ``max_side`` and ``max_pixels``), by the Qwen-VL rule."""

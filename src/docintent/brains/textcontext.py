@@ -21,6 +21,7 @@ All lines, in reading order:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..ocr.base import OcrResult
@@ -78,6 +79,32 @@ def ocr_transcript(ocr: OcrResult, question: str, budget: int) -> str:
     return "\n".join(out)
 
 
+def damage_note(upright: str | None, found: Sequence[tuple[str, float]], threshold: Callable[[str], float],
+                plain: Callable[[str], str], tools: Callable[[str], Sequence[str]]) -> str:
+    """What the pixels of an image say about its damage, for a model that cannot see them: ``upright`` is the
+    rotation tool that makes the page upright (None: it is upright), ``found`` the ``(family, severity)`` pairs
+    past their thresholds, most severe first; each is named in plain words with its severity, its threshold and
+    the tools that restore it.
+
+    >>> print(damage_note("rotate_180", [("blur", 0.62)], lambda f: 0.35, lambda f: "the text is blurred",
+    ...                   lambda f: ["deblurring"]))
+    Measured on this image: the page is not upright (rotate_180 makes it upright); the text is blurred (blur 0.62, \
+above its threshold 0.35; restored by deblurring).
+    >>> print(damage_note(None, [], lambda f: 0.5, str, lambda f: []))
+    Measured on this image: upright, no damage past its threshold.
+    """
+    parts = []
+    if upright:
+        parts.append(f"the page is not upright ({upright} makes it upright)")
+    for family, severity in found:
+        names = ", ".join(tools(family))
+        fix = f"; restored by {names}" if names else "; no tool restores it"
+        parts.append(f"{plain(family)} ({family} {severity:.2f}, above its threshold {threshold(family):.2f}{fix})")
+    if not parts:
+        return "Measured on this image: upright, no damage past its threshold."
+    return "Measured on this image: " + "; ".join(parts) + "."
+
+
 def text_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``messages`` as a text-only model's server takes them: every content a string (content parts joined; some
     chat formats drop list contents), the system text, with the note that images come as OCR text
@@ -107,4 +134,4 @@ def content_text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
-__all__ = ["CHARS_PER_TOKEN", "content_text", "ocr_transcript", "text_messages"]
+__all__ = ["CHARS_PER_TOKEN", "content_text", "damage_note", "ocr_transcript", "text_messages"]
