@@ -52,6 +52,9 @@ class Settings(BaseSettings):
     cache: Annotated[bool, Field(description="Cache OCR results on disk (by page hash, region and engine).")] = True
     ocr_engine: Annotated[str, Field(description="Default OCR engine: 'rapidocr' or 'tesseract'.")] = "rapidocr"
     threads: Annotated[int, Field(ge=0, le=1024, description="Threads for ONNX inference (0 = library default).")] = 0
+    spin: Annotated[bool, Field(description=(
+        "Let ONNX Runtime's idle threads spin-wait for work (its own default). Off, they sleep: the same results for "
+        "less CPU on a busy or shared machine."))] = False
 
     base_url: Annotated[str | None, Field(description="OpenAI-compatible endpoint; falls back to OPENAI_BASE_URL.")] = None
     api_key: Annotated[str | None, Field(description="API key; falls back to OPENAI_API_KEY. Local servers need none.")] = None

