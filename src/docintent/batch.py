@@ -48,7 +48,7 @@ from .io.lock import FolderLock
 from .io.office import OFFICE_SUFFIXES, converter
 from .io.walk import MAX_WALK_DEPTH, MAX_WALK_ENTRIES, DocumentWalk, pattern_matches, skip_reason, walk_folder
 from .strategies.auto import restore_auto
-from .vocabulary import TASKS, check_question, check_task
+from .vocabulary import check_question, check_task
 
 #: Files a folder is searched for (PDFs and the image formats the loader reads); office documents join them
 #: where LibreOffice is installed to convert them (:func:`folder_suffixes`).
@@ -145,8 +145,10 @@ def read_questions(path: str | os.PathLike) -> list[Question]:
         if not isinstance(text, str) or not text.strip():
             raise InputError(p, f"line {number} has no \"question\" text")
         task = row.get("task") or "doc"
-        if not isinstance(task, str) or task not in TASKS:
-            raise InputError(p, f"line {number}: task {task!r} is not one of {', '.join(TASKS)}")
+        try:
+            check_task(task)  # any registered task, plug-ins included
+        except ConfigError as err:
+            raise InputError(p, f"line {number}: {err}") from None
         qid = row.get("id")
         if qid is not None and not isinstance(qid, (str, int)):
             raise InputError(p, f"line {number}: id must be text or a whole number, got {type(qid).__name__}")

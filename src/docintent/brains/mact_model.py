@@ -32,7 +32,7 @@ from ..tools.zoom import Zoom
 from .base import State
 from .decisions import Answer, Usage
 from .endpoint import Reply
-from .prompts import FAMILY, answer_rules, render
+from .prompts import render, task_noun, task_rules
 from .roles import Correction, Execution, Plan, PlanStep, Verdict
 from .toolcalls import ParsedCall, parse_json_object
 
@@ -85,7 +85,7 @@ FLAG_EXECUTION = _fn("flag_execution", "One step's result is wrong (a misread va
 
 
 def _family(state: State) -> str:
-    return FAMILY.get(state.task, "document")
+    return task_noun(state.task)
 
 
 def _text_part(text: str) -> dict[str, Any]:
@@ -294,7 +294,7 @@ def conclude(brain: ModelChat, state: State, runs: list[tuple[Plan, dict[str, Ex
     if corrections:
         parts.append("Corrections:\n" + "\n".join(f"- {c.verdict.target} mistake: {c.verdict.mistake}; "
                                                    f"result {c.before!r} -> {c.after!r}" for c in corrections))
-    system = render("mact_answer", family=_family(state), rules=answer_rules(state.task if state.task in FAMILY else "doc"))
+    system = render("mact_answer", family=_family(state), rules=task_rules(state.task))
     messages: list[dict[str, Any]] = [{"role": "system", "content": system},
                                       {"role": "user", "content": [_text_part("\n\n".join(parts)), brain.image_part(state.page, question=state.question)]}]
     reply = brain.chat(messages, phase="conclude")

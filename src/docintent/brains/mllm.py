@@ -80,7 +80,7 @@ from .decisions import Answer, Change, Decision, Diagnosis, Keep, Review, Rollba
 from .endpoint import DEFAULT_TIMEOUT, PLACEHOLDER_KEY, Endpoint, Reply, RequestRejected
 from .pricing import Price, PriceTable
 from .probes import image_probe, tool_probe
-from .prompts import FAMILY, PROMPT_VERSION, answer_rules, render
+from .prompts import PROMPT_VERSION, render, task_noun, task_rules
 from .roles import Correction, Execution, Plan, PlanStep, Verdict
 from .textcontext import damage_note, ocr_transcript, text_messages
 from .tokens import image_tokens
@@ -656,8 +656,7 @@ class ModelBrain(Restorer, MactRoles):
 
     def phase_a_request(self, state: State) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The messages and functions of a Phase A request (in ``full`` context: the stored conversation)."""
-        family = FAMILY.get(state.task, "document")
-        system = render("decide", family=family, rules=answer_rules(_task(state.task)))
+        system = render("decide", family=task_noun(state.task), rules=task_rules(state.task))
         functions = [ANSWER_FUNCTION] + [self._tool_spec(n) for n in state.available_tools]
         messages = self._conversation(state, system)
         text = self._situation(state)
@@ -806,7 +805,7 @@ class ModelBrain(Restorer, MactRoles):
 
     def answer(self, state: State) -> Answer:
         """Answer from the current page with the baseline prompt (JSON ``{"answer": ...}``), no tools."""
-        system = render("answer", family=FAMILY.get(state.task, "document"), rules=answer_rules(_task(state.task)))
+        system = render("answer", family=task_noun(state.task), rules=task_rules(state.task))
         text = f"Question: {state.question}"
         if self.options.history != "none":
             text = f"{self.history_text(state)}\n\n{text}".strip()
@@ -1008,10 +1007,6 @@ def _shrink_images(messages: list[dict[str, Any]]) -> bool:
             part["image_url"] = {"url": to_data_url(resize_longest(page, max(page.width, page.height) // 2), fmt)}
             changed = True
     return changed
-
-
-def _task(task: str) -> str:
-    return task if task in FAMILY else "doc"
 
 
 def _plain_text(content: str | None) -> str:

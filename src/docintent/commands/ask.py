@@ -46,7 +46,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(rows with \"question\", optional \"task\" and \"id\")")
     p.add_argument("--out", metavar="FILE", help="batch: the answers file to write or resume (JSONL)")
     p.add_argument("--retry-failed", action="store_true", help="batch: run rows that ended with an error again")
-    p.add_argument("--task", choices=TASKS, default="doc", help="answer format family")
+    # the task registry itself is the choices: read when parsing or printing help, so plug-in tasks are in both
+    p.add_argument("--task", choices=TASKS, default="doc", metavar="TASK",
+                   help="answer format family: %(choices)s (default %(default)s)")
     p.add_argument("--strategy", default="docintent", help="docintent, none, pipeline-fixed, judge-fixed, ... (default docintent)")
     p.add_argument("--brain", type=brain_kind, default=None, help="offline (default), openai, ...")
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="brain option, e.g. base_url=http://localhost:8000/v1")

@@ -30,7 +30,7 @@ import math
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -402,14 +402,32 @@ class Metric:
 
 
 #: Metrics by name; a dataset's samples may name theirs in ``meta["metric"]`` (plug-ins: the
-#: ``docintent.metrics`` entry points). Each task family has its WildDoc metric by default (:data:`TASK_METRICS`).
+#: ``docintent.metrics`` entry points). Each task has its own by default (its record's ``metric``:
+#: :data:`TASK_METRICS`).
 METRICS: Registry[Metric] = Registry("metric", group="docintent.metrics")
 METRICS.register("anls", Metric("anls", lambda p, a, s: anls(p, a), lambda score: score > ANLS_TAU))
 METRICS.register("relaxed_accuracy", Metric("relaxed_accuracy", lambda p, a, s: relaxed_accuracy(p, a),
                                             lambda score: score >= 1.0))
 METRICS.register("table", Metric("table", lambda p, a, s: table_score(s, p, a), lambda score: score >= 1.0))
-#: The metric of each task family (WildDoc's rules).
-TASK_METRICS = {"doc": "anls", "chart": "relaxed_accuracy", "table": "table"}
+
+
+class _TaskMetrics(Mapping[str, str]):
+    """Task name -> the name of its default metric, read from the task records (plug-in tasks included)."""
+
+    def __getitem__(self, task: str) -> str:
+        if task not in TASKS:
+            raise KeyError(task)
+        return TASKS[task].metric
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(TASKS)
+
+    def __len__(self) -> int:
+        return len(TASKS)
+
+
+#: The default metric of each task (the built-ins: WildDoc's rules), as each task's record names it.
+TASK_METRICS: Mapping[str, str] = _TaskMetrics()
 
 
 def _metric(task: str, metric: str | None) -> Metric:
@@ -562,7 +580,7 @@ def summary_markdown(summary: Summary, title: str | None = None) -> str:
         lines += [f"**{title}**", ""]
     lines += ["| subtask | score | consistency |", "|---|---|---|"]
     for task, result in summary.tasks.items():
-        title_ = TASK_TITLES[task]
+        title_ = TASK_TITLES.get(task) or (f"{task} ({TASK_METRICS[task]})" if task in TASK_METRICS else task)
         if task == "table":
             title_ = f"TableVQA (macro over {len(result.subsets)} sub-splits)"
         lines.append(f"| {title_} | {result.score:.2f} | {result.consistency:.2f} |")

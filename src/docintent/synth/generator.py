@@ -17,14 +17,15 @@ import numpy as np
 from .._version import __version__
 from ..errors import ConfigError
 from ..sample import Sample
-from ..vocabulary import TASKS
 from . import charts, documents, tables
 from .capture import ALL_NAMES, CapturePlan, Planner, apply
 from .contact import contact_sheet as make_sheet
 from .multistep import multistep_questions
 from .questions import choose
 
-FAMILIES = TASKS  # one synthetic family per WildDoc task
+#: The tasks synthetic pages are made for: the built-in WildDoc ones, each with its own page makers below (a
+#: plug-in task has no synthetic pages).
+FAMILIES: tuple[str, ...] = ("doc", "chart", "table")
 FORMAT_VERSION = 1
 CAPTURES = 4
 

@@ -8,23 +8,44 @@ the version that runs record in their manifest.
 True
 >>> PROMPT_VERSION.startswith("1.")
 True
+>>> task_noun("doc"), answer_rules("chart").splitlines()[0]
+('document', 'Answer format (chart questions):')
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from importlib import resources
 from string import Template
 
 from ...errors import ConfigError
 from ...perception.degradations import degradation_list, degradation_names
+from ...vocabulary import TASKS, get_task
 
 #: Bump the release label when the protocol changes; the digest follows every wording change by itself.
 PROMPT_RELEASE = "1.0"
 
-#: Task -> the noun used in prompts.
-FAMILY = {"doc": "document", "chart": "chart", "table": "table"}
+
+
+class _Nouns(Mapping[str, str]):
+    """Task name -> the noun prompts use for it, read from the task records (plug-in tasks included)."""
+
+    def __getitem__(self, task: str) -> str:
+        if task not in TASKS:
+            raise KeyError(task)
+        return TASKS[task].noun
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(TASKS)
+
+    def __len__(self) -> int:
+        return len(TASKS)
+
+
+#: Task -> the noun used in prompts (each :class:`~docintent.vocabulary.Task`'s ``noun``).
+FAMILY: Mapping[str, str] = _Nouns()
 
 
 def _files() -> dict[str, str]:
@@ -67,7 +88,17 @@ def render(name: str, **values: object) -> str:
 
 
 def answer_rules(task: str) -> str:
-    """The answer-format rules of a task family ("doc", "chart" or "table")."""
-    if task not in FAMILY:
-        raise ConfigError(f"unknown task {task!r}; tasks: {', '.join(FAMILY)}")
-    return prompts()[f"rules_{task}"].strip()
+    """The answer-format rules of a task (its record's ``rules``: the prompt file it names, else the text itself);
+    an unknown task names the valid ones."""
+    rules = get_task(task).rules
+    return (prompts().get(rules) or rules).strip()
+
+
+def task_noun(task: str) -> str:
+    """What prompts call the thing a question of ``task`` is about; "document" for a task nobody registered."""
+    return TASKS[task].noun if task in TASKS else "document"
+
+
+def task_rules(task: str) -> str:
+    """:func:`answer_rules` of ``task``; the document rules for a task nobody registered."""
+    return answer_rules(task if task in TASKS else "doc")
