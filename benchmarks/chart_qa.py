@@ -3,9 +3,12 @@
     python benchmarks/chartset/build.py --out benchmarks/out/chartset          # the charts (see its README)
     python benchmarks/chart_qa.py --data benchmarks/out/chartset --split heldout --condition clean --save
     python benchmarks/chart_qa.py --split heldout --condition captured --save
+    python benchmarks/chart_qa.py --split heldout --condition captured-restored --save
 
 Each chart image (``clean``: the render; ``captured``: its seeded photo-like capture, read as it is, without
-restoration) is read by the project's OCR and :func:`docintent.reader.chart_table.read_chart`, and scored:
+restoration; ``captured-restored``: the capture restored question-free first, as ``docintent extract`` does,
+:func:`docintent.strategies.auto.restore_auto`, and read on the restored page) is read by the project's OCR and
+:func:`docintent.reader.chart_table.read_chart`, and scored:
 
 - **cell accuracy**: the share of gold cells (series x category) whose value was read within 5 % of the gold
   value (a category is matched by its name, a series by its name, or by position in a one-series chart); a gold
@@ -88,7 +91,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default="benchmarks/out/chartset")
     ap.add_argument("--split", choices=("dev", "heldout"), default="dev")
-    ap.add_argument("--condition", choices=("clean", "captured"), default="clean")
+    ap.add_argument("--condition", choices=("clean", "captured", "captured-restored"), default="clean")
     ap.add_argument("--engine", default="rapidocr")
     ap.add_argument("--looks", default="", help="comma-separated looks (default: every look of the split)")
     ap.add_argument("--kinds", default="", help="comma-separated chart kinds (default all)")
@@ -125,9 +128,21 @@ def main() -> None:
     misses: dict[str, int] = {}
     found = 0
     seconds: list[float] = []
+    restore_seconds: list[float] = []
+    restored_by: dict[str, int] = {}
+    folder = "clean" if args.condition == "clean" else "captured"
     for row in rows:
-        img = np.asarray(Image.open(data / args.condition / f"{row['id']}.png").convert("RGB"))
+        img = np.asarray(Image.open(data / folder / f"{row['id']}.png").convert("RGB"))
         page = Page.from_array(img, source=row["id"])
+        if args.condition == "captured-restored":
+            from docintent.strategies.auto import restore_auto
+
+            t0 = time.perf_counter()
+            page, steps = restore_auto(page, engine=args.engine)
+            restore_seconds.append(time.perf_counter() - t0)
+            for step in steps:
+                if step.verdict == "keep":
+                    restored_by[step.tool] = restored_by.get(step.tool, 0) + 1
         layout = Layout.from_ocr(engine.read(page))
         t0 = time.perf_counter()
         chart = read_chart(layout, page)
@@ -168,6 +183,8 @@ def main() -> None:
         "qa_by_op": {k: pct(v) for k, v in sorted(qa_op.items())},
         "qa_by_kind": {k: pct(v) for k, v in sorted(qa_kind.items())},
         "read_seconds_median": round(float(np.median(seconds)), 3) if seconds else None,
+        **({"restore_seconds_median": round(float(np.median(restore_seconds)), 3),
+            "restored_steps_kept": dict(sorted(restored_by.items()))} if restore_seconds else {}),
         "date": time.strftime("%Y-%m-%d"), "machine": platform.machine(),
     }
     print(json.dumps(figures, indent=1))
@@ -178,13 +195,14 @@ def main() -> None:
         saved[f"{args.split}/{args.condition}"] = figures
         path.write_text(json.dumps(saved, indent=1) + "\n")
         lines = ["# Charts read as data tables (benchmarks/chart_qa.py)", "",
-                 "| split | condition | charts (styles) | found | cell acc. | QA relaxed acc. | QA without printed values | s / chart (read) |",
-                 "|---|---|---|---|---|---|---|---|"]
+                 "| split | condition | charts (styles) | found | cell acc. | QA relaxed acc. | QA without printed values "
+                 "| s / chart (read) | s / chart (restore) |",
+                 "|---|---|---|---|---|---|---|---|---|"]
         for _key, f in sorted(saved.items()):
             lines.append(f"| {f['split']} | {f['condition']} | {f['charts']} ({f['styles']}) | {f['charts_found']} "
                          f"| {f['cell_accuracy']} | {f['qa_relaxed_accuracy']} ({f['qa_questions']}) "
                          f"| {f['qa_without_printed_values']} ({f['qa_questions_without_printed_values']}) "
-                         f"| {f['read_seconds_median']} |")
+                         f"| {f['read_seconds_median']} | {f.get('restore_seconds_median', '-')} |")
         (RESULTS / "chart_qa.md").write_text("\n".join(lines) + "\n")
 
 

@@ -17,6 +17,11 @@ value with the box of its mark and a confidence.
    of one colour, their shares the runs' angles, their names the labels in their direction, a printed
    percentage preferred where it agrees.
 
+A photographed chart is read as printed: a page outline on the desk is warped upright first (boxes are mapped
+back onto the photo), colours are read under even white light (:func:`even_light`), tick labels an OCR misread
+("2096" for 20 %) or ran together ("0 25 50") are read in the form that fits the axis, and a pie slice split by a
+shadow's edge stays one slice.
+
 :meth:`ChartTable.grid` is the same data as a :class:`~docintent.layout.table.Table` (categories as rows, series
 as columns), so table questions (:mod:`docintent.reader.table_qa`) run over a chart unchanged.
 
@@ -131,6 +136,65 @@ def _box(box: Box) -> list[float]:
 
 
 # --- pixels -------------------------------------------------------------------------------------------------
+
+
+#: Longest side (px) a chart's light is estimated at.
+_LIGHT_SIDE = 384
+
+
+def _odd(n: float) -> int:
+    return max(3, int(n) | 1)
+
+
+def even_light(pixels: np.ndarray) -> np.ndarray:
+    """The chart as if lit evenly by white light: each channel divided by the light its paper gets, so a shadow, a
+    light gradient or a colour cast leaves one mark colour one colour across the plot, and the paper white.
+
+    The paper's light is estimated at :data:`_LIGHT_SIDE` px: a closing removes text, gridlines, lines and markers;
+    what is left is paper where its colour, white-balanced by the page's typical paper colour, is grey (a chart's
+    marks are coloured, pale ones too) and not much darker than the brightest paper near it (a black or grey bar,
+    unlike a cast shadow, is far darker); the light under the marks is filled in from the paper around them. A
+    chart whose paper is mostly not light (a dark theme) is returned as it is."""
+    import cv2
+
+    h, w = pixels.shape[:2]
+    if min(h, w) < 16 or pixels.ndim != 3:
+        return pixels
+    scale = min(1.0, _LIGHT_SIDE / max(h, w))
+    sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
+    small = cv2.resize(pixels, (sw, sh), interpolation=cv2.INTER_AREA)
+    k = _odd(0.035 * max(sw, sh))
+    closed = cv2.morphologyEx(small, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    bg = closed.astype(np.float32)
+    lum = bg.max(axis=2)
+    bright = lum >= np.percentile(lum, 60)
+    paper_colour = np.maximum(np.median(bg[bright], axis=0), 1.0)
+    if paper_colour.max() < 90:
+        return pixels
+    balanced = bg * (paper_colour.max() / paper_colour)
+    blum = balanced.max(axis=2)
+    grey = blum - balanced.min(axis=2) < 0.06 * blum + 6
+    local_max = cv2.dilate(blum, cv2.getStructuringElement(cv2.MORPH_RECT, (4 * k + 1, 4 * k + 1)))
+    paper = grey & (blum >= 0.55 * local_max)
+    paper = ~cv2.dilate((~paper).astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    if paper.mean() < 0.2:
+        return pixels
+    weight = paper.astype(np.float32)
+    sigma = 1.5 * k
+    spread = cv2.GaussianBlur(weight, (0, 0), sigma)
+    fill = cv2.GaussianBlur(bg * weight[:, :, None], (0, 0), sigma) / np.maximum(spread, 1e-4)[:, :, None]
+    # far from any paper (the middle of a large pie) the light comes from paper further away, estimated coarsely
+    cw, ch = max(1, sw // 8), max(1, sh // 8)
+    coarse = cv2.GaussianBlur(cv2.resize(bg * weight[:, :, None], (cw, ch), interpolation=cv2.INTER_AREA), (0, 0),
+                              0.75 * sigma)
+    reach = cv2.GaussianBlur(cv2.resize(weight, (cw, ch), interpolation=cv2.INTER_AREA), (0, 0), 0.75 * sigma)
+    wide = cv2.resize(coarse / np.maximum(reach, 1e-4)[:, :, None], (sw, sh), interpolation=cv2.INTER_LINEAR)
+    fill = np.where(spread[:, :, None] > 0.05, fill, wide)
+    light = np.where(paper[:, :, None], bg, fill)
+    light = cv2.GaussianBlur(light, (0, 0), max(0.5, k / 6))
+    light8 = np.clip(light + 0.5, 1, 255).astype(np.uint8)
+    full = cv2.resize(light8, (w, h), interpolation=cv2.INTER_LINEAR)
+    return cv2.divide(pixels, full, scale=255.0)
 
 
 def _quantised_mode(rgb: np.ndarray) -> np.ndarray:
@@ -315,21 +379,111 @@ def tick_value(item: Item) -> float | None:
     return numeric_value(item)
 
 
+#: "%" as an OCR misreads it on a capture's tick label ("20%" read "2096", "209", "20%6"): the number before it.
+_PERCENT_MISREAD = re.compile(r"^(.*?\d)(?:%\s*\S?|96|9)$")
+
+
+def tick_readings(item: Item) -> list[Item]:
+    """What a tick label may say, as label items: as it was read, then as the OCR misreads a photographed label:
+    a doubled separator ("20,.000"), a "%" read as "96", "9" or "%6". The axis fit chooses among them."""
+    text = item.text.strip()
+    texts = [item.text]
+    joined = re.sub(r"(?<=\d)[.,]{2,}(?=\d)", ",", text)
+    if joined != text:
+        texts.append(joined)
+    m = _PERCENT_MISREAD.match(joined)
+    if m:
+        texts.append(m.group(1) + "%")
+    out: list[Item] = []
+    seen: set[float] = set()
+    for k, t in enumerate(texts):
+        probe = item if k == 0 else Item(t, item.box, item.confidence, item.index)
+        v = tick_value(probe)
+        if v is not None and v not in seen:
+            seen.add(v)
+            out.append(probe)
+    return out
+
+
+def _split_numbers(items: list[Item], aspect: float) -> list[Item]:
+    """A row of tick labels the OCR read as one line ("0 25 50 75 100") as one label per number. Ticks stand
+    evenly spaced, so the labels' centres are spread evenly from the first number's centre to the last one's (each
+    number as wide as its digits, a digit about 0.6 of the line's height; ``aspect``: the page's height / width)."""
+    out: list[Item] = []
+    index = max((it.index for it in items), default=0) + 1
+    for it in items:
+        parts = it.text.split()
+        if len(parts) < 2 or not all(tick_readings(Item(p, it.box, it.confidence, it.index)) for p in parts):
+            out.append(it)
+            continue
+        width = it.box.x1 - it.box.x0
+        char = min(0.6 * it.h * aspect, width / max(len(it.text), 1))
+        first = it.box.x0 + 0.5 * char * len(parts[0])
+        last = it.box.x1 - 0.5 * char * len(parts[-1])
+        for k, p in enumerate(parts):
+            cx = first + (last - first) * k / (len(parts) - 1)
+            half = 0.5 * char * len(p)
+            out.append(Item(p, Box(max(cx - half, 0.0), it.box.y0, min(cx + half, 1.0), it.box.y1), it.confidence,
+                            index))
+            index += 1
+    return out
+
+
+def _fit_ticks(group: Sequence[Item], vertical: bool) -> list[Item] | None:
+    """The largest subset of an aligned group of labels (each in one of its readings) whose values are linear in
+    their position: every pair of readings proposes a scale, a label agrees with it when one of its readings lies
+    within a few tenths of a line height of where the scale puts that value (a misread label or a value label
+    that happens to line up does not). Ties prefer labels as read, then the closer fit."""
+    readings = [[(float(tick_value(r) or 0.0), r) for r in tick_readings(o)] for o in group]
+    pos = [o.cy if vertical else o.cx for o in group]
+    tol = 0.4 * float(np.median([o.h for o in group]))
+    best: tuple[int, int, float] | None = None
+    chosen: list[Item] = []
+    n = len(group)
+    for i in range(n):
+        for j in range(i + 1, n):
+            if abs(pos[j] - pos[i]) < 2 * tol:
+                continue
+            for vi, _ri in readings[i]:
+                for vj, _rj in readings[j]:
+                    if vi == vj:
+                        continue
+                    slope = (vj - vi) / (pos[j] - pos[i])
+                    picked, literal, err = [], 0, 0.0
+                    for k in range(n):
+                        d, r = min(((abs((v - vi) / slope + pos[i] - pos[k]), r)
+                                    for v, r in readings[k]), key=lambda x: x[0])
+                        if d <= tol:
+                            picked.append(r)
+                            literal += r is group[k]
+                            err += d
+                    score = (len(picked), literal, -err)
+                    if best is None or score > best:
+                        best, chosen = score, picked
+    return chosen if best is not None and best[0] >= 3 else None
+
+
 def find_scale(numeric: Sequence[Item], vertical: bool) -> Axis | None:
     """Tick labels: three or more numbers aligned in a column (right edges) or a row whose values are linear in
     their position and step by multiples of one step (an OCR that missed a tick leaves a double step; value
-    labels are neither aligned nor linear)."""
+    labels are neither aligned nor linear). A label that does not fit (misread beyond repair, or a value label
+    in line with the ticks) is left out rather than losing the axis, as long as most of the group fits."""
     best: Axis | None = None
+    tried: set[tuple[int, ...]] = set()
     for anchor in numeric:
         if vertical:
             group = [o for o in numeric if abs(o.box.x1 - anchor.box.x1) < 0.5 * anchor.h]
-            pos = np.array([o.cy for o in group])
         else:
             group = [o for o in numeric if abs(o.cy - anchor.cy) < 0.5 * anchor.h]
-            pos = np.array([o.cx for o in group])
-        if len(group) < 3 or (best is not None and len(group) <= len(best.ticks)):
+        key = tuple(sorted(o.index for o in group))
+        if len(group) < 3 or key in tried or (best is not None and len(group) <= len(best.ticks)):
             continue
-        vals = np.array([tick_value(o) for o in group], dtype=float)
+        tried.add(key)
+        fitted = _fit_ticks(group, vertical)
+        if fitted is None or len(fitted) < 0.6 * len(group) or (best is not None and len(fitted) <= len(best.ticks)):
+            continue
+        pos = np.array([o.cy if vertical else o.cx for o in fitted])
+        vals = np.array([tick_value(o) for o in fitted], dtype=float)
         if np.ptp(pos) <= 0 or np.ptp(vals) <= 0 or len(set(vals.tolist())) < len(vals):
             continue
         steps = np.diff(np.sort(vals))
@@ -339,13 +493,13 @@ def find_scale(numeric: Sequence[Item], vertical: bool) -> Axis | None:
         slope, intercept = np.polyfit(pos, vals, 1)
         resid = np.abs(vals - (slope * pos + intercept))
         if resid.max() <= 0.02 * np.ptp(vals):
-            best = Axis(vertical, float(slope), float(intercept), sorted(group, key=lambda o: o.index))
+            best = Axis(vertical, float(slope), float(intercept), sorted(fitted, key=lambda o: o.index))
     return best
 
 
 def _value_axis(items: Sequence[Item]) -> Axis | None:
     """The chart's value scale: a vertical tick column, else a horizontal tick row; years are categories."""
-    numeric = [it for it in items if numeric_value(it) is not None]
+    numeric = [it for it in items if tick_readings(it)]
     y_axis = find_scale(numeric, vertical=True)
     x_axis = find_scale(numeric, vertical=False)
 
@@ -458,10 +612,9 @@ def _mark_shape(mask: np.ndarray, plot_across: int) -> str:
     return "point"
 
 
-def _read_axis_chart(items: list[Item], page: Page, axis: Axis, text: np.ndarray) -> ChartTable | None:
+def _read_axis_chart(items: list[Item], pixels: np.ndarray, axis: Axis, text: np.ndarray) -> ChartTable | None:
     import cv2
 
-    pixels = page.pixels
     h, w = pixels.shape[:2]
     vertical = axis.vertical
     ticks = {t.index for t in axis.ticks}
@@ -496,7 +649,10 @@ def _read_axis_chart(items: list[Item], page: Page, axis: Axis, text: np.ndarray
     exclude = {title.index} if title is not None else set()
     words = [it for it in others if it.index not in exclude and not _NOTE.match(it.text)]
     if vertical:
-        under = [it for it in words if it.cy > bottom_c + 0.3 * it.h and it.box.x1 > tick_x1 and it.cy < bottom_c + 0.2]
+        # the plot's floor: the lowest tick, or the zero line where the OCR missed the ticks under it (a capture's
+        # faint "0"), at most two tick steps further down
+        floor = max(bottom_c, min(base, bottom_c + 2.0 * spacing)) if axis.slope else bottom_c
+        under = [it for it in words if it.cy > bottom_c + 0.3 * it.h and it.box.x1 > tick_x1 and it.cy < floor + 0.2]
         # the first row under the plot that names things (value labels of short bars are numbers)
         rows = [r for r in item_rows(under) if any(numeric_value(i) is None or _YEAR.match(i.text.strip()) for i in r)]
         cats = sorted((i for i in rows[0] if numeric_value(i) is None or _YEAR.match(i.text.strip())),
@@ -506,6 +662,11 @@ def _read_axis_chart(items: list[Item], page: Page, axis: Axis, text: np.ndarray
         cats = [it for it in words if it.box.x1 < left_c + 0.01 and it.cx < left_edge + 0.02 and it.cy < tick_top
                 and (title is None or it.cy > title.box.y1)]
         cats = [c for c in cats if numeric_value(c) is None or _YEAR.match(c.text.strip())]
+        # one category to a row: a row of several labels over the plot is a legend (reached into the labels'
+        # column where the OCR missed the ticks' "0")
+        rows = item_rows(cats)
+        if sum(len(r) == 1 for r in rows) >= 2 and any(len(r) > 1 for r in rows):
+            cats = [r[0] for r in rows if len(r) == 1]
         cats = sorted(cats, key=lambda i: i.cy)
     if len(cats) < 2 or not colours.rgb:
         return None
@@ -628,6 +789,11 @@ def _read_axis_chart(items: list[Item], page: Page, axis: Axis, text: np.ndarray
             if label is not None and got is not None and (grouped := tick_value(label)) is not None and \
                     abs(grouped - got[0]) < abs((lv if lv is not None else grouped) - got[0]):
                 lv = grouped  # "6.464" read where the chart printed 6,464
+            if label is not None and got is not None:
+                for probe in tick_readings(label)[1:]:  # "3996" read where the chart printed 39%
+                    alt = tick_value(probe)
+                    if alt is not None and abs(alt - got[0]) < abs((lv if lv is not None else alt + 2 * span) - got[0]):
+                        lv = alt
             if got is None and lv is None:
                 values.append(ChartValue(names[n], cat.text.strip(), None, _lane_box(centres[i], band, area, vertical, w, h),
                                          0.0, "unread"))
@@ -680,8 +846,61 @@ def _lane_box(centre: float, band: float, area: tuple[int, int, int, int], verti
 # --- pies ---------------------------------------------------------------------------------------------------
 
 
-def _read_pie(items: list[Item], page: Page, text: np.ndarray) -> ChartTable | None:
-    pixels = page.pixels
+def _same_paint(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two colours are one paint under different light (a shadow's edge across a slice): the same
+    chromaticity, one darker."""
+    a, b = np.asarray(a, float) + 1.0, np.asarray(b, float) + 1.0
+    return float(np.abs(a / a.sum() - b / b.sum()).sum()) < 0.08
+
+
+def _merge_slices(slices: list[tuple[float, float, int]], votes: np.ndarray,
+                  rgb: Sequence[np.ndarray]) -> list[tuple[float, float, int]]:
+    """Slices (start angle, sweep, colour) around the disc with what a capture adds taken out: a sliver (a colour
+    blended from a slice's edge and the paper, or left by blur between two slices) joins the neighbour it is most
+    like, and two neighbours of one paint whose pixels mix over a wide angle (a shadow's edge crosses the slice;
+    two slices meet along a radius, in a degree or two) are one slice."""
+    n_bins = votes.shape[0]
+    out = list(slices)
+
+    def mixed(i: int) -> bool:
+        a, b = out[i], out[(i + 1) % len(out)]
+        if a[2] == b[2]:
+            return True
+        if not _same_paint(rgb[a[2]], rgb[b[2]]):
+            return False
+        edge = int(round((a[0] + a[1]) * n_bins / 360.0))
+        window = votes[[(edge + d) % n_bins for d in range(-40, 41)]][:, [a[2], b[2]]].astype(float)
+        both = window.min(axis=1) >= 0.25 * np.maximum(window.sum(axis=1), 1.0)
+        return int(both.sum()) >= 12
+
+    changed = True
+    while changed and len(out) > 2:
+        changed = False
+        # a sliver joins its more alike neighbour
+        j = min(range(len(out)), key=lambda i: out[i][1])
+        if out[j][1] < 4.0:
+            prev, nxt = (j - 1) % len(out), (j + 1) % len(out)
+            dp = float(np.abs(rgb[out[prev][2]] - rgb[out[j][2]]).sum())
+            dn = float(np.abs(rgb[out[nxt][2]] - rgb[out[j][2]]).sum())
+            keep = prev if dp <= dn else nxt
+            a0 = out[prev][0] if keep == prev else out[j][0]
+            merged = (a0, out[j][1] + out[keep][1], out[keep][2])
+            out[keep] = merged
+            out.pop(j)
+            changed = True
+            continue
+        for i in range(len(out)):
+            if len(out) > 2 and mixed(i):
+                nxt = (i + 1) % len(out)
+                a, b = out[i], out[nxt]
+                out[i] = (a[0], a[1] + b[1], a[2] if a[1] >= b[1] else b[2])
+                out.pop(nxt)
+                changed = True
+                break
+    return out
+
+
+def _read_pie(items: list[Item], pixels: np.ndarray, text: np.ndarray) -> ChartTable | None:
     h, w = pixels.shape[:2]
     content = _content_box(items)
     colours = _mark_colours(pixels, (int(content.x0 * w), int(content.y0 * h), int(content.x1 * w),
@@ -737,7 +956,7 @@ def _read_pie(items: list[Item], page: Page, text: np.ndarray) -> ChartTable | N
         a0 = (part[0] + start) * 360.0 / n_bins
         sweep = part.size * 360.0 / n_bins
         slices.append((a0, sweep, int(rolled[part[0]])))
-    slices = [s for s in slices if s[1] >= 1.5]
+    slices = _merge_slices([s for s in slices if s[1] >= 1.5], votes, colours.rgb)
     if len(slices) < 2:
         return None
     total = sum(s[1] for s in slices)
@@ -842,17 +1061,98 @@ def _read_chart(layout: Layout, page: Page, region: Box | None) -> ChartTable | 
         items = [it for it in items if region.x0 <= it.cx <= region.x1 and region.y0 <= it.cy <= region.y1]
     if not items or page.pixels.ndim != 3:
         return None
+    pixels = page.pixels
+    view = _Upright.of(pixels)
+    moved = view.items(items) if view is not None else []
+    if view is not None and len(moved) >= 0.9 * len(items):
+        pixels, items = view.pixels, moved
+    else:
+        view = None  # no outline, or not the page's (a shadow cut it short): the lines off it say so
+    chart = _read_items(items, pixels)
+    return view.back(chart) if view is not None and chart is not None else chart
+
+
+def _read_items(items: list[Item], pixels: np.ndarray) -> ChartTable | None:
     # An OCR reads a donut as the letter "O" (a ring marker as "o"): a short "text" far taller than the page's
     # lines is a mark, not a label.
     unit = float(np.median([it.h for it in items]))
-    items = [it for it in items if not (len(it.text.strip()) <= 2 and it.h > 2.5 * unit)]
-    text = _text_mask(page.pixels.shape[:2], items)
+    items = _split_numbers([it for it in items if not (len(it.text.strip()) <= 2 and it.h > 2.5 * unit)],
+                           pixels.shape[0] / pixels.shape[1])
+    text = _text_mask(pixels.shape[:2], items)
+    pixels = even_light(pixels)
     axis = _value_axis(items)
     if axis is not None:
-        chart = _read_axis_chart(items, page, axis, text)
+        chart = _read_axis_chart(items, pixels, axis, text)
         if chart is not None:
             return chart
-    return _read_pie(items, page, text)
+    return _read_pie(items, pixels, text)
+
+
+@dataclass
+class _Upright:
+    """A chart photographed at an angle, its page's outline showing on the desk: the page warped to an upright
+    rectangle (so the axes are straight and level again), its lines moved with it, and the boxes read there mapped
+    back onto the photo."""
+
+    pixels: np.ndarray
+    matrix: np.ndarray  # photo pixels -> upright pixels
+    size: tuple[int, int]  # the photo's (width, height)
+
+    @classmethod
+    def of(cls, pixels: np.ndarray) -> _Upright | None:
+        import cv2
+
+        from ..tools.dewarp import find_page_quad
+
+        quad = find_page_quad(pixels)
+        if quad is None:
+            return None
+        tl, tr, br, bl = quad.astype(np.float64)
+        width = int(round(max(np.linalg.norm(tr - tl), np.linalg.norm(br - bl))))
+        height = int(round(max(np.linalg.norm(bl - tl), np.linalg.norm(br - tr))))
+        if min(width, height) < 64:
+            return None
+        target = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float32)
+        matrix = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
+        upright = cv2.warpPerspective(pixels, matrix, (width, height), flags=cv2.INTER_LINEAR,
+                                      borderMode=cv2.BORDER_REPLICATE)
+        return cls(upright, matrix, (pixels.shape[1], pixels.shape[0]))
+
+    @staticmethod
+    def _map(box: Box, matrix: np.ndarray, src: tuple[int, int], dst: tuple[int, int]) -> Box | None:
+        import cv2
+
+        (sw, sh), (dw, dh) = src, dst
+        corners = np.array([[[box.x0 * sw, box.y0 * sh], [box.x1 * sw, box.y0 * sh], [box.x1 * sw, box.y1 * sh],
+                             [box.x0 * sw, box.y1 * sh]]], np.float64)
+        moved = cv2.perspectiveTransform(corners, matrix)[0]
+        try:
+            return Box.clamped(moved[:, 0].min() / dw, moved[:, 1].min() / dh, moved[:, 0].max() / dw,
+                               moved[:, 1].max() / dh)
+        except ValueError:
+            return None
+
+    def items(self, items: Sequence[Item]) -> list[Item]:
+        """The lines on the upright page (a line on the desk, off the page, is dropped)."""
+        up = (self.pixels.shape[1], self.pixels.shape[0])
+        out = []
+        for it in items:
+            box = self._map(it.box, self.matrix, self.size, up)
+            if box is not None:
+                out.append(Item(it.text, box, it.confidence, it.index))
+        return out
+
+    def back(self, chart: ChartTable) -> ChartTable:
+        """``chart`` with every box on the photo again."""
+        inverse = np.linalg.inv(self.matrix)
+        up = (self.pixels.shape[1], self.pixels.shape[0])
+
+        def home(box: Box) -> Box:
+            return self._map(box, inverse, up, self.size) or box
+
+        values = [ChartValue(v.series, v.category, v.value, home(v.box), v.confidence, v.how) for v in chart.values]
+        return ChartTable(chart.kind, chart.title, chart.series, chart.categories, values, home(chart.region),
+                          chart.stacked, {k: home(b) for k, b in chart.boxes.items()})
 
 
 __all__ = ["KINDS", "ChartTable", "ChartValue", "read_chart"]
