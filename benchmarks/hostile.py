@@ -16,7 +16,7 @@ MCP server (``docintent mcp`` over stdio), and classifies what happened:
   ``kill -9``, traces, crash reports), HTTP bodies and events, MCP replies. A leak overrides any other outcome.
 
 Classes: secrets, confinement, stale-data, service-options, http, outputs, options, inputs, bounded-work,
-words, config, question-files, folder-walks, run-outputs, resume, pages, ranking, long-questions. Servers listen on 127.0.0.1 only, every request loop is bounded in count and time.
+words, config, question-files, folder-walks, run-outputs, resume, pages, ranking, long-questions, run-paths. Servers listen on 127.0.0.1 only, every request loop is bounded in count and time.
 
     python benchmarks/hostile.py                    # every case -> benchmarks/results/hostile.{json,md}
     python benchmarks/hostile.py --only secrets     # one class (not saved unless --save)
@@ -352,7 +352,10 @@ class Service:
         deadline = time.monotonic() + timeout  # for the whole answer: keep-alive comments must not extend it
         try:
             conn.request(method, path, body=body, headers=all_headers)
-            response = conn.getresponse()
+            try:
+                response = conn.getresponse()
+            except TimeoutError:
+                raise Verdict("hang", f"{method} {path}: no answer within {timeout:.0f} s") from None
             chunks = []
             while True:
                 if time.monotonic() > deadline:
@@ -2273,6 +2276,281 @@ def _(ctx: Ctx) -> None:
     rows = {r["sample"]["id"]: r for r in rows_of(out)}
     works(p, lambda p: None if len(rows) == 2 and "characters" in str(rows["long"].get("error"))
           and not rows["short"]["error"] and p.seconds < 60 else f"rows {list(rows)} in {p.seconds:.0f} s")
+
+
+# -- run paths: a run folder's paths are data (rows, manifests, requests, MCP arguments) ------------------------------
+
+
+def _noise_png(path: Path) -> Path:
+    """A picture of random noise (every picture of the runs below is one flat grey): the secret to keep out."""
+    import numpy as np
+    from PIL import Image
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(np.random.default_rng(5).integers(0, 255, (90, 120, 3), dtype=np.uint8)).save(path)
+    return path
+
+
+def _noisy(data: bytes) -> bool:
+    """Whether an encoded picture holds the noise of :func:`_noise_png` (a flat grey page does not)."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    try:
+        return float(np.asarray(Image.open(io.BytesIO(data)).convert("L"), dtype=np.float64).std()) > 20
+    except Exception:  # noqa: BLE001 - not a picture at all
+        return False
+
+
+def _tampered_run(ctx: Ctx, name: str = "run") -> tuple[Path, Path]:
+    """A real benchmark run (2 wrong rows, its dataset outside the run folder) and a secret picture beside it."""
+    folder = ctx.folder / "data"
+    folder.mkdir(exist_ok=True)
+    for i in range(2):
+        (folder / f"img{i}.png").write_bytes(png(64, 48, 200))
+    data = dataset(folder, [{"id": f"s{i}", "image": f"img{i}.png"} for i in range(2)])
+    run = ctx.folder / "runs" / name
+    p = ctx.run(["bench", "--dataset", f"jsonl:{data}", "--brain", "scripted", "--brain-opt", "final=7",
+                 "--no-progress", "--out", str(run)], timeout=90)
+    if p.rc != 0 or len(rows_of(run)) != 2:
+        raise Verdict("silently wrong", f"the run to tamper with was not made: {_last_line(p.err)}")
+    return run, _noise_png(ctx.folder / "outside" / "secret.png")
+
+
+def _edit_rows(run: Path, edit: Callable[[dict[str, Any]], None]) -> None:
+    rows = rows_of(run)
+    for row in rows:
+        edit(row)
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def _report_pictures(out: Path) -> list[bytes]:
+    return [p.read_bytes() for p in sorted((out / "images").glob("*"))] if (out / "images").is_dir() else []
+
+
+for _label, _image in [("an absolute path to a picture outside the run (its digest kept)", "abs"),
+                       ("../../outside/secret.png", "rel"), ("a link inside the run pointing out of it", "link")]:
+    @case("run-paths", f"report: a row's sample image is {_label}")
+    def _(ctx: Ctx, how: str = _image) -> None:
+        run, secret = _tampered_run(ctx)
+        if how == "link":
+            (run / "page.png").symlink_to(secret)
+        target = {"abs": str(secret), "rel": "../../outside/secret.png", "link": "page.png"}[how]
+        _edit_rows(run, lambda row: row["sample"].update(image=target) if row["sample"]["id"] == "s0" else None)
+        out = ctx.folder / "rep"
+        p = ctx.run(["report", str(run), "--out", str(out)])
+        pictures = _report_pictures(out)  # the untouched row's page, and nothing for the edited one
+        works(p, lambda p: "the secret picture is in the report" if any(_noisy(b) for b in pictures)
+              else None if len(pictures) == 1 else f"{len(pictures)} pictures where the untouched row has 1")
+
+
+@case("run-paths", "report: the untampered run still shows its dataset's page (outside the run folder)")
+def _(ctx: Ctx) -> None:
+    run, _ = _tampered_run(ctx)
+    out = ctx.folder / "rep"
+    p = ctx.run(["report", str(run), "--out", str(out)])
+    works(p, lambda p: None if len(_report_pictures(out)) == 2 else f"{len(_report_pictures(out))} pictures for 2")
+
+
+@case("run-paths", "report: step folder '../../outside' and page names leading out")
+def _(ctx: Ctx) -> None:
+    run, secret = _tampered_run(ctx)
+    (secret.parent / "secret.jpg").write_bytes(secret.read_bytes())
+    (run / "steps" / "s0__none").mkdir(parents=True)
+    (run / "steps" / "s0__none" / "leak.jpg").symlink_to(secret.parent / "secret.jpg")
+
+    def edit(row: dict[str, Any]) -> None:
+        row["steps_dir"] = "../../outside" if row["sample"]["id"] == "s1" else "steps/s0__none"
+        row["result"]["input_page"] = "leak" if row["sample"]["id"] == "s0" else "secret"
+        row["result"]["trace"] = [{"phase": "tool", "action": "applied", "tool": "deshadowing", "after": "../../x"}]
+        row["sample"]["image"] = "nowhere.png"
+
+    _edit_rows(run, edit)
+    out = ctx.folder / "rep"
+    p = ctx.run(["report", str(run), "--out", str(out)])
+    works(p, lambda p: "a picture from outside is in the report" if any(_noisy(b) for b in _report_pictures(out))
+          else None)
+
+
+for _label, _how, _words in [("manifest.json is a link to a file outside the run", "manifest-link",
+                              ("manifest.json", "link out of the run folder")),
+                             ("manifest.json is a named pipe", "manifest-fifo", ("manifest.json", "not a regular file")),
+                             ("results.jsonl is a link to a file outside the run", "results-link",
+                              ("results.jsonl", "link out of the run folder")),
+                             ("the manifest's 'config' is text", "config-text", ("manifest.json", "must be an object")),
+                             ("the manifest is a JSON list", "list", ("manifest.json", "JSON object")),
+                             ("the manifest's git commit is a number", "commit", ("manifest.json", "git.commit"))]:
+    @case("run-paths", f"report: {_label}")
+    def _(ctx: Ctx, how: str = _how, words: tuple[str, ...] = _words) -> None:
+        run, secret = _tampered_run(ctx)
+        outside = secret.parent
+        (outside / "manifest.json").write_text(json.dumps({"brain": "outside-brain"}))
+        (outside / "results.jsonl").write_text((run / "results.jsonl").read_text())
+        if how in ("manifest-link", "manifest-fifo"):
+            (run / "manifest.json").unlink()
+            if how == "manifest-link":
+                (run / "manifest.json").symlink_to(outside / "manifest.json")
+            else:
+                os.mkfifo(run / "manifest.json")
+        elif how == "results-link":
+            (run / "results.jsonl").unlink()
+            (run / "results.jsonl").symlink_to(outside / "results.jsonl")
+        else:
+            manifest = json.loads((run / "manifest.json").read_text())
+            if how == "config-text":
+                manifest["config"] = "x"
+            elif how == "commit":
+                manifest["git"] = {"commit": 5}
+            else:
+                manifest = [manifest]
+            (run / "manifest.json").write_text(json.dumps(manifest))
+        p = ctx.run(["report", str(run), "--out", str(ctx.folder / "rep")], timeout=30)
+        if "outside-brain" in p.out + p.err or (ctx.folder / "rep").exists():
+            raise Verdict("silently wrong", "the file outside the run was read into a report")
+        refused(p, *words)
+
+
+@case("run-paths", "bench resuming a run whose manifest.json is a JSON list")
+def _(ctx: Ctx) -> None:
+    run, _ = _tampered_run(ctx)
+    (run / "manifest.json").write_text("[1, 2]")
+    data = ctx.folder / "data" / "samples.jsonl"
+    refused(bench(ctx, data, run), "manifest.json", "JSON object")
+
+
+@case("run-paths", "API: load_run + write_report of a row naming a picture outside, and of a pipe as manifest")
+def _(ctx: Ctx) -> None:
+    run, secret = _tampered_run(ctx)
+    _edit_rows(run, lambda row: row["sample"].update(image=str(secret)))
+    (ctx.folder / "runs" / "piped").mkdir()
+    (ctx.folder / "runs" / "piped" / "results.jsonl").write_text((run / "results.jsonl").read_text())
+    os.mkfifo(ctx.folder / "runs" / "piped" / "manifest.json")
+    code = ("(__import__('docintent.evaluation.report', fromlist=['x']).write_report("
+            f"[__import__('docintent.evaluation.report', fromlist=['x']).load_run({str(run)!r})], {str(ctx.folder / 'rep')!r}),"
+            f" __import__('docintent.evaluation.report', fromlist=['x']).load_run({str(ctx.folder / 'runs' / 'piped')!r}))")
+    p = _api(ctx, code)
+    if any(_noisy(b) for b in _report_pictures(ctx.folder / "rep")):
+        raise Verdict("silently wrong", "the secret picture is in the report")
+    api_refused(p, "manifest.json", "not a regular file")
+
+
+@case("run-paths", "serve --runs: the runs browser of a row naming a picture outside the runs folder")
+def _(ctx: Ctx) -> None:
+    run, secret = _tampered_run(ctx)
+    _edit_rows(run, lambda row: row["sample"].update(image=str(secret)) if row["sample"]["id"] == "s0" else None)
+    with Service(ctx, "--brain", "scripted", "--runs", str(run.parent), "--data-dir", str(ctx.folder / "svc")) as service:
+        report = service.get("/v1/benchmarks/run")
+        images = [service.get(i["url"]).body for f in report.json().get("failures", []) for i in f["images"]] \
+            if report.status == 200 else []
+    if report.status != 200:
+        raise Verdict("traceback" if report.status >= 500 else "silently wrong", f"HTTP {report.status}")
+    expect(not any(_noisy(b) for b in images) and len(images) == 1,
+           f"{len(images)} pictures served (the untouched row's page is 1), the secret among them: "
+           f"{any(_noisy(b) for b in images)}", "the untouched row's page served, nothing for the edited row")
+
+
+@case("run-paths", "serve --runs: a run folder that is a link to a folder outside the runs folder")
+def _(ctx: Ctx) -> None:
+    run, _ = _tampered_run(ctx, "inside")
+    away = ctx.folder / "elsewhere" / "away"
+    away.parent.mkdir()
+    run.rename(away)
+    (ctx.folder / "runs" / "away").symlink_to(away, target_is_directory=True)
+    with Service(ctx, "--brain", "scripted", "--runs", str(ctx.folder / "runs")) as service:
+        listing = service.get("/v1/benchmarks").json()
+        report = service.get("/v1/benchmarks/away")
+    if any(entry.get("name") == "away" for entry in listing):
+        raise Verdict("silently wrong", "the linked run folder is listed")
+    http_refused(report, 404, "no such benchmark run")
+
+
+for _label, _how in [("a manifest whose 'config' is text", "config"), ("a manifest that is a named pipe", "fifo")]:
+    @case("run-paths", f"serve --runs: /v1/benchmarks/NAME and its files of {_label}")
+    def _(ctx: Ctx, how: str = _how) -> None:
+        run, _ = _tampered_run(ctx)
+        (run / "manifest.json").unlink()
+        if how == "fifo":
+            os.mkfifo(run / "manifest.json")
+        else:
+            (run / "manifest.json").write_text(json.dumps({"config": "x"}))
+        with Service(ctx, "--brain", "scripted", "--runs", str(run.parent)) as service:
+            listing = service.get("/v1/benchmarks", timeout=20)
+            files = service.get("/v1/benchmarks/run/files/0", timeout=20)
+            report = service.get("/v1/benchmarks/run", timeout=20)
+        if listing.status >= 500 or files.status >= 500:
+            raise Verdict("traceback", f"HTTP {listing.status} / {files.status}")
+        if files.status != 400:
+            raise Verdict("silently wrong", f"files: HTTP {files.status}")
+        http_refused(report, 400, "manifest.json")
+
+
+@case("run-paths", "serve: run names and page names with '..', '%2e%2e', NUL and backslashes")
+def _(ctx: Ctx) -> None:
+    run, secret = _tampered_run(ctx)
+    replies = []
+    with Service(ctx, "--brain", "scripted", "--runs", str(run.parent)) as service:
+        for name in ["..", "%2e%2e", "..%2f..%2foutside", "run%2f..%2f..%2foutside", "%00", "..%5c..%5coutside",
+                     "run%00", "~"]:
+            replies += [service.get(f"/v1/benchmarks/{name}"), service.get(f"/v1/benchmarks/{name}/files/0"),
+                        service.get(f"/v1/runs/{name}"), service.get(f"/v1/runs/{'0' * 32}/pages/{name}.jpg")]
+    bad = [r for r in replies if r.status >= 500]
+    if bad:
+        raise Verdict("traceback", f"HTTP {bad[0].status}: {bad[0].body[:120]!r}")
+    leaked = [r for r in replies if r.status < 400 or _noisy(r.body)]
+    expect(not leaked, f"answered {leaked[0].status if leaked else ''}: {leaked[0].body[:120]!r}" if leaked else "",
+           f"{len(replies)} requests, each a 4xx", outcome="clean error")
+
+
+@case("run-paths", "MCP: '..' out of the allowed folder for every tool that takes a path")
+def _(ctx: Ctx) -> None:
+    secret = _noise_png(ctx.folder / "outside" / "secret.png")
+    allowed = ctx.folder / "allowed"
+    allowed.mkdir()
+    (allowed / "page.png").write_bytes(png(64, 48, 200))
+    out_of = str(allowed / ".." / "outside" / "secret.png")
+    replies = []
+    with Mcp(ctx, "--allow", str(allowed)) as mcp:
+        for name, arguments in [("ask", {"question": "What is the total?", "image_path": out_of, "strategy": "none"}),
+                                ("restore", {"tools": ["rotate_90"], "image_path": out_of}),
+                                ("restore", {"tools": ["rotate_90"], "image_path": str(allowed / "page.png"),
+                                             "output_path": str(allowed / ".." / "outside" / "secret.png")}),
+                                ("diagnose", {"image_path": out_of}), ("extract", {"image_path": out_of}),
+                                ("zoom", {"bbox": [0, 0, 1, 1], "image_path": out_of})]:
+            replies.append(mcp.tool(name, arguments))
+    if not _noisy(secret.read_bytes()):
+        raise Verdict("silently wrong", "the file outside the allowed folder was overwritten")
+    bad = [text for error, text in replies if not error or "outside the folders" not in text]
+    if bad:
+        raise Verdict("traceback" if any("Traceback" in t or "unexpected" in t for t in bad) else "silently wrong",
+                      bad[0][:200])
+    raise Verdict("clean error", f"{len(replies)} calls refused: " + replies[0][1][:100])
+
+
+for _label, _how in [("restore output_path naming a named pipe in the allowed folder", "fifo"),
+                     ("image_path through a link that loops on itself", "loop"),
+                     ("image_path naming a folder link leading out", "dirlink")]:
+    @case("run-paths", f"MCP: {_label}")
+    def _(ctx: Ctx, how: str = _how) -> None:
+        allowed = ctx.folder / "allowed"
+        allowed.mkdir()
+        (allowed / "page.png").write_bytes(png(64, 48, 200))
+        _noise_png(ctx.folder / "outside" / "secret.png")
+        if how == "fifo":
+            os.mkfifo(allowed / "out.png")
+            arguments = {"tools": ["rotate_90"], "image_path": str(allowed / "page.png"),
+                         "output_path": str(allowed / "out.png")}
+            tool, words = "restore", "not a regular file"
+        elif how == "loop":
+            (allowed / "loop.png").symlink_to("loop.png")
+            arguments, tool, words = {"image_path": str(allowed / "loop.png")}, "diagnose", "loop.png"
+        else:
+            (allowed / "link").symlink_to(ctx.folder / "outside", target_is_directory=True)
+            arguments, tool, words = {"image_path": str(allowed / "link" / "secret.png")}, "diagnose", "outside the folders"
+        with Mcp(ctx, "--allow", str(allowed)) as mcp:
+            error, text = mcp.tool(tool, arguments, bound=30)
+        mcp_refused(error, text, words)
 
 
 # --- the sweep -----------------------------------------------------------------------------------------------

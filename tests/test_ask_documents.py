@@ -300,3 +300,36 @@ def test_a_long_scan_is_ranked_within_its_budget_and_a_damaged_page_never_stops_
     assert document.unread[1].startswith("cannot be read") and "not ranked" in document.unread[5]
     result = docintent.ask(scan, "What is the total amount due?", strategy="none")
     assert result.answer == "$1,250.00" and result.page == 2
+
+
+def test_a_long_scan_reports_progress_out_of_the_pages_its_ocr_budget_reads(tmp_path, monkeypatch, capsys):
+    """``docintent ask`` on a scan (no text layer) longer than the OCR budget: a progress line as each budgeted
+    page is OCR'd, counted out of the pages read (2), not the document's length (5); the steps say how many pages
+    were looked through and that the rest were ranked last."""
+    import docintent.document as document_module
+    from docintent.document import Document
+    from docintent.evaluation.executors import Activity
+
+    lines = [["Meeting notes", "Nothing to report"], ["Invoice INV-2041", "Total amount due: $1,250.00"],
+             ["Appendix", "Tables follow"], ["Index", "See above"], ["Back matter", "End"]]
+    images = [Image.fromarray(render_text_page(page)) for page in lines]
+    scan = tmp_path / "scan.pdf"
+    images[0].save(scan, save_all=True, append_images=images[1:])
+    monkeypatch.setattr(document_module, "LOCATE_OCR_PAGES", 2)
+    rendered: list[int] = []
+    real_page = Document.page
+
+    def page(self, number):
+        rendered.append(number)
+        return real_page(self, number)
+
+    said: list[tuple[str, list[int]]] = []  # each progress line, with the pages rendered by then
+    monkeypatch.setattr(Document, "page", page)
+    monkeypatch.setattr(Activity, "say", lambda self, text: said.append((text, list(rendered))))
+    assert main(["ask", str(scan), QUESTION, "--strategy", "none"]) == 0
+    out = capsys.readouterr().out
+    located = [(text, pages) for text, pages in said if text.startswith("looking for the pages to read")]
+    assert located == [("looking for the pages to read: 1/2", [1]), ("looking for the pages to read: 2/2", [1, 2])]
+    assert "answer: $1,250.00" in out and "page: 2" in out
+    assert ("looked through 2 of 5 pages (the other 3 have no text layer and are past the OCR budget: ranked last): "
+            "reading page 2") in out

@@ -12,6 +12,8 @@ import pytest
 from docintent.cli import main
 from docintent.errors import DatasetError
 from docintent.evaluation.report import load_run, write_report
+from docintent.evaluation.runner import sample_digest
+from docintent.sample import Sample
 
 # (id, task, group, degradations)
 SAMPLES = [
@@ -54,6 +56,7 @@ def _make_run(root: Path, name: str = "offline") -> Path:
                 "result": {"tools_used": tools, "prompt_tokens": tokens - tokens // 6, "completion_tokens": tokens // 6,
                            "trace": trace, "input_page": "in" + sid},
             }
+            row["sample_digest"] = sample_digest(Sample.from_dict(row["sample"]))  # as the runner stamps it
             rows.append(row)
     # the failure of "none" on s2 saved its step images
     failed = next(r for r in rows if r["strategy"] == "none" and r["sample"]["id"] == "s2")

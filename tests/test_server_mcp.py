@@ -133,3 +133,48 @@ def test_mcp_tools_over_stdio(tmp_path):
 
     assert outside.is_error and "outside the folders this server may use" in outside.content[0].text
     assert unknown.is_error and "unknown tool 'sharpen_everything'" in unknown.content[0].text
+
+
+def test_mcp_paths_through_a_link_out_or_dot_dot_are_refused_and_nothing_outside_is_touched(tmp_path):
+    """Every tool that takes a path, given one that leads out of the allowed folder through a link or through
+    '..', answers an error naming the allowed folder; the picture outside is neither read into a reply nor written;
+    an output path naming a named pipe is refused instead of waited on."""
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    page_path = allowed / "page.png"
+    Image.fromarray(damaged_page()).save(page_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "secret.png"
+    secret.write_bytes(page_path.read_bytes())
+    before = secret.read_bytes()
+    (allowed / "link").symlink_to(outside, target_is_directory=True)
+    (allowed / "out.png").symlink_to(secret)
+    os.mkfifo(allowed / "pipe.png")
+    through_link, dot_dot = str(allowed / "link" / "secret.png"), str(allowed / ".." / "outside" / "secret.png")
+    calls = []
+    for path in (through_link, dot_dot):
+        calls += [("ask", {"question": "What is the total amount due?", "image_path": path, "strategy": "none"}),
+                  ("restore", {"tools": ["deshadowing"], "image_path": path}),
+                  ("diagnose", {"image_path": path}), ("extract", {"image_path": path}),
+                  ("zoom", {"bbox": [0, 0, 1000, 1000], "image_path": path})]
+    for target in (str(allowed / "out.png"), dot_dot):
+        calls.append(("restore", {"tools": ["deshadowing"], "image_path": str(page_path), "output_path": target}))
+    params = StdioServerParameters(command=sys.executable, args=["-m", "docintent", "mcp", "--allow", str(allowed)],
+                                   env=dict(os.environ))
+
+    async def session():
+        async with Client(params) as client:
+            replies = [await client.call_tool(name, arguments) for name, arguments in calls]
+            piped = await client.call_tool("restore", {"tools": ["deshadowing"], "image_path": str(page_path),
+                                                       "output_path": str(allowed / "pipe.png")})
+            return replies, piped
+
+    replies, piped = asyncio.run(asyncio.wait_for(session(), 120))
+    for (name, arguments), reply in zip(calls, replies):
+        assert reply.is_error, (name, arguments)
+        text = reply.content[0].text
+        assert "outside the folders this server may use" in text and str(allowed.resolve()) in text, text
+        assert not any(c.type == "image" for c in reply.content)
+    assert piped.is_error and "not a regular file" in piped.content[0].text
+    assert secret.read_bytes() == before and sorted(p.name for p in outside.iterdir()) == ["secret.png"]

@@ -191,3 +191,16 @@ def test_a_task_record_is_checked_when_it_is_made():
     with pytest.raises(ConfigError, match="cannot be registered as 'till'"):
         with TASKS.scoped("till", RECEIPT):
             pass
+
+
+def test_a_report_table_titles_a_plugin_task_by_its_name():
+    from docintent.evaluation.report import StrategyRow, strategy_table
+
+    rows = [dict(task="receipt", subset="cafe", group="q1", prediction="12.50", answers=["$12.50"], score=1.0,
+                 metric="digits"),
+            dict(task="doc", subset="letter", group="q2", prediction="May", answers=["May"], score=1.0)]
+    with receipt_task():
+        header, cells = strategy_table([StrategyRow("run", "none", "offline", 2, 0, summarize(rows), 1.0, 1.0, 0.0)])
+    # the built-in family keeps its benchmark's name; a plug-in is titled by its own (a KeyError before)
+    assert "DocVQA score" in header and "receipt score" in header
+    assert cells[0][header.index("receipt score")] == "100.00"

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .brains import Brain, get_brain
-from .document import Document, PageSelection, as_document
+from .document import Document, PageSelection, as_document, page_spans
 from .errors import ConfigError, DocIntentError
 from .io import load_page
 from .page import Page
@@ -61,12 +61,13 @@ def ask(
     Result says which page answered (``result.page``, 1-based). ``pages``: the pages to consider, e.g. ``"2-5"``
     or ``[2, 3]`` (1-based; default: all).
 
-    ``task`` picks the answer format ("doc", "chart" or "table"); ``strategy`` one of
-    :data:`docintent.strategies.STRATEGIES`; ``brain`` a Brain, a kind ("offline", "openai") or None for
-    the offline reader. ``on_step(step, run)`` hears of every step as it is recorded; ``should_stop()`` is asked
-    after every step (True ends the run with no answer); ``on_locate(done, total)`` hears of each page whose text
-    the locator has read. The Result carries the answer, confidence, where it came from (``result.provenance``:
-    page, box, evidence lines), tools kept and rolled back, the trace, seconds and tokens.
+    ``task`` picks the answer format: "doc", "chart", "table" or a plug-in task (:data:`docintent.vocabulary.TASKS`);
+    ``strategy`` one of :data:`docintent.strategies.STRATEGIES`; ``brain`` a Brain, a kind ("offline", "openai")
+    or None for the offline reader. ``on_step(step, run)`` hears of every step as it is recorded;
+    ``should_stop()`` is asked after every step (True ends the run with no answer); ``on_locate(done, total)``
+    hears of each page whose text the locator has read. The Result carries the answer, confidence, where it
+    came from (``result.provenance``: page, box, evidence lines), tools kept and rolled back, the trace, seconds
+    and tokens.
 
     >>> import docintent
     >>> result = docintent.ask("invoice.jpg", "What is the total amount due?")   # doctest: +SKIP
@@ -117,8 +118,8 @@ def read_document(
     def located(number: int) -> None:
         nonlocal done
         done += 1
-        if on_locate is not None:
-            on_locate(done, total)
+        if on_locate is not None:  # out of the pages read to rank them (a long scan's OCR budget, not its length)
+            on_locate(done, document.ranking_reads)
         stop = should_stop() if should_stop is not None else False
         if stop:
             raise RunStopped(stop if isinstance(stop, str) else "the run was stopped before it finished")
@@ -142,10 +143,15 @@ def read_document(
             continue
         why = LocateStep(Phase.LOCATE, Action.LOCATED, None, "", page.hash, page=choice.number, considered=total,
                          seconds=located_in if previous is None else 0.0, ranking=shown if previous is None else [],
-                         previous=previous)
+                         previous=previous, unranked=(len(document.past_budget) or None) if previous is None else None)
         if previous is None:
             why.reason = "pages ranked by how well their text matches the question: " + ", ".join(
                 f"page {c['page']} ({c['relevance']:.2f})" for c in shown)
+            if document.past_budget:
+                skipped = len(document.past_budget)
+                why.reason += (f"; {skipped} page{'s' if skipped != 1 else ''} without a text layer "
+                               f"({page_spans(document.past_budget)}) past the OCR budget of {document.ocr_budget} "
+                               "pages were not read and are ranked last (choose the pages to consider to read them)")
         else:
             why.reason = f"page {previous} gave no answer"
         result = strategy.run(page, question, task, brain, on_step=on_step, should_stop=should_stop, preface=[why])

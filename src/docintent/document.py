@@ -94,6 +94,9 @@ class Document:
                               f"got {type(source).__name__} (for encoded image bytes use docintent.io.load_bytes)")
         #: Pages :meth:`texts` could not read or did not read, with the reason (1-based numbers).
         self.unread: dict[int, str] = {}
+        #: Pages without a text layer past the OCR budget of :meth:`texts` (``ocr_budget``): not read, ranked last.
+        self.past_budget: list[int] = []
+        self.ocr_budget = LOCATE_OCR_PAGES
         try:
             self.numbers = _select(pages, self.count)
         except ConfigError as err:
@@ -110,7 +113,7 @@ class Document:
     def page(self, number: int) -> Page:
         """Page ``number`` (1-based), rendered now (a PDF) or loaded once (an image)."""
         if number not in self.numbers:
-            raise ConfigError(f"{self.name}: page {number} is not one of the pages chosen ({_spans(self.numbers)})")
+            raise ConfigError(f"{self.name}: page {number} is not one of the pages chosen ({page_spans(self.numbers)})")
         if self._page is not None:
             return self._page
         if self.is_pdf:
@@ -125,24 +128,30 @@ class Document:
               ocr_budget: int | None = None) -> list[OcrResult]:
         """The text of every chosen page, in order: the PDF's text layer where the page has one, else the OCR
         of the rendered page (cached by page hash, so reading that page later finds it). Only OCR results are
-        kept: the rendered pixels are dropped at once. ``on_page(number)``: called as each page is done.
+        kept: the rendered pixels are dropped at once. ``on_page(number)``: called as each page read is done
+        (its text layer or its OCR); the pages past the budget are not read and not reported. How many pages are
+        read is known before the first call: :attr:`ranking_reads`.
 
         ``ocr_budget``: at most this many pages are OCR'd (default :data:`LOCATE_OCR_PAGES`); the pages past it
-        get no text and are listed in :attr:`unread` with the reason, as is a page that cannot be rendered (a
-        damaged page), so one bad or one too many page never stops the others being read."""
+        get no text and are listed in :attr:`unread` with the reason (and in :attr:`past_budget`), as is a page
+        that cannot be rendered (a damaged page), so one bad or one too many page never stops the others being
+        read."""
         budget = LOCATE_OCR_PAGES if ocr_budget is None else ocr_budget
         layers: list[OcrResult | None] = [None] * len(self.numbers)
         if self.is_pdf and self.source is not None:
             layers = text_layer(self.source, None, self.numbers, password=self.password)
         out: list[OcrResult] = []
         self.unread = {}
+        self.ocr_budget = budget
+        self.past_budget = [n for n, known in zip(self.numbers, layers) if known is None][max(0, budget):]
         read = 0
         for number, known in zip(self.numbers, layers):
             if known is None:
                 if read >= budget:
                     self.unread[number] = (f"not ranked: past the {budget} pages without a text layer that are "
                                            "read to rank pages (choose pages with pages=...)")
-                    known = OcrResult((), "none", "")
+                    out.append(OcrResult((), "none", ""))
+                    continue  # not read: no progress to report
                 else:
                     read += 1
                     engine = engine or get_engine()
@@ -156,6 +165,11 @@ class Document:
                 on_page(number)
         return out
 
+    @property
+    def ranking_reads(self) -> int:
+        """How many pages :meth:`texts` reads to rank them: every chosen page but those past the OCR budget."""
+        return len(self.numbers) - len(self.past_budget)
+
     def locate(self, question: str, *, threshold: float = DEFAULT_THRESHOLD, engine: object = None,
                on_page: Callable[[int], None] | None = None) -> list[PageChoice]:
         """Every chosen page ranked for ``question``: pages with evidence first (most relevant first), then the
@@ -166,7 +180,7 @@ class Document:
         return sorted(choices, key=lambda c: (c.evidence is None, -round(c.relevance, 9), c.number))
 
     def __repr__(self) -> str:
-        return f"<Document {self.name} pages {_spans(self.numbers)} of {self.count}>"
+        return f"<Document {self.name} pages {page_spans(self.numbers)} of {self.count}>"
 
 
 #: Pages without a text layer OCR'd to rank a document's pages for a question (a 2,000-page scan would otherwise
@@ -201,7 +215,7 @@ def _select(pages: PageSelection, count: int) -> list[int]:
     return numbers
 
 
-def _spans(numbers: Sequence[int]) -> str:
+def page_spans(numbers: Sequence[int]) -> str:
     """``[1, 2, 3, 7]`` -> ``"1-3,7"``."""
     parts: list[str] = []
     run: list[int] = []

@@ -323,13 +323,15 @@ class InspectStep(Step):
 class LocateStep(Step):
     """A page of a document chosen to read: ``page`` (1-based) of the ``considered`` pages; ``ranking``: the pages
     the evidence locator ranked, best first, as ``{"page", "relevance", "evidence"}``; ``previous``: the page read
-    before that gave no answer (None for the first choice)."""
+    before that gave no answer (None for the first choice); ``unranked``: how many of the considered pages were not
+    read to rank them (no text layer, past the OCR budget: ranked last)."""
 
     phase_kind: ClassVar[Phase | None] = Phase.LOCATE
     page: int | None = None
     considered: int | None = None
     ranking: list[Any] = field(default_factory=list)
     previous: int | None = None
+    unranked: int | None = None
 
     def describe(self, verbose: bool = False) -> str:
         if self.previous is not None:
@@ -341,7 +343,13 @@ class LocateStep(Step):
                 why = f"its text matches the question best ({_quote(evidence)})"
             else:
                 why = "no page's text matches the question, so the pages are read in order"
-            text = f"looked through {self.considered or len(self.ranking)} pages: reading page {self.page}, {why}"
+            considered = self.considered or len(self.ranking)
+            if self.unranked:
+                text = (f"looked through {considered - self.unranked} of {considered} pages (the other "
+                        f"{self.unranked} have no text layer and are past the OCR budget: ranked last): "
+                        f"reading page {self.page}, {why}")
+            else:
+                text = f"looked through {considered} pages: reading page {self.page}, {why}"
         if verbose and self.ranking:
             text += " [" + ", ".join(f"page {r.get('page')} {float(r.get('relevance') or 0):.2f}" for r in self.ranking) + "]"
         return text

@@ -28,16 +28,22 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DatasetError
+from ..io.confine import regular_file_within, within
 from ..io.lock import atomic_write_text
 from ..redaction import redact
 from ..trace import Action, Phase
 from ..vocabulary import TASKS
 from .harm import harm_markdown, harm_table, harmed_samples
 from .metrics import TASK_METRICS, Summary, summarize
-from .runner import RESULTS_FILE, read_manifest, read_results, reproducibility_differences
+from .runner import RESULTS_FILE, read_manifest, read_results, reproducibility_differences, sample_digest
 
 #: Column titles of the task families.
 FAMILY_TITLES = {"doc": "DocVQA", "chart": "ChartQA", "table": "TableVQA"}
+
+
+def family_title(task: str) -> str:
+    """The column title of ``task``: its benchmark's name for the built-in ones, the task's own name for a plug-in."""
+    return FAMILY_TITLES.get(task, task)
 #: Strategies reported in Table 2 (ablations); everything else goes to Table 1.
 ABLATIONS = ("prompt-only", "agres", "pipeline-random", "judge-random")
 #: Label of samples with no recorded degradation in the breakdown.
@@ -62,7 +68,7 @@ def load_run(path: str | os.PathLike, label: str | None = None) -> Run:
     """Read a run directory (or its ``results.jsonl``)."""
     p = Path(path)
     directory = p.parent if p.name == RESULTS_FILE else p
-    if not (directory / RESULTS_FILE).exists():
+    if not os.path.lexists(directory / RESULTS_FILE):  # a link is read only when it stays inside (read_results)
         raise DatasetError(f"{directory}: not a run directory (no {RESULTS_FILE})")
     rows = read_results(directory)
     for row in rows:
@@ -85,6 +91,9 @@ def _check_row(row: dict[str, Any], file: Path) -> None:
     where = f"{file}: the row of sample {str((sample or {}).get('id', '?'))!r}, strategy {str(row.get('strategy'))!r}"
     if not isinstance(sample, dict) or not all(k in sample for k in ("id", "task")):
         raise DatasetError(f"{where}: 'sample' must be an object with 'id' and 'task'")
+    for name, value in (("sample.id", sample["id"]), ("sample.task", sample["task"]), ("strategy", row.get("strategy"))):
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise DatasetError(f"{where}: {name!r} must be text, got {type(value).__name__}")
     result = row.get("result")
     if result is not None and not isinstance(result, dict):
         raise DatasetError(f"{where}: 'result' must be an object, got {type(result).__name__}")
@@ -197,7 +206,7 @@ def strategy_table(rows: Sequence[StrategyRow]) -> tuple[list[str], list[list[st
     header = (["run"] if many_runs else []) + ["strategy"]
     for fam in families:
         own = _metrics(rows, fam)
-        title = f"{FAMILY_TITLES[fam]} ({', '.join(own)})" if own else FAMILY_TITLES[fam]
+        title = f"{family_title(fam)} ({', '.join(own)})" if own else family_title(fam)
         header += [f"{title} score", f"{title} cons."]
     header += ["Avg. score", "Avg. cons.", "Avg. Tools", "median s / sample", "tokens / sample", "rows", "errors"]
     cells = []
@@ -369,7 +378,7 @@ def _heatmap(path: Path, groups: Sequence[str], series: Mapping[str, Sequence[fl
 def plot_families(rows: Sequence[StrategyRow], path: Path) -> None:
     """Grouped bars: score per task family (and average) for each strategy."""
     families = _families(rows)
-    groups = [FAMILY_TITLES[f] for f in families] + ["Average"]
+    groups = [family_title(f) for f in families] + ["Average"]
     many_runs = len({r.run for r in rows}) > 1
     series = {}
     for r in rows:
@@ -445,49 +454,77 @@ def _thumbnail(source: Path, target: Path, max_side: int = 640) -> bool:
 
 #: What a page state's name in a row may be (a page hash): no separator, no dot, so never a path.
 _PAGE_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
+#: The largest picture file a report copies a thumbnail of.
+MAX_PICTURE_BYTES = 256 * 1024 * 1024
 
 
-def _inside(base: Path, relative: Any) -> Path | None:
-    """``base / relative`` when it resolves inside ``base`` (links followed), else None."""
-    if not isinstance(relative, str) or not relative:
+def _steps(result: dict[str, Any]) -> list[dict[str, Any]]:
+    trace = result.get("trace")
+    return [step for step in trace if isinstance(step, dict)] if isinstance(trace, list) else []
+
+
+def sample_picture(run: Run, row: dict[str, Any]) -> Path | None:
+    """The file of a row's sample image a report may show, by its real path, or None.
+
+    A row's paths are data. The image is shown when it is a regular file inside the run folder (a relative
+    path is taken from there, never from the working folder), or - where a run keeps its dataset's images,
+    outside the run folder - when the file's bytes are those the row was written for (its ``sample_digest``,
+    which covers the image's bytes): whoever wrote that row knew the picture already, and a row edited to name
+    any other file on the disk gets no picture."""
+    sample = row.get("sample") or {}
+    image = sample.get("image") if isinstance(sample, dict) else None
+    inside = regular_file_within(run.path, image, max_bytes=MAX_PICTURE_BYTES)
+    if inside is not None:
+        return inside
+    digest = row.get("sample_digest")
+    if not isinstance(image, str) or not os.path.isabs(image) or not isinstance(digest, str):
         return None
-    root = base.resolve()
-    target = (base / relative).resolve()
-    return target if target == root or root in target.parents else None
+    real = regular_file_within(os.sep, image, max_bytes=MAX_PICTURE_BYTES)  # confined below, by its bytes
+    if real is None:
+        return None
+    from ..sample import Sample
+
+    try:
+        written_for = Sample.from_dict({**sample, "image": str(real)})
+        return real if sample_digest(written_for) == digest else None
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def failure_images(run: Run, row: dict[str, Any], out_dir: Path, index: int) -> list[tuple[str, str]]:
     """Copy the pictures of one failure into ``out_dir/images``: the step images when the run saved them
-    (input, then the page after each tool with its verdict), otherwise the input image."""
+    (input, then the page after each tool with its verdict), otherwise the input image. Every path a row names
+    (its step folder, page names, the sample's image) is confined: pictures are read only from regular files
+    inside the run folder (or the sample's own image, see :func:`sample_picture`) and written only under
+    ``out_dir/images``."""
     images: list[tuple[str, str]] = []
     result = row.get("result") or {}
     steps_dir = row.get("steps_dir")
     prefix = f"failure{index:02d}"
-    folder = _inside(run.path, steps_dir) if steps_dir else None
+    folder = within(run.path, steps_dir) if steps_dir else None
     if folder is not None:
         verdicts = {}
-        for step in result.get("trace") or []:
-            if step.get("phase") == Phase.REVIEW and step.get("after"):
-                verdicts[step["after"]] = "rolled back" if step["action"] == "rollback" else "kept"
+        for step in _steps(result):
+            if step.get("phase") == Phase.REVIEW and isinstance(step.get("after"), str):
+                verdicts[step["after"]] = "rolled back" if step.get("action") == "rollback" else "kept"
         shown = []
         if result.get("input_page"):
             shown.append(("input", result["input_page"]))
-        for step in result.get("trace") or []:
+        for step in _steps(result):
             if step.get("phase") == Phase.TOOL and step.get("action") == Action.APPLIED and step.get("after"):
-                verdict = verdicts.get(step["after"], "kept")
+                verdict = verdicts.get(step["after"], "kept") if isinstance(step["after"], str) else "kept"
                 shown.append((f"after {step.get('tool')} ({verdict})", step["after"]))
         for caption, page_hash in shown:
             if not isinstance(page_hash, str) or not _PAGE_NAME.fullmatch(page_hash):
                 continue  # a row's page names are data: never a path out of the run or the report folder
+            source = regular_file_within(run.path, str(folder / f"{page_hash}.jpg"), max_bytes=MAX_PICTURE_BYTES)
             target = out_dir / "images" / f"{prefix}_{page_hash}.jpg"
-            if _thumbnail(folder / f"{page_hash}.jpg", target):
+            if source is not None and _thumbnail(source, target):
                 images.append((caption, target.relative_to(out_dir).as_posix()))
     if not images:
-        source = Path(row["sample"]["image"])
-        if not source.is_absolute() and not source.exists():
-            source = run.path / source
+        source = sample_picture(run, row)
         target = out_dir / "images" / f"{prefix}_input.jpg"
-        if _thumbnail(source, target):
+        if source is not None and _thumbnail(source, target):
             images.append(("input", target.relative_to(out_dir).as_posix()))
     return images
 

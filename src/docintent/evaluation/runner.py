@@ -55,6 +55,7 @@ import numpy as np
 from ..brains import get_brain
 from ..errors import ConfigError, DatasetError, DocIntentError, InputError
 from ..io import load_page
+from ..io.confine import run_file
 from ..io.lock import FolderLock, atomic_write_text
 from ..ocr import get_engine
 from ..redaction import MASK, is_secret_name, redact, register_options
@@ -190,7 +191,7 @@ def _scan(path: Path, key: RowKey = row_key) -> tuple[list[dict[str, Any]], int,
             if is_last_piece:  # no newline after it: the write was cut short
                 raise ValueError("unterminated line")
             key(row)
-        except (ValueError, KeyError, TypeError) as err:
+        except (ValueError, KeyError, TypeError, RecursionError) as err:
             rest = b"".join(lines[number:]).strip()
             if rest:
                 raise DatasetError(f"{path}: line {number} is not a complete result row ({err}); "
@@ -215,10 +216,16 @@ def read_results(path: str | os.PathLike, key: RowKey = row_key) -> list[dict[st
     """The rows of a run (a ``results.jsonl`` or its directory): last row per key, damaged last line dropped."""
     p = Path(path)
     if p.is_dir():
-        p = p / RESULTS_FILE
+        # the run folder's own file, by its real path: a link out of the folder is refused, never read
+        p = run_file(p, RESULTS_FILE) or p / RESULTS_FILE
     if not p.exists():
         raise DatasetError(f"{p}: no such results file")
-    rows, _, dropped = _scan(p, key)
+    if not p.is_file():  # a pipe would wait for a writer
+        raise DatasetError(f"{p}: not a regular file")
+    try:
+        rows, _, dropped = _scan(p, key)
+    except OSError as err:
+        raise DatasetError(f"{p}: cannot be read ({err.strerror or err})") from None
     if dropped:
         log.warning("%s: dropped a partially written last line", p)
     return latest_rows(rows, key)
@@ -614,15 +621,41 @@ def _public_options(options: dict[str, Any]) -> dict[str, Any]:
     return {k: (MASK if is_secret_name(k) else v) for k, v in options.items()}
 
 
+#: The largest manifest read (a run's manifest is a few kilobytes).
+MAX_MANIFEST_BYTES = 16 * 1024 * 1024
+#: Manifest fields read as objects or lists, when present.
+_MANIFEST_OBJECTS = ("config", "git", "reproducibility", "versions")
+_MANIFEST_LISTS = ("sessions",)
+
+
 def read_manifest(out_dir: str | os.PathLike) -> dict[str, Any] | None:
-    """The manifest of a run directory, or None when it has none."""
+    """The manifest of a run directory, or None when it has none. It is data: read only from inside the folder
+    (a link out is refused), only as a regular file, and refused naming the field when a field has a type no
+    run writes."""
     path = Path(out_dir) / MANIFEST_FILE
-    if not path.exists():
+    target = run_file(out_dir, MANIFEST_FILE, max_bytes=MAX_MANIFEST_BYTES)
+    if target is None:
         return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        manifest = json.loads(target.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
         raise DatasetError(f"{path}: not valid JSON ({err})") from None
+    except UnicodeDecodeError:
+        raise DatasetError(f"{path}: not valid UTF-8") from None
+    except RecursionError:
+        raise DatasetError(f"{path}: nested too deeply to be a manifest") from None
+    except OSError as err:
+        raise DatasetError(f"{path}: cannot be read ({err.strerror or err})") from None
+    if not isinstance(manifest, dict):
+        raise DatasetError(f"{path}: must be a JSON object, got {type(manifest).__name__}")
+    for name, kind, word in [*((n, dict, "an object") for n in _MANIFEST_OBJECTS),
+                             *((n, list, "a list") for n in _MANIFEST_LISTS)]:
+        if manifest.get(name) is not None and not isinstance(manifest[name], kind):
+            raise DatasetError(f"{path}: {name!r} must be {word}, got {type(manifest[name]).__name__}")
+    commit = (manifest.get("git") or {}).get("commit")
+    if commit is not None and not isinstance(commit, str):
+        raise DatasetError(f"{path}: 'git.commit' must be text, got {type(commit).__name__}")
+    return manifest
 
 
 def _write_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
@@ -805,7 +838,7 @@ def run_benchmark(
         started=manifest.get("started", started),
         finished=None,
     )
-    sessions = list(manifest.get("sessions", []))
+    sessions = list(manifest.get("sessions") or [])
     sessions.append({"started": started, "finished": None, "planned_rows": len(todo), "new_rows": 0})
     manifest["sessions"] = sessions
     _write_manifest(out, manifest)

@@ -465,7 +465,10 @@ def create_app(config: ServeConfig | None = None) -> Any:
     async def get_benchmark_file(name: str, index: int) -> Response:
         if benchmarks is None:
             return _error(404, "the runs browser is off (start the service with --runs DIR)")
-        path = await asyncio.to_thread(benchmarks.file, name, index)
+        try:
+            path = await asyncio.to_thread(benchmarks.file, name, index)
+        except DocIntentError as err:  # the run cannot be reported on (as GET /v1/benchmarks/NAME says)
+            return _error(400, str(err))
         if path is None or not path.is_file():
             return _error(404, "no such file in this report")
         media = "image/png" if path.suffix == ".png" else "image/jpeg"

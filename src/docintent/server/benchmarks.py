@@ -8,6 +8,7 @@ folder, redone when the run's results change), so the tables, plots and failures
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 from pathlib import Path
@@ -23,6 +24,7 @@ from ..evaluation.report import (
     write_report,
 )
 from ..evaluation.runner import RESULTS_FILE
+from ..io.confine import within
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")
 
@@ -37,14 +39,19 @@ class BenchmarkRuns:
         self._lock = threading.Lock()
 
     def _directories(self) -> dict[str, Path]:
-        """Run name -> directory: the root itself when it is a run, and its direct sub-folders that are runs."""
+        """Run name -> directory: the root itself when it is a run, and its direct sub-folders that are runs.
+        A sub-folder is taken by its real path, and only when that lies inside the root's: a link to a folder
+        elsewhere is no run of this root. (Each run's own files are confined to it by ``load_run``.)"""
         found: dict[str, Path] = {}
-        if (self.root / RESULTS_FILE).is_file():
+        if os.path.lexists(self.root / RESULTS_FILE):
             found[self.root.name if _NAME.match(self.root.name) else "run"] = self.root
         if self.root.is_dir():
             for child in sorted(self.root.iterdir()):
-                if child.is_dir() and _NAME.match(child.name) and (child / RESULTS_FILE).is_file():
-                    found[child.name] = child
+                if not _NAME.match(child.name):
+                    continue
+                real = within(self.root, child.name)
+                if real is not None and real.is_dir() and os.path.lexists(real / RESULTS_FILE):
+                    found[child.name] = real
         return found
 
     def listing(self) -> list[dict[str, Any]]:
@@ -66,7 +73,10 @@ class BenchmarkRuns:
         directory = self._directories().get(name) if _NAME.match(name) else None
         if directory is None:
             return None
-        stamp = (directory / RESULTS_FILE).stat().st_mtime
+        try:
+            stamp = (directory / RESULTS_FILE).stat().st_mtime
+        except OSError:  # a dangling link: load_run names the problem
+            stamp = -1.0
         with self._lock:
             cached = self._reports.get(name)
             if cached and cached[0] == stamp:
@@ -126,12 +136,15 @@ class BenchmarkRuns:
 def _captions(row: dict[str, Any], count: int) -> list[str]:
     """Captions of a failure's pictures, in the order the report writes them."""
     result = row.get("result") or {}
-    verdicts = {s["after"]: ("rolled back" if s["action"] == "rollback" else "kept")
-                for s in result.get("trace") or [] if s.get("phase") == "B" and s.get("after")}
+    trace = result.get("trace")
+    steps = [s for s in trace if isinstance(s, dict)] if isinstance(trace, list) else []
+    verdicts = {s["after"]: ("rolled back" if s.get("action") == "rollback" else "kept")
+                for s in steps if s.get("phase") == "B" and isinstance(s.get("after"), str)}
     captions = ["input"] if result.get("input_page") or count else []
-    for step in result.get("trace") or []:
+    for step in steps:
         if step.get("phase") == "tool" and step.get("action") == "applied" and step.get("after"):
-            captions.append(f"after {step.get('tool')} ({verdicts.get(step['after'], 'kept')})")
+            after = step["after"]
+            captions.append(f"after {step.get('tool')} ({verdicts.get(after, 'kept') if isinstance(after, str) else 'kept'})")
     return (captions + ["image"] * count)[:count]
 
 

@@ -14,6 +14,7 @@ import binascii
 import functools
 import json
 import os
+import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -44,12 +45,22 @@ class Files:
         """``path`` resolved (links followed) when it lies inside an allowed folder; ConfigError otherwise."""
         if not isinstance(path, str) or "\x00" in path:
             raise ConfigError(f"{path!r}: not a file path (a path is text without NUL characters)")
-        resolved = Path(os.path.realpath(os.path.expanduser(path)))
-        if not any(resolved == root or root in resolved.parents for root in self.roots):
+        try:
+            resolved = Path(os.path.realpath(os.path.expanduser(path)))
+        except (OSError, ValueError) as err:
+            raise ConfigError(f"{path!r}: not a file path ({err})") from None
+        if not any(resolved.is_relative_to(root) for root in self.roots):
             allowed = ", ".join(str(r) for r in self.roots) or "none"
             raise ConfigError(f"{path}: outside the folders this server may use ({allowed}); start it with --allow DIR")
-        if must_exist and not resolved.is_file():
-            raise InputError(path, "no such file")
+        try:
+            info = os.stat(resolved)
+        except OSError:
+            info = None
+        if info is None:
+            if must_exist:
+                raise InputError(path, "no such file")
+        elif not stat.S_ISREG(info.st_mode):  # a pipe would wait for a writer (or a reader), a device never ends
+            raise InputError(path, "not a regular file (a folder, a pipe or a device is neither read nor written)")
         return resolved
 
     def page(self, image_path: str | None, image_base64: str | None, page: int = 1) -> Page:
