@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(config)
     where = f"http://{args.host}:{args.port}/"
     print(f"docintent serve: {where} (workers {config.workers}, brains {', '.join(config.brains)}"
-          f"{', bearer token required' if config.token else ''}{', runs from ' + str(config.runs_dir) if config.runs_dir else ''})")
+          f"{', bearer token required' if config.token else ''}{', runs from ' + str(config.runs_dir) if config.runs_dir else ''})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", log_config=_log_config(uvicorn))
     return 0
 
