@@ -502,3 +502,22 @@ def test_any_path_given_to_an_mcp_tool_is_inside_an_allowed_folder_or_refused(tm
         assert not target.is_relative_to(outside)
 
     check()
+
+
+def test_bench_never_writes_through_a_results_file_that_leads_out_of_its_run(tmp_path, capsys):
+    data = tmp_path / "data"
+    _grey(data / "page.png", 200)
+    (data / "samples.jsonl").write_text(json.dumps({"id": "s1", "image": "page.png", "question": "What is it?",
+                                                    "answers": ["7"], "task": "doc"}) + "\n")
+    outside = tmp_path / "elsewhere" / "notes.txt"
+    outside.parent.mkdir()
+    outside.write_text("a file of somebody else's\n")
+    run = tmp_path / "run"
+    run.mkdir()
+    os.symlink(outside, run / "results.jsonl")
+    capsys.readouterr()
+    assert main(["bench", "--dataset", f"jsonl:{data / 'samples.jsonl'}", "--brain", "scripted", "--no-progress",
+                 "--out", str(run)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "a link out of the run folder" in err, err
+    assert outside.read_text() == "a file of somebody else's\n"  # nothing appended, nothing cut off

@@ -810,6 +810,7 @@ def run_benchmark(
         log.warning("%s: brain options changed from %s to %s; earlier rows keep the old ones", out, old_options,
                     options)
 
+    run_file(out, RESULTS_FILE)  # a results file that is a link out of the run or no regular file: refused unwritten
     writer = ResultsWriter(out / RESULTS_FILE)
     digests = {sample.id: sample_digest(sample) for sample in samples}
     pairs = [(sample, index) for sample in samples for index in range(len(resolved))]
