@@ -22,10 +22,15 @@ NO_SPIN = {"session.intra_op.allow_spinning": "0", "session.inter_op.allow_spinn
 def configure(options: Any) -> Any:
     """``options`` (an ``onnxruntime.SessionOptions``) with the threads set by the ``threads`` setting and their
     spinning by ``spin``; returned for chaining."""
-    settings = get_settings()
-    if settings.threads:
-        options.intra_op_num_threads = settings.threads
-    if not settings.spin:
+    threads = get_settings().threads
+    if threads:
+        options.intra_op_num_threads = threads
+    return _spinning(options)
+
+
+def _spinning(options: Any) -> Any:
+    """``options`` with its threads' spinning set by the ``spin`` setting (off: :data:`NO_SPIN`)."""
+    if not get_settings().spin:
         for key, value in NO_SPIN.items():
             options.add_session_config_entry(key, value)
     return options
@@ -46,11 +51,7 @@ def configure_rapidocr() -> None:
 
     @functools.wraps(builder)
     def build(cfg: Any) -> Any:
-        options = builder(cfg)
-        if not get_settings().spin:
-            for key, value in NO_SPIN.items():
-                options.add_session_config_entry(key, value)
-        return options
+        return _spinning(builder(cfg))
 
     build._docintent = True  # type: ignore[attr-defined]
     session._init_sess_opts = staticmethod(build)  # type: ignore[union-attr]
