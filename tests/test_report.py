@@ -11,6 +11,7 @@ import pytest
 
 from docintent.cli import main
 from docintent.errors import DatasetError
+from docintent.evaluation.metrics import summary_markdown
 from docintent.evaluation.report import load_run, write_report
 from docintent.evaluation.runner import sample_digest
 from docintent.sample import Sample
@@ -234,14 +235,47 @@ def test_a_dataset_with_its_own_metric_gets_the_same_consistency_in_bench_report
              "seconds": 1.0, "error": None, "result": {"tools_used": 0, "trace": []}}]
     (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (run / "manifest.json").write_text(json.dumps({"brain": "offline", "seed": 0, "config": {"dataset": "synth:x"}}))
-    with METRICS.scoped("token_f1", Metric("token_f1", token_f1, lambda score: score >= 0.8)):
+    own = Metric("token_f1", token_f1, lambda score: score >= 0.8, title="token F1, right at 0.8")
+    with METRICS.scoped("token_f1", own):
         bench = table_markdown(strategy_rows([("own-metric", rows)]))
         report = write_report([load_run(run)], tmp_path / "out", failures=0)["markdown"].read_text()
         (scored,) = score_path(run)
-    assert "DocVQA (token_f1) score" in bench and "DocVQA (token_f1) cons." in bench
-    assert _table_line(bench, "none")[1:3] == ["76.19", "0.00"]
-    assert _table_line(report, "none")[1:3] == ["76.19", "0.00"]
-    assert round(scored.summary.tasks["doc"].score, 2) == 76.19 and scored.summary.tasks["doc"].consistency == 0.0
+        scored_table = summary_markdown(scored.summary)
+    for table in (bench, report):
+        assert "DocVQA (token F1, right at 0.8) score" in table and "DocVQA (token F1, right at 0.8) cons." in table
+        assert "ANLS" not in table
+        assert _table_line(table, "none")[1:3] == ["76.19", "0.00"]
+    assert "| DocVQA (token F1, right at 0.8) | 76.19 | 0.00 |" in scored_table
+    assert scored.summary.tasks["doc"].metric == "token_f1"
+
+
+def test_rows_of_one_task_scored_by_two_metrics_are_refused_by_name_not_averaged():
+    """One figure cannot hold ANLS and a dataset's own metric at once: the summary says which metrics met."""
+    from docintent.evaluation.metrics import METRICS, Metric, summarize
+
+    rows = [{"task": "doc", "subset": "a", "group": "q1", "score": 1.0},
+            {"task": "doc", "subset": "a", "group": "q2", "score": 1.0, "metric": "exact"}]
+    with METRICS.scoped("exact", Metric("exact", lambda p, a, s: float(p == a), lambda score: score >= 1.0)):
+        with pytest.raises(DatasetError, match=r"'doc' rows are scored by 2 metrics \(anls, exact\)"):
+            summarize(rows)
+
+
+def test_a_metric_that_macro_averages_its_sub_splits_is_reported_as_such_for_any_task():
+    """The aggregation belongs to the metric, not to the table task: a doc dataset scored by a macro metric gets
+    equal weight per sub-split and says so in its title."""
+    from docintent.evaluation.metrics import METRICS, Metric, summarize
+
+    rows = [{"task": "doc", "subset": "big", "group": f"b{i}", "score": 1.0, "metric": "macro_exact"}
+            for i in range(3)] + [{"task": "doc", "subset": "small", "group": "s1", "score": 0.0,
+                                  "metric": "macro_exact"}]
+    macro = Metric("macro_exact", lambda p, a, s: float(p == a), lambda score: score >= 1.0, title="exact",
+                   aggregate="macro")
+    with METRICS.scoped("macro_exact", macro):
+        summary = summarize(rows)
+        table = summary_markdown(summary)
+    assert summary.tasks["doc"].score == 50.0  # (100 + 0) / 2, not 75 (the mean over the 4 rows)
+    assert "| DocVQA (exact, macro over 2 sub-splits) | 50.00 | 50.00 |" in table
+    assert "|   small | 0.00 | 0.00 |" in table
 
 
 def test_page_names_and_step_folders_from_a_tampered_row_never_lead_out_of_the_run_or_the_report(tmp_path):

@@ -43,13 +43,15 @@ class Task:
     about ("document": "Answer one question about the document shown in the image"); ``rules``: the
     answer-format rules a model is given, as text, or the name of a prompt file of the model brain
     (``"rules_doc"`` is ``brains/prompts/rules_doc.txt``); ``metric``: the name of the metric a row of this task
-    is scored by when its sample names none (a :data:`docintent.evaluation.metrics.METRICS` kind).
+    is scored by when its sample names none (a :data:`docintent.evaluation.metrics.METRICS` kind); ``title``:
+    how tables and reports name its figures (the benchmark's name, "DocVQA"; default: the task's name).
     """
 
     name: str
     noun: str
     rules: str
     metric: str
+    title: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _TASK_NAME.fullmatch(self.name):
@@ -58,6 +60,10 @@ class Task:
             value = getattr(self, field_name)
             if not isinstance(value, str) or not value.strip():
                 raise ConfigError(f"task {self.name!r}: {field_name} must be non-empty text, got {value!r}")
+        if not isinstance(self.title, str):
+            raise ConfigError(f"task {self.name!r}: title must be text, got {self.title!r}")
+        if not self.title.strip():
+            object.__setattr__(self, "title", self.name)
 
     def __call__(self) -> Task:  # a registry builds components; a task is a record, so it builds itself
         return self
@@ -97,9 +103,9 @@ class _TaskRegistry(Registry[Task]):
 
 #: The question families of WildDoc (DocVQA, ChartQA, TableVQA), in report order, each with its WildDoc metric.
 BUILTIN: tuple[Task, ...] = (
-    Task("doc", "document", "rules_doc", "anls"),
-    Task("chart", "chart", "rules_chart", "relaxed_accuracy"),
-    Task("table", "table", "rules_table", "table"),
+    Task("doc", "document", "rules_doc", "anls", title="DocVQA"),
+    Task("chart", "chart", "rules_chart", "relaxed_accuracy", title="ChartQA"),
+    Task("table", "table", "rules_table", "table", title="TableVQA"),
 )
 
 

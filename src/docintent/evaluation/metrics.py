@@ -36,15 +36,10 @@ from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
-from ..errors import DatasetError, UnknownComponentError
+from ..errors import ConfigError, DatasetError, UnknownComponentError
 from ..registry import Registry
 from ..vocabulary import TASKS
 
-TASK_TITLES: dict[str, str] = {
-    "doc": "DocVQA (ANLS, tau 0.5)",
-    "chart": "ChartQA (relaxed accuracy, 5%)",
-    "table": "TableVQA",
-}
 TABLE_SUBSETS: tuple[str, ...] = ("fintabnetqa", "vtabfact", "vwtq", "vwtq_syn")
 ANLS_TAU = 0.5
 RELAXED_TOLERANCE = 0.05
@@ -390,25 +385,57 @@ def _check_task(task: str) -> None:
 
 @dataclass(frozen=True)
 class Metric:
-    """A way to score a prediction: ``score(prediction, answers, subset)`` in [0, 1], and ``correct(score)``,
-    whether a row counts as right for consistency."""
+    """A way to score a prediction, and everything a table needs to report it.
+
+    ``score(prediction, answers, subset)`` in [0, 1]; ``correct(score)``: whether a row counts as right for
+    consistency; ``title``: how tables name it beside the task's title ("ANLS, tau 0.5"; ``None``: its name;
+    ``""``: nothing); ``aggregate``: ``"mean"`` (the mean over every row, consistency over every question) or
+    ``"macro"`` (each sub-split scored apart, then averaged with equal weight, as TableVQA is). Summaries, the
+    bench table, ``docintent report`` and ``docintent score`` all read these fields, so they agree by
+    construction.
+    """
 
     name: str
     score: Callable[[str, str | Iterable[str], str], float]
     correct: Callable[[float], bool]
+    title: str | None = None
+    aggregate: str = "mean"
+
+    def __post_init__(self) -> None:
+        if self.aggregate not in AGGREGATES:
+            raise ConfigError(f"metric {self.name!r}: aggregate {self.aggregate!r} is not one of "
+                              f"{', '.join(AGGREGATES)}")
 
     def __call__(self) -> Metric:
         return self
+
+    def label(self, subsets: int = 0) -> str:
+        """What a table prints after the task's title, in brackets ("" for nothing): the title and, for a macro
+        average, over how many sub-splits."""
+        parts = [self.name if self.title is None else self.title]
+        if self.aggregate == "macro":
+            parts.append(f"macro over {subsets} sub-splits")
+        return ", ".join(p for p in parts if p)
+
+
+#: How a metric's rows become a task's figure (:attr:`Metric.aggregate`).
+AGGREGATES = ("mean", "macro")
 
 
 #: Metrics by name; a dataset's samples may name theirs in ``meta["metric"]`` (plug-ins: the
 #: ``docintent.metrics`` entry points). Each task has its own by default (its record's ``metric``:
 #: :data:`TASK_METRICS`).
 METRICS: Registry[Metric] = Registry("metric", group="docintent.metrics")
-METRICS.register("anls", Metric("anls", lambda p, a, s: anls(p, a), lambda score: score > ANLS_TAU))
-METRICS.register("relaxed_accuracy", Metric("relaxed_accuracy", lambda p, a, s: relaxed_accuracy(p, a),
-                                            lambda score: score >= 1.0))
-METRICS.register("table", Metric("table", lambda p, a, s: table_score(s, p, a), lambda score: score >= 1.0))
+
+#: WildDoc's three metrics.
+BUILTIN: tuple[Metric, ...] = (
+    Metric("anls", lambda p, a, s: anls(p, a), lambda score: score > ANLS_TAU, title=f"ANLS, tau {ANLS_TAU}"),
+    Metric("relaxed_accuracy", lambda p, a, s: relaxed_accuracy(p, a), lambda score: score >= 1.0,
+           title=f"relaxed accuracy, {RELAXED_TOLERANCE:.0%}"),
+    Metric("table", lambda p, a, s: table_score(s, p, a), lambda score: score >= 1.0, title="", aggregate="macro"),
+)
+for _record in BUILTIN:
+    METRICS.register(_record.name, _record)
 
 
 class _TaskMetrics(Mapping[str, str]):
@@ -467,6 +494,8 @@ class SplitScore:
     rows: int
     questions: int
     subsets: dict[str, SplitScore] = field(default_factory=dict)
+    #: The name of the metric the rows were scored by (a task's figure; "" on a sub-split).
+    metric: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -475,6 +504,8 @@ class SplitScore:
             "rows": self.rows,
             "questions": self.questions,
         }
+        if self.metric:
+            d["metric"] = self.metric
         if self.subsets:
             d["subsets"] = {name: s.to_dict() for name, s in self.subsets.items()}
         return d
@@ -518,23 +549,27 @@ def summarize(rows: Iterable[Any]) -> Summary:
     """Score rows and aggregate them the WildDoc way.
 
     Each row is a mapping or object with ``task``, ``subset``, ``group``, ``prediction`` and
-    ``answers`` (a row that already has a numeric ``score`` is not re-scored). Per task family:
-    score = mean row score; consistency = share of groups (questions) whose rows are all correct
-    (:func:`row_correct`). ``table`` is computed per sub-split and then averaged with equal weight
-    (both score and consistency). The average is the mean over the task families present.
-    Raises DatasetError when there are no rows.
+    ``answers`` (a row that already has a numeric ``score`` is not re-scored), and optionally ``metric`` (the
+    sample's own; default: its task's). Per task family: score = mean row score; consistency = share of groups
+    (questions) whose rows are all correct (the metric's :attr:`Metric.correct`). A ``"macro"`` metric (the
+    table rule) is computed per sub-split and then averaged with equal weight (both score and consistency). The
+    average is the mean over the task families present. Each task's figure carries the metric it was scored by
+    (:attr:`SplitScore.metric`). Raises DatasetError when there are no rows, or when one task's rows name two
+    metrics (their figures cannot be one number).
     """
     by_task: dict[str, dict[str, list[tuple[float, str, bool]]]] = defaultdict(lambda: defaultdict(list))
+    metric_of: dict[str, set[str]] = defaultdict(set)
     for row in rows:
         task = str(_get(row, "task"))
         _check_task(task)
         subset = str(_get(row, "subset") or task)
+        metric = _metric(task, _get(row, "metric"))
+        metric_of[task].add(metric.name)
         score = _get(row, "score")
         if score is None:
-            metric = _get(row, "metric")
-            score = score_row(task, subset, _get(row, "prediction"), _get(row, "answers") or (), metric)
+            score = metric.score(_text(_get(row, "prediction")), _get(row, "answers") or (), subset)
         group = str(_get(row, "group") or _get(row, "id"))
-        by_task[task][subset].append((float(score), group, row_correct(task, float(score), _get(row, "metric"))))
+        by_task[task][subset].append((float(score), group, bool(metric.correct(float(score)))))
     if not by_task:
         raise DatasetError("no rows to score")
 
@@ -542,11 +577,17 @@ def summarize(rows: Iterable[Any]) -> Summary:
     for task in TASKS:
         if task not in by_task:
             continue
+        if len(metric_of[task]) > 1:
+            raise DatasetError(f"the {task!r} rows are scored by {len(metric_of[task])} metrics "
+                               f"({', '.join(sorted(metric_of[task]))}): one figure cannot hold them; "
+                               "score each metric's rows apart")
+        (name,) = metric_of[task]
+        metric = METRICS.get(name)
         splits = {
             subset: _split([s for s, _, _ in items], [f"{subset}/{g}" for _, g, _ in items], [c for *_, c in items])
             for subset, items in sorted(by_task[task].items(), key=lambda kv: _subset_order(task, kv[0]))
         }
-        if task == "table":
+        if metric.aggregate == "macro":
             total = SplitScore(
                 score=sum(s.score for s in splits.values()) / len(splits),
                 consistency=sum(s.consistency for s in splits.values()) / len(splits),
@@ -558,6 +599,7 @@ def summarize(rows: Iterable[Any]) -> Summary:
             groups = [f"{subset}/{g}" for subset in splits for _, g, _ in by_task[task][subset]]
             total = _split([s for s, _, _ in items], groups, [c for *_, c in items])
         total.subsets = splits
+        total.metric = name
         tasks[task] = total
     return Summary(
         tasks=tasks,
@@ -572,6 +614,14 @@ def _subset_order(task: str, subset: str) -> tuple[int, str]:
     return (len(TABLE_SUBSETS), subset)
 
 
+def column_title(task: str, metric: Metric | str | None = None, subsets: int = 0) -> str:
+    """How a table names ``task``'s figures scored by ``metric`` (default: the task's own): the task's title and
+    the metric's label in brackets, e.g. "DocVQA (ANLS, tau 0.5)" or "TableVQA (macro over 4 sub-splits)"."""
+    record = _metric(task, metric) if not isinstance(metric, Metric) else metric
+    label = record.label(subsets)
+    return f"{TASKS[task].title} ({label})" if label else TASKS[task].title
+
+
 def summary_markdown(summary: Summary, title: str | None = None) -> str:
     """Render a summary as a Markdown table: one line per subtask (score / consistency, percent, two
     decimals), the TableVQA sub-splits indented under it, and the average of the subtasks."""
@@ -580,11 +630,10 @@ def summary_markdown(summary: Summary, title: str | None = None) -> str:
         lines += [f"**{title}**", ""]
     lines += ["| subtask | score | consistency |", "|---|---|---|"]
     for task, result in summary.tasks.items():
-        title_ = TASK_TITLES.get(task) or (f"{task} ({TASK_METRICS[task]})" if task in TASK_METRICS else task)
-        if task == "table":
-            title_ = f"TableVQA (macro over {len(result.subsets)} sub-splits)"
-        lines.append(f"| {title_} | {result.score:.2f} | {result.consistency:.2f} |")
-        if task == "table":
+        metric = METRICS.get(result.metric or TASK_METRICS[task])
+        lines.append(f"| {column_title(task, metric, len(result.subsets))} | {result.score:.2f} | "
+                     f"{result.consistency:.2f} |")
+        if metric.aggregate == "macro":
             for name, sub in result.subsets.items():
                 lines.append(f"|   {name} | {sub.score:.2f} | {sub.consistency:.2f} |")
     n = len(summary.tasks)

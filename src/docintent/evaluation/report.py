@@ -34,16 +34,14 @@ from ..redaction import redact
 from ..trace import Action, Phase
 from ..vocabulary import TASKS
 from .harm import harm_markdown, harm_table, harmed_samples
-from .metrics import TASK_METRICS, Summary, summarize
+from .metrics import METRICS, TASK_METRICS, Summary, summarize
 from .runner import RESULTS_FILE, read_manifest, read_results, reproducibility_differences, sample_digest
-
-#: Column titles of the task families.
-FAMILY_TITLES = {"doc": "DocVQA", "chart": "ChartQA", "table": "TableVQA"}
 
 
 def family_title(task: str) -> str:
-    """The column title of ``task``: its benchmark's name for the built-in ones, the task's own name for a plug-in."""
-    return FAMILY_TITLES.get(task, task)
+    """The column title of ``task``: its record's title (the benchmark's name for the built-in ones, "DocVQA"), or
+    the name itself for a task no longer registered."""
+    return TASKS[task].title if task in TASKS else task
 #: Strategies reported in Table 2 (ablations); everything else goes to Table 1.
 ABLATIONS = ("prompt-only", "agres", "pipeline-random", "judge-random")
 #: Label of samples with no recorded degradation in the breakdown.
@@ -125,8 +123,6 @@ class StrategyRow:
     avg_tools: float
     median_seconds: float
     tokens_per_sample: float
-    #: The metrics each task's rows were scored with (a dataset may name its own).
-    metrics: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -146,9 +142,9 @@ def _metric_row(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _metrics(rows: Sequence[StrategyRow], task: str) -> list[str]:
-    """The metrics other than the task's default that rows of ``task`` were scored with."""
-    found = {m for r in rows for m in r.metrics.get(task, ())}
-    return sorted(m for m in found if m and m != TASK_METRICS.get(task))
+    """The titles of the metrics other than the task's default that rows of ``task`` were scored with."""
+    found = {r.summary.tasks[task].metric for r in rows if r.summary and task in r.summary.tasks}
+    return sorted(METRICS.get(m).label() or m for m in found if m and m != TASK_METRICS.get(task))
 
 
 def _tokens(row: dict[str, Any]) -> int:
@@ -178,12 +174,10 @@ def strategy_rows(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]]) -> list[
                 brain=", ".join(brains),
                 rows=len(items),
                 errors=sum(1 for r in items if r.get("error")),
-                summary=summarize(metric_rows := [_metric_row(r) for r in items]),
+                summary=summarize([_metric_row(r) for r in items]),
                 avg_tools=statistics.fmean(_tools(r) for r in items),
                 median_seconds=statistics.median(float(r.get("seconds") or 0.0) for r in items),
                 tokens_per_sample=statistics.fmean(_tokens(r) for r in items),
-                metrics={t: tuple(sorted({str(m["metric"]) for m in metric_rows if m["task"] == t and m["metric"]}))
-                         for t in {m["task"] for m in metric_rows}},
             ))
     return out
 
