@@ -11,7 +11,9 @@ for the review rule before the noise floors).
     python benchmarks/equivalence.py --before /tmp/before --dataset benchmarks/out/realpages/test --questions 4 \\
         --name realpages_test --after-brain-opt review_rule=evidence-fixed --decisions-only
 
-Writes benchmarks/results/equivalence_NAME.{md,json}.
+Writes benchmarks/results/equivalence_NAME.{md,json}. Resumable: each side is a ``docintent bench`` run folder under
+benchmarks/out/runs/equivalence/NAME/, so a second call reuses the rows already there (``--fresh-after`` drops the
+after side's rows first, for a tree that changed since); ``--side before`` runs only the earlier tree.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -60,12 +63,19 @@ def main() -> None:
     ap.add_argument("--strategies", default=",".join(STRATEGIES))
     ap.add_argument("--after-brain-opt", action="append", default=[])
     ap.add_argument("--decisions-only", action="store_true", help="compare decisions, not the reasons' wording")
+    ap.add_argument("--side", choices=("before", "both"), default="both", help="before: run only the earlier tree")
+    ap.add_argument("--fresh-after", action="store_true", help="drop the after side's rows before running it")
     args = ap.parse_args()
     strategies = [s for s in args.strategies.split(",") if s]
     work = ROOT / "out" / "runs" / "equivalence" / args.name
     samples = pick(Path(args.dataset), args.questions, work)
-    seconds = {"before": run(Path(args.before).resolve(), samples, work / "before", strategies, []),
-               "after": run(ROOT.parent, samples, work / "after", strategies, args.after_brain_opt)}
+    seconds = {"before": run(Path(args.before).resolve(), samples, work / "before", strategies, [])}
+    if args.side == "before":
+        print(f"before: {seconds['before']:.0f} s, rows in {work / 'before'}")
+        return
+    if args.fresh_after:
+        shutil.rmtree(work / "after", ignore_errors=True)
+    seconds["after"] = run(ROOT.parent, samples, work / "after", strategies, args.after_brain_opt)
     before, after = rows_of(work / "before"), rows_of(work / "after")
     reasons = not args.decisions_only
     same = [k for k in before if k in after and decisions(before[k], reasons) == decisions(after[k], reasons)]

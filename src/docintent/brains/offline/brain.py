@@ -43,7 +43,7 @@ from ..base import MactRoles, Restorer, State
 from ..decisions import Answer, Change, Diagnosis, Keep, Rollback, UseTool
 from ..roles import Correction, Execution, Plan, PlanStep, Verdict
 from . import roles
-from .review import DEFAULT_FLOORS, REVIEW_RULES, NoiseFloors, ReviewEvidence
+from .review import DEFAULT_FLOORS, REVIEW_RULES, NoiseFloors, ReviewEvidence, ReviewRule
 
 
 @dataclass(frozen=True)
@@ -113,8 +113,7 @@ class OfflineReaderOptions(BaseModel):
     orientation_confidence: Annotated[float, Field(ge=0.0, le=1.0,
                                                    description="classifier confidence needed to turn the page")] = 0.6
     keep_margin: Annotated[float, Field(ge=0.0, le=1.0, description="legibility gain a kept restoration needs")] = 0.0
-    review_rule: Annotated[Literal["evidence", "evidence-fixed", "legibility", "page", "answer"],
-                           Field(description="Phase B rule")] = "evidence"
+    review_rule: Annotated[ReviewRule, Field(description="Phase B rule")] = "evidence"
     noise_floors: Annotated[NoiseFloors | dict[str, Any] | None, Field(
         description="the noise floors of Phase B's quantities as {legibility, confidence, severity, tie} "
                     "(default: the measured ones)")] = None

@@ -19,7 +19,7 @@ figures, never by which side of the noise a measurement fell.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 #: Phase B rules: "evidence" (default) keeps a restoration when the answer became more certain, or the evidence
 #: more legible, or the targeted damage fell while the text read as well - each beyond its noise floor - and rolls
@@ -30,7 +30,9 @@ from typing import Any, Literal
 #: "answer" judges a restoration by the answer alone: kept when the reader's calibrated probability of its answer
 #: rose beyond its noise floor, or the answer changed to one it is surer of by :data:`ANSWER_CHANGE_MARGIN`; a tie
 #: is no change needed (rolled back), whatever legibility did.
-REVIEW_RULES = ("evidence", "evidence-fixed", "legibility", "page", "answer")
+ReviewRule = Literal["evidence", "evidence-fixed", "legibility", "page", "answer"]
+#: The rules' names, from :data:`ReviewRule` (one list: the option's type and its check read the same names).
+REVIEW_RULES: tuple[str, ...] = get_args(ReviewRule)
 
 
 @dataclass(frozen=True)
@@ -196,4 +198,4 @@ class ReviewEvidence:
         return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in asdict(self).items()}
 
 
-__all__ = ["DEFAULT_FLOORS", "REVIEW_RULES", "NoiseFloors", "ReviewEvidence"]
+__all__ = ["DEFAULT_FLOORS", "REVIEW_RULES", "NoiseFloors", "ReviewEvidence", "ReviewRule"]
