@@ -35,12 +35,13 @@ from ..trace import Action, AnswerStep, Phase, Result, Step
 from ..vocabulary import INSPECTION
 from .baselines import run_direct, run_judge, run_pipeline
 from .configs import (
-    CONFIGS,
     DirectConfig,
     JudgeConfig,
     LoopConfig,
     MactConfig,
+    PageRestoreConfig,
     PipelineConfig,
+    RunSettings,
     StrategyConfig,
 )
 from .loop import run_loop
@@ -60,16 +61,33 @@ class Mode:
         self.runner = runner
         self.needs_mact = needs_mact
 
+    @property
+    def name(self) -> str:
+        """The mode's name: its configuration's ``mode``."""
+        return str(self.config.model_fields["mode"].default)
+
     def __call__(self) -> Mode:
         return self
 
 
+#: The built-in modes, each registered here and only here (named by its configuration's ``mode``): a built-in
+#: mode is its config class (:mod:`~docintent.strategies.configs`), its runner and one line in this tuple.
+_BUILT_IN_MODES: tuple[Mode, ...] = (
+    Mode(DirectConfig, run_direct),
+    Mode(PipelineConfig, run_pipeline),
+    Mode(JudgeConfig, run_judge),
+    Mode(LoopConfig, run_loop),
+    Mode(PageRestoreConfig, run_page_restore),
+    Mode(MactConfig, run_mact, needs_mact=True),
+)
+
 #: Modes by name; a plug-in mode joins through the ``docintent.modes`` entry points (a :class:`Mode`).
 MODES: Registry[Mode] = Registry("strategy mode", group="docintent.modes")
-for _mode, _runner in (("direct", run_direct), ("pipeline", run_pipeline), ("judge", run_judge), ("loop", run_loop),
-                       ("page", run_page_restore)):
-    MODES.register(_mode, Mode(CONFIGS[_mode], _runner))
-MODES.register("mact", Mode(MactConfig, run_mact, needs_mact=True))
+for _built_in in _BUILT_IN_MODES:
+    MODES.register(_built_in.name, _built_in)
+
+#: Every built-in mode's configuration class, by mode (a plug-in mode registers its class in :data:`MODES`).
+CONFIGS: dict[str, type[StrategyConfig]] = {m.name: m.config for m in _BUILT_IN_MODES}
 
 
 class _Named:
@@ -126,19 +144,28 @@ class Strategy:
     def name(self) -> str:
         return self.config.name
 
+    @property
+    def settings(self) -> RunSettings:
+        """What a run takes from the configuration (the run settings its mode declares, see
+        :meth:`StrategyConfig.run_settings`)."""
+        settings = self.config.run_settings()
+        if not isinstance(settings, RunSettings):
+            raise TypeError(f"{type(self.config).__name__}.run_settings returned {settings!r}, expected RunSettings")
+        return settings
+
     def check(self, brain: Restorer) -> None:
         """Refuse, before any work, a brain this strategy cannot run with (MACT needs the roles) and tools
         that are not registered."""
         if self.mode.needs_mact:
             require_mact(brain, self.name)
-        for name in getattr(self.config, "tools", None) or ():
+        for name in self.settings.tools or ():
             get_tool(name)  # an unknown name lists the valid ones
 
     def toolbox(self) -> list[str]:
         """The tools offered to the brain."""
-        chosen = getattr(self.config, "tools", None)
-        names = list(chosen) if chosen is not None else restoration_tools()
-        if getattr(self.config, "inspection", False):
+        settings = self.settings
+        names = list(settings.tools) if settings.tools is not None else restoration_tools()
+        if settings.inspection:
             names += [t.name for t in list_tools(INSPECTION) if t.name not in names]
         return names
 
@@ -153,9 +180,9 @@ class Strategy:
         of a document is being read).
         """
         self.check(brain)
+        settings = self.settings
         run = Run(self.name, page, question, task, brain, tools if tools is not None else self.toolbox(),
-                  max_rounds=getattr(self.config, "max_rounds", 10), seed=getattr(self.config, "seed", 0),
-                  on_step=on_step, should_stop=should_stop)
+                  max_rounds=settings.max_rounds, seed=settings.seed, on_step=on_step, should_stop=should_stop)
         error = None
         try:
             for step in preface:
@@ -233,5 +260,5 @@ def _label_value(value: Any) -> str:
     return str(value)
 
 
-__all__ = ["MODES", "NAMED", "STRATEGIES", "Mode", "Strategy", "applicable_options", "configured_strategy",
+__all__ = ["CONFIGS", "MODES", "NAMED", "STRATEGIES", "Mode", "Strategy", "applicable_options", "configured_strategy",
            "get_strategy"]

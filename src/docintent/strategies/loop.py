@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import time
 
-from ..brains.base import Answer, Keep, Rollback, UseTool
+from ..brains.base import Answer, UseTool
 from ..errors import DocIntentError
 from ..perception.degradations import DEGRADATIONS
 from ..tools import InspectionTool, get_tool
-from ..trace import Action, DecideStep, InspectStep, Phase, ReviewStep, ToolStep
+from ..trace import Action, DecideStep, InspectStep, Phase, ToolStep
 from .configs import LoopConfig
 from .run import Run
 
@@ -60,21 +60,7 @@ def restore_rounds(run: Run, max_rounds: int, *, review: bool = True, offer_tool
         if not review:
             run.keep(change)
             continue
-        t0 = time.perf_counter()
-        verdict = run.brain.review(state, change)
-        if isinstance(verdict, Keep):
-            action = Action.KEEP
-        elif isinstance(verdict, Rollback):
-            action = Action.ROLLBACK
-        else:
-            raise TypeError(f"{type(run.brain).__name__}.review returned {verdict!r}, expected Keep or Rollback")
-        run.record(ReviewStep(Phase.REVIEW, action, decision.name, verdict.why, change.before.hash, change.after.hash,
-                              time.perf_counter() - t0, round=t, measurements=dict(verdict.measurements)),
-                   verdict.usage)
-        if action == Action.KEEP:
-            run.keep(change)
-        else:
-            run.rollback(change)
+        run.review(change)
     return None
 
 

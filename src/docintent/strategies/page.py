@@ -8,7 +8,6 @@ from __future__ import annotations
 from ..brains.base import Answer, Keep
 from ..perception.service import Perception
 from ..tools import get_tool, tools_for
-from ..trace import Action, Phase, ReviewStep
 from ..vocabulary import ROTATION_TOOLS
 from .configs import PageRestoreConfig
 from .run import Run
@@ -45,13 +44,7 @@ def run_page_restore(run: Run, config: PageRestoreConfig, perception: Perception
         change = applied.change
         if change is None:
             continue
-        verdict = run.brain.review(state, change)
-        keep = isinstance(verdict, Keep)
-        run.record(ReviewStep(Phase.REVIEW, Action.KEEP if keep else Action.ROLLBACK, tool, verdict.why,
-                              change.before.hash, change.after.hash, round=t,
-                              measurements=dict(verdict.measurements)), verdict.usage)
-        if keep:
-            run.keep(change)
+        if isinstance(run.review(change), Keep):
             # Geometric and photometric steps change what the other kind sees: flattened, the page no longer
             # shows the desk to deshadowing; deshadowed, its outline is found whole by dewarping. So a step
             # of one kind rolled back earlier gets one more try after a step of the other kind is kept.
@@ -61,8 +54,6 @@ def run_page_restore(run: Run, config: PageRestoreConfig, perception: Perception
                     state.available_tools.append(name)
                     tried.discard(name)
                     retried.add(name)
-        else:
-            run.rollback(change)
     return Answer("", 0.0, "question-free restoration")
 
 

@@ -1,10 +1,11 @@
 """The run context every strategy mode works through: one question's state, trace, accounting and hooks.
 
 A mode never builds steps into a list of its own: it calls :meth:`Run.record` (the one place a step enters the
-trace, where ``on_step`` observers hear of it and ``should_stop`` is asked whether to go on) and
-:meth:`Run.apply` (the one place a tool runs on the page, which returns the :class:`~docintent.brains.Change` a
-review judges). So the CLI, the service and the viewer observe every mode the same way, without wrapping the
-brain, and no mode reaches into another's private parts.
+trace, where ``on_step`` observers hear of it and ``should_stop`` is asked whether to go on), :meth:`Run.apply`
+(the one place a tool runs on the page, which returns the :class:`~docintent.brains.Change` a review judges) and
+:meth:`Run.review` (the one place a change is reviewed, recorded, and kept or rolled back). So the CLI, the service
+and the viewer observe every mode the same way, without wrapping the brain, and no mode reaches into another's
+private parts.
 
 >>> from docintent.page import Page
 >>> import numpy as np
@@ -25,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..brains.base import Answer, Change, Restorer, State, Usage
+from ..brains.base import Answer, Change, Keep, Restorer, Review, Rollback, State, Usage
 from ..errors import DocIntentError
 from ..page import Page
 from ..tools import get_tool
@@ -160,6 +161,28 @@ class Run:
         change = Change(name, before, after, args, tool.degradation, bool(tool.geometric or before.size != after.size),
                         region, mapped)
         return Applied(Action.APPLIED, change)
+
+    def review(self, change: Change) -> Review:
+        """Phase B: ask the brain to review ``change``, record the :class:`ReviewStep` (with the round, the
+        verdict's reason, measurements and tokens), then keep the change (:meth:`keep`) or roll it back and stop
+        offering its tool (:meth:`rollback`). Returns the brain's :class:`Keep` or :class:`Rollback`; anything
+        else is a TypeError, before anything is recorded."""
+        t0 = time.perf_counter()
+        verdict = self.brain.review(self.state, change)
+        if isinstance(verdict, Keep):
+            action = Action.KEEP
+        elif isinstance(verdict, Rollback):
+            action = Action.ROLLBACK
+        else:
+            raise TypeError(f"{type(self.brain).__name__}.review returned {verdict!r}, expected Keep or Rollback")
+        self.record(ReviewStep(Phase.REVIEW, action, change.tool, verdict.why, change.before.hash, change.after.hash,
+                               time.perf_counter() - t0, round=self.state.round,
+                               measurements=dict(verdict.measurements)), verdict.usage)
+        if action == Action.KEEP:
+            self.keep(change)
+        else:
+            self.rollback(change)
+        return verdict
 
     def keep(self, change: Change) -> None:
         """Continue from the page ``change`` made."""
