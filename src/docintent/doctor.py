@@ -7,6 +7,10 @@ request (the review prompt with two pages, the largest review ``ask`` sends) is 
 Both phases also compare the prompt tokens the server reports with docintent's estimate, which catches a
 server that silently truncates prompts. Every problem names one fix. ``docintent doctor`` prints them.
 
+Any other registered brain, a plug-in's included, is checked by :func:`check_brain` the way ``ask`` would build
+it (by name, with its options): a model brain on another API's chat model gets the same checks; a brain that is
+no model brain is built and asked to read the code on a test page.
+
 >>> from docintent.testing.fake_openai import FakeOpenAI, text, tool_call
 >>> def model(body):
 ...     names = [t["function"]["name"] for t in body.get("tools") or []]
@@ -94,137 +98,184 @@ def run_checks(base_url: str | None, model: str | None = None, api_key: str | No
     settings = {"max_retries": 1, **(options or {}), "base_url": base_url, "model": model, "api_key": api_key,
                 "timeout": timeout, "max_side": max_side, "max_tokens": max_tokens}
     brain = ModelBrain(**settings)
-    endpoint = brain.endpoint
-    assert isinstance(endpoint, Endpoint)  # doctor checks OpenAI-compatible endpoints: it built this one
-    checks: list[Check] = []
     try:
-        try:
-            served = endpoint.served_models()
-        except ModelEndpointError as err:
-            checks.append(Check("reachable", "fail", str(err), [FIXES["unreachable"]]))
-            return checks
-        checks.append(Check("reachable", "ok", f"{endpoint.public_url} lists {len(served)} model(s): "
-                            f"{', '.join(served[:8]) or 'none'}"))
-        if model is None:
-            if len(served) != 1:
-                checks.append(Check("model", "fail", f"no --model given and the server lists {len(served)}",
-                                    [FIXES["no model"]]))
-                return checks
-            model = served[0]
-            endpoint.model = model
-        if model in served or any(s.endswith("/" + model) for s in served):
-            checks.append(Check("model", "ok", f"{model} is served"))
-        else:
-            checks.append(Check("model", "warn", f"{model} is not among the listed models ({', '.join(served[:8])})",
-                                [FIXES["model name"]]))
-
-        try:
-            sees, what = image_probe(brain)
-        except ModelEndpointError as err:
-            checks.append(_rejected("image input", err))
-            return checks
-        context = brain.options.context
-        if sees:
-            checks.append(Check("image input", "ok", f"{what}: pages are sent as images"))
-        elif context == "image":
-            checks.append(Check("image input", "warn", f"the model {what} instead of 4821 (context=image)",
-                                [FIXES["blind"]]))
-        else:
-            checks.append(Check("image input", "ok", f"the model does not read images ({what}): pages are sent as "
-                                "their OCR text lines with boxes (context=text)"))
-        if brain.options.native_tools == "auto":
-            native, what = tool_probe(brain)
-            how = ("tools go in the API" if native else "tools are described in the prompt and answered as JSON "
-                   "actions (native_tools=false)")
-            checks.append(Check("tool calls", "ok", f"the server {what}: {how}"))
-
-        page = _full_page(max_side)
-        state = State("What is the revenue in the table's first row?", "doc", page, page,
-                      ["rotate_90", "rotate_180", "rotate_270", "deshadowing"])
-        sizes: list[tuple[str, int, int]] = []  # (phase, estimated, reported) prompt tokens
-
-        def send(name: str, messages: list[dict[str, Any]], functions: list[dict[str, Any]]) -> Any:
-            phase = {"Phase A": "decide", "Phase B": "review"}[name]
-            tools = functions if brain.native_tools else None
-            estimate = request_tokens({"messages": messages, "tools": tools or []}).total
-            if not brain.sees_images():
-                messages = text_messages(messages)
-            try:  # the endpoint itself: the brain would retry a context overflow with smaller images
-                reply = endpoint.chat(messages, tools, max_tokens=brain.budget(phase),
-                                      **brain.request_extras(tools, functions, phase))
-            except ModelEndpointError as err:
-                checks.append(_rejected(name, err))
-                return None
-            sizes.append((name, estimate, reply.usage.prompt_tokens))
-            return reply
-
-        shown = f"a {max(_sent(brain, page))}-px page" if brain.sees_images() else "the page's OCR text"
-        messages, functions = brain.phase_a_request(state)
-        reply = send("Phase A", messages, functions)
-        dropped = reply is not None and brain.native_tools and brain.tools_dropped(reply)
-        if dropped:  # the server ignored the tools: the request as the brain now sends it, JSON actions
-            messages, functions = brain.phase_a_request(state)
-            reply = send("Phase A", messages, functions)
-        if reply is not None:
-            offered = [f["function"]["name"] for f in functions]
-            call = reply.call_for(offered)
-            shape = f"{shown}, {len(functions)} functions, max_tokens={brain.budget('decide')}"
-            if call is not None and dropped:
-                checks.append(Check("Phase A", "ok", f"{shape}: the server drops the tools field, so they are "
-                                    f"described in the prompt; the model answered with the JSON action {call.name}"))
-            elif call is not None and not brain.native_tools:
-                checks.append(Check("Phase A", "ok", f"{shape} described in the prompt: the model answered with the "
-                                    f"JSON action {call.name}"))
-            elif call is not None and call.native:
-                checks.append(Check("Phase A", "ok", f"{shape}: native tool call {call.name}"))
-            elif call is not None:
-                checks.append(Check("Phase A", "warn", f"{shape}: tool calls come back only as text; docintent reads "
-                                    "them, but native calls are more reliable", [FIXES["tool parser"]]))
-            elif reply.truncated:
-                checks.append(Check("Phase A", "fail", f"{shape}: the reply was cut at max_tokens={brain.budget('decide')} before "
-                                    "any call", [FIXES["cut reply"]]))
-            else:
-                checks.append(Check("Phase A", "fail", f"{shape}: no function call, native or as text (reply: "
-                                    f"{reply.text[:80]!r})", [FIXES["no call"]]))
-
-        before, after = page, page.derive(page.pixels[:, ::-1].copy(), "doctor-mirror")
-        shapes = []
-        if brain.options.review == "region":
-            table = Box(0.05, 0.4, 0.95, 0.55)  # where a table sits on the test page
-            shapes.append(("region", brain.phase_b_request(state, before, after, tool="deshadowing", region=table)))
-        shapes.append(("page", brain.phase_b_request(state, before, after, tool="rotate_90")))
-        phase_b_ok = True
-        for _kind, (messages, functions) in shapes:
-            reply = send("Phase B", messages, functions)
-            if reply is None:
-                phase_b_ok = False
-                break
-            if reply.call_for(["continue", "rollback"]) is None and reply.truncated:
-                checks.append(Check("Phase B", "fail", f"the review reply was cut at max_tokens={brain.budget('review')}",
-                                    [FIXES["cut reply"]]))
-                phase_b_ok = False
-                break
-        if phase_b_ok:
-            images = {kind: _image_count(msgs) for kind, (msgs, _) in shapes}
-            what = " and ".join(f"{kind} review ({n} images)" if brain.sees_images() else f"{kind} review (as OCR text)"
-                                for kind, n in images.items())
-            checks.append(Check("Phase B", "ok", f"{what} accepted and answered"))
-
-        truncation = _truncation(sizes)
-        if truncation:
-            checks.append(Check("prompt length", "fail", truncation, [FIXES["truncation"]]))
-        elif sizes:
-            largest = max(sizes, key=lambda s: s[1])
-            checks.append(Check("prompt length", "ok", f"the largest request (~{largest[1]:,} tokens estimated) was "
-                                f"read whole ({largest[2]:,} prompt tokens reported)"))
+        return model_checks(brain, model)
     finally:
         brain.close()
+
+
+def check_brain(kind: str, options: dict[str, Any] | None = None) -> list[Check]:
+    """The checks of the brain registered as ``kind`` (a plug-in's included), built with ``options`` as ``ask``
+    builds it: a model brain (on an OpenAI-compatible endpoint or another API's :class:`~docintent.brains.chat.
+    ChatModel`) gets the model checks of :func:`model_checks`; any other brain is built and asked to read the
+    number on a test page through the ``none`` strategy, which is what every strategy needs of it."""
+    from .brains import BRAINS
+
+    brain = BRAINS.get(kind, **(options or {}))  # an unknown kind or option: one line naming the valid ones
+    try:
+        if isinstance(brain, ModelBrain):
+            return model_checks(brain, brain.endpoint.configured_model)
+        return _answer_checks(kind, brain, BRAINS.entry(kind).origin)
+    finally:
+        close = getattr(brain, "close", None)
+        if callable(close):
+            close()
+
+
+def _answer_checks(kind: str, brain: Any, origin: str) -> list[Check]:
+    """A brain that is no model brain: it was built, and it answers a question about a page."""
+    from .errors import DocIntentError
+    from .strategies import get_strategy
+
+    checks = [Check("brain", "ok", f"{kind} ({type(brain).__name__}, {origin}) built with its options")]
+    try:
+        result = get_strategy("none").run(_number_page(), "What is the code?", "doc", brain)
+    except DocIntentError as err:
+        checks.append(Check("answer", "fail", f"asked the code on a test page: {err}"))
+        return checks
+    if result.error:
+        checks.append(Check("answer", "fail", f"asked the code on a test page: {result.error}"))
+    elif "4821" in (result.answer or ""):
+        checks.append(Check("answer", "ok", f"read the code on a test page: {result.answer!r}"))
+    else:
+        checks.append(Check("answer", "warn", f"asked the code on a test page (4821), it answered {result.answer!r}"))
+    return checks
+
+
+def model_checks(brain: ModelBrain, model: str | None = None) -> list[Check]:
+    """The checks of a model brain as it is configured (see the module docstring), stopping after the first one
+    that makes the rest moot; ``model``: the model name given (None: the only one the server lists)."""
+    endpoint = brain.endpoint
+    max_side = brain.max_side
+    checks: list[Check] = []
+    try:
+        served = endpoint.served_models()
+    except ModelEndpointError as err:
+        checks.append(Check("reachable", "fail", str(err), [FIXES["unreachable"]]))
+        return checks
+    where = endpoint.public_url if isinstance(endpoint, Endpoint) else endpoint.where
+    checks.append(Check("reachable", "ok", f"{where} lists {len(served)} model(s): "
+                        f"{', '.join(served[:8]) or 'none'}"))
+    if model is None:
+        if len(served) != 1:
+            checks.append(Check("model", "fail", f"no --model given and the server lists {len(served)}",
+                                [FIXES["no model"]]))
+            return checks
+        model = served[0]
+        if isinstance(endpoint, Endpoint):
+            endpoint.model = model
+    if model in served or any(s.endswith("/" + model) for s in served):
+        checks.append(Check("model", "ok", f"{model} is served"))
+    else:
+        checks.append(Check("model", "warn", f"{model} is not among the listed models ({', '.join(served[:8])})",
+                            [FIXES["model name"]]))
+
+    try:
+        sees, what = image_probe(brain)
+    except ModelEndpointError as err:
+        checks.append(_rejected("image input", err))
+        return checks
+    context = brain.options.context
+    if sees:
+        checks.append(Check("image input", "ok", f"{what}: pages are sent as images"))
+    elif context == "image":
+        checks.append(Check("image input", "warn", f"the model {what} instead of 4821 (context=image)",
+                            [FIXES["blind"]]))
+    else:
+        checks.append(Check("image input", "ok", f"the model does not read images ({what}): pages are sent as "
+                            "their OCR text lines with boxes (context=text)"))
+    if brain.options.native_tools == "auto":
+        native, what = tool_probe(brain)
+        how = ("tools go in the API" if native else "tools are described in the prompt and answered as JSON "
+               "actions (native_tools=false)")
+        checks.append(Check("tool calls", "ok", f"the server {what}: {how}"))
+
+    page = _full_page(max_side)
+    state = State("What is the revenue in the table's first row?", "doc", page, page,
+                  ["rotate_90", "rotate_180", "rotate_270", "deshadowing"])
+    sizes: list[tuple[str, int, int]] = []  # (phase, estimated, reported) prompt tokens
+
+    def send(name: str, messages: list[dict[str, Any]], functions: list[dict[str, Any]]) -> Any:
+        phase = {"Phase A": "decide", "Phase B": "review"}[name]
+        tools = functions if brain.native_tools else None
+        estimate = request_tokens({"messages": messages, "tools": tools or []}).total
+        if not brain.sees_images():
+            messages = text_messages(messages)
+        try:  # the endpoint itself: the brain would retry a context overflow with smaller images
+            reply = endpoint.chat(messages, tools, max_tokens=brain.budget(phase),
+                                  **brain.request_extras(tools, functions, phase))
+        except ModelEndpointError as err:
+            checks.append(_rejected(name, err))
+            return None
+        sizes.append((name, estimate, reply.usage.prompt_tokens))
+        return reply
+
+    shown = f"a {max(_sent(brain, page))}-px page" if brain.sees_images() else "the page's OCR text"
+    messages, functions = brain.phase_a_request(state)
+    reply = send("Phase A", messages, functions)
+    dropped = reply is not None and brain.native_tools and brain.tools_dropped(reply)
+    if dropped:  # the server ignored the tools: the request as the brain now sends it, JSON actions
+        messages, functions = brain.phase_a_request(state)
+        reply = send("Phase A", messages, functions)
+    if reply is not None:
+        offered = [f["function"]["name"] for f in functions]
+        call = reply.call_for(offered)
+        shape = f"{shown}, {len(functions)} functions, max_tokens={brain.budget('decide')}"
+        if call is not None and dropped:
+            checks.append(Check("Phase A", "ok", f"{shape}: the server drops the tools field, so they are "
+                                f"described in the prompt; the model answered with the JSON action {call.name}"))
+        elif call is not None and not brain.native_tools:
+            checks.append(Check("Phase A", "ok", f"{shape} described in the prompt: the model answered with the "
+                                f"JSON action {call.name}"))
+        elif call is not None and call.native:
+            checks.append(Check("Phase A", "ok", f"{shape}: native tool call {call.name}"))
+        elif call is not None:
+            checks.append(Check("Phase A", "warn", f"{shape}: tool calls come back only as text; docintent reads "
+                                "them, but native calls are more reliable", [FIXES["tool parser"]]))
+        elif reply.truncated:
+            checks.append(Check("Phase A", "fail", f"{shape}: the reply was cut at max_tokens={brain.budget('decide')} before "
+                                "any call", [FIXES["cut reply"]]))
+        else:
+            checks.append(Check("Phase A", "fail", f"{shape}: no function call, native or as text (reply: "
+                                f"{reply.text[:80]!r})", [FIXES["no call"]]))
+
+    before, after = page, page.derive(page.pixels[:, ::-1].copy(), "doctor-mirror")
+    shapes = []
+    if brain.options.review == "region":
+        table = Box(0.05, 0.4, 0.95, 0.55)  # where a table sits on the test page
+        shapes.append(("region", brain.phase_b_request(state, before, after, tool="deshadowing", region=table)))
+    shapes.append(("page", brain.phase_b_request(state, before, after, tool="rotate_90")))
+    phase_b_ok = True
+    for _kind, (messages, functions) in shapes:
+        reply = send("Phase B", messages, functions)
+        if reply is None:
+            phase_b_ok = False
+            break
+        if reply.call_for(["continue", "rollback"]) is None and reply.truncated:
+            checks.append(Check("Phase B", "fail", f"the review reply was cut at max_tokens={brain.budget('review')}",
+                                [FIXES["cut reply"]]))
+            phase_b_ok = False
+            break
+    if phase_b_ok:
+        images = {kind: _image_count(msgs) for kind, (msgs, _) in shapes}
+        what = " and ".join(f"{kind} review ({n} images)" if brain.sees_images() else f"{kind} review (as OCR text)"
+                            for kind, n in images.items())
+        checks.append(Check("Phase B", "ok", f"{what} accepted and answered"))
+
+    truncation = _truncation(sizes)
+    if truncation:
+        checks.append(Check("prompt length", "fail", truncation, [FIXES["truncation"]]))
+    elif sizes:
+        largest = max(sizes, key=lambda s: s[1])
+        checks.append(Check("prompt length", "ok", f"the largest request (~{largest[1]:,} tokens estimated) was "
+                            f"read whole ({largest[2]:,} prompt tokens reported)"))
     return checks
 
 
 def _sent(brain: Any, page: Page) -> tuple[int, int]:
     part = brain.endpoint.image_part(page, brain.max_side, max_pixels=brain.options.max_pixels)
-    return data_url_size(part["image_url"]["url"]) or page.size
+    url = part.get("image_url", {}).get("url") if isinstance(part, dict) else None
+    return (data_url_size(url) if url else None) or page.size  # another API's part may be no data URL
 
 
 def _image_count(messages: list[dict[str, Any]]) -> int:
@@ -267,4 +318,4 @@ def healthy(checks: list[Check]) -> bool:
     return not any(c.status == "fail" for c in checks) and bool(checks)
 
 
-__all__ = ["Check", "FIXES", "format_checks", "healthy", "run_checks"]
+__all__ = ["Check", "FIXES", "check_brain", "format_checks", "healthy", "model_checks", "run_checks"]

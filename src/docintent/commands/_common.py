@@ -12,7 +12,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,93 @@ def add_profile_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", metavar="NAME",
                         help="brain profile from docintent.toml ([profiles.NAME]: kind and options); "
                         "default: the file's default_profile when --brain is not given (docintent config show)")
+
+
+class Kinds:
+    """The names a registry holds, read when they are needed and not before: as argparse ``choices`` they are
+    checked when a value is parsed and listed when ``--help`` is printed (``%(choices)s``, or ``%(kinds)s`` through
+    :func:`list_kinds`), so a plug-in registered by then, from an entry point or a test's ``Registry.scoped``, is
+    both accepted and listed, and building the parser imports no registry (``docintent --help`` stays fast).
+
+    ``source``: a ``"module:attribute"`` naming a :class:`~docintent.registry.Registry` (its kinds in registration
+    order), or a function returning the names; ``extra``: names the command accepts beside them (``search
+    --method agent``).
+
+    >>> methods = Kinds("docintent.retrieval.retrievers:RETRIEVERS", extra=("agent",))
+    >>> "fusion" in methods, "agent" in methods, "bm52" in methods
+    (True, True, False)
+    """
+
+    def __init__(self, source: str | Callable[[], Iterable[str]], extra: tuple[str, ...] = ()) -> None:
+        self.source = source
+        self.extra = extra
+
+    def names(self) -> list[str]:
+        if callable(self.source):
+            found = list(self.source())
+        else:
+            import importlib
+
+            module, _, attribute = self.source.partition(":")
+            found = getattr(importlib.import_module(module), attribute).kinds_in_order()
+        return list(dict.fromkeys([*found, *self.extra]))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names()
+
+    def __str__(self) -> str:
+        return ", ".join(self.names())
+
+
+#: The registries whose names command options take (each read only when a value or the help needs it).
+BRAIN_KINDS = Kinds("docintent.brains:BRAINS")
+STRATEGY_NAMES = Kinds("docintent.strategies.core:NAMED")
+ENGINE_KINDS = Kinds("docintent.ocr:ENGINES")
+READER_KINDS = Kinds("docintent.reader.readers:READERS")
+DATASET_KINDS = Kinds("docintent.evaluation.datasets:DATASETS")
+PLANNER_KINDS = Kinds("docintent.retrieval.planners:PLANNERS")
+
+
+def _restoration_tools() -> list[str]:
+    from ..tools import restoration_tools
+
+    return restoration_tools()
+
+
+#: The tools that change pages (``restore --tool``), plug-ins included.
+RESTORATION_TOOLS = Kinds(_restoration_tools)
+
+
+def list_kinds(action: argparse.Action, **kinds: Kinds) -> argparse.Action:
+    """Let the help of ``action`` name the kinds of registries as ``%(NAME)s`` (argparse expands an action's
+    attributes in its help): for an option checked when it is used rather than while parsing (``--brain``, whose
+    unknown kind is one line naming the valid ones from the registry itself), or taking options of several."""
+    for name, value in kinds.items():
+        vars(action)[name] = value
+    return action
+
+
+def kind_list(kinds: Kinds, what: str) -> Callable[[str], str]:
+    """An argparse type: comma-separated names, each one of ``kinds`` (``bench --strategies none,docintent``);
+    an unknown one is refused while parsing, in the registries' own words (the nearest valid name, every valid
+    one)."""
+    from ..errors import UnknownComponentError
+
+    def parse(text: str) -> str:
+        names = [n.strip() for n in text.split(",") if n.strip()]
+        if not names:
+            raise argparse.ArgumentTypeError(f"{text!r}: give one or more {what} names: {kinds}")
+        valid = kinds.names()
+        for name in names:
+            if name not in valid:
+                raise argparse.ArgumentTypeError(str(UnknownComponentError(what, name, valid)))
+        return ",".join(names)
+
+    parse.__name__ = f"{what} names"
+    return parse
 
 
 def brain_kind(text: str) -> str:

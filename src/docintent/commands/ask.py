@@ -13,11 +13,16 @@ from typing import Any
 
 from ..vocabulary import TASKS
 from ._common import (
+    BRAIN_KINDS,
+    ENGINE_KINDS,
+    READER_KINDS,
+    STRATEGY_NAMES,
     add_endpoint_arguments,
     add_pages_argument,
     add_profile_argument,
     add_progress_argument,
     brain_kind,
+    list_kinds,
     non_negative_int,
     positive_int,
     report_batch,
@@ -49,9 +54,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     # the task registry itself is the choices: read when parsing or printing help, so plug-in tasks are in both
     p.add_argument("--task", choices=TASKS, default="doc", metavar="TASK",
                    help="answer format family: %(choices)s (default %(default)s)")
-    p.add_argument("--strategy", default="docintent", help="docintent, none, pipeline-fixed, judge-fixed, ... (default docintent)")
-    p.add_argument("--brain", type=brain_kind, default=None, help="offline (default), openai, ...")
-    p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="brain option, e.g. base_url=http://localhost:8000/v1")
+    p.add_argument("--strategy", choices=STRATEGY_NAMES, default="docintent", metavar="NAME",
+                   help="strategy: %(choices)s (default %(default)s)")
+    list_kinds(p.add_argument("--brain", type=brain_kind, default=None, metavar="KIND",
+                              help="brain: %(kinds)s (default offline)"), kinds=BRAIN_KINDS)
+    list_kinds(p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE",
+                              help="brain option, e.g. base_url=http://localhost:8000/v1; the offline brain reads "
+                              "with engine=NAME (OCR engines: %(engines)s) and reader=NAME (readers: %(readers)s)"),
+               engines=ENGINE_KINDS, readers=READER_KINDS)
     add_profile_argument(p)
     add_endpoint_arguments(p)
     add_pages_argument(p, "pages of a PDF to consider, counted from 1: 2, 1-3 or 1,4-6 (default: all)")

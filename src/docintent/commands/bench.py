@@ -6,11 +6,16 @@ import argparse
 import sys
 
 from ._common import (
+    BRAIN_KINDS,
+    DATASET_KINDS,
+    STRATEGY_NAMES,
     add_endpoint_arguments,
     add_profile_argument,
     brain_choice,
     brain_kind,
     check_output_folder,
+    kind_list,
+    list_kinds,
     non_negative_int,
     positive_int,
 )
@@ -28,11 +33,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Run strategies with a brain over a dataset. Rows already in OUT/results.jsonl are "
         "skipped, so running the same command again resumes an interrupted run.",
     )
-    p.add_argument("--dataset", required=True, metavar="KIND:PATH",
-                   help="synth:DIR, wilddoc:PATH or jsonl:PATH")
-    p.add_argument("--strategies", default="none", metavar="A,B",
-                   help="comma-separated strategy names (default: none)")
-    p.add_argument("--brain", type=brain_kind, default=None, help="brain kind: offline, openai or scripted (default: offline)")
+    list_kinds(p.add_argument("--dataset", required=True, metavar="KIND:PATH",
+                              help="the dataset, as KIND:PATH with KIND one of %(kinds)s (synth:DIR, wilddoc:PATH, "
+                              "jsonl:PATH, ...)"), kinds=DATASET_KINDS)
+    list_kinds(p.add_argument("--strategies", type=kind_list(STRATEGY_NAMES, "strategy"), default="none",
+                              metavar="A,B", help="comma-separated strategy names of %(kinds)s (default: none)"),
+               kinds=STRATEGY_NAMES)
+    list_kinds(p.add_argument("--brain", type=brain_kind, default=None, metavar="KIND",
+                              help="brain: %(kinds)s (default: offline)"), kinds=BRAIN_KINDS)
     p.add_argument("--brain-opt", action="append", default=[], metavar="KEY=VALUE",
                    help="brain option (repeatable); values are read as JSON when they parse")
     p.add_argument("--strategy-opt", action="append", default=[], metavar="KEY=VALUE",

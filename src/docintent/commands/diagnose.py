@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
 from ._common import add_pages_argument, region_arg
+
+if TYPE_CHECKING:
+    from ..page import Box, Page
 
 #: Shown under ``docintent diagnose --help``.
 EXAMPLES = (
@@ -27,6 +31,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def family_severities(page: Page, region: Box | None, measured: dict[str, float]) -> dict[str, float]:
+    """The severities of every registered family: the built-in ones as measured together (``measured``), then
+    each plug-in family's own measure, so a family installed beside docintent is diagnosed like the six."""
+    from ..perception.degradations import families
+
+    severities = dict(measured)
+    for family in families():
+        if family.name not in severities and family.measure is not None:
+            severities[family.name] = min(1.0, max(0.0, float(family.measure(page, region))))
+    return severities
+
+
 def run(args: argparse.Namespace) -> int:
     from ..perception import Thresholds, measure
     from ._common import one_page
@@ -34,13 +50,14 @@ def run(args: argparse.Namespace) -> int:
     page = one_page(args.image, args.pages)
     signals = measure(page, args.region)
     thresholds = Thresholds()
-    found = signals.above(thresholds)
+    severities = family_severities(page, args.region, signals.severities)
+    found = [f for f, s in sorted(severities.items(), key=lambda kv: -kv[1]) if s > thresholds.of(f)]
     if args.json:
-        print(json.dumps({"diagnosis": found, "rotation": signals.rotation, "severities": signals.severities,
-                          "thresholds": {f: thresholds.of(f) for f in signals.severities},
+        print(json.dumps({"diagnosis": found, "rotation": signals.rotation, "severities": severities,
+                          "thresholds": {f: thresholds.of(f) for f in severities},
                           "raw": dict(signals.raw)}, indent=2))
         return 0
-    for family, value in sorted(signals.severities.items(), key=lambda kv: -kv[1]):
+    for family, value in sorted(severities.items(), key=lambda kv: -kv[1]):
         mark = "*" if family in found else " "
         print(f"{mark} {family:<12} {value:.2f}  (threshold {thresholds.of(family):.2f})")
     print(f"diagnosis: {', '.join(found) or 'nothing to restore'}")

@@ -6,12 +6,15 @@ import argparse
 import json
 
 from ._common import (
+    BRAIN_KINDS,
+    ENGINE_KINDS,
     add_endpoint_arguments,
     add_profile_argument,
     add_progress_argument,
     brain_choice,
     brain_kind,
     dpi_arg,
+    list_kinds,
     pages_arg,
     unit_float,
 )
@@ -35,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pages", type=pages_arg, help="pages or ranges counted from 1, e.g. 1-20 or 1,3,5-7 (default: all)")
     p.add_argument("--mode", choices=["page", "page+ocr", "evidence+ocr"], default="evidence+ocr",
                    help="context the answer step sees (default evidence+ocr)")
-    p.add_argument("--brain", type=brain_kind, default=None, help="brain for the answer step: offline (default), openai, ...")
+    list_kinds(p.add_argument("--brain", type=brain_kind, default=None, metavar="KIND",
+                              help="brain for the answer step: %(kinds)s (default offline)"), kinds=BRAIN_KINDS)
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="brain option, e.g. base_url=http://localhost:8000/v1")
     add_endpoint_arguments(p)
     p.add_argument("--no-answer", action="store_true", help="only find evidence; skip the answer step")
@@ -43,6 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dpi", type=dpi_arg, default=None, help="PDF render resolution (default DOCINTENT_PDF_DPI)")
     p.add_argument("--text", choices=["auto", "ocr"], default="auto",
                    help="auto (default): a PDF's text layer where a page has one, OCR elsewhere; ocr: always OCR")
+    p.add_argument("--engine", choices=ENGINE_KINDS, default=None, metavar="KIND",
+                   help="OCR engine for pages read by OCR: %(choices)s (default DOCINTENT_OCR_ENGINE, else rapidocr)")
     p.add_argument("--match", choices=["auto", "lexical", "fused"], default="auto",
                    help="page relevance: lexical, or fused with passage embeddings (needs docintent[dense]); "
                    "auto (default): fused when docintent[dense] is installed")
@@ -56,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import ConfigError
     from ..evaluation.executors import Progress
     from ..io import load_document, page_count
+    from ..ocr import get_engine
     from ..retrieval.evidence import (
         DEFAULT_THRESHOLD,
         MODES,
@@ -87,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     bar = Progress(len(numbers), desc="evidence", unit="page", show=False if args.no_progress else None)
     try:
         found = collect_evidence(pages, args.question, threshold=threshold, numbers=numbers, texts=texts, dense=dense,
+                                 engine=get_engine(args.engine) if args.engine else None,
                                  on_page=lambda number: bar.update())
     finally:
         bar.close()

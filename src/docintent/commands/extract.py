@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ._common import add_pages_argument, add_progress_argument
+from ._common import ENGINE_KINDS, add_pages_argument, add_progress_argument
 
 #: Shown under ``docintent extract --help``.
 EXAMPLES = (
@@ -33,7 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="json (the schema) or md (Markdown); default: from the output's suffix, else json")
     p.add_argument("--tables", metavar="DIR", help="also write every table and every chart's data as a CSV file into DIR")
     p.add_argument("--no-restore", action="store_true", help="read the pages as they are (no question-free restoration)")
-    p.add_argument("--engine", default=None, help="OCR engine for pages without a text layer (default rapidocr)")
+    p.add_argument("--engine", choices=ENGINE_KINDS, default=None, metavar="KIND",
+                   help="OCR engine for pages without a text layer: %(choices)s (default DOCINTENT_OCR_ENGINE, "
+                   "else rapidocr)")
     add_pages_argument(p, "pages of each PDF, counted from 1 (default all)")
     add_progress_argument(p)
     p.set_defaults(func=run)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import add_progress_argument, dpi_arg
+from ._common import ENGINE_KINDS, add_progress_argument, dpi_arg
 from ._scale import add_executor_arguments, executor_from_args
 
 #: Shown under ``docintent index --help``.
@@ -24,7 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("inputs", nargs="+", help="PDF or image files, or directories searched recursively")
     p.add_argument("--out", required=True, help="index directory to create or resume")
     p.add_argument("--text", choices=["auto", "pdf", "ocr"], default="auto", help="page text source (default: auto = text layer, OCR when missing)")
-    p.add_argument("--ocr-engine", default=None, help="OCR engine for pages without text (default: DOCINTENT_OCR_ENGINE)")
+    p.add_argument("--ocr-engine", choices=ENGINE_KINDS, default=None, metavar="KIND",
+                   help="OCR engine for pages without text: %(choices)s (default: DOCINTENT_OCR_ENGINE, else "
+                   "rapidocr)")
     p.add_argument("--images", choices=["lazy", "jpeg"], default="lazy", help="re-render page images on demand (default) or store JPEGs")
     p.add_argument("--dpi", type=dpi_arg, default=144, help="PDF rendering resolution (default 144)")
     p.add_argument("--seed", type=int, default=0, help="seed of the handle shuffle")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_endpoint_arguments, add_profile_argument, brain_kind
+from ._common import BRAIN_KINDS, add_endpoint_arguments, add_profile_argument, brain_kind, list_kinds
 
 #: Shown under ``docintent mcp --help``.
 EXAMPLES = (
@@ -21,7 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allow", action="append", metavar="DIR",
                    help="folder whose files the tools may read and write (repeatable; default: the working directory)")
     p.add_argument("--index", metavar="DIR", help="index made by `docintent index`: adds the search tool")
-    p.add_argument("--brain", type=brain_kind, default=None, help="brain of the ask tool: offline (default) or openai")
+    list_kinds(p.add_argument("--brain", type=brain_kind, default=None, metavar="KIND",
+                              help="brain of the ask tool: %(kinds)s (default offline)"), kinds=BRAIN_KINDS)
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE", help="option of the brain, e.g. model=...")
     add_endpoint_arguments(p)
     add_profile_argument(p)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ._common import add_pages_argument, region_arg
+from ._common import ENGINE_KINDS, add_pages_argument, region_arg
 
 #: Shown under ``docintent ocr --help``.
 EXAMPLES = (
@@ -16,7 +16,8 @@ EXAMPLES = (
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ocr", help="read the text of an image or PDF page")
     p.add_argument("image")
-    p.add_argument("--engine", default=None, help="rapidocr (default) or tesseract")
+    p.add_argument("--engine", choices=ENGINE_KINDS, default=None, metavar="KIND",
+                   help="OCR engine: %(choices)s (default DOCINTENT_OCR_ENGINE, else rapidocr)")
     add_pages_argument(p, "page of a PDF, counted from 1 (default 1)")
     p.add_argument("--region", type=region_arg, help="x0,y0,x1,y1 in [0,1] or 0-1000 integers: read only this region")
     p.add_argument("--upright", action="store_true", help="detect the page orientation and rotate it upright first")

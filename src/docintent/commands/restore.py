@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ._common import add_pages_argument, add_progress_argument, report_batch
+from ._common import RESTORATION_TOOLS, add_pages_argument, add_progress_argument, list_kinds, report_batch
 from ._scale import add_executor_arguments
 
 #: Shown under ``docintent restore --help``.
@@ -25,10 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "running the same command again resumes).",
     )
     p.add_argument("image", help="image or PDF file; with --auto also a folder (searched recursively) or a quoted glob")
-    p.add_argument(
+    list_kinds(p.add_argument(
         "--tool", "-t", action="append", metavar="NAME",
-        help="tool to apply; repeat to chain tools in order (e.g. -t rotate_90 -t deshadowing)",
-    )
+        help="tool to apply, of %(kinds)s; repeat to chain tools in order (e.g. -t rotate_90 -t deshadowing)",
+    ), kinds=RESTORATION_TOOLS)
     p.add_argument(
         "--auto", action="store_true",
         help="question-free: measure the damage, run the tool for the worst one, keep it only when the page "

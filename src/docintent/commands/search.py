@@ -6,7 +6,10 @@ import argparse
 import json
 from typing import Any
 
-from ._common import positive_int
+from ._common import PLANNER_KINDS, Kinds, positive_int
+
+#: ``--method``: every registered retriever, plug-ins included, and the search agent.
+SEARCH_METHODS = Kinds("docintent.retrieval.retrievers:RETRIEVERS", extra=("agent",))
 
 #: Shown under ``docintent search --help``.
 EXAMPLES = (
@@ -18,13 +21,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("index", help="index directory made by `docintent index`")
     p.add_argument("query", help="the question or keywords")
     p.add_argument("-k", type=positive_int, default=10, help="number of pages to list (default 10)")
-    p.add_argument(
-        "--method",
-        choices=["bm25", "dense", "fusion", "agent"],
-        default="bm25",
-        help="bm25 (default), dense (needs docintent[dense]), fusion (reciprocal-rank fusion) or agent",
-    )
-    p.add_argument("--planner", choices=["offline", "openai"], default="offline", help="agent planner (with --method agent)")
+    p.add_argument("--method", choices=SEARCH_METHODS, default="bm25", metavar="METHOD",
+                   help="retrieval method: %(choices)s (default %(default)s; dense and fusion need docintent[dense], "
+                   "agent: the search agent, planned by --planner)")
+    p.add_argument("--planner", choices=PLANNER_KINDS, default="offline", metavar="KIND",
+                   help="planner of --method agent: %(choices)s (default %(default)s)")
+    p.add_argument("--planner-opt", action="append", metavar="KEY=VALUE",
+                   help="planner option (repeatable), e.g. sees_images=false for --planner openai")
     p.add_argument("--model", default=None, help="model name for --planner openai (default DOCINTENT_MODEL)")
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (default DOCINTENT_BASE_URL / OPENAI_BASE_URL)")
     p.add_argument("--api-key", default=None, help="API key (default OPENAI_API_KEY; local servers need none)")
@@ -33,6 +36,25 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="say why each page ranked: matched query terms, BM25 field shares, the best-matching passage "
                    "and, with --method agent, the evidence pages and rationale")
     p.set_defaults(func=run)
+
+
+def _planner_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``--planner-opt`` options with the endpoint flags that were given (a planner of another kind is not handed
+    endpoint options it does not take; one it does not take that was given is refused, naming the valid ones)."""
+    from ..errors import ConfigError
+    from ..redaction import register_options
+    from ._common import parse_options
+
+    options = parse_options(args.planner_opt)
+    given = {key: value for key, value in (("model", args.model), ("base_url", args.base_url),
+                                           ("api_key", args.api_key)) if value is not None}
+    register_options(given)
+    for key, value in given.items():
+        if key in options and options[key] != value:
+            raise ConfigError(f"--{key.replace('_', '-')} and --planner-opt {key}=... name different values; "
+                              "give one of them")
+        options[key] = value
+    return options
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,12 +71,11 @@ def run(args: argparse.Namespace) -> int:
         from ..retrieval.passages import embeddings_ready
         from ..retrieval.planners import PLANNERS
 
+        options = _planner_options(args)
         # The offline planner starts from the best static ranking it can afford: fusion once the index has its
         # passage embeddings (built by a first `--method dense` or `fusion` search), BM25 before.
         if args.planner == "offline":
-            options = {"method": "fusion" if embeddings_ready(index.directory) else "bm25"}
-        else:
-            options = {"model": args.model, "base_url": args.base_url, "api_key": args.api_key}
+            options.setdefault("method", "fusion" if embeddings_ready(index.directory) else "bm25")
         planner = PLANNERS.get(args.planner, **options)
         result = SearchAgent(index, planner).run(args.query)
         if result.error:

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_endpoint_arguments, add_profile_argument, brain_kind, int_range, positive_float, positive_int
+from ._common import (
+    BRAIN_KINDS,
+    add_endpoint_arguments,
+    add_profile_argument,
+    brain_kind,
+    int_range,
+    list_kinds,
+    positive_float,
+    positive_int,
+)
 
 #: The service's port when none is given: not 8000 (vLLM's default, where a model server is often running), nor
 #: another port that common model servers or notebook tools take (8080, 8888, 7860, 11434, 30000).
@@ -30,8 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=port_arg, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}), 1-65535")
     p.add_argument("--workers", type=int_range(1, 256), default=2, help="runs executed at the same time (default 2)")
     p.add_argument("--runs", metavar="DIR", help="folder of benchmark run directories to browse in the viewer")
-    p.add_argument("--brain", type=brain_kind, action="append", metavar="KIND",
-                   help="brain kinds requests may choose (repeatable; default: offline). The first is the default")
+    list_kinds(p.add_argument("--brain", type=brain_kind, action="append", metavar="KIND",
+                              help="brain kinds requests may choose, of %(kinds)s (repeatable; default: offline). "
+                              "The first is the default"), kinds=BRAIN_KINDS)
     add_profile_argument(p)
     p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE",
                    help="option of the brain named with --brain that takes it (the first that accepts every option "

@@ -15,7 +15,7 @@ import functools
 import json
 import os
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -139,11 +139,45 @@ def _image(page: Page) -> Image:
     return Image(data=data, format=mime.split("/")[1])
 
 
+def _naming(**names: Iterable[str]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Fill the ``{field}`` places of a tool's docstring, the description its clients read, with registry names
+    as they stand when the server is built: the tasks, strategies, tools, degradation families and retrieval
+    methods a client may pass, plug-ins included, instead of a list written once and left behind."""
+
+    def fill(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn.__doc__ = (fn.__doc__ or "").format(**{field: ", ".join(values) for field, values in names.items()})
+        return fn
+
+    return fill
+
+
+def diagnosis(page: Page, region: Box | None = None) -> dict[str, Any]:
+    """The measured degradations of ``page`` (or ``region``) as the diagnose tool returns them: every registered
+    family, the built-in ones measured together and each plug-in family by its own measure."""
+    from ..perception import Thresholds, measure
+    from ..perception.degradations import families
+
+    signals = measure(page, region)
+    severities = dict(signals.severities)
+    for family in families():
+        if family.name not in severities and family.measure is not None:
+            severities[family.name] = min(1.0, max(0.0, float(family.measure(page, region))))
+    thresholds = Thresholds()
+    found = [f for f, v in sorted(severities.items(), key=lambda kv: -kv[1]) if v > thresholds.of(f)]
+    return {"diagnosis": found, "rotation": signals.rotation, "severities": severities,
+            "thresholds": {f: thresholds.of(f) for f in severities}}
+
+
 def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike | None = None,
                  brain: str = "offline", brain_options: dict[str, Any] | None = None) -> MCPServer:
-    """The MCP server object (run it with ``.run("stdio")``)."""
+    """The MCP server object (run it with ``.run("stdio")``). The tools' descriptions name the tasks, strategies,
+    tools, degradation families and retrieval methods registered when it is built, plug-ins included."""
     files = Files(allowed)
     from ..brains import get_brain
+    from ..perception.degradations import names as family_names
+    from ..strategies import STRATEGIES
+    from ..tools import restoration_tools
+    from ..vocabulary import TASKS
 
     # Built once at start: an unknown kind or a bad option stops the server before a client connects.
     get_brain(brain, **(brain_options or {})).close()
@@ -155,12 +189,13 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
 
     @server.tool(structured_output=False)
     @_friendly
+    @_naming(tasks=TASKS, strategies=STRATEGIES)
     def ask(question: str, image_path: str | None = None, image_base64: str | None = None, task: str = "doc",
             strategy: str = "docintent", pages: str | None = None, max_rounds: int = 10,
             page: int | None = None) -> list[Any]:
         """Answer a question about a document page or a whole PDF, restoring only what blocks the answer.
 
-        task: "doc", "chart" or "table". strategy: "docintent" (default), "none", "pipeline-fixed", ...
+        task (default "doc"): one of {tasks}. strategy (default "docintent"): one of {strategies}.
         pages: the PDF pages to consider, counted from 1 ("2", "1-3"; default every page: the pages whose text
         matches the question best are read first). Returns the answer, its confidence, the page it came from
         (counted from 1), its box on that page (x0, y0, x1, y1 as fractions), the evidence lines with their OCR
@@ -198,11 +233,12 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
 
     @server.tool(structured_output=False)
     @_friendly
+    @_naming(tools=restoration_tools())
     def restore(tools: list[str], image_path: str | None = None, image_base64: str | None = None, page: int = 1,
                 output_path: str | None = None) -> list[Any]:
-        """Apply restoration tools in order (e.g. ["deshadowing", "deblurring"]; see the tool list of
-        `docintent tools`) to page `page` (counted from 1) and return the restored page as an image; with
-        output_path (inside an allowed folder) also save it there."""
+        """Apply restoration tools in order (e.g. ["deshadowing", "deblurring"]; of {tools}) to page `page`
+        (counted from 1) and return the restored page as an image; with output_path (inside an allowed folder)
+        also save it there."""
         from ..tools import get_tool
 
         if not tools:
@@ -229,20 +265,14 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
 
     @server.tool()
     @_friendly
+    @_naming(families=family_names())
     def diagnose(image_path: str | None = None, image_base64: str | None = None, page: int = 1,
                  region: list[float] | None = None) -> dict[str, Any]:
-        """Measure blur, shadow, warp, moire, appearance and orientation of page `page` (counted from 1;
-        severities in [0, 1]);
-        list the degradations above their thresholds and the rotation that makes the page upright.
+        """Measure how damaged page `page` (counted from 1) is by each degradation family ({families}; severities
+        in [0, 1]); list the degradations above their thresholds and the rotation that makes the page upright.
         region: [x0, y0, x1, y1] as fractions or 0-1000 integers (default: the whole page)."""
-        from ..perception import Thresholds, measure
-
         the_page = files.page(image_path, image_base64, page)
-        signals = measure(the_page, Box.parse(region) if region else None)
-        thresholds = Thresholds()
-        return {"diagnosis": signals.above(thresholds), "rotation": signals.rotation,
-                "severities": dict(signals.severities),
-                "thresholds": {f: thresholds.of(f) for f in signals.severities}}
+        return diagnosis(the_page, Box.parse(region) if region else None)
 
     @server.tool()
     @_friendly
@@ -278,14 +308,16 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
 
     if index is not None:
         from ..retrieval import PageIndex, get_retriever
+        from ..retrieval.retrievers import RETRIEVERS
 
         the_index = PageIndex.open(Path(index))
 
         @server.tool()
         @_friendly
+        @_naming(methods=RETRIEVERS.kinds_in_order())
         def search(query: str, k: int = 5, method: str = "bm25") -> dict[str, Any]:
-            """Rank the pages of the index this server was started with for a query (method "bm25" or
-            "fusion"); each hit names its document, page (1-based), score and a text snippet."""
+            """Rank the pages of the index this server was started with for a query (method, default "bm25":
+            one of {methods}); each hit names its document, page (1-based), score and a text snippet."""
             if not 1 <= k <= 100:
                 raise ConfigError(f"k must be between 1 and 100, got {k}")
             rows = []
@@ -299,4 +331,4 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
     return server
 
 
-__all__ = ["DocIntentError", "Files", "build_server"]
+__all__ = ["DocIntentError", "Files", "build_server", "diagnosis"]
