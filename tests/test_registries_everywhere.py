@@ -36,7 +36,6 @@ from docintent.ocr.base import OcrEngine
 from docintent.page import Box, Page
 from docintent.perception.degradations import DEGRADATIONS, Degradation
 from docintent.reader.readers import READERS, Choice
-from docintent.registry import options_from_signature
 from docintent.retrieval.agent import Action, Planner
 from docintent.retrieval.planners import PLANNERS
 from docintent.retrieval.retrievers import RETRIEVERS, Hit, Retriever
@@ -228,8 +227,7 @@ def every_plugin() -> Iterator[None]:
             (DATASETS, "stamps", load_stamps, None),
             (ENGINES, "inkocr", InkOcr, None),
             (READERS, "longest", LongestLine, None),
-            (RETRIEVERS, "phrase", PhraseRetriever, options_from_signature(PhraseRetriever, "PhraseOptions",
-                                                                          skip=("index",))),
+            (RETRIEVERS, "phrase", PhraseRetriever, None),  # its options read from its signature, index skipped
             (PLANNERS, "first-search", FirstSearch, None),
         ]:
             stack.enter_context(registry.scoped(kind, factory, options))

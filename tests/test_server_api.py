@@ -266,6 +266,10 @@ def test_form_values_are_checked(client, page_png):
     assert "question is empty" in _ask(client, page_png, question=" ").json()["error"]
     assert "strategy must be one of" in _ask(client, page_png, strategy="../../x").json()["error"]
     assert "brain must be one of" in _ask(client, page_png, brain="openai").json()["error"]
+    assert _ask(client, page_png, strategy="docintnet").json()["error"].endswith(
+        "got 'docintnet' (did you mean 'docintent'?)")
+    assert _ask(client, page_png, task="chrt").json()["error"] == (
+        "task must be one of doc, chart, table: got 'chrt' (did you mean 'chart'?)")
     assert "max_rounds" in _ask(client, page_png, max_rounds=99).json()["error"]
     assert "the page field counted pages from 0 and is gone; send pages, counted from 1" in \
         _ask(client, page_png, page=2).json()["error"]

@@ -58,10 +58,11 @@ class Entry(Generic[T]):
     """
 
     def __init__(self, kind: str, factory: Callable[..., T] | str, options: type[BaseModel] | None, origin: str,
-                 description: str = "") -> None:
+                 description: str = "", supplied: tuple[str, ...] = ()) -> None:
         self.kind = kind
         self._factory = factory
         self._options = options
+        self._supplied = supplied
         self.origin = origin  # "built-in", or the entry point / module that registered it
         self.description = description
 
@@ -80,7 +81,7 @@ class Entry(Generic[T]):
             if isinstance(declared, type) and issubclass(declared, BaseModel):
                 self._options = declared
             else:
-                self._options = options_from_signature(self.factory)
+                self._options = options_from_signature(self.factory, skip=self._supplied)
         return self._options
 
     def same_source(self, factory: Callable[..., T] | str) -> bool:
@@ -146,8 +147,12 @@ class Registry(Generic[T]):
     look-up, to import the modules that register the built-ins (keeps start-up light).
     """
 
-    def __init__(self, what: str, group: str | None = None, loader: Callable[[], None] | None = None) -> None:
+    def __init__(self, what: str, group: str | None = None, loader: Callable[[], None] | None = None,
+                 supplied: tuple[str, ...] = ()) -> None:
         self.what = what
+        #: The arguments the registry's caller always passes a factory itself (a retriever's ``index``): not
+        #: options, so a factory's signature read for its options skips them.
+        self.supplied = supplied
         self.group = group
         self._loader = loader
         self._entries: dict[str, Entry[T]] = {}
@@ -182,7 +187,7 @@ class Registry(Generic[T]):
                     f"{self.what} {kind!r} from {origin} is refused: the name is taken by {existing.origin}; "
                     f"give the plug-in another name"
                 )
-            self._entries[kind] = Entry(kind, factory, options, origin, description)
+            self._entries[kind] = Entry(kind, factory, options, origin, description, self.supplied)
 
     def unregister(self, kind: str) -> None:
         with self._lock:

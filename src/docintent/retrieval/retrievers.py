@@ -247,9 +247,8 @@ _DENSE_OPTIONS = options_from_signature(DenseRetriever, "DenseOptions", skip=("i
 
 #: Retrieval methods; plug-ins join through the ``docintent.retrievers`` entry points (a factory of
 #: ``(index, **options) -> Retriever``).
-RETRIEVERS: Registry[Retriever] = Registry("retrieval method", group="docintent.retrievers")
-RETRIEVERS.register("bm25", _bm25, options_from_signature(_bm25, "BM25Options", skip=("index",)),
-                    description="BM25 over the pages' text and fields")
+RETRIEVERS: Registry[Retriever] = Registry("retrieval method", group="docintent.retrievers", supplied=("index",))
+RETRIEVERS.register("bm25", _bm25, description="BM25 over the pages' text and fields")
 RETRIEVERS.register("dense", DenseRetriever, _DENSE_OPTIONS, description="MiniLM passage embeddings (docintent[dense])")
 RETRIEVERS.register("fusion", _fusion, _DENSE_OPTIONS, description="z-scored BM25 and dense rankings, fused")
 

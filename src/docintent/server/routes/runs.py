@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.requests import ClientDisconnect
 
-from ...errors import DocIntentError
+from ...errors import DocIntentError, did_you_mean
 from ...redaction import redact
 from ...strategies import applicable_options
 from ..config import MB, ServeConfig
@@ -217,12 +217,10 @@ def _check_choice(task: str, strategy: str, brain: str, config: ServeConfig) -> 
     from ...strategies import STRATEGIES
     from ...vocabulary import TASKS
 
-    if task not in TASKS:
-        return f"task must be one of {', '.join(TASKS)}"
-    if strategy not in STRATEGIES:
-        return f"strategy must be one of {', '.join(STRATEGIES)}"
-    if brain not in config.brains:
-        return f"brain must be one of {', '.join(config.brains)}"
+    for what, value, valid in (("task", task, list(TASKS)), ("strategy", strategy, list(STRATEGIES)),
+                               ("brain", brain, list(config.brains))):
+        if value not in valid:
+            return f"{what} must be one of {', '.join(valid)}: got {value[:80]!r}{did_you_mean(value, valid)}"
     return None
 
 
