@@ -101,7 +101,7 @@ import json, sys
 import numpy as np
 from docintent.brains import ScriptedBrain, Diagnosis, get_brain
 from docintent.page import Page
-from docintent.perception.degradations import names, parse_degradation
+from docintent.perception.degradations import families, names, parse_degradation
 from docintent.strategies import get_strategy
 from docintent.tools import TOOLS, get_tool, tools_for
 from docintent.brains.prompts import render
@@ -115,7 +115,8 @@ page = Page.from_array(stamped)
 def applied(result):
     return [s.tool for s in result.trace if s.phase == "tool" and s.action in ("applied", "no_change")]
 
-out = {"families": list(names()), "tools_for": tools_for("stamp"), "parsed": parse_degradation("red stamp marks"),
+out = {"families": list(names()), "tools_for": tools_for("stamp"),
+       "records": [(d.name, d.order, d.measured, tools_for(d.name)) for d in families()], "parsed": parse_degradation("red stamp marks"),
        "prompt_names": "stamp" in render("diagnose"), "refused": TOOLS.refused,
        "deshadowing_module": type(get_tool("deshadowing")).__module__}
 out["pipeline"] = applied(get_strategy("pipeline-fixed").run(page, "q?", "doc", ScriptedBrain(final="a")))
@@ -136,9 +137,16 @@ def test_a_plugin_degradation_family_and_its_tool_are_offered_by_every_restoring
                           timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert out["families"] == ["orientation", "warp", "moire", "blur", "shadow", "stamp", "appearance"]
+    records = out["records"]
+    # the plug-in family joins the families in the order its record gives (stamp: 45, between shadow and appearance)
+    assert out["families"] == [name for name, *_ in records] and "stamp" in out["families"]
+    assert [order for _, order, *_ in records] == sorted(order for _, order, *_ in records)
+    stamp = out["families"].index("stamp")
+    assert records[stamp][1:3] == [45, True]
     assert out["tools_for"] == ["destamp"] and out["parsed"] == "stamp" and out["prompt_names"]
-    assert out["pipeline"] == ["dewarping", "demoire", "deblurring", "deshadowing", "destamp", "appearance"]
+    # the pipeline: one tool per measured family (its preferred tool), in the families' order, destamp in stamp's place
+    assert out["pipeline"] == [tools[0] for _, _, measured, tools in records if measured and tools]
+    assert "destamp" in out["pipeline"]
     assert out["judge"] == ["destamp"]
     assert out["docintent"][:1] == ["destamp"] and "stamp severity" in out["docintent_reason"]
     # the plug-in that took a built-in's name was refused, and the built-in stayed

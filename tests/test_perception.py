@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from docintent.page import Box, Page
-from docintent.perception import FAMILIES, Thresholds, diagnose, measure, rotation_fix
+from docintent.perception import Thresholds, diagnose, measure, rotation_fix
+from docintent.perception.degradations import BUILTIN, names
 from docintent.synth import degrade
 from docintent.synth.render import render_page
 from docintent.tools import get_tool
@@ -89,7 +90,7 @@ def test_tiny_and_odd_pages_do_not_crash(shape):
     rng = np.random.default_rng(0)
     page = Page.from_array(rng.integers(0, 256, shape + (3,), dtype=np.uint8))
     signals = measure(page)
-    assert set(signals.severities) == set(FAMILIES)
+    assert list(signals.severities) == [d.name for d in BUILTIN]  # every built-in family, in its records' order
     assert all(0.0 <= v <= 1.0 for v in signals.severities.values())
     assert isinstance(diagnose(page, Box(0.0, 0.0, 0.5, 0.5)), list)
 
@@ -125,7 +126,7 @@ def test_diagnose_command_names_the_degradation(tmp_path, clean, capsys):
     assert "diagnosis: shadow" in out
     assert main(["diagnose", str(path), "--json", "--region", "0,0,0.5,0.5"]) == 0
     data = __import__("json").loads(capsys.readouterr().out)
-    assert set(data["severities"]) == set(FAMILIES) and "shadow_falloff" in data["raw"]
+    assert set(data["severities"]) == set(names()) and "shadow_falloff" in data["raw"]
 
 
 def test_signals_are_read_only_and_survive_pickling(clean):
@@ -134,5 +135,8 @@ def test_signals_are_read_only_and_survive_pickling(clean):
     signals = measure(Page.from_array(clean), orientation=False)
     with pytest.raises(TypeError, match="read-only"):
         signals.raw["blur_relative"] = 0.0
+    with pytest.raises(TypeError, match="read-only"):
+        signals.severities["blur"] = 1.0
     copy = pickle.loads(pickle.dumps(signals))
     assert copy.severities == signals.severities and dict(copy.raw) == dict(signals.raw)
+    assert copy.blur == signals.blur == signals.severities["blur"] and copy == signals

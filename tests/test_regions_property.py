@@ -21,6 +21,7 @@ from hypothesis import strategies as st  # noqa: E402
 from conftest import render_text_page  # noqa: E402
 from docintent.brains import Answer, Change, Diagnosis, MactRoles, Restorer, State, UseTool, get_brain  # noqa: E402
 from docintent.page import Box, Page  # noqa: E402
+from docintent.perception.degradations import names as family_names  # noqa: E402
 from docintent.strategies import STRATEGIES, get_strategy  # noqa: E402
 from docintent.synth import degrade  # noqa: E402
 from docintent.tools import TOOLS, Tool, restoration_tools  # noqa: E402
@@ -129,7 +130,7 @@ boxes = st.one_of(st.none(), st.tuples(st.floats(0, 0.8), st.floats(0, 0.8), st.
 @given(page=pages(), question=st.sampled_from(QUESTIONS), strategy=st.sampled_from(sorted(STRATEGIES)),
        tools=st.lists(st.sampled_from(sorted(restoration_tools()) + ["shift_crop"]), max_size=5),
        regions=st.lists(boxes, max_size=5),
-       diagnosis=st.lists(st.sampled_from(["orientation", "warp", "shadow", "blur", "appearance", "moire"]),
+       diagnosis=st.lists(st.sampled_from(list(family_names())),
                           max_size=3, unique=True))
 def test_random_tool_sequences_never_raise_under_any_strategy(page, question, strategy, tools, regions, diagnosis):
     brain = RandomTools(tools, regions, tuple(diagnosis))

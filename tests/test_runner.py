@@ -25,7 +25,8 @@ from docintent.evaluation.runner import (
     select_shard,
 )
 from docintent.sample import Sample
-from docintent.strategies import Result
+from docintent.strategies import Result, pipeline_tools
+from docintent.tools import restoration_tools
 
 SCRIPTED_42 = BrainFactory("scripted", {"final": "42"})
 
@@ -70,7 +71,8 @@ def test_one_row_per_sample_and_strategy_with_scores_and_manifest(tmp_path):
     assert first["brain"] == "scripted" and first["error"] is None and first["seconds"] > 0
     # every row carries what its run cost, counted: the pipeline ran its five tools, answering directly ran none
     assert first["result"]["work"] == {"tool_runs": 0, "reviews": 0, "inspections": 0, "pixels_restored": 0}
-    assert rows[1]["result"]["work"]["tool_runs"] == 5 and rows[1]["result"]["work"]["reviews"] == 0
+    assert rows[1]["result"]["work"]["tool_runs"] == len(pipeline_tools(restoration_tools()))
+    assert rows[1]["result"]["work"]["reviews"] == 0
     assert first["result"]["strategy"] == "none" and first["result"]["trace"][0]["action"] == "answer"
     assert first["sample"] == samples[0].to_dict()
     assert rows[4]["score"] == 0.0 and rows[4]["correct"] is False  # "42" against gold "7"

@@ -1,14 +1,20 @@
 """The degradation families, one :class:`Degradation` record each, in one registry.
 
-Everything that speaks of degradations reads these records: the measured signals (``measure``), the offline
-brain's choice of tool and its diagnosis (``threshold``), the pipeline and judge baselines (``order``), the
-prompts a model is sent (``wording``), the parser of a model's diagnosis (``synonyms``) and the review of a tool
-that moves content (``geometric``). A plug-in family arrives through the ``docintent.degradations`` entry-point
-group as a :class:`Degradation` (with its own ``measure``); a tool for it declares the family's name as its
-``degradation`` and is then offered by every strategy that restores.
+A record is everything docintent knows of a family: its name, how prompts word it, the words a model's diagnosis
+is matched against, its measure, its threshold, its place in the pipeline, whether its tool moves content, and
+what it means in plain words. Everything that speaks of degradations reads these records: the measured signals
+(``measure``; :func:`docintent.perception.signals.measure` reports every built-in family), the offline brain's
+choice of tool and its diagnosis (``threshold``), the pipeline and judge baselines (``order``), the prompts a
+model is sent (``wording``), the parser of a model's diagnosis (``synonyms``) and the review of a tool that moves
+content (``geometric``). Adding a built-in family is adding its record to :data:`BUILTIN` (and its tool module to
+:mod:`docintent.tools`); nothing else lists the families.
 
->>> [d.name for d in families()]
-['orientation', 'warp', 'moire', 'blur', 'shadow', 'appearance']
+A plug-in family arrives through the ``docintent.degradations`` entry-point group as a :class:`Degradation` (with
+its own ``measure``); a tool for it declares the family's name as its ``degradation`` and is then offered by every
+strategy that restores.
+
+>>> families()[0].name, families()[0].measured
+('orientation', False)
 >>> parse_degradation("uneven lighting")
 'shadow'
 >>> get_degradation("warp").geometric
@@ -22,11 +28,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
+
 from ..errors import ConfigError
 from ..page import Box, Page
 from ..registry import Registry
-from .signals import DEFAULT_THRESHOLDS
-from .signals import measure as measure_signals
+from .analysis import Shared, severity
 
 #: A severity measure: the page (and a region of it, or None for the whole page) -> severity in [0, 1].
 Measure = Callable[[Page, "Box | None"], float]
@@ -38,8 +45,10 @@ class Degradation:
 
     ``name``: what tools declare as their ``degradation`` and brains diagnose; ``wording``: how prompts
     describe it to a model; ``synonyms``: word stems a model's free-text diagnosis is matched against;
-    ``measure``: its severity in [0, 1] from the pixels (None: judged otherwise, as orientation is by the
-    orientation classifier); ``threshold``: the severity above which it is reported and restored; ``order``:
+    ``measure``: its severity in [0, 1] from the pixels (a built-in family's is a
+    :class:`~docintent.perception.analysis.Shared` formula over the one shared analysis of the page, so measuring
+    every built-in family costs one pass; orientation's needs the orientation classifier, and the family is not
+    :attr:`measured` for restoring; None: not measured); ``threshold``: the severity above which it is reported and restored; ``order``:
     where it comes in the pipeline and judge baselines (lower first); ``geometric``: restoring it moves content,
     so a region found before its tool does not lie at the same place after it; ``plain``: what a page with this
     damage needs, in a few words for people ("needs more light"), as traces print it.
@@ -62,8 +71,9 @@ class Degradation:
 
     @property
     def measured(self) -> bool:
-        """Whether a severity is measured from the pixels (every family but orientation)."""
-        return self.measure is not None
+        """Whether its severity is measured from the pixels to choose a restoration (every family with a measure
+        but orientation, which the orientation classifier judges and a rotation fixes)."""
+        return self.measure is not None and not getattr(self.measure, "orientation", False)
 
 
 class _DegradationRegistry(Registry[Degradation]):
@@ -88,38 +98,73 @@ class _Constant:
         return self.value
 
 
-def _builtin_measure(name: str) -> Measure:
-    def measure(page: Page, region: Box | None = None) -> float:
-        return float(measure_signals(page, region, orientation=False).severities[name])
-
-    measure.__name__ = f"measure_{name}"
-    return measure
-
-
 def _load_builtins() -> None:
     for record in BUILTIN:
         DEGRADATIONS.add(record)
 
 
-#: The built-in families (the DocIntent paper's six), in pipeline order. Thresholds were calibrated on
-#: synthetic captures (``benchmarks/diagnosis.py``) and checked on a real photographed page.
+# --- the built-in families' severities: formulas over the raw measurements of the shared analysis -----------
+# (units and ranges in :data:`docintent.perception.analysis.RANGES`)
+
+
+def _orientation(raw: Mapping[str, float]) -> float:
+    """1 - P(upright) from the orientation classifier, when it says the page is turned."""
+    if raw.get("orientation_angle", 0.0) == 0:
+        return 0.0
+    return float(np.clip(1.0 - raw["p_upright"], 0.0, 1.0))
+
+
+def _warp(raw: Mapping[str, float]) -> float:
+    """Worst of: bent text lines (text heights), fanned line directions (degrees), page edge or background visible
+    around the page, skewed page corners."""
+    return max(severity("line_bend", raw["line_bend"]), severity("line_fan", raw["line_fan"]),
+               severity("background_visible", raw["background_visible"]), severity("corner_skew", raw["corner_skew"]))
+
+
+def _shadow(raw: Mapping[str, float]) -> float:
+    """Light fall-off across open paper: 1 - (darkest paper / brightest paper) of the paper map."""
+    return severity("shadow_falloff", raw["shadow_falloff"])
+
+
+def _blur(raw: Mapping[str, float]) -> float:
+    """Edge width beyond a sharp edge's, in text heights (the worst of four edge directions), and at least a pixel
+    and a half of it."""
+    # Blur matters relative to the text, but under about a pixel and a half no text is unreadable and no
+    # deblurring helps: small sharp text must not pass for blurred.
+    return min(severity("blur_relative", raw["blur_relative"]), severity("blur_px", raw.get("blur_px", 0.0)))
+
+
+def _appearance(raw: Mapping[str, float]) -> float:
+    """Worst of: narrow tone range (paper brightness x ink depth), colour cast of the paper, warm stains."""
+    return max(severity("tone_range", raw["tone_range"]), severity("paper_cast", raw["paper_cast"]),
+               severity("stain_tint", raw["stain_tint"]))
+
+
+def _moire(raw: Mapping[str, float]) -> float:
+    """Isolated off-axis spectral peaks (decades above their ring's median), luminance or colour."""
+    return severity("moire_peak", raw["moire_peak"])
+
+
+#: The built-in families (the DocIntent paper's six), in the order their severities are reported (equal severities
+#: keep it; ``order`` is their place in the pipeline). Thresholds were calibrated on synthetic captures
+#: (``benchmarks/diagnosis.py``) and checked on a real photographed page.
 BUILTIN: tuple[Degradation, ...] = (
     Degradation("orientation", "the page is sideways or upside down (also say which clockwise rotation makes it "
                 "upright: rotate_90, rotate_180 or rotate_270)", ("orient", "rotat", "upside", "sideways"),
-                None, threshold=DEFAULT_THRESHOLDS["orientation"], order=0, geometric=True,
+                Shared(_orientation, orientation=True), threshold=0.7, order=0, geometric=True,
                 plain="the page is not upright"),
     Degradation("warp", "curled, folded or perspective-distorted paper, bent text lines",
-                ("warp", "curl", "perspect", "fold", "bent", "distort"), _builtin_measure("warp"), DEFAULT_THRESHOLDS["warp"], 10, True,
-                plain="the page is bent or photographed at an angle"),
-    Degradation("moire", "wavy interference patterns from photographing a screen or print", ("moir",),
-                _builtin_measure("moire"), DEFAULT_THRESHOLDS["moire"], 20, plain="a moiré pattern covers the text"),
-    Degradation("blur", "out of focus or motion blur", ("blur", "focus"), _builtin_measure("blur"), DEFAULT_THRESHOLDS["blur"], 30,
-                plain="the text is blurred"),
+                ("warp", "curl", "perspect", "fold", "bent", "distort"), Shared(_warp), threshold=0.3, order=10,
+                geometric=True, plain="the page is bent or photographed at an angle"),
     Degradation("shadow", "shadows or uneven lighting across the page", ("shadow", "lighting", "illumin"),
-                _builtin_measure("shadow"), DEFAULT_THRESHOLDS["shadow"], 40, plain="a shadow lies over the text"),
+                Shared(_shadow), threshold=0.5, order=40, plain="a shadow lies over the text"),
+    Degradation("blur", "out of focus or motion blur", ("blur", "focus"), Shared(_blur), threshold=0.35, order=30,
+                plain="the text is blurred"),
     Degradation("appearance", "faded, low-contrast, colour-cast or stained appearance",
-                ("appear", "contrast", "fade", "colour", "color", "stain"), _builtin_measure("appearance"), DEFAULT_THRESHOLDS["appearance"], 50,
-                plain="needs more light and contrast"),
+                ("appear", "contrast", "fade", "colour", "color", "stain"), Shared(_appearance), threshold=0.2,
+                order=50, plain="needs more light and contrast"),
+    Degradation("moire", "wavy interference patterns from photographing a screen or print", ("moir",),
+                Shared(_moire), threshold=0.45, order=20, plain="a moiré pattern covers the text"),
 )
 
 #: Every degradation family, built-in and plug-in (entry-point group ``docintent.degradations``).
@@ -212,7 +257,8 @@ def degradation_names() -> str:
 
 def register_degradation(record: Degradation) -> None:
     """Register a family from code (a plug-in package usually declares an entry point instead)."""
-    DEGRADATIONS.add(record, origin=f"module {record.measure.__module__ if record.measure else 'unknown'}")
+    where = getattr(record.measure, "formula", record.measure)  # a shared formula's module, not the analysis'
+    DEGRADATIONS.add(record, origin=f"module {where.__module__ if where is not None else 'unknown'}")
 
 
 __all__ = ["BUILTIN", "DEGRADATIONS", "Degradation", "Thresholds", "Measure", "degradation_list", "degradation_names", "families",

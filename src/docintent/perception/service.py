@@ -3,7 +3,7 @@ region of it) is per degradation family, which families pass their thresholds, h
 and which turn makes the page upright.
 
 Every family in the registry is measured, plug-ins included (:mod:`docintent.perception.degradations`); the
-built-in six are measured together by :func:`docintent.perception.signals.measure` and cached by page hash.
+built-in ones are measured together by :func:`docintent.perception.signals.measure` and cached by page hash.
 
 >>> from docintent.page import Page
 >>> import numpy as np
@@ -56,7 +56,7 @@ class Perception:
         is at most the whole page's."""
         where = None if region in (None, Box.FULL) else region
         measured = signals.measure(page, where, orientation=False).severities
-        out = {name: float(value) for name, value in measured.items() if name != "orientation"}
+        out = {name: float(value) for name, value in measured.items() if get_degradation(name).measured}
         if signals.is_render(page):
             # A born-digital page was never photographed: a periodic pattern is print (dot leaders, a halftone),
             # and a bend found in the few lines of one region must show on the whole page to be one.

@@ -9,11 +9,16 @@ where the object is a :class:`~docintent.tools.base.Tool` subclass (or an instan
 strategies and models call it by, and its ``degradation`` a registered family
 (:mod:`docintent.perception.degradations`, which plug-in families join through their own entry points). A
 plug-in tool with a built-in tool's name is refused, with a message naming both, and the built-in stays.
+
+The built-in tools are the ``@register``-ed classes of the modules of this package: every module of
+``docintent.tools`` is imported before the registry is first read, so a new built-in tool is its module and
+nothing else (no list of modules to extend).
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from typing import Any
 
 from ..errors import ConfigError
@@ -21,9 +26,6 @@ from ..perception.degradations import DEGRADATIONS
 from ..registry import Registry
 from ..vocabulary import INSPECTION
 from .base import Tool
-
-#: Modules of ``docintent.tools`` whose import registers the built-in tools.
-BUILTIN_MODULES: tuple[str, ...] = ("rotate", "deshadow", "appearance", "demoire", "deblur", "dewarp", "zoom")
 
 
 class _Shared:
@@ -58,9 +60,15 @@ class ToolRegistry(Registry[Tool]):
         self.add(obj, origin)
 
 
+def builtin_modules() -> list[str]:
+    """The modules of ``docintent.tools``, by name: importing them registers the built-in tools."""
+    package = importlib.import_module(__package__)
+    return sorted(f"{__package__}.{m.name}" for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_"))
+
+
 def _load_builtin() -> None:
-    for module in BUILTIN_MODULES:
-        importlib.import_module(f"{__package__}.{module}")
+    for module in builtin_modules():
+        importlib.import_module(module)
 
 
 TOOLS = ToolRegistry("tool", group="docintent.tools", loader=_load_builtin)
