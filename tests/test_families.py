@@ -147,3 +147,24 @@ def test_a_new_family_is_one_record_measured_diagnosed_and_offered_with_its_tool
         get_strategy("docintent").run(page, "q?", "doc", brain)
         assert "describble" in seen[0]
     assert list(names()) == before and "describble" not in TOOLS  # nothing left behind by the scope
+
+
+def test_a_tool_scoped_for_a_test_is_checked_like_an_installed_one():
+    """A tool aimed at a family nobody registered is refused by ``TOOLS.scoped`` with the same line an installed
+    plug-in gets, naming the family and the known ones."""
+    from docintent.errors import ConfigError
+    from docintent.tools.base import Tool
+    from docintent.tools.registry import TOOLS
+
+    class Unstamp(Tool):
+        name = "unstamp"
+        degradation = "stamps"
+        description = "removes stamps"
+
+        def apply(self, page, **kwargs):
+            return page
+
+    with pytest.raises(ConfigError, match=r"tool 'unstamp' \(test\) targets the unknown degradation 'stamps'; known: "):
+        with TOOLS.scoped("unstamp", lambda: Unstamp()):
+            pass
+    assert "unstamp" not in TOOLS.kinds()

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING
 
 from ._common import add_pages_argument, region_arg
-
-if TYPE_CHECKING:
-    from ..page import Box, Page
 
 #: Shown under ``docintent diagnose --help``.
 EXAMPLES = (
@@ -31,33 +27,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def family_severities(page: Page, region: Box | None, measured: dict[str, float]) -> dict[str, float]:
-    """The severities of every registered family: the built-in ones as measured together (``measured``), then
-    each plug-in family's own measure, so a family installed beside docintent is diagnosed like the six."""
-    from ..perception.degradations import families
-
-    severities = dict(measured)
-    for family in families():
-        if family.name not in severities and family.measure is not None:
-            severities[family.name] = min(1.0, max(0.0, float(family.measure(page, region))))
-    return severities
-
-
 def run(args: argparse.Namespace) -> int:
-    from ..perception import Thresholds, measure
+    from ..perception import Thresholds, measure, severities
     from ._common import one_page
 
     page = one_page(args.image, args.pages)
     signals = measure(page, args.region)
     thresholds = Thresholds()
-    severities = family_severities(page, args.region, signals.severities)
-    found = [f for f, s in sorted(severities.items(), key=lambda kv: -kv[1]) if s > thresholds.of(f)]
+    measured = severities(page, args.region)
+    found = [f for f, s in sorted(measured.items(), key=lambda kv: -kv[1]) if s > thresholds.of(f)]
     if args.json:
-        print(json.dumps({"diagnosis": found, "rotation": signals.rotation, "severities": severities,
-                          "thresholds": {f: thresholds.of(f) for f in severities},
+        print(json.dumps({"diagnosis": found, "rotation": signals.rotation, "severities": measured,
+                          "thresholds": {f: thresholds.of(f) for f in measured},
                           "raw": dict(signals.raw)}, indent=2))
         return 0
-    for family, value in sorted(severities.items(), key=lambda kv: -kv[1]):
+    for family, value in sorted(measured.items(), key=lambda kv: -kv[1]):
         mark = "*" if family in found else " "
         print(f"{mark} {family:<12} {value:.2f}  (threshold {thresholds.of(family):.2f})")
     print(f"diagnosis: {', '.join(found) or 'nothing to restore'}")

@@ -14,8 +14,9 @@ from .signals import (
            diagnose,
            measure,
            rotation_fix,
+           severities,
            severity,
 )
 
 __all__ = ["FAMILIES", "RANGES", "Signals", "Thresholds", "clear_cache", "diagnose", "measure", "rotation_fix",
-           "severity"]
+           "severities", "severity"]

@@ -25,7 +25,7 @@ import numpy as np
 from ..page import Box, Page
 from . import analysis
 from .analysis import RANGES, ReadOnlyDict, Shared, analyse, severity
-from .degradations import BUILTIN, Thresholds
+from .degradations import BUILTIN, Thresholds, families
 
 #: The built-in degradation families these signals measure, in the order they are reported (ties between equal
 #: severities keep this order): read from their records (:data:`docintent.perception.degradations.BUILTIN`).
@@ -94,9 +94,23 @@ def measure(page: Page, region: Box | None = None, *, orientation: bool = True) 
     return signals
 
 
+def severities(page: Page, region: Box | None = None) -> dict[str, float]:
+    """Severity in [0, 1] of every registered family on ``page`` (or ``region``): the built-in ones as
+    :func:`measure` reports them (one analysis), then each plug-in family by its own measure, in record order, so
+    a family installed beside docintent is diagnosed like the six."""
+    out = dict(measure(page, region).severities)
+    for family in families():
+        if family.name not in out and family.measure is not None:
+            out[family.name] = float(np.clip(family.measure(page, region), 0.0, 1.0))
+    return out
+
+
 def diagnose(page: Page, region: Box | None = None, thresholds: Any = None) -> list[str]:
-    """The degradation families above their thresholds on ``page`` (or ``region``), most severe first."""
-    return measure(page, region).above(thresholds)
+    """The degradation families, plug-ins included, above their thresholds on ``page`` (or ``region``), most
+    severe first (equal severities in record order)."""
+    of = (thresholds if thresholds is not None else Thresholds()).of
+    hits = [(f, s) for f, s in severities(page, region).items() if s > of(f)]
+    return [f for f, s in sorted(hits, key=lambda fs: -fs[1])]
 
 
 def rotation_fix(page: Page) -> str | None:
@@ -133,5 +147,5 @@ def clear_cache() -> None:
     _RENDERS.clear()
 
 
-__all__ = ["FAMILIES", "RANGES", "Signals", "measure", "diagnose", "rotation_fix", "severity", "clear_cache",
+__all__ = ["FAMILIES", "RANGES", "Signals", "measure", "diagnose", "rotation_fix", "severities", "severity", "clear_cache",
            "is_render"]

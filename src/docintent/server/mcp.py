@@ -155,13 +155,10 @@ def diagnosis(page: Page, region: Box | None = None) -> dict[str, Any]:
     """The measured degradations of ``page`` (or ``region``) as the diagnose tool returns them: every registered
     family, the built-in ones measured together and each plug-in family by its own measure."""
     from ..perception import Thresholds, measure
-    from ..perception.degradations import families
+    from ..perception.signals import severities as measured
 
     signals = measure(page, region)
-    severities = dict(signals.severities)
-    for family in families():
-        if family.name not in severities and family.measure is not None:
-            severities[family.name] = min(1.0, max(0.0, float(family.measure(page, region))))
+    severities = measured(page, region)
     thresholds = Thresholds()
     found = [f for f, v in sorted(severities.items(), key=lambda kv: -kv[1]) if v > thresholds.of(f)]
     return {"diagnosis": found, "rotation": signals.rotation, "severities": severities,

@@ -15,15 +15,16 @@ from .run import Run
 
 
 def pipeline_tools(available: Sequence[str]) -> list[str]:
-    """The pipeline's tools among ``available``: for each family but orientation, in the families' order, the
-    family's preferred tool (a plug-in before the built-in, as the judge picks).
+    """The pipeline's tools among ``available``: for each measured family (every one but orientation, whose
+    classifier names a rotation instead), in the families' order, the family's preferred tool (a plug-in before
+    the built-in, as the judge picks).
 
-    >>> pipeline_tools(["appearance", "deblurring", "demoire", "deshadowing", "dewarping", "rotate_90"])
-    ['dewarping', 'demoire', 'deblurring', 'deshadowing', 'appearance']
+    >>> pipeline_tools(["appearance", "deblurring", "rotate_90"])
+    ['deblurring', 'appearance']
     """
     names: list[str] = []
     for family in families():
-        if family.name == "orientation":
+        if not family.measured:
             continue
         tool = next((t for t in tools_for(family.name) if t in available and t not in names), None)
         if tool is not None:

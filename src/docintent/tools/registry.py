@@ -48,16 +48,28 @@ class ToolRegistry(Registry[Tool]):
         existing = self._entries.get(instance.name)
         if existing is not None and type(existing.factory()) is type(instance):
             return existing.factory()  # the same tool class registered again (a module imported twice)
-        if instance.degradation != INSPECTION and instance.degradation not in DEGRADATIONS:
-            raise ConfigError(
-                f"tool {instance.name!r} ({origin}) targets the unknown degradation {instance.degradation!r}; "
-                f"known: {', '.join(DEGRADATIONS.kinds() + [INSPECTION])}"
-            )
+        _check_target(instance, origin)
         self.register(instance.name, _Shared(instance), origin=origin, description=instance.description)
         return instance
 
+    def scoped(self, kind: str, factory: Any, options: Any = None, origin: str = "test") -> Any:
+        """A tool registered for a ``with`` block (tests), checked as :meth:`add` checks it: a tool aimed at an
+        unknown family is refused here too, not only when installed."""
+        tool = factory if isinstance(factory, Tool) else factory() if callable(factory) else None
+        if isinstance(tool, Tool):
+            _check_target(tool, origin)
+        return super().scoped(kind, factory, options, origin)
+
     def register_plugin(self, name: str, obj: Any, origin: str) -> None:
         self.add(obj, origin)
+
+
+def _check_target(tool: Tool, origin: str) -> None:
+    if tool.degradation != INSPECTION and tool.degradation not in DEGRADATIONS:
+        raise ConfigError(
+            f"tool {tool.name!r} ({origin}) targets the unknown degradation {tool.degradation!r}; "
+            f"known: {', '.join(DEGRADATIONS.kinds() + [INSPECTION])}"
+        )
 
 
 def builtin_modules() -> list[str]:
