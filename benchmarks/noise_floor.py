@@ -76,7 +76,7 @@ def measure(page, question: str, task: str, tool: str | None, region=None) -> di
     from docintent.tools import get_tool
 
     reader = get_brain("offline", calibration=None)
-    state = State(question, task, page, page, [])
+    state = State(question, task, page, original=page, available_tools=[])
     qreader = reader.question_reader(state)
     reading = qreader.read(page)
     if region is None:
@@ -119,7 +119,7 @@ def page_states(limit: int, seed: int) -> list[tuple[str, object, str, str, str 
     states = []
     for sample in picked:
         page = load_page(sample.image)
-        fix = reader.orientation_fix(State(sample.question, sample.task, page, page, []), page)
+        fix = reader.orientation_fix(State(sample.question, sample.task, page, original=page, available_tools=[]), page)
         if fix:
             page = get_tool(fix).run(page)
         states.append((sample.id, page, sample.question, sample.task, None))

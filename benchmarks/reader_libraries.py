@@ -62,7 +62,7 @@ def run_variant(dataset: Path, variant: str, title_only: bool = False) -> list[d
         if layout_model is not None:
             text = layout_model(page)
         else:
-            text = reader.answer(State(s.question, s.task, page, page, [])).text
+            text = reader.answer(State(s.question, s.task, page, original=page, available_tools=[])).text
         rows.append({"group": s.group, "family": s.meta.get("family"), "score": score_row(s.task, s.subset, text, list(s.answers)),
                      "prediction": text})
     entities.ENTITIES = entities.EntityRules()

@@ -54,7 +54,7 @@ def clean_rows(dataset_dir: Path, groups: set[str] | None = None) -> list[dict]:
         if s.capture != 1 or (groups is not None and (s.group or s.id) not in groups):
             continue
         page = load_page(dataset_dir / s.meta["clean_image"])
-        answer = reader.answer(State(s.question, s.task, page, page, []))
+        answer = reader.answer(State(s.question, s.task, page, original=page, available_tools=[]))
         score = score_row(s.task, s.subset, answer.text, list(s.answers))
         rows.append({"group": s.group or s.id, "task": s.task, "subset": s.subset, "family": s.meta.get("family"),
                      "score": score, "correct": row_correct(s.task, score), "prediction": answer.text,

@@ -58,7 +58,7 @@ def test_bench_with_the_openai_brain_against_a_loopback_server(tmp_path):
 
     image = tmp_path / "p.png"
     Image.fromarray(render_text_page(["Total: 42"])).save(image)
-    rows = [Sample(f"s{i}", str(image), "What is the total?", ("42",), "doc", "form", f"g{i}").to_dict() for i in range(2)]
+    rows = [Sample(f"s{i}", str(image), "What is the total?", answers=("42",), task="doc", subset="form", group=f"g{i}").to_dict() for i in range(2)]
     dataset = tmp_path / "samples.jsonl"
     dataset.write_text("\n".join(json.dumps(r) for r in rows))
     script = [tool_call("answer", answer="42", confidence="high")] * 2
@@ -125,7 +125,7 @@ def test_demo_picks_differently_damaged_captures_across_families():
     from docintent.sample import Sample
 
     def s(i, task, *deg):
-        return Sample(f"{task}-{i}", "x.png", "q?", ("a",), task, task, f"{task}-g{i}", 1, deg)
+        return Sample(f"{task}-{i}", "x.png", "q?", answers=("a",), task=task, subset=task, group=f"{task}-g{i}", capture=1, degradations=deg)
 
     samples = [s(0, "doc", "rotation_90"), s(1, "doc", "defocus"), s(2, "doc", "shadow", "noise", "jpeg"),
                s(0, "chart", "rotation_180"), s(1, "chart", "moire"), s(0, "table", "perspective"), s(1, "table")]

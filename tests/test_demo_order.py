@@ -7,7 +7,7 @@ from docintent.sample import Sample
 
 
 def row(qid: str, none: float, docintent: float) -> DemoRow:
-    sample = Sample(qid, "x.png", f"question {qid}?", ("a",), "doc", "letter", qid)
+    sample = Sample(qid, "x.png", f"question {qid}?", answers=("a",), task="doc", subset="letter", group=qid)
     return DemoRow(sample, scores={"none": none, "docintent": docintent})
 
 
@@ -22,7 +22,7 @@ def test_the_demo_picks_a_turned_page_first_even_with_two_other_kinds_of_damage(
     from docintent.demo import pick_samples
 
     def capture(qid: str, task: str, *damage: str) -> Sample:
-        return Sample(qid, "x.png", "q?", ("a",), task, "k", qid.rsplit("-", 1)[0], degradations=damage)
+        return Sample(qid, "x.png", "q?", answers=("a",), task=task, subset="k", group=qid.rsplit("-", 1)[0], degradations=damage)
 
     samples = [
         capture("doc-a-c1", "doc", "shadow"),

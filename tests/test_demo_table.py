@@ -8,7 +8,7 @@ from docintent.trace import Action, Phase, Result, ToolStep
 
 
 def _row(qid: str, **results: Result) -> DemoRow:
-    sample = Sample(qid, "x.png", f"question {qid}?", ("a",), "doc", "letter", qid)
+    sample = Sample(qid, "x.png", f"question {qid}?", answers=("a",), task="doc", subset="letter", group=qid)
     return DemoRow(sample, results=dict(results), scores={name: 1.0 for name in results})
 
 

@@ -12,7 +12,9 @@ from docintent.trace import Action, ReviewStep
 
 
 def _evidence(leg: tuple[float, float], conf: tuple[float, float], answers=("$28.78", "$28.78")) -> ReviewEvidence:
-    return ReviewEvidence("deshadowing", "evidence region", leg[0], leg[1], 0.6, 0.6, conf[0], conf[1], *answers)
+    return ReviewEvidence("deshadowing", "evidence region", leg[0], legibility_after=leg[1], severity_before=0.6,
+                          severity_after=0.6, confidence_before=conf[0], confidence_after=conf[1],
+                          answer_before=answers[0], answer_after=answers[1])
 
 
 @pytest.mark.parametrize("rule", ["evidence", "answer"])
@@ -25,7 +27,7 @@ def test_more_legible_text_with_a_less_probable_answer_is_rolled_back(rule):
 def test_a_tie_is_rolled_back_and_says_no_change_was_needed(rule):
     keep, why = _evidence((0.628, 0.629), (0.80, 0.801)).verdict(rule)
     assert not keep and why.startswith("no change needed")
-    step = ReviewStep("B", Action.ROLLBACK, "deshadowing", why, measurements={"because": why})
+    step = ReviewStep("B", Action.ROLLBACK, "deshadowing", reason=why, measurements={"because": why})
     assert step.describe().startswith("no change needed from deshadowing (rolled back)")
 
 

@@ -99,7 +99,7 @@ def scribble_severity(page: Page, region: Box | None = None) -> float:
     return float(min(1.0, _blue(target.pixels).mean() * 10.0))
 
 
-SCRIBBLE = Degradation("scribble", "blue pen scribbles over the text", ("scribbl", "pen mark"), scribble_severity,
+SCRIBBLE = Degradation("scribble", "blue pen scribbles over the text", ("scribbl", "pen mark"), measure=scribble_severity,
                        threshold=0.2, order=35, plain="pen marks cover the text")
 
 

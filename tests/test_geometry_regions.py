@@ -30,7 +30,7 @@ def test_dewarping_is_judged_on_the_whole_new_page(text_page):
     curled = Page.from_array(degrade.curl(page.pixels, np.random.default_rng(3), 0.8))
     flattened = curled.derive(cv2.resize(curled.pixels, None, fx=0.9, fy=0.95), "dewarping:test")
     reader = get_brain("offline")
-    state = State("What is the total amount due?", "doc", curled, curled, ["dewarping"])
+    state = State("What is the total amount due?", "doc", curled, original=curled, available_tools=["dewarping"])
     reader.read(state, curled)  # an evidence region now exists for the curled page
     evidence = reader.review_evidence(state, Change("dewarping", curled, flattened, degradation="warp", geometric=True))
     assert evidence.scope == "page"
@@ -50,7 +50,7 @@ def test_each_turn_is_undone_and_a_photometric_review_after_it_uses_the_upright_
     assert result.answer == "$1,250.00" and result.tools_kept[0] == fix
 
     reader = get_brain("offline")
-    state = State(question, "doc", turned, turned, ["appearance"])
+    state = State(question, "doc", turned, original=turned, available_tools=["appearance"])
     reader.read(state, turned)  # the sideways page's reading (and its regions) is in the question's memo
     upright = get_tool(fix).run(turned)
     assert upright.size == page.size

@@ -267,7 +267,7 @@ def test_a_question_of_150000_characters_is_refused_at_once_everywhere(tmp_path,
     questions.write_text(json.dumps({"question": "short?"}) + "\n" + json.dumps({"question": question}) + "\n")
     with pytest.raises(InputError, match=r"line 2: the question is 151,999 characters long"):
         read_questions(questions)
-    sample = Sample("s1", str(page), question, ("42",), "doc", "synthetic", "s1")
+    sample = Sample("s1", str(page), question, answers=("42",), task="doc", subset="synthetic", group="s1")
     row = run_one(sample, get_strategy("none"), None, brain_name="none")
     assert "characters long" in row["error"] and row["answer"] == ""
 

@@ -32,13 +32,13 @@ def _page() -> Page:
 def _mact_brain() -> ScriptedBrain:
     """A scripted brain that plays MACT: a plan of two steps, judged wrong once (re-planned), then accepted."""
     first = Plan("p1", "diff", (PlanStep("s1", "read A", "number", op="lookup"),
-                                PlanStep("s2", "subtract", "number", ("s1",), op="compute")))
+                                PlanStep("s2", "subtract", "number", inputs=("s1",), op="compute")))
     second = Plan("p2", "diff", (PlanStep("s1", "read every label", "series", op="series"),
-                                 PlanStep("s2", "difference in the series", "number", ("s1",), op="compute")))
+                                 PlanStep("s2", "difference in the series", "number", inputs=("s1",), op="compute")))
     return ScriptedBrain(
         plans=[first, second],
-        executions=[Execution("", "reader", "24", 24.0), Execution("", "calculator", "24", 24.0),
-                    Execution("", "reader", "27, 24", [["A", 27], ["B", 24]]), Execution("", "calculator", "3", 3.0)],
+        executions=[Execution("", "reader", "24", value=24.0), Execution("", "calculator", "24", value=24.0),
+                    Execution("", "reader", "27, 24", value=[["A", 27], ["B", 24]]), Execution("", "calculator", "3", value=3.0)],
         verdicts=[Verdict.flag_plan("the subtraction has only one input"), Verdict.ok(("recomputed 27 - 24",))],
         conclusion=Answer("3", 0.9, "the accepted plan's result"),
         final=Answer("no restoration needed", 0.95),
@@ -184,9 +184,9 @@ class KeywordApi:
         self.usage = self.usage + Usage(len(prompt.split()), 1, 1)
         if tools:
             call = ParsedCall("answer", {"answer": word, "confidence": "high"})
-            return Reply("", "", [call], "tool_calls", Usage(len(prompt.split()), 1, 1))
+            return Reply("", "", [call], finish_reason="tool_calls", usage=Usage(len(prompt.split()), 1, 1))
         text = json.dumps({"answer": word, "confidence": "high"})
-        return Reply(text, text, [], "stop", Usage(len(prompt.split()), 1, 1))
+        return Reply(text, text, [], finish_reason="stop", usage=Usage(len(prompt.split()), 1, 1))
 
     def image_part(self, page, max_side=None, *, max_pixels=None, fmt="auto", quality=90):
         return {"type": "text", "text": f"[an image of {page.width}x{page.height} pixels]"}
@@ -252,7 +252,7 @@ def test_a_dataset_with_a_new_metric_is_one_loader_and_one_metric(tmp_path):
     save_page(_page(), image)
 
     def load_words(path, cache_dir=None, allow_outside_paths=False):
-        return [Sample(f"w{i}", str(image), "word?", (gold,), "doc", "words", f"w{i}", meta={"metric": "exact_fold"})
+        return [Sample(f"w{i}", str(image), "word?", answers=(gold,), task="doc", subset="words", group=f"w{i}", meta={"metric": "exact_fold"})
                 for i, gold in enumerate(("FORTY-TWO", "Forty-two!"))]
 
     exact = Metric("exact_fold", lambda p, a, s: float(any(p.strip().lower() == g.strip().lower() for g in a)),
@@ -364,3 +364,30 @@ def _private_uses(paths: list[Path]) -> list[str]:
 def test_no_module_imports_or_calls_another_modules_private_names():
     sources = sorted((REPO / "src" / "docintent").rglob("*.py")) + sorted((REPO / "benchmarks").glob("*.py"))
     assert _private_uses(sources) == []
+
+
+def test_records_with_many_fields_are_built_by_keyword():
+    """A record (a dataclass) of five or more fields takes at most three arguments by position; the rest are named,
+    so a call reads as what it sets and a field added or moved cannot silently shift the others."""
+    import dataclasses
+    import importlib
+    import pkgutil
+
+    import docintent
+
+    offenders = []
+    for info in pkgutil.walk_packages(docintent.__path__, "docintent."):
+        if info.name.endswith("__main__"):
+            continue
+        try:
+            module = importlib.import_module(info.name)
+        except ImportError:  # a module of an extra not installed here (the service without FastAPI)
+            continue
+        for name, obj in vars(module).items():
+            if not (isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__module__ == info.name):
+                continue
+            fields = [f for f in dataclasses.fields(obj) if f.init]
+            positional = [f.name for f in fields if not f.kw_only]
+            if len(fields) >= 5 and len(positional) > 3:
+                offenders.append(f"{info.name}.{name}: {len(positional)} positional of {len(fields)}")
+    assert offenders == []

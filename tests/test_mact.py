@@ -104,15 +104,15 @@ def test_a_plan_mistake_moves_planning_to_the_next_alternative():
 
 # -- the orchestration with scripted roles --------------------------------------------------------------------
 
-TWO_STEPS = Plan("p1", "diff", (PlanStep("s1", "read A", "number", op="lookup"), PlanStep("s2", "subtract", "number", ("s1",), op="compute")))
+TWO_STEPS = Plan("p1", "diff", (PlanStep("s1", "read A", "number", op="lookup"), PlanStep("s2", "subtract", "number", inputs=("s1",), op="compute")))
 
 
 def test_a_judge_that_flags_twice_then_accepts_makes_two_corrections(page):
     brain = ScriptedBrain(
         plans=[TWO_STEPS],
-        executions=[Execution("", "reader", "24", 24.0), Execution("", "calculator", "24", 24.0),
-                    Execution("", "reader", "27", 27.0), Execution("", "calculator", "3", 3.0),
-                    Execution("", "calculator", "3", 3.0)],
+        executions=[Execution("", "reader", "24", value=24.0), Execution("", "calculator", "24", value=24.0),
+                    Execution("", "reader", "27", value=27.0), Execution("", "calculator", "3", value=3.0),
+                    Execution("", "calculator", "3", value=3.0)],
         verdicts=[Verdict.flag_execution("s1", "a zoomed re-read gives 27, not 24"),
                   Verdict.flag_execution("s2", "the subtraction is missing"), Verdict.ok()],
     )
@@ -141,8 +141,8 @@ def test_ne_candidates_keep_the_most_confident_and_np_runs_every_plan(page):
     plan_b = Plan("p2", "lookup", (PlanStep("s1", "read", "number"),))
     brain = ScriptedBrain(
         plans=[[Plan("p1", "lookup", (PlanStep("s1", "read", "number"),)), plan_b]],
-        executions=[Execution("", "reader", "7", 7.0, 0.4), Execution("", "zoom", "9", 9.0, 0.8),
-                    Execution("", "reader", "5", 5.0, 0.3), Execution("", "zoom", "5", 5.0, 0.2)],
+        executions=[Execution("", "reader", "7", value=7.0, confidence=0.4), Execution("", "zoom", "9", value=9.0, confidence=0.8),
+                    Execution("", "reader", "5", value=5.0, confidence=0.3), Execution("", "zoom", "5", value=5.0, confidence=0.2)],
         verdicts=[Verdict.ok(), Verdict.ok()],
     )
     result = get_strategy("mact", np=2, ne=2).run(page, "q?", "doc", brain)
@@ -167,7 +167,7 @@ def test_docintent_then_mact_reasons_over_the_kept_page(page):
 
     def execute(state, plan, step, results, candidate=0, feedback=None):
         seen.append(state.page.hash)
-        return Execution(step.id, "reader", "ok", "ok", 0.9)
+        return Execution(step.id, "reader", "ok", value="ok", confidence=0.9)
 
     brain = ScriptedBrain(decisions=[UseTool("rotate_90"), Answer("phase A answer")], reviews=[Keep("better")])
     brain.execute = execute

@@ -255,7 +255,7 @@ def test_unreachable_endpoint_is_one_clear_error(page):
         port = s.getsockname()[1]
     brain = ModelBrain(base_url=f"http://127.0.0.1:{port}/v1", model="qwen-vl", timeout=2)
     with pytest.raises(ModelEndpointError) as err:
-        brain.answer(State("q?", "doc", page, page, []))
+        brain.answer(State("q?", "doc", page, original=page, available_tools=[]))
     assert f"http://127.0.0.1:{port}/v1" in str(err.value) and "qwen-vl" in str(err.value)
 
 
@@ -270,7 +270,7 @@ def test_unknown_model_names_the_served_ones(page):
 def test_the_only_served_model_is_used_when_none_is_configured(page):
     with FakeOpenAI([text('{"answer": "A"}')], models=["only-one"]) as server:
         brain = ModelBrain(base_url=server.base_url)
-        answer = brain.answer(State("q?", "doc", page, page, []))
+        answer = brain.answer(State("q?", "doc", page, original=page, available_tools=[]))
     assert answer.text == "A" and server.chat_requests[0]["model"] == "only-one"
 
 
@@ -294,7 +294,7 @@ def test_options_arrive_as_strings_from_the_command_line(page):
         brain = get_brain("openai", base_url=server.base_url, model=server.model, max_tokens="512",
                           temperature="0.2", max_side="48", image_format="png", history="none",
                           phase_tokens="false")
-        brain.answer(State("q?", "chart", page, page, []))
+        brain.answer(State("q?", "chart", page, original=page, available_tools=[]))
     (request,) = server.chat_requests
     assert request["max_tokens"] == 512 and request["temperature"] == 0.2
     assert data_url_size(images(request)[0]) == (48, 32)
@@ -318,7 +318,7 @@ def test_endpoint_comes_from_openai_environment_and_a_placeholder_key(page, monk
         get_settings.cache_clear()
         try:
             brain = ModelBrain(model=server.model)
-            assert brain.answer(State("q?", "doc", page, page, [])).text == "C"
+            assert brain.answer(State("q?", "doc", page, original=page, available_tools=[])).text == "C"
         finally:
             get_settings.cache_clear()
     assert server.requests[-1].headers["authorization"] == "Bearer no-key-needed"
@@ -337,7 +337,7 @@ def test_missing_endpoint_says_how_to_set_one(monkeypatch):
 
 def test_max_pixels_caps_each_image(page):
     with FakeOpenAI([text('{"answer": "D"}')]) as server:
-        brain_for(server, max_pixels=1000).answer(State("q?", "doc", page, page, []))
+        brain_for(server, max_pixels=1000).answer(State("q?", "doc", page, original=page, available_tools=[]))
     w, h = data_url_size(images(server.chat_requests[0])[0])
     assert w * h <= 1000 and w > h
 
@@ -424,7 +424,7 @@ def test_fake_server_runs_from_a_shell_with_a_script_file(page, tmp_path, capsys
 def test_reasoning_models_get_max_completion_tokens(page):
     with FakeOpenAI([text('{"answer": "F"}')]) as server:
         brain_for(server, max_tokens_param="max_completion_tokens", max_tokens=900, phase_tokens=False).answer(
-            State("q?", "doc", page, page, []))
+            State("q?", "doc", page, original=page, available_tools=[]))
     (request,) = server.chat_requests
     assert request["max_completion_tokens"] == 900 and "max_tokens" not in request
 

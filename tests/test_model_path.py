@@ -261,7 +261,7 @@ def test_a_skipped_repeat_is_not_a_rollback():
 
 def test_a_prose_answer_that_quotes_the_answer_returns_the_quote(page):
     with FakeOpenAI([text('Looking at the table, the total shown in the last row is "1,250", in dollars.')]) as server:
-        answer = brain_for(server).answer(State("What is the total?", "doc", page, page, []))
+        answer = brain_for(server).answer(State("What is the total?", "doc", page, original=page, available_tools=[]))
     assert answer.text == "1,250"
 
 
@@ -388,8 +388,8 @@ def test_a_region_a_zoom_read_is_reviewed_when_phase_a_named_none(document):
 
     brain = ModelBrain(base_url="http://localhost:1/v1", model="m", context="image", native_tools=True)
     box = Box(0.1, 0.1, 0.5, 0.3)
-    zoom = ZoomEvidence("total row", "text", box, 0, document, document.hash)
-    state = State("What is the total?", "doc", document, document, ["deshadowing"], evidence=[zoom])
+    zoom = ZoomEvidence("total row", "text", box, angle=0, crop=document, page_hash=document.hash)
+    state = State("What is the total?", "doc", document, original=document, available_tools=["deshadowing"], evidence=[zoom])
     after = document.derive(np.ascontiguousarray(255 - document.pixels), "invert")
     messages, functions = brain.phase_b_request(state, document, after, tool="deshadowing")
     sizes = [data_url_size(part["image_url"]["url"]) for part in messages[-1]["content"] if part["type"] == "image_url"]

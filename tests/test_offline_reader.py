@@ -75,7 +75,7 @@ def reader():
 
 
 def _ask(reader, page, question, task="doc"):
-    return reader.answer(State(question, task, page, page, []))
+    return reader.answer(State(question, task, page, original=page, available_tools=[]))
 
 
 @pytest.mark.parametrize(
@@ -127,14 +127,14 @@ def test_reads_a_labelled_bar_chart(reader, bar_chart, question, expected):
 
 def test_decide_rotates_a_sideways_page_first(reader):
     page = get_tool("rotate_90").run(_invoice())
-    state = State("What is the total due?", "doc", page, page, ["rotate_90", "rotate_180", "rotate_270", "deblurring"])
+    state = State("What is the total due?", "doc", page, original=page, available_tools=["rotate_90", "rotate_180", "rotate_270", "deblurring"])
     decision = reader.decide(state)
     assert isinstance(decision, UseTool) and decision.name == "rotate_270"
 
 
 def test_decide_answers_when_the_evidence_reads(reader):
     page = _invoice()
-    state = State("What is the total due?", "doc", page, page, ["rotate_90", "deblurring", "deshadowing"])
+    state = State("What is the total due?", "doc", page, original=page, available_tools=["rotate_90", "deblurring", "deshadowing"])
     decision = reader.decide(state)
     assert isinstance(decision, Answer) and decision.text == "$277.60"
 
@@ -142,9 +142,9 @@ def test_decide_answers_when_the_evidence_reads(reader):
 def test_review_keeps_what_helped_and_rolls_back_what_hurt(reader):
     sharp = _invoice()
     blurred = sharp.derive(cv2.GaussianBlur(sharp.pixels, (0, 0), 5), "blur")  # too blurred for RapidOCR to find text
-    state = State("What is the total due?", "doc", blurred, blurred, ["deblurring"])
+    state = State("What is the total due?", "doc", blurred, original=blurred, available_tools=["deblurring"])
     assert isinstance(reader.review(state, Change("deblurring", blurred, sharp, degradation="blur")), Keep)
-    state = State("What is the total due?", "doc", sharp, sharp, ["deblurring"])
+    state = State("What is the total due?", "doc", sharp, original=sharp, available_tools=["deblurring"])
     assert isinstance(reader.review(state, Change("deblurring", sharp, blurred, degradation="blur")), Rollback)
 
 
@@ -172,16 +172,16 @@ def test_measured_damage_lowers_confidence_and_sends_phase_a_to_the_tool():
     wary = Calibration(bias=-2.0, confidence=6.0, damage=-4.0)
     plain, calibrated = OfflineReader(calibration=None), OfflineReader(calibration=wary, answer_threshold=0.6)
     question, tools = "What is the total due?", ["deblurring", "deshadowing"]
-    state = State(question, "doc", blurred, blurred, [])
+    state = State(question, "doc", blurred, original=blurred, available_tools=[])
     excess, degradation = calibrated.damage(state, blurred, calibrated.read(state, blurred).region)
     assert degradation == "blur" and excess > 0.3
-    before = plain.decide(State(question, "doc", blurred, blurred, list(tools)))
-    after = calibrated.decide(State(question, "doc", blurred, blurred, list(tools)))
+    before = plain.decide(State(question, "doc", blurred, original=blurred, available_tools=list(tools)))
+    after = calibrated.decide(State(question, "doc", blurred, original=blurred, available_tools=list(tools)))
     assert isinstance(before, Answer) and before.text == "$277.60"
     assert isinstance(after, UseTool) and after.name == "deblurring"
     # On the clean page nothing passes a threshold: the answer's confidence is the calibration of the raw one.
-    raw = plain.answer(State(question, "doc", page, page, []))
-    clean = calibrated.answer(State(question, "doc", page, page, []))
+    raw = plain.answer(State(question, "doc", page, original=page, available_tools=[]))
+    clean = calibrated.answer(State(question, "doc", page, original=page, available_tools=[]))
     assert clean.text == "$277.60" and clean.confidence == pytest.approx(wary(raw.confidence, 0.0))
     # The command line passes the calibration as a mapping; anything else is refused with its name.
     assert OfflineReader(calibration={"bias": 0.0, "confidence": 1.0, "damage": 0.0}).calibration == Calibration(0.0, 1.0, 0.0)
@@ -194,8 +194,8 @@ def test_upside_down_verdicts_are_checked_against_the_text_lines(reader):
     turned = get_tool("rotate_180").run(page)
     from docintent.perception.service import reads_upside_down
 
-    assert not reads_upside_down(page, reader.reading_session(State("q", "doc", page, page, [])))
-    assert reads_upside_down(turned, reader.reading_session(State("q", "doc", turned, turned, [])))
+    assert not reads_upside_down(page, reader.reading_session(State("q", "doc", page, original=page, available_tools=[])))
+    assert reads_upside_down(turned, reader.reading_session(State("q", "doc", turned, original=turned, available_tools=[])))
 
 
 def test_a_turn_that_leaves_the_page_needing_another_turn_is_kept_and_one_to_undo_is_rolled_back():
@@ -214,8 +214,8 @@ def test_a_turn_that_leaves_the_page_needing_another_turn_is_kept_and_one_to_und
     sideways = get_tool("rotate_270").run(page)
     half = get_tool("rotate_180").run(sideways)  # turned 90 now: needs rotate_270 to be upright
     reader = Verdicts()
-    state = State("What is the total due?", "doc", sideways, sideways, ["rotate_180", "rotate_270"])
-    state.history.append(Step(Phase.TOOL, Action.APPLIED, "rotate_180", "", sideways.hash, half.hash))
+    state = State("What is the total due?", "doc", sideways, original=sideways, available_tools=["rotate_180", "rotate_270"])
+    state.history.append(Step(Phase.TOOL, Action.APPLIED, "rotate_180", reason="", before=sideways.hash, after=half.hash))
     turn = Change("rotate_180", sideways, half, degradation="orientation", geometric=True)
     reader.fixes = {sideways.hash: "rotate_180", half.hash: "rotate_270"}
     assert isinstance(reader.review(state, turn), Keep)

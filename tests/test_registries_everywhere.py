@@ -62,7 +62,7 @@ def stamp_severity(page: Page, region: Box | None = None) -> float:
     return min(1.0, red_share(target.pixels) * 10.0)
 
 
-STAMP = Degradation("stamp", "a red rubber stamp printed over the text", ("stamp", "red ink"), stamp_severity,
+STAMP = Degradation("stamp", "a red rubber stamp printed over the text", ("stamp", "red ink"), measure=stamp_severity,
                     threshold=0.2, order=45, plain="a red stamp covers the text")
 
 
@@ -115,7 +115,7 @@ def run_clean_first(run, config):
 
 
 STAMPED = Task("stamped", "stamped form", "Answer format (stamped forms):\n- Give the share of red ink as a whole "
-               "percent followed by '% red', e.g. \"3% red\".", "percent_points")
+               "percent followed by '% red', e.g. \"3% red\".", metric="percent_points")
 
 
 def _percent(text: str) -> float | None:
@@ -136,7 +136,7 @@ POINTS = Metric("percent_points", percent_points, lambda score: score >= 0.9)
 
 def load_stamps(path: Path, cache_dir: Any = None, allow_outside_paths: bool = False) -> list[Sample]:
     """Every PNG of a folder, asked how much of it is red; the gold answer is 0 (a form as it was printed)."""
-    return [Sample(image.stem, str(image), QUESTION, ("0% red",), "stamped", "forms", image.stem)
+    return [Sample(image.stem, str(image), QUESTION, answers=("0% red",), task="stamped", subset="forms", group=image.stem)
             for image in sorted(Path(path).glob("*.png"))]
 
 
@@ -167,9 +167,9 @@ class LongestLine:
 
     def read(self, question, layout, page=None) -> Choice:
         if not layout.items:
-            return Choice("", 0.0, Box.FULL, "nothing readable")
+            return Choice("", 0.0, Box.FULL, source="nothing readable")
         item = max(layout.items, key=lambda i: len(i.text))
-        return Choice(item.text, 0.95, item.box, "longest line", item.box)
+        return Choice(item.text, 0.95, item.box, source="longest line", box=item.box)
 
 
 class PhraseRetriever(Retriever):
@@ -301,9 +301,14 @@ HELP = {
 
 @pytest.mark.parametrize("command", sorted(HELP))
 def test_every_command_lists_the_plugins_in_its_help(command, plugins, capsys):
+    from docintent.brains import BRAINS
+
     shown = helped(capsys, command)
+    # another test module may have registered a brain of its own for the session (process_helpers' "slow")
+    brains = ", ".join(BRAINS.kinds_in_order())
     for expected in HELP[command]:
-        assert expected in shown, (expected, shown)
+        expected = expected.replace("offline, openai, scripted, redmeter", brains)
+        assert expected in shown and "redmeter" in brains, (expected, shown)
 
 
 def test_the_lists_are_read_when_the_help_is_printed_not_when_docintent_starts(capsys):

@@ -39,7 +39,7 @@ def test_score_by_family_with_every_strategy_fits_the_page(tmp_path):
     for k, strategy in enumerate(STRATEGIES):
         metric_rows = [{"task": t, "subset": t, "group": f"{t}{i}", "score": float((i + k) % 2)}
                        for t in ("doc", "chart", "table") for i in range(4)]
-        rows.append(StrategyRow("run", strategy, "offline", 12, 0, summarize(metric_rows), 1.0, 1.0, 0.0))
+        rows.append(StrategyRow("run", strategy, "offline", rows=12, errors=0, summary=summarize(metric_rows), avg_tools=1.0, median_seconds=1.0, tokens_per_sample=0.0))
     path = tmp_path / "fam.png"
     plot_families(rows, path)
     width, height = _size(path)

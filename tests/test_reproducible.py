@@ -156,7 +156,7 @@ def test_report_warns_when_compared_runs_differ_in_what_can_change_a_result(tmp_
 
     image = tmp_path / "p.png"
     save_page(Page.from_array(render_page(width=400, seed=2)[0]), image)
-    samples = [Sample("s1", str(image), "q?", ("42",), "doc", "doc", "s1")]
+    samples = [Sample("s1", str(image), "q?", answers=("42",), task="doc", subset="doc", group="s1")]
     for name in ("a", "b"):
         run_benchmark(samples, ["none", "docintent"], lambda: ScriptedBrain(final="42"), tmp_path / name)
     manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())

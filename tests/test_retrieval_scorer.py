@@ -12,7 +12,7 @@ TEN = [f"p{i:02d}" for i in range(1, 11)]
 
 
 def _gold(**answers: tuple[str, int]) -> dict[str, Annotation]:
-    return {q: Annotation(q, page, level, (), "topic-a" if level == 1 else "topic-b") for q, (page, level) in answers.items()}
+    return {q: Annotation(q, page, level, support_page_ids=(), topic_id="topic-a" if level == 1 else "topic-b") for q, (page, level) in answers.items()}
 
 
 def test_ranks_1_3_10_and_missing():

@@ -174,7 +174,7 @@ class MessagesChat:
         usage = Usage(data["usage"]["input_tokens"], data["usage"]["output_tokens"], 1)
         self.usage = self.usage + usage
         finish = {"tool_use": "tool_calls", "max_tokens": "length"}.get(data["stop_reason"], "stop")
-        return Reply(said, said, calls, finish, usage)
+        return Reply(said, said, calls, finish_reason=finish, usage=usage)
 
     def image_part(self, page: Page, max_side: int | None = None, *, max_pixels: int | None = None,
                    fmt: str = "auto", quality: int = 90) -> dict[str, Any]:

@@ -128,7 +128,7 @@ def test_overlapping_spans_in_one_row_fold_into_one_cell_without_losing_a_word()
     from docintent.layout.table import _resolve, _Seg
 
     def seg(text):
-        return _Seg(text, 0.0, 0.0, 0.1, 0.1)
+        return _Seg(text, 0.0, 0.0, x1=0.1, y1=0.1)
 
     slots = {(0, 2): [seg("13032")], (1, 3): [seg("$608e8")], (4, 2): [seg("$474$5")], (9, 1): [seg("Inte")],
              (10, 2): [seg("est neennse")]}

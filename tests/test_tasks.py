@@ -21,7 +21,7 @@ from docintent.vocabulary import BUILTIN, TASKS, Task, check_task, task_names
 
 RULES = ("Answer format (receipt questions):\n- Give the amount with its currency symbol exactly as the receipt "
          "prints it (write \"$12.50\").\n- Never round an amount.")
-RECEIPT = Task("receipt", "till receipt", RULES, "digits")
+RECEIPT = Task("receipt", "till receipt", RULES, metric="digits")
 
 
 def _digits(text: str) -> str:
@@ -173,7 +173,7 @@ def test_plugin_tasks_arrive_through_entry_points_and_never_replace_a_builtin(mo
         def load(self):
             return self._target
 
-    points = [_Point("receipt", RECEIPT), _Point("doc", Task("doc", "letter", "rules", "anls")),
+    points = [_Point("receipt", RECEIPT), _Point("doc", Task("doc", "letter", "rules", metric="anls")),
               _Point("broken", object())]
     monkeypatch.setattr(registry.metadata, "entry_points", lambda group: points if group == "docintent.tasks" else [])
     fresh = type(TASKS)("task", group="docintent.tasks", loader=lambda: [fresh.add(t) for t in BUILTIN])
@@ -185,9 +185,9 @@ def test_plugin_tasks_arrive_through_entry_points_and_never_replace_a_builtin(mo
 
 def test_a_task_record_is_checked_when_it_is_made():
     with pytest.raises(ConfigError, match="task name 'Receipt Questions'"):
-        Task("Receipt Questions", "receipt", "rules", "anls")
+        Task("Receipt Questions", "receipt", "rules", metric="anls")
     with pytest.raises(ConfigError, match="task 'receipt': metric must be non-empty text"):
-        Task("receipt", "receipt", "rules", "")
+        Task("receipt", "receipt", "rules", metric="")
     with pytest.raises(ConfigError, match="cannot be registered as 'till'"):
         with TASKS.scoped("till", RECEIPT):
             pass
@@ -200,7 +200,7 @@ def test_a_report_table_titles_a_plugin_task_by_its_name():
                  metric="digits"),
             dict(task="doc", subset="letter", group="q2", prediction="May", answers=["May"], score=1.0)]
     with receipt_task():
-        header, cells = strategy_table([StrategyRow("run", "none", "offline", 2, 0, summarize(rows), 1.0, 1.0, 0.0)])
+        header, cells = strategy_table([StrategyRow("run", "none", "offline", rows=2, errors=0, summary=summarize(rows), avg_tools=1.0, median_seconds=1.0, tokens_per_sample=0.0)])
     # the built-in family keeps its benchmark's name; a plug-in is titled by its own (a KeyError before)
     assert "DocVQA score" in header and "receipt score" in header
     assert cells[0][header.index("receipt score")] == "100.00"

@@ -202,7 +202,7 @@ def test_demoire_notches_at_most_its_bound_on_a_page_of_periodic_print():
 
 def test_the_orientation_check_is_counted_once_per_page_state(clean):
     reader = get_brain("offline")
-    state = State(QUESTION, "doc", clean, clean, [])
+    state = State(QUESTION, "doc", clean, original=clean, available_tools=[])
     reader.orientation_fix(state, clean)
     reader.orientation_fix(state, clean)
     reader.orientation_fix(state, get_tool("rotate_180")(clean))

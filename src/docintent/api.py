@@ -141,7 +141,7 @@ def read_document(
         except DocIntentError as err:
             document.unread[choice.number] = f"cannot be read: {err}"
             continue
-        why = LocateStep(Phase.LOCATE, Action.LOCATED, None, "", page.hash, page=choice.number, considered=total,
+        why = LocateStep(Phase.LOCATE, Action.LOCATED, None, reason="", before=page.hash, page=choice.number, considered=total,
                          seconds=located_in if previous is None else 0.0, ranking=shown if previous is None else [],
                          previous=previous, unranked=(len(document.past_budget) or None) if previous is None else None)
         if previous is None:

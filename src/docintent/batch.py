@@ -33,7 +33,7 @@ import os
 import stat
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -264,6 +264,7 @@ class AskJob:
     brain_factory: Callable[[], Any]
     strategy: str
     brain_name: str
+    _: KW_ONLY
     options: dict[str, Any] = field(default_factory=dict)
     pages: PageSelection = None
     max_pages: int = MAX_PAGES
@@ -313,6 +314,7 @@ class BatchSummary:
     path: Path
     rows: int
     new_rows: int
+    _: KW_ONLY
     skipped: int
     retried: int
     failed: int
@@ -385,8 +387,8 @@ def _run(items: Sequence[Any], item_key: Callable[[Any], tuple[str, ...]], row_k
             written = len(writer.rows) - before
             writer.compact()
         rows = latest_rows(writer.rows, row_key)
-        return BatchSummary(path, len(rows), written, skipped, retried, sum(1 for r in rows if r.get("error")),
-                            time.perf_counter() - t0, changed)
+        return BatchSummary(path, len(rows), written, skipped=skipped, retried=retried, failed=sum(1 for r in rows if r.get("error")),
+                            seconds=time.perf_counter() - t0, changed=changed)
 
 
 def ask_batch(
@@ -422,7 +424,7 @@ def ask_batch(
     digests = {file: content_digest(file) for file in dict.fromkeys(documents)}
     brain = brain_factory()
     brain_name = str(getattr(brain, "name", None) or getattr(brain_factory, "kind", None) or type(brain).__name__)
-    job = AskJob(brain_factory, strategy, brain_name, dict(options or {}), pages, max_pages, digests=digests)
+    job = AskJob(brain_factory, strategy, brain_name, options=dict(options or {}), pages=pages, max_pages=max_pages, digests=digests)
     items = [(file, q) for file in documents for q in questions]
 
     def changed(item: tuple[str, Question], row: dict[str, Any]) -> bool:

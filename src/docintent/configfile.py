@@ -44,7 +44,7 @@ import os
 import stat
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +89,7 @@ class Config:
     files: tuple[Path, ...] = ()
     settings: dict[str, FileValue] = field(default_factory=dict)
     profiles: dict[str, Profile] = field(default_factory=dict)
+    _: KW_ONLY
     default_profile: FileValue | None = None
     reasons: tuple[str, ...] = ()
     ignored: tuple[tuple[Path, str], ...] = ()

@@ -12,7 +12,7 @@ import html
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
 from .api import ask
@@ -92,6 +92,7 @@ class SamplePage:
     name: str  # a file name for it, e.g. "docintent-sample-doc-00000-c2.jpg"
     image: bytes  # the capture as generated (JPEG)
     question: str
+    _: KW_ONLY
     task: str
     answers: tuple[str, ...]
     damage: str  # what is wrong with the page, in plain words
@@ -120,8 +121,8 @@ def sample_page(seed: int = 7) -> SamplePage:
             raise DocIntentError(f"seed {seed} made no damaged document to offer as a sample")
         sample = picked[0]
         image = Path(sample.image).read_bytes()
-    return SamplePage(f"docintent-sample-{Path(sample.image).stem}.jpg", image, sample.question, sample.task,
-                      tuple(sample.answers), damage_words(sample.degradations))
+    return SamplePage(f"docintent-sample-{Path(sample.image).stem}.jpg", image, sample.question, task=sample.task,
+                      answers=tuple(sample.answers), damage=damage_words(sample.degradations))
 
 
 #: The strategies in plain words, as the demo names them.

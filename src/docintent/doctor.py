@@ -191,8 +191,8 @@ def model_checks(brain: ModelBrain, model: str | None = None) -> list[Check]:
         checks.append(Check("tool calls", "ok", f"the server {what}: {how}"))
 
     page = _full_page(max_side)
-    state = State("What is the revenue in the table's first row?", "doc", page, page,
-                  ["rotate_90", "rotate_180", "rotate_270", "deshadowing"])
+    state = State("What is the revenue in the table's first row?", "doc", page, original=page,
+                  available_tools=["rotate_90", "rotate_180", "rotate_270", "deshadowing"])
     sizes: list[tuple[str, int, int]] = []  # (phase, estimated, reported) prompt tokens
 
     def send(name: str, messages: list[dict[str, Any]], functions: list[dict[str, Any]]) -> Any:

@@ -34,7 +34,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -187,6 +187,7 @@ class ExtractSummary:
     path: Path
     pages: int
     new_pages: int
+    _: KW_ONLY
     skipped: int
     failed: int
     seconds: float
@@ -289,7 +290,7 @@ def extract_to(source: str | os.PathLike, out: str | os.PathLike, *, fmt: str = 
             write_tables(data, tables_dir)
         journal.unlink(missing_ok=True)
     failed = sum(1 for r in ordered if r.get("error"))
-    return ExtractSummary(target, len(ordered), new, len(plan) - new, failed, time.perf_counter() - t0)
+    return ExtractSummary(target, len(ordered), new, skipped=len(plan) - new, failed=failed, seconds=time.perf_counter() - t0)
 
 
 def _assemble(rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ leaderboard's rules to the letter, not ours.)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 NUMBER_RE = re.compile(
     r"""
@@ -43,6 +43,7 @@ class Number:
     value: float
     text: str
     start: int
+    _: KW_ONLY
     end: int
     percent: bool = False
     money: bool = False
@@ -68,8 +69,8 @@ def find_numbers(text: str) -> list[Number]:
             start += 1
         if m.group("close") and not m.group("open"):
             end -= 1
-        out.append(Number(value, text[start:end].strip(), start, end, bool(m.group("pct")),
-                          bool(m.group("cur") or m.group("cur2"))))
+        out.append(Number(value, text[start:end].strip(), start, end=end, percent=bool(m.group("pct")),
+                          money=bool(m.group("cur") or m.group("cur2"))))
     return out
 
 

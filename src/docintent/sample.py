@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import KW_ONLY, asdict, dataclass, field
 from typing import Any
 
 
@@ -19,6 +19,7 @@ class Sample:
     id: str
     image: str
     question: str
+    _: KW_ONLY
     answers: tuple[str, ...]
     task: str
     subset: str

@@ -9,7 +9,7 @@ always stored: ``phase`` and ``action`` as strings, kind-specific fields inside 
 ``results.jsonl`` loads unchanged (:meth:`Step.from_dict` picks the class by phase) and ``Step.phase == "B"``
 still holds for code that reads rows as plain dicts.
 
->>> step = ReviewStep(Phase.REVIEW, Action.KEEP, "deshadowing", "the evidence reads better")
+>>> step = ReviewStep(Phase.REVIEW, Action.KEEP, "deshadowing", reason="the evidence reads better")
 >>> step.to_dict()["phase"], step.phase == "B"
 ('B', True)
 >>> type(Step.from_dict(step.to_dict())).__name__, Step.from_dict(step.to_dict()) == step
@@ -18,7 +18,7 @@ still holds for code that reads rows as plain dicts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import KW_ONLY, dataclass, field, fields
 from enum import StrEnum
 from typing import Any, ClassVar
 
@@ -99,6 +99,7 @@ class Step:
     phase: Phase
     action: Action | str
     tool: str | None = None
+    _: KW_ONLY
     reason: str = ""
     before: str | None = None
     after: str | None = None
@@ -189,6 +190,7 @@ class DecideStep(Step):
     what the page needs, in words for people (from the degradation the tool restores)."""
 
     phase_kind: ClassVar[Phase | None] = Phase.DECIDE
+    _: KW_ONLY
     answer: str | None = None
     confidence: float | None = None
     args: dict[str, Any] = field(default_factory=dict)
@@ -218,6 +220,7 @@ class ToolStep(Step):
     machine. The budget is a figure to compare with, never a limit: nothing a tool decides depends on time."""
 
     phase_kind: ClassVar[Phase | None] = Phase.TOOL
+    _: KW_ONLY
     args: dict[str, Any] = field(default_factory=dict)
     work: dict[str, Any] = field(default_factory=dict)
     budget_s: float | None = None
@@ -266,6 +269,7 @@ class ReviewStep(Step):
     """Phase B: ``tool``'s change kept or rolled back; ``measurements``: the figures the verdict rests on."""
 
     phase_kind: ClassVar[Phase | None] = Phase.REVIEW
+    _: KW_ONLY
     measurements: dict[str, Any] = field(default_factory=dict)
 
     def describe(self, verbose: bool = False) -> str:
@@ -305,6 +309,7 @@ class InspectStep(Step):
     """Zoom / OCR of a region gathered evidence (``args``; ``evidence``: what was read, in short)."""
 
     phase_kind: ClassVar[Phase | None] = Phase.INSPECT
+    _: KW_ONLY
     args: dict[str, Any] = field(default_factory=dict)
     evidence: str | None = None
 
@@ -327,6 +332,7 @@ class LocateStep(Step):
     read to rank them (no text layer, past the OCR budget: ranked last)."""
 
     phase_kind: ClassVar[Phase | None] = Phase.LOCATE
+    _: KW_ONLY
     page: int | None = None
     considered: int | None = None
     ranking: list[Any] = field(default_factory=list)
@@ -365,6 +371,7 @@ class DiagnoseStep(Step):
     """The judge baseline's diagnosis: ``degradations`` present, and the ``rotation`` that makes it upright."""
 
     phase_kind: ClassVar[Phase | None] = Phase.DIAGNOSE
+    _: KW_ONLY
     degradations: list[str] = field(default_factory=list)
     rotation: str | None = None
 
@@ -379,6 +386,7 @@ class AnswerStep(Step):
     lines it was read from as ``[text, confidence, box]``; ``corrections``: MACT's corrections."""
 
     phase_kind: ClassVar[Phase | None] = Phase.ANSWER
+    _: KW_ONLY
     answer: str | None = None
     confidence: float | None = None
     region: Box | None = None
@@ -399,6 +407,7 @@ class PlanningStep(Step):
     """MACT planning wrote (or, after a plan mistake, rewrote) plan ``plan_id``."""
 
     phase_kind: ClassVar[Phase | None] = Phase.PLAN
+    _: KW_ONLY
     plan_id: str | None = None
     plan: dict[str, Any] = field(default_factory=dict)
     mistake: str | None = None
@@ -416,6 +425,7 @@ class ExecutionStep(Step):
     """MACT execution of step ``step_id`` of plan ``plan_id`` (candidate ``candidate``): ``output``."""
 
     phase_kind: ClassVar[Phase | None] = Phase.EXECUTE
+    _: KW_ONLY
     plan_id: str | None = None
     step_id: str | None = None
     candidate: int | None = None
@@ -436,6 +446,7 @@ class JudgmentStep(Step):
     """MACT judgment of plan ``plan_id``: accepted, or a ``mistake`` flagged in the plan or a step."""
 
     phase_kind: ClassVar[Phase | None] = Phase.JUDGE
+    _: KW_ONLY
     plan_id: str | None = None
     step_id: str | None = None
     verdict: str | None = None
@@ -506,6 +517,7 @@ class Provenance:
     page: int = 1
     box: Box | None = None
     read_box: Box | None = None
+    _: KW_ONLY
     read_page: str | None = None
     lines: tuple[tuple[str, float, Box], ...] = ()
     read_on: tuple[str, ...] = ()
@@ -525,6 +537,7 @@ class Result:
     answer: str
     strategy: str
     confidence: float = 0.0
+    _: KW_ONLY
     trace: list[Step] = field(default_factory=list)
     tools_kept: list[str] = field(default_factory=list)
     tools_rolled_back: list[str] = field(default_factory=list)

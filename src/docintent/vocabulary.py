@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from .errors import ConfigError, did_you_mean
@@ -50,6 +50,7 @@ class Task:
     name: str
     noun: str
     rules: str
+    _: KW_ONLY
     metric: str
     title: str = ""
 
@@ -103,9 +104,9 @@ class _TaskRegistry(Registry[Task]):
 
 #: The question families of WildDoc (DocVQA, ChartQA, TableVQA), in report order, each with its WildDoc metric.
 BUILTIN: tuple[Task, ...] = (
-    Task("doc", "document", "rules_doc", "anls", title="DocVQA"),
-    Task("chart", "chart", "rules_chart", "relaxed_accuracy", title="ChartQA"),
-    Task("table", "table", "rules_table", "table", title="TableVQA"),
+    Task("doc", "document", "rules_doc", metric="anls", title="DocVQA"),
+    Task("chart", "chart", "rules_chart", metric="relaxed_accuracy", title="ChartQA"),
+    Task("table", "table", "rules_table", metric="table", title="TableVQA"),
 )
 
 

@@ -26,7 +26,7 @@ Decisions carry the tokens they cost (``usage``), so strategies can account with
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, TypeVar
 
 from ..errors import ConfigError
@@ -53,6 +53,7 @@ class State:
     question: str
     task: str
     page: Page
+    _: KW_ONLY
     original: Page
     available_tools: list[str]
     history: list[Step] = field(default_factory=list)  # the steps so far

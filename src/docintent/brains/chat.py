@@ -16,7 +16,7 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..page import Page
@@ -37,6 +37,7 @@ class Reply:
     content: str
     text: str
     calls: list[ParsedCall]
+    _: KW_ONLY
     finish_reason: str | None
     usage: Usage
     reasoning: str = ""

@@ -10,7 +10,7 @@ Usage(prompt_tokens=15, completion_tokens=3, calls=2)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from ..page import Box, Page
@@ -46,6 +46,7 @@ class Answer:
     text: str
     confidence: float = 0.5
     reasoning: str = ""
+    _: KW_ONLY
     usage: Usage = Usage()
     region: Box | None = None
     evidence: tuple[tuple[str, float, Box], ...] = ()
@@ -60,6 +61,7 @@ class UseTool:
     name: str
     why: str = ""
     args: dict[str, Any] = field(default_factory=dict)
+    _: KW_ONLY
     usage: Usage = Usage()
     region: Box | None = None
 
@@ -110,6 +112,7 @@ class Change:
     tool: str
     before: Page
     after: Page
+    _: KW_ONLY
     args: dict[str, Any] = field(default_factory=dict)
     degradation: str = ""
     geometric: bool = False

@@ -470,7 +470,7 @@ class OpenAIChat:
         text, thought = strip_reasoning(content)
         reasoning = _reasoning_field(message) or thought
         calls = calls_from_message(message, text=text)
-        return Reply(content, text, calls, getattr(choice, "finish_reason", None), usage, reasoning, message)
+        return Reply(content, text, calls, finish_reason=getattr(choice, "finish_reason", None), usage=usage, reasoning=reasoning, message=message)
 
     # -- images ------------------------------------------------------------------------------------
 

@@ -136,14 +136,14 @@ def plan(brain: ModelChat, state: State, count: int, feedback: Verdict | None = 
     start = len(previous)
     if call is None:
         step = PlanStep("s1", "answer the question from the page", "text")
-        return [Plan(f"p{start + 1}", "lookup", (step,), f"one-step plan after an unusable reply ({problem})", usage)]
+        return [Plan(f"p{start + 1}", "lookup", (step,), rationale=f"one-step plan after an unusable reply ({problem})", usage=usage)]
     out = []
     for k, raw in enumerate((call.arguments or {})["plans"][: max(count, 1)]):
         steps = tuple(PlanStep(f"s{i + 1}", str(s["goal"]).strip(), str(s.get("expected") or "text"),
-                               tuple(str(x) for x in s.get("inputs") or ()), op="model")
+                               inputs=tuple(str(x) for x in s.get("inputs") or ()), op="model")
                       for i, s in enumerate(raw["steps"]))
-        out.append(Plan(f"p{start + k + 1}", str(raw.get("intent") or "model"), steps, str(raw.get("rationale") or ""),
-                        usage if k == 0 else Usage()))
+        out.append(Plan(f"p{start + k + 1}", str(raw.get("intent") or "model"), steps, rationale=str(raw.get("rationale") or ""),
+                        usage=usage if k == 0 else Usage()))
     return out
 
 
@@ -216,12 +216,12 @@ def execute(brain: ModelChat, state: State, plan: Plan, step: PlanStep, results:
         call, message, used, problem = brain.exchange(state, messages, functions, validate, "execute")
         usage = usage + used
         if call is None:
-            return Execution(step.id, last_tool, last_output, _value(last_output), 0.2, {}, f"no usable reply ({problem})", candidate, usage)
+            return Execution(step.id, last_tool, last_output, value=_value(last_output), confidence=0.2, args={}, evidence=f"no usable reply ({problem})", candidate=candidate, usage=usage)
         if call.name == "record":
             args = call.arguments or {}
             output = str(args["output"]).strip()
             conf = CONFIDENCE.get(str(args.get("confidence", "medium")).lower(), 0.5)
-            return Execution(step.id, last_tool, output, _value(output), conf, {}, "recorded by the model", candidate, usage)
+            return Execution(step.id, last_tool, output, value=_value(output), confidence=conf, args={}, evidence="recorded by the model", candidate=candidate, usage=usage)
         text, image = _run_tool(brain, state, call)
         last_tool, last_output = call.name, text
         content: list[dict[str, Any]] = [_text_part(f"{call.name} output:\n{text}")]
@@ -233,7 +233,7 @@ def execute(brain: ModelChat, state: State, plan: Plan, step: PlanStep, results:
                 messages.append({"role": "user", "content": content})
         else:
             messages.append({"role": "user", "content": content})
-    return Execution(step.id, last_tool, last_output, _value(last_output), 0.3, {}, "no record after three exchanges", candidate, usage)
+    return Execution(step.id, last_tool, last_output, value=_value(last_output), confidence=0.3, args={}, evidence="no record after three exchanges", candidate=candidate, usage=usage)
 
 
 def _value(text: str) -> Any:
@@ -271,7 +271,7 @@ def judge(brain: ModelChat, state: State, plan: Plan, results: dict[str, Executi
     call, _, usage, problem = brain.exchange(state, messages, functions, validate, "judge")
     if call is None:
         # An unusable judgment does not hold the answer back: the process stands as it is.
-        return Verdict(True, None, None, "", (f"no usable verdict ({problem})",), usage)
+        return Verdict(True, None, None, mistake="", checks=(f"no usable verdict ({problem})",), usage=usage)
     if call.name == "accept":
         return Verdict.ok(("accepted by the model",), usage)
     args = call.arguments or {}
@@ -307,14 +307,14 @@ def conclude(brain: ModelChat, state: State, runs: list[tuple[Plan, dict[str, Ex
             obj = calls[0].arguments
     if obj is not None and "answer" in obj:
         return Answer(str(obj["answer"]).strip(), CONFIDENCE.get(str(obj.get("confidence", "")).lower(), 0.5),
-                      "answer role", usage)
+                      "answer role", usage=usage)
     text = content.strip().splitlines()[-1].strip() if content.strip() else ""
     if not text:
         best = next((r for r in runs if r[2].accept), runs[0] if runs else None)
         if best is not None and best[0].steps and best[0].steps[-1].id in best[1]:
-            return Answer(best[1][best[0].steps[-1].id].output, 0.3, "empty answer reply: the last result stands", usage)
-        return Answer("", 0.0, "the model returned an empty reply", usage)
-    return Answer(text, 0.3, "answer read from a reply without the requested JSON", usage)
+            return Answer(best[1][best[0].steps[-1].id].output, 0.3, "empty answer reply: the last result stands", usage=usage)
+        return Answer("", 0.0, "the model returned an empty reply", usage=usage)
+    return Answer(text, 0.3, "answer read from a reply without the requested JSON", usage=usage)
 
 
 __all__ = ["conclude", "execute", "judge", "plan"]

@@ -6,7 +6,7 @@ one question). Functions of the state and the pages, with no request sent: the b
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from ..page import Box, Page
@@ -77,6 +77,7 @@ class Conversation:
     messages: list[dict[str, Any]] = field(default_factory=list)
     open_call: str | None | bool = False
     note: str = ""
+    _: KW_ONLY
     region: tuple[Box, tuple[int, int]] | None = None
     image_tokens: int = 0
 

@@ -265,7 +265,7 @@ class ModelBrain(Restorer, MactRoles):
             forced = self.answer(state)
             return Answer(forced.text, forced.confidence,
                           f"forced answer after an unusable reply ({problem}). {forced.reasoning}".strip(),
-                          usage + forced.usage)
+                          usage=usage + forced.usage)
         decision = replies.decision(call, answered[-1], usage)
         if isinstance(decision, UseTool):
             box = replies.region_box(check.region)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from ..configfile import Config, Profile, load_config
@@ -43,6 +43,7 @@ class BrainChoice:
     kind: str
     options: dict[str, Any]
     profile: str | None = None
+    _: KW_ONLY
     sources: dict[str, str] = field(default_factory=dict)
     #: Options of the profile that an environment variable overrides: option -> the variable's name.
     from_environment: dict[str, str] = field(default_factory=dict)
@@ -91,7 +92,7 @@ def choose_brain(
     if name is None and kind is None and config.default_profile is not None:
         name = config.default_profile.value
     if name is None:
-        return BrainChoice(kind or "offline", dict(options), None, {k: "command line" for k in options})
+        return BrainChoice(kind or "offline", dict(options), None, sources={k: "command line" for k in options})
     if name not in config.profiles:
         where = ", ".join(map(str, config.files)) or "no config file"
         raise ConfigError(f"--profile {name}: no such profile (in {where}); profiles: {', '.join(config.profiles) or 'none'}")
@@ -112,7 +113,7 @@ def choose_brain(
     for key, value in options.items():
         merged[key] = value
         sources[key] = "command line"
-    return BrainChoice(chosen.kind, merged, name, sources, from_environment)
+    return BrainChoice(chosen.kind, merged, name, sources=sources, from_environment=from_environment)
 
 
 def shown(key: str, value: Any) -> Any:

@@ -31,7 +31,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any, Protocol
 
 from ..errors import ConfigError
@@ -50,6 +50,7 @@ class LimitStats:
     requests: int
     tokens: int
     throttled: int
+    _: KW_ONLY
     slowdown: float
     waited_seconds: float
 
@@ -149,7 +150,7 @@ class RateLimiter:
     def stats(self) -> LimitStats:
         """Counts so far (see :class:`LimitStats`)."""
         with self._lock:
-            return LimitStats(self._requests, self._tokens, self._throttled, self._slowdown, round(self._waited, 3))
+            return LimitStats(self._requests, self._tokens, self._throttled, slowdown=self._slowdown, waited_seconds=round(self._waited, 3))
 
 
 class Limiter(Protocol):

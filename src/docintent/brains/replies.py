@@ -90,8 +90,8 @@ def decision(call: ParsedCall, reply: Reply, usage: Usage) -> Decision:
         args = call.arguments or {}
         confidence = CONFIDENCE.get(str(args.get("confidence", "medium")).strip().lower(), 0.5)
         reasoning = str(args.get("reasoning") or content)
-        return Answer(str(args["answer"]).strip(), confidence, reasoning, usage)
-    return UseTool(call.name, content, dict(call.arguments or {}), usage)
+        return Answer(str(args["answer"]).strip(), confidence, reasoning, usage=usage)
+    return UseTool(call.name, content, dict(call.arguments or {}), usage=usage)
 
 
 def verdict(call: ParsedCall | None, replies: list[Reply], usage: Usage, problem: str | None) -> Review:
@@ -123,15 +123,15 @@ def answer(reply: Reply, max_tokens: int) -> Answer:
             obj = call.arguments
     if obj is not None and "answer" in obj:
         confidence = CONFIDENCE.get(str(obj.get("confidence", "")).lower(), 0.5)
-        return Answer(str(obj["answer"]).strip(), confidence, str(obj.get("reasoning", "")), usage)
+        return Answer(str(obj["answer"]).strip(), confidence, str(obj.get("reasoning", "")), usage=usage)
     text_answer = answer_from_prose(reply.text)
     if not text_answer:
         why = "the model returned an empty reply"
         if reply.truncated:
             why = (f"the reply was cut at max_tokens (finish_reason=length) before the answer; "
                    f"raise max_tokens (now {max_tokens})")
-        return Answer("", 0.0, why, usage)
-    return Answer(text_answer, 0.3, "answer read from a reply without the requested JSON", usage)
+        return Answer("", 0.0, why, usage=usage)
+    return Answer(text_answer, 0.3, "answer read from a reply without the requested JSON", usage=usage)
 
 
 def diagnosis(reply: Reply) -> Diagnosis:

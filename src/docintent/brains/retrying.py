@@ -36,7 +36,7 @@ behind another API gets the same rules as ``ModelBrain(chat_model=Retrying(MyApi
 ...     def chat(self, messages, tools=None, *, max_tokens=None):
 ...         if self.failures:
 ...             raise self.failures.pop(0)
-...         return Reply("ok", "ok", [], "stop", Usage(1, 1, 1))
+...         return Reply("ok", "ok", [], finish_reason="stop", usage=Usage(1, 1, 1))
 >>> waits = []
 >>> model = Retrying(Flaky(), RetryPolicy(max_retries=2, backoff=0.5), sleep=waits.append)
 >>> model.chat([{"role": "user", "content": "hi"}]).text, waits   # the server's 2 s, then 0.5 x 2^1
@@ -55,7 +55,7 @@ import random
 import time
 import zlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from ..errors import ConfigError, ModelEndpointError, ModelTimeout, RateLimited, TransientError
@@ -109,6 +109,7 @@ class RetryPolicy:
     max_retries: int = 4
     backoff: float = 1.0
     max_wait: float = 60.0
+    _: KW_ONLY
     jitter: float = 0.0
     seed: int = 0
     timeout_cap: float = 4.0

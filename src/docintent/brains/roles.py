@@ -7,7 +7,7 @@ role reads the corrected process and the :class:`Correction` pairs. All are froz
 brain can script them and a trace can store them as plain data (:meth:`to_dict`).
 
 >>> step = PlanStep("s1", "read the value of Catalogue", "number", op="lookup", args={"target": "Catalogue"})
->>> plan = Plan("p1", "diff", (step, PlanStep("s2", "subtract", "number", ("s1",), op="compute")))
+>>> plan = Plan("p1", "diff", (step, PlanStep("s2", "subtract", "number", inputs=("s1",), op="compute")))
 >>> plan.step("s2").inputs
 ('s1',)
 >>> Verdict.flag_execution("s1", "a zoomed re-read gives 27, not 24").target
@@ -16,7 +16,7 @@ brain can script them and a trace can store them as plain data (:meth:`to_dict`)
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import KW_ONLY, asdict, dataclass, field
 from typing import Any, Literal
 
 from .decisions import Usage
@@ -35,6 +35,7 @@ class PlanStep:
     id: str
     goal: str
     expected: str = "text"
+    _: KW_ONLY
     inputs: tuple[str, ...] = ()
     op: str = "read"
     args: dict[str, Any] = field(default_factory=dict)
@@ -51,6 +52,7 @@ class Plan:
     id: str
     intent: str
     steps: tuple[PlanStep, ...]
+    _: KW_ONLY
     rationale: str = ""
     usage: Usage = Usage()
 
@@ -72,6 +74,7 @@ class Execution:
     step_id: str
     tool: str
     output: str
+    _: KW_ONLY
     value: Any = None
     confidence: float = 0.5
     args: dict[str, Any] = field(default_factory=dict)
@@ -93,6 +96,7 @@ class Verdict:
     accept: bool
     target: MistakeTarget | None = None
     step_id: str | None = None
+    _: KW_ONLY
     mistake: str = ""
     checks: tuple[str, ...] = ()
     usage: Usage = Usage()
@@ -100,17 +104,17 @@ class Verdict:
     @classmethod
     def ok(cls, checks: tuple[str, ...] = (), usage: Usage = Usage()) -> Verdict:
         """Every check passed."""
-        return cls(True, None, None, "", checks, usage)
+        return cls(True, None, None, mistake="", checks=checks, usage=usage)
 
     @classmethod
     def flag_plan(cls, mistake: str, checks: tuple[str, ...] = (), usage: Usage = Usage()) -> Verdict:
         """The plan itself is wrong (a step missing, the wrong operation, a target that does not exist)."""
-        return cls(False, "plan", None, mistake, checks, usage)
+        return cls(False, "plan", None, mistake=mistake, checks=checks, usage=usage)
 
     @classmethod
     def flag_execution(cls, step_id: str, mistake: str, checks: tuple[str, ...] = (), usage: Usage = Usage()) -> Verdict:
         """Step ``step_id`` was executed wrongly (a misread value, wrong arithmetic)."""
-        return cls(False, "execution", step_id, mistake, checks, usage)
+        return cls(False, "execution", step_id, mistake=mistake, checks=checks, usage=usage)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

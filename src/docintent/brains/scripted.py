@@ -93,7 +93,7 @@ class ScriptedBrain(Restorer, MactRoles):
         self.calls.append(("plan", self._hash(state)))
         if not self.plans:
             step = PlanStep("s1", "answer the question from the page", "text", op="read")
-            return [Plan(f"p{len(previous) + 1}", "lookup", (step,), "one reading of the page")]
+            return [Plan(f"p{len(previous) + 1}", "lookup", (step,), rationale="one reading of the page")]
         item = self.plans.popleft()
         return list(item) if isinstance(item, list) else [item]
 
@@ -102,8 +102,8 @@ class ScriptedBrain(Restorer, MactRoles):
         self.calls.append(("execute", self._hash(state)))
         if not self.executions:
             answer = self.final
-            return Execution(step.id, self.name, answer.text, answer.text, answer.confidence, {}, answer.reasoning,
-                             candidate, answer.usage)
+            return Execution(step.id, self.name, answer.text, value=answer.text, confidence=answer.confidence, args={}, evidence=answer.reasoning,
+                             candidate=candidate, usage=answer.usage)
         return replace(self.executions.popleft(), step_id=step.id, candidate=candidate)
 
     def judge(self, state: State, plan: Plan, results: dict[str, Execution]) -> Verdict:

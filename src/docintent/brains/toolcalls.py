@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 _THINK_BLOCK_RE = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S)
@@ -63,6 +63,7 @@ class ParsedCall:
     name: str
     arguments: dict[str, Any] | None
     call_id: str | None = None
+    _: KW_ONLY
     error: str | None = None
     raw: str = field(default="", repr=False)
 
@@ -125,7 +126,7 @@ def _as_call(value: Any, raw: str) -> ParsedCall | None:
         return None
     raw_args: Any = next((value[k] for k in ("arguments", "parameters", "args", "input") if k in value), {})
     arguments, error = decode_arguments(raw_args)
-    return ParsedCall(name.strip(), arguments, None, error, raw)
+    return ParsedCall(name.strip(), arguments, None, error=error, raw=raw)
 
 
 def parse_text_calls(text: str | None) -> list[ParsedCall]:
@@ -160,7 +161,7 @@ def calls_from_message(message: Any, text: str | None = None) -> list[ParsedCall
         if fn is None or not getattr(fn, "name", None):
             continue
         arguments, error = decode_arguments(fn.arguments)
-        native.append(ParsedCall(fn.name, arguments, tc.id or "call", error, fn.arguments or ""))
+        native.append(ParsedCall(fn.name, arguments, tc.id or "call", error=error, raw=fn.arguments or ""))
     if native:
         return native
     if text is None:

@@ -53,7 +53,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from multiprocessing.managers import BaseManager
 from typing import Any, Protocol
 
@@ -491,6 +491,7 @@ class RayExecutor:
     address: str | None = None
     workers: int | None = None
     concurrency: int = 1
+    _: KW_ONLY
     cpus_per_task: float = 1.0
     memory_per_task: int | None = None
     num_cpus: int | None = None

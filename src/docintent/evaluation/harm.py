@@ -18,7 +18,7 @@ measured loss; a difference inside the interval's spread is noise.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,7 @@ class HarmCell:
     key: str
     value: str
     n: int
+    _: KW_ONLY
     treated: float
     baseline: float
     diff: float
@@ -60,6 +61,7 @@ class Harmed:
     sample: str
     question: str
     baseline: float
+    _: KW_ONLY
     treated: float
     kept: tuple[str, ...]
     group: str
@@ -120,8 +122,8 @@ def harm_table(rows: Sequence[dict[str, Any]], keys: Sequence[str] | None = None
             low, high = np.percentile(boot, [2.5, 97.5])
             t_mean = float(np.mean([m[0] for m in means[value]]))
             b_mean = float(np.mean([m[1] for m in means[value]]))
-            out.append(HarmCell(key, value, len(diffs), 100 * t_mean, 100 * b_mean, 100 * float(diffs.mean()),
-                                100 * float(low), 100 * float(high)))
+            out.append(HarmCell(key, value, len(diffs), treated=100 * t_mean, baseline=100 * b_mean, diff=100 * float(diffs.mean()),
+                                low=100 * float(low), high=100 * float(high)))
     return out
 
 
@@ -132,8 +134,8 @@ def harmed_samples(rows: Sequence[dict[str, Any]], *, treated: str = "docintent"
     for sample, t, b in _pairs(rows, treated, baseline):
         kept = tuple((t.get("result") or {}).get("tools_kept") or ())
         if kept and _score(t) < _score(b):
-            out.append(Harmed(str(sample["id"]), str(sample.get("question", "")), _score(b), _score(t), kept,
-                              _field(sample, key) or ""))
+            out.append(Harmed(str(sample["id"]), str(sample.get("question", "")), _score(b), treated=_score(t), kept=kept,
+                              group=_field(sample, key) or ""))
     return sorted(out, key=lambda h: (h.treated - h.baseline, h.sample))
 
 

@@ -31,7 +31,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from rapidfuzz.distance import Levenshtein
@@ -398,6 +398,7 @@ class Metric:
     name: str
     score: Callable[[str, str | Iterable[str], str], float]
     correct: Callable[[float], bool]
+    _: KW_ONLY
     title: str | None = None
     aggregate: str = "mean"
 
@@ -492,6 +493,7 @@ class SplitScore:
     score: float
     consistency: float
     rows: int
+    _: KW_ONLY
     questions: int
     subsets: dict[str, SplitScore] = field(default_factory=dict)
     #: The name of the metric the rows were scored by (a task's figure; "" on a sub-split).

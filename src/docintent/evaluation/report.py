@@ -23,7 +23,7 @@ import os
 import re
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +117,7 @@ class StrategyRow:
     run: str
     strategy: str
     brain: str
+    _: KW_ONLY
     rows: int
     errors: int
     summary: Summary | None

@@ -44,7 +44,7 @@ import stat
 import subprocess
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -509,6 +509,7 @@ class RowJob:
     brain_factory: Callable[[], Any]
     strategies: list[Any]
     brain_name: str
+    _: KW_ONLY
     seed: int = 0
     steps_dir: Path | None = None
     batch: int = 1
@@ -679,6 +680,7 @@ class RunSummary:
     out_dir: Path
     rows: int
     new_rows: int
+    _: KW_ONLY
     skipped: int
     retried: int
     failed: int
@@ -855,7 +857,7 @@ def run_benchmark(
     try:
         # All strategies of a sample in one call: they start from the same page, whose OCR the worker's
         # cache (one per machine) then serves to every strategy after the first.
-        job = RowJob(brain_factory, resolved, brain_name, seed, steps_dir, batch=len(resolved))
+        job = RowJob(brain_factory, resolved, brain_name, seed=seed, steps_dir=steps_dir, batch=len(resolved))
         write_rows(todo, job, writer, executor, bar, state=brain, stamp=stamp)
     finally:
         bar.close()

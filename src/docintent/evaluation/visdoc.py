@@ -15,7 +15,7 @@ Metrics, in percent over all annotated queries (and per level and per topic):
 - Recall@k = share of queries whose answer page is among the first k handles (k = 1, 3, 5, 10);
 - MRR@10 = mean of 1 / rank of the answer page, 0 when it is not in the first 10.
 
->>> gold = {"q1": Annotation("q1", "p3", 1, (), "t")}
+>>> gold = {"q1": Annotation("q1", "p3", 1, support_page_ids=(), topic_id="t")}
 >>> score({"q1": ["p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10"]}, gold, known={f"p{i}" for i in range(1, 11)}).overall["MRR@10"]
 33.33
 """
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,7 @@ class Annotation:
     query_id: str
     answer_page_id: str
     level: int
+    _: KW_ONLY
     support_page_ids: tuple[str, ...]
     topic_id: str
 
@@ -95,8 +96,8 @@ def load_annotations(directory: str | Path) -> dict[str, Annotation]:
             qid,
             str(_field(r, "answer_page_id", path, n)),
             int(_field(r, "level", path, n)),
-            tuple(str(s) for s in r.get("support_page_ids", ())),
-            str(r.get("topic_id", "")),
+            support_page_ids=tuple(str(s) for s in r.get("support_page_ids", ())),
+            topic_id=str(r.get("topic_id", "")),
         )
     return out
 
@@ -152,6 +153,7 @@ class Scores:
     overall: dict[str, float]
     by_level: dict[str, dict[str, float]]
     by_topic: dict[str, dict[str, float]]
+    _: KW_ONLY
     invalid: dict[str, str] = field(default_factory=dict)
     per_query: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -63,6 +63,7 @@ class Block:
     kind: str
     text: str
     box: Box
+    _: KW_ONLY
     confidence: float
     key: str | None = None
     value: str | None = None
@@ -77,6 +78,7 @@ class Structure:
     width: int
     height: int
     blocks: list[Block] = field(default_factory=list)
+    _: KW_ONLY
     tables: list[Table] = field(default_factory=list)
     source: str = "ocr"
 
@@ -391,18 +393,18 @@ def layout_structure(layout: Layout, width: int | None, height: int | None, *, s
         flush()
         if what == "table":
             t = structure.tables[payload]
-            structure.blocks.append(Block("table", t.to_markdown(), box, float(t.meta.get("mean_confidence", 0.0)),
+            structure.blocks.append(Block("table", t.to_markdown(), box, confidence=float(t.meta.get("mean_confidence", 0.0)),
                                           table=payload))
         else:
             key, value, conf = payload
-            structure.blocks.append(Block("key_value", f"{key}: {value}", box, conf, key=key, value=value))
+            structure.blocks.append(Block("key_value", f"{key}: {value}", box, confidence=conf, key=key, value=value))
     flush()
     # Tables are numbered in reading order.
     seen = [b.table for b in structure.blocks if b.table is not None]
     if seen != list(range(len(seen))):
         renumber = {old: new for new, old in enumerate(seen)}
         structure.tables = [structure.tables[old] for old in seen]
-        structure.blocks = [Block(b.kind, b.text, b.box, b.confidence, b.key, b.value, renumber[b.table], b.level)
+        structure.blocks = [Block(b.kind, b.text, b.box, confidence=b.confidence, key=b.key, value=b.value, table=renumber[b.table], level=b.level)
                             if b.table is not None else b for b in structure.blocks]
     return structure
 
@@ -455,16 +457,16 @@ def _text_blocks(lines: list[Item], unit: float, size: dict[int, float]) -> list
     conf = float(np.mean([i.confidence for i in lines]))
     h = float(np.median([size.get(i.index, i.h) for i in lines]))
     if _BULLET.match(lines[0].text):
-        return [Block("list_item", text, box, conf)]
+        return [Block("list_item", text, box, confidence=conf)]
     shouting = text.isupper() and len(text) <= 60 and sum(c.isalpha() for c in text) >= 3
     large = h >= 1.25 * unit
     if len(lines) <= 2 and len(text) <= 120 and (large or shouting) and not text.rstrip().endswith(","):
-        return [Block("heading", text, box, conf, level=1 if h >= 1.6 * unit else 2)]
+        return [Block("heading", text, box, confidence=conf, level=1 if h >= 1.6 * unit else 2)]
     if len(lines) == 1:
         m = _KEY_VALUE.match(text)
         if m and len(m.group(1).split()) <= 4:
-            return [Block("key_value", text, box, conf, key=m.group(1).strip(), value=m.group(2).strip())]
-    return [Block("paragraph", text, box, conf)]
+            return [Block("key_value", text, box, confidence=conf, key=m.group(1).strip(), value=m.group(2).strip())]
+    return [Block("paragraph", text, box, confidence=conf)]
 
 
 __all__ = ["BLOCK_KINDS", "SCHEMA_VERSION", "Block", "Structure", "chart_grid", "layout_structure", "page_markdown",

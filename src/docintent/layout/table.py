@@ -25,7 +25,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -49,6 +49,7 @@ class Cell:
     text: str
     box: Box
     row: int
+    _: KW_ONLY
     col: int
     colspan: int = 1
 
@@ -207,6 +208,7 @@ class _Seg:
     text: str
     x0: float
     y0: float
+    _: KW_ONLY
     x1: float
     y1: float
     words: tuple[_Seg, ...] = ()  # the words a merged segment was made of (empty for a single word)
@@ -262,7 +264,7 @@ def _split_glued(s: _Seg) -> list[_Seg]:
     width = (s.x1 - s.x0) / len(s.text)
     for part in parts:
         end = start + width * len(part)
-        out.append(_Seg(part, start, s.y0, end, s.y1, line=s.line))
+        out.append(_Seg(part, start, s.y0, x1=end, y1=s.y1, line=s.line))
         start = end
     return out
 
@@ -300,10 +302,10 @@ def _merge_words(row: list[_Seg], xunit: float) -> list[_Seg]:
             ):
                 sep = "" if currency and last.text != "US$" else " "
                 parts = (prev.words or (prev,)) + (s,)
-                out[-1] = _Seg(prev.text + sep + s.text, prev.x0, min(prev.y0, s.y0), s.x1, max(prev.y1, s.y1), parts,
+                out[-1] = _Seg(prev.text + sep + s.text, prev.x0, min(prev.y0, s.y0), x1=s.x1, y1=max(prev.y1, s.y1), words=parts,
                                line=s.line)
                 continue
-        out.append(_Seg(s.text, s.x0, s.y0, s.x1, s.y1, line=s.line))
+        out.append(_Seg(s.text, s.x0, s.y0, x1=s.x1, y1=s.y1, line=s.line))
     return out
 
 
@@ -331,7 +333,7 @@ def _split_at_columns(row: list[_Seg], cols: list[list[float]], space: float, xu
     for s in row:
         estimated = len(s.words) < 2 and " " in s.text.strip() and len(cols) > 1
         if estimated:
-            s = _Seg(s.text, s.x0, s.y0, s.x1, s.y1, _estimated_words(s))
+            s = _Seg(s.text, s.x0, s.y0, x1=s.x1, y1=s.y1, words=_estimated_words(s))
         if len(s.words) < 2:
             out.append(s)
             continue
@@ -353,8 +355,8 @@ def _split_at_columns(row: list[_Seg], cols: list[list[float]], space: float, xu
             text = " ".join(w.text for w in piece)
             for cur in CURRENCY:  # "$ 12" was joined without a space
                 text = text.replace(cur + " ", cur) if cur != "US$" else text
-            out.append(_Seg(text, piece[0].x0, min(w.y0 for w in piece), piece[-1].x1, max(w.y1 for w in piece),
-                            tuple(piece) if len(piece) > 1 else (), line=s.line))
+            out.append(_Seg(text, piece[0].x0, min(w.y0 for w in piece), x1=piece[-1].x1, y1=max(w.y1 for w in piece),
+                            words=tuple(piece) if len(piece) > 1 else (), line=s.line))
     return out
 
 
@@ -369,7 +371,7 @@ def _estimated_words(s: _Seg) -> tuple[_Seg, ...]:
     text = s.text.strip()
     for word in words:
         start = text.index(word, pos)
-        out.append(_Seg(word, s.x0 + start * per_char, s.y0, s.x0 + (start + len(word)) * per_char, s.y1, line=s.line))
+        out.append(_Seg(word, s.x0 + start * per_char, s.y0, x1=s.x0 + (start + len(word)) * per_char, y1=s.y1, line=s.line))
         pos = start + len(word)
     return tuple(out)
 
@@ -449,7 +451,7 @@ def reconstruct_table(words_or_lines: Any, region: Box | None = None, *, page_si
         items = [(t, b, n) for t, b, n in items if region.x0 <= b.center[0] <= region.x1 and region.y0 <= b.center[1] <= region.y1]
     if not items:
         return Table([], 0, region)
-    segs = [piece for t, b, n in items for piece in _split_glued(_Seg(t, b.x0, b.y0, b.x1, b.y1, line=n))]
+    segs = [piece for t, b, n in items for piece in _split_glued(_Seg(t, b.x0, b.y0, x1=b.x1, y1=b.y1, line=n))]
     unit = float(np.median([s.h for s in segs]))
     if page_size is not None:
         xunit = unit * page_size[1] / page_size[0]
@@ -491,11 +493,11 @@ def reconstruct_table(words_or_lines: Any, region: Box | None = None, *, page_si
             text = " ".join(s.text for s in sorted(ss, key=lambda s: (round(s.yc / unit), s.x0)))
             x0 = min(min(s.x0 for s in ss), cols[first][0])
             x1 = max(max(s.x1 for s in ss), cols[first + n - 1][1])
-            cells.append(Cell(text, _box(x0, y_ext[r][0], x1, y_ext[r][1]), r, first, n))
+            cells.append(Cell(text, _box(x0, y_ext[r][0], x1, y_ext[r][1]), r, col=first, colspan=n))
             covered.update(range(first, first + n))
         for c in range(len(cols)):
             if c not in covered:
-                cells.append(Cell("", _box(cols[c][0], y_ext[r][0], cols[c][1], y_ext[r][1]), r, c, 1))
+                cells.append(Cell("", _box(cols[c][0], y_ext[r][0], cols[c][1], y_ext[r][1]), r, col=c, colspan=1))
         table_rows.append(sorted(cells, key=lambda c: c.col))
     return Table(table_rows, n_head, region, {"unit": unit, "xunit": xunit})
 

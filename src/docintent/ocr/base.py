@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass, field
+from dataclasses import KW_ONLY, asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -42,6 +42,7 @@ class OcrResult:
     lines: tuple[OcrLine, ...]
     engine: str
     page_hash: str
+    _: KW_ONLY
     region: Box | None = None
     seconds: float = 0.0
     meta: dict[str, Any] = field(default_factory=dict, compare=False)
@@ -80,7 +81,8 @@ class OcrResult:
             )
             for l in d["lines"]
         )
-        return cls(lines, d["engine"], d["page_hash"], box(d.get("region")), float(d.get("seconds", 0.0)), d.get("meta") or {})
+        return cls(lines, d["engine"], d["page_hash"], region=box(d.get("region")), seconds=float(d.get("seconds", 0.0)),
+                   meta=d.get("meta") or {})
 
 
 class OcrEngine(ABC):
@@ -142,7 +144,7 @@ class OcrEngine(ABC):
             for text, quad, conf, words in raw
             if text.strip()
         )
-        result = OcrResult(lines, self.name, page.hash, region, time.perf_counter() - start, {"scale": scale})
+        result = OcrResult(lines, self.name, page.hash, region=region, seconds=time.perf_counter() - start, meta={"scale": scale})
         if key is not None:
             self.cache.put(key, result)
         return result

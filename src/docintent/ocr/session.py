@@ -138,7 +138,7 @@ class ReadingSession:
             meta["quads"] = np.asarray(quads, dtype=np.float32).tolist()
             meta["lines"] = [[key.hex(), text, conf, [list(word) for word in words]]
                              for key, (text, conf, words) in zip(keys, recognised)]
-        result = OcrResult(lines, self.engine.name, page.hash, region, time.perf_counter() - start, meta)
+        result = OcrResult(lines, self.engine.name, page.hash, region=region, seconds=time.perf_counter() - start, meta=meta)
         if cache_key is not None:
             cache.put(cache_key, result)
         return result
@@ -197,7 +197,7 @@ class ReadingSession:
             return full
         self.stats["region_reads"] += 1
         inside = tuple(line for line in full.lines if _centre_in(line.box, region))
-        return OcrResult(inside, full.engine, full.page_hash, region, 0.0, {"lines_read": 0})
+        return OcrResult(inside, full.engine, full.page_hash, region=region, seconds=0.0, meta={"lines_read": 0})
 
     def _recognise(self, page: Page, quads: list[np.ndarray]) -> tuple[list[bytes], list[Recognised]]:
         engine: Any = self.engine

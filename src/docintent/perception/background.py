@@ -15,7 +15,7 @@ page wide replaces every glyph by the paper around it, which leaves a low-resolu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import cv2
 import numpy as np
@@ -61,6 +61,7 @@ class PaperLight:
     background: np.ndarray
     luminance: np.ndarray
     paper: np.ndarray
+    _: KW_ONLY
     page: np.ndarray
     paper_rgb: np.ndarray
     chroma_distance: np.ndarray
@@ -120,7 +121,7 @@ def estimate_paper(
         paper = cv2.erode(paper.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))).astype(bool)
 
     page = _largest_filled(paper_like, k)
-    return PaperLight(background, luminance, paper, page, paper_rgb, distance, small, scale, k)
+    return PaperLight(background, luminance, paper, page=page, paper_rgb=paper_rgb, chroma_distance=distance, small=small, scale=scale, kernel=k)
 
 
 def page_margins(paper: PaperLight, ink: np.ndarray, band: float = 0.3, min_rise: float = 0.12,

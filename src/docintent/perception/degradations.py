@@ -24,7 +24,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -57,6 +57,7 @@ class Degradation:
     name: str
     wording: str
     synonyms: tuple[str, ...] = ()
+    _: KW_ONLY
     measure: Measure | None = field(default=None, compare=False, repr=False)
     threshold: float = 0.5
     order: int = 100
@@ -151,20 +152,20 @@ def _moire(raw: Mapping[str, float]) -> float:
 BUILTIN: tuple[Degradation, ...] = (
     Degradation("orientation", "the page is sideways or upside down (also say which clockwise rotation makes it "
                 "upright: rotate_90, rotate_180 or rotate_270)", ("orient", "rotat", "upside", "sideways"),
-                Shared(_orientation, orientation=True), threshold=0.7, order=0, geometric=True,
+                measure=Shared(_orientation, orientation=True), threshold=0.7, order=0, geometric=True,
                 plain="the page is not upright"),
     Degradation("warp", "curled, folded or perspective-distorted paper, bent text lines",
-                ("warp", "curl", "perspect", "fold", "bent", "distort"), Shared(_warp), threshold=0.3, order=10,
+                ("warp", "curl", "perspect", "fold", "bent", "distort"), measure=Shared(_warp), threshold=0.3, order=10,
                 geometric=True, plain="the page is bent or photographed at an angle"),
     Degradation("shadow", "shadows or uneven lighting across the page", ("shadow", "lighting", "illumin"),
-                Shared(_shadow), threshold=0.5, order=40, plain="a shadow lies over the text"),
-    Degradation("blur", "out of focus or motion blur", ("blur", "focus"), Shared(_blur), threshold=0.35, order=30,
+                measure=Shared(_shadow), threshold=0.5, order=40, plain="a shadow lies over the text"),
+    Degradation("blur", "out of focus or motion blur", ("blur", "focus"), measure=Shared(_blur), threshold=0.35, order=30,
                 plain="the text is blurred"),
     Degradation("appearance", "faded, low-contrast, colour-cast or stained appearance",
-                ("appear", "contrast", "fade", "colour", "color", "stain"), Shared(_appearance), threshold=0.2,
+                ("appear", "contrast", "fade", "colour", "color", "stain"), measure=Shared(_appearance), threshold=0.2,
                 order=50, plain="needs more light and contrast"),
     Degradation("moire", "wavy interference patterns from photographing a screen or print", ("moir",),
-                Shared(_moire), threshold=0.45, order=20, plain="a moiré pattern covers the text"),
+                measure=Shared(_moire), threshold=0.45, order=20, plain="a moiré pattern covers the text"),
 )
 
 #: Every degradation family, built-in and plug-in (entry-point group ``docintent.degradations``).

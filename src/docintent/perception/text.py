@@ -7,7 +7,7 @@ curvature are expressed in units of the measured text height.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import cv2
 import numpy as np
@@ -28,6 +28,7 @@ class Ink:
     mask: np.ndarray
     contrast: float
     horizontal: bool
+    _: KW_ONLY
     line_pitch: float
     mark_height: float
 
@@ -76,7 +77,7 @@ def find_ink(
     if dark.size >= 30:
         depth = max(depth, float(1.0 - np.percentile(dark, 5)))
     if depth < min_contrast:
-        return Ink(np.zeros(gray.shape, bool), max(depth, 0.0), True, 0.0, 0.0)
+        return Ink(np.zeros(gray.shape, bool), max(depth, 0.0), True, line_pitch=0.0, mark_height=0.0)
     mask = ratio < 1.0 - 0.5 * depth
     # Judge the line direction in the central half of the picture, which lies on the page even when a
     # desk shows around it (the page's own outline would otherwise dominate the profiles).
@@ -87,7 +88,7 @@ def find_ink(
     horizontal = bool(_profile_contrast(centre) >= _profile_contrast(centre.T))
     darkness = np.clip(1.0 - ratio, 0.0, 1.0)
     pitch = line_pitch(darkness if horizontal else darkness.T)
-    return Ink(mask, depth, horizontal, pitch, _text_height(mask, horizontal))
+    return Ink(mask, depth, horizontal, line_pitch=pitch, mark_height=_text_height(mask, horizontal))
 
 
 def line_pitch(darkness: np.ndarray, strips: int = 16, min_rise: float = 0.1) -> float:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 import numpy as np
 
@@ -70,6 +70,7 @@ class Proposal:
     text: str
     items: tuple[Item, ...]
     score: float
+    _: KW_ONLY
     source: str
     rank: int = 0
 
@@ -82,6 +83,7 @@ class AnswerCandidate:
     text: str
     anchor: Item | None
     items: tuple[Item, ...]
+    _: KW_ONLY
     votes: dict[str, float] = field(default_factory=dict)
     ranks: dict[str, int] = field(default_factory=dict)
     probability: float = 0.0
@@ -118,7 +120,7 @@ Source = Callable[[Question, Layout, "Page | None", Context], list[Proposal]]
 
 def _ranked(cands, source: str) -> list[Proposal]:
     ordered = sorted(cands, key=lambda c: -c.score)
-    return [Proposal(c.text, tuple(c.items), float(c.score), source, rank) for rank, c in enumerate(ordered)]
+    return [Proposal(c.text, tuple(c.items), float(c.score), source=source, rank=rank) for rank, c in enumerate(ordered)]
 
 
 def rule_solution(q: Question, layout: Layout, page: Page | None) -> Solution:
@@ -132,7 +134,7 @@ def _rules(q: Question, layout: Layout, page: Page | None, ctx: Context) -> list
     if not sol.text:
         return []
     items = _items_for(layout, sol.text, sol.region)
-    return [Proposal(sol.text, items, float(sol.confidence), "rules")]
+    return [Proposal(sol.text, items, float(sol.confidence), source="rules")]
 
 
 def _spans(q: Question, layout: Layout, page: Page | None, ctx: Context) -> list[Proposal]:
@@ -168,7 +170,7 @@ def _heading(q: Question, layout: Layout, page: Page | None, ctx: Context) -> li
     top.sort(key=lambda it: (-round(it.h / max(layout.median_h, 1e-6), 1), it.box.y0))
     for rank, item in enumerate(top[:4]):
         size = item.h / max(layout.median_h, 1e-6)
-        out.append(Proposal(item.text.strip(), (item,), size, "heading", rank + len(out)))
+        out.append(Proposal(item.text.strip(), (item,), size, source="heading", rank=rank + len(out)))
         # a title set on two or three lines of the same size
         block, last = [item], item
         for _ in range(2):
@@ -178,7 +180,7 @@ def _heading(q: Question, layout: Layout, page: Page | None, ctx: Context) -> li
                 break
             last = min(nxt, key=lambda o: o.box.y0)
             block.append(last)
-            out.append(Proposal(" ".join(b.text.strip() for b in block), tuple(block), size, "heading", rank + len(out)))
+            out.append(Proposal(" ".join(b.text.strip() for b in block), tuple(block), size, source="heading", rank=rank + len(out)))
     return out
 
 
@@ -234,13 +236,13 @@ def _typed(q: Question, layout: Layout, page: Page | None, ctx: Context) -> list
         text = item.text.strip()
         values = line_values(text)[:_PER_LINE]
         for rank, value in enumerate(values):
-            out.append(Proposal(value, (item,), 1.0 / (1 + rank), "typed", rank))
+            out.append(Proposal(value, (item,), 1.0 / (1 + rank), source="typed", rank=rank))
         if text and len(text.split()) <= 8 and text not in values:
-            out.append(Proposal(text, (item,), 0.5, "typed", len(values)))
+            out.append(Proposal(text, (item,), 0.5, source="typed", rank=len(values)))
         if ":" in text:
             after = text.split(":", 1)[1].strip()
             if after and after not in values and len(after.split()) <= 10:
-                out.append(Proposal(after, (item,), 0.8, "typed", len(values) + 1))
+                out.append(Proposal(after, (item,), 0.8, source="typed", rank=len(values) + 1))
     return out
 
 
@@ -275,7 +277,7 @@ def _address(q: Question, layout: Layout, page: Page | None, ctx: Context) -> li
         for part in dict.fromkeys([item.text] + [p for p in re.split(r"\s*[,;|·]\s*", item.text) if p]):
             place = place_of(part)
             if place:
-                out.append(Proposal(place, (item,), 1.0, "address", len(out)))
+                out.append(Proposal(place, (item,), 1.0, source="address", rank=len(out)))
     if q.subject:
         want = _norm(q.subject)
         heads = [it for it in layout.items if want and want in _norm(it.text)]
@@ -284,7 +286,7 @@ def _address(q: Question, layout: Layout, page: Page | None, ctx: Context) -> li
                      and abs(o.box.x0 - head.box.x0) < 3 * max(head.h, layout.median_h)]
             block.sort(key=lambda o: o.cy)
             for rank, o in enumerate(block[:5]):
-                out.append(Proposal(o.text.strip(), (head, o), 0.6 / (1 + rank), "address", len(out)))
+                out.append(Proposal(o.text.strip(), (head, o), 0.6 / (1 + rank), source="address", rank=len(out)))
     return out
 
 
@@ -302,7 +304,7 @@ def _table_grid(q: Question, layout: Layout, page: Page | None, ctx: Context) ->
                   and it not in items]
     if not items:
         return []
-    return [Proposal(got.text, tuple(items), float(got.confidence), "table-grid")]
+    return [Proposal(got.text, tuple(items), float(got.confidence), source="table-grid")]
 
 
 def _chart_table(q: Question, layout: Layout, page: Page | None, ctx: Context) -> list[Proposal]:
@@ -320,7 +322,7 @@ def _chart_table(q: Question, layout: Layout, page: Page | None, ctx: Context) -
     items = [it for it in layout.items if box.x0 <= it.cx <= box.x1 and box.y0 <= it.cy <= box.y1]
     if not items:
         items = [min(layout.items, key=lambda it: (it.cx - (box.x0 + box.x1) / 2) ** 2 + (it.cy - (box.y0 + box.y1) / 2) ** 2)]
-    return [Proposal(got.text, tuple(items), float(got.confidence), "chart-table")]
+    return [Proposal(got.text, tuple(items), float(got.confidence), source="chart-table")]
 
 
 SOURCES: dict[str, Source] = {

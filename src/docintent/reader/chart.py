@@ -278,7 +278,7 @@ def solve_chart(info: QuestionInfo, layout: Layout, page: Page, matcher: Matcher
         picked = []
         for target in info.targets:
             words = [w for w in content_words(target) if w not in ("share", "shares", "value", "values")] or [w.lower() for w in re.findall(r"[A-Za-z0-9]+", target)]
-            sub = Matcher(QuestionInfo(target, "number", "lookup", words), layout)
+            sub = Matcher(QuestionInfo(target, "number", "lookup", keywords=words), layout)
             item, score = _best_category(info, cats, sub)
             if item is None:
                 return None

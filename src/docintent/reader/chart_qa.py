@@ -8,9 +8,9 @@ bar's total. An answer keeps the values it was read or computed from, so its box
 
 >>> from docintent.page import Box
 >>> from docintent.reader.chart_table import ChartTable, ChartValue
->>> v = [ChartValue("Sales", c, x, Box(.1 * k, .2, .1 * k + .05, .8), .9, "label")
+>>> v = [ChartValue("Sales", c, x, box=Box(.1 * k, .2, .1 * k + .05, .8), confidence=.9, how="label")
 ...      for k, (c, x) in enumerate([("2020", 40.0), ("2021", 55.0), ("2022", 50.0)])]
->>> chart = ChartTable("bar", "Sales", ["Sales"], ["2020", "2021", "2022"], v, Box(0, 0, 1, 1))
+>>> chart = ChartTable("bar", "Sales", ["Sales"], categories=["2020", "2021", "2022"], values=v, region=Box(0, 0, 1, 1))
 >>> [answer(chart, q).text for q in ("What was the value in 2021?", "Which year had the highest value?",
 ...                                  "Did sales increase or decrease from 2020 to 2022?", "How many years are shown?")]
 ['55', '2021', 'increase', '3']
@@ -19,7 +19,7 @@ bar's total. An answer keeps the values it was read or computed from, so its box
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from ..page import Box
 from .chart_table import ChartTable, ChartValue
@@ -43,6 +43,7 @@ class ChartAnswer:
     text: str
     values: tuple[ChartValue, ...]
     box: Box
+    _: KW_ONLY
     confidence: float
     operation: str
 
@@ -93,7 +94,7 @@ def answer(chart: ChartTable, question: str, intent: str | None = None) -> Chart
             n, op = len(chart.series) * len(chart.categories), "count bars"
         else:
             n, op = len(chart.categories), "count categories"
-        return ChartAnswer(str(n), (), chart.region, 0.8, op)
+        return ChartAnswer(str(n), (), chart.region, confidence=0.8, operation=op)
     series = _series_of(chart, q)
     if _TREND.search(q) and series is not None:
         row = [v for v in chart.values if v.series == series]
@@ -105,7 +106,7 @@ def answer(chart: ChartTable, question: str, intent: str | None = None) -> Chart
             a, b = ends
             if a.value != b.value:
                 word = "increase" if (b.value or 0.0) > (a.value or 0.0) else "decrease"
-                return ChartAnswer(word, (a, b), _union((a, b), chart.region), _conf((a, b)), "trend")
+                return ChartAnswer(word, (a, b), _union((a, b), chart.region), confidence=_conf((a, b)), operation="trend")
     if chart.kind != "pie" and _SHARE.search(q) and series is not None and cats:
         row = [v for v in chart.values if v.series == series]
         target = next((v for v in row if v.category == cats[0]), None)
@@ -113,12 +114,12 @@ def answer(chart: ChartTable, question: str, intent: str | None = None) -> Chart
             total = sum(v.value or 0.0 for v in row)
             if total > 0:
                 share = 100.0 * target.value / total
-                return ChartAnswer(f"{share:.1f}", tuple(row), _union((target,), chart.region), _conf(tuple(row)), "share")
+                return ChartAnswer(f"{share:.1f}", tuple(row), _union((target,), chart.region), confidence=_conf(tuple(row)), operation="share")
     if chart.stacked and _TOTAL.search(q) and len(cats) == 1:
         stack = tuple(v for v in chart.values if v.category == cats[0])
         if stack and all(v.value is not None for v in stack):
             total = sum(v.value or 0.0 for v in stack)
-            return ChartAnswer(format_number(total), stack, _union(stack, chart.region), _conf(stack), "stack total")
+            return ChartAnswer(format_number(total), stack, _union(stack, chart.region), confidence=_conf(stack), operation="stack total")
     # The orientation the question reads: two categories named ("between Lyon and Oslo for 2023") are rows of one
     # series column; two series named for one category are rows of the transposed grid.
     named_series = _mentions(q, chart.series) if len(chart.series) > 1 else []
@@ -133,7 +134,7 @@ def answer(chart: ChartTable, question: str, intent: str | None = None) -> Chart
     by_box = {(v.box.as_tuple(), format_number(v.value) if v.value is not None else ""): v for v in chart.values}
     used = tuple(v for c in got.cells if (v := by_box.get((c.box.as_tuple(), c.text))) is not None)
     conf = min(got.confidence, _conf(used)) if used else got.confidence
-    return ChartAnswer(got.text, used, got.box, conf, got.operation)
+    return ChartAnswer(got.text, used, got.box, confidence=conf, operation=got.operation)
 
 
 __all__ = ["ChartAnswer", "answer"]

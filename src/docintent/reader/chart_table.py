@@ -45,7 +45,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -71,6 +71,7 @@ class ChartValue:
     series: str
     category: str
     value: float | None
+    _: KW_ONLY
     box: Box
     confidence: float
     how: str
@@ -83,6 +84,7 @@ class ChartTable:
     kind: str
     title: str
     series: list[str]
+    _: KW_ONLY
     categories: list[str]
     values: list[ChartValue]
     region: Box
@@ -107,18 +109,18 @@ class ChartTable:
         series as rows, categories as columns); an unread value is an empty cell."""
         rows_k, cols_k = (self.series, self.categories) if transpose else (self.categories, self.series)
         box_of = {(v.series, v.category): v for v in self.values}
-        head = [Cell("", self.region, 0, 0)]
+        head = [Cell("", self.region, 0, col=0)]
         for j, name in enumerate(cols_k):
             key = ("category:" if transpose else "series:") + name
-            head.append(Cell(name, self.boxes.get(key, self.region), 0, j + 1))
+            head.append(Cell(name, self.boxes.get(key, self.region), 0, col=j + 1))
         rows = [head]
         for i, name in enumerate(rows_k):
             key = ("series:" if transpose else "category:") + name
-            row = [Cell(name, self.boxes.get(key, self.region), i + 1, 0)]
+            row = [Cell(name, self.boxes.get(key, self.region), i + 1, col=0)]
             for j, other in enumerate(cols_k):
                 v = box_of.get((name, other) if transpose else (other, name))
                 text = format_number(v.value) if v is not None and v.value is not None else ""
-                row.append(Cell(text, v.box if v is not None else self.region, i + 1, j + 1))
+                row.append(Cell(text, v.box if v is not None else self.region, i + 1, col=j + 1))
             rows.append(row)
         return Table(rows, header_rows=1, region=self.region, meta={"chart": self.kind})
 
@@ -795,8 +797,8 @@ def _read_axis_chart(items: list[Item], pixels: np.ndarray, axis: Axis, text: np
                     if alt is not None and abs(alt - got[0]) < abs((lv if lv is not None else alt + 2 * span) - got[0]):
                         lv = alt
             if got is None and lv is None:
-                values.append(ChartValue(names[n], cat.text.strip(), None, _lane_box(centres[i], band, area, vertical, w, h),
-                                         0.0, "unread"))
+                values.append(ChartValue(names[n], cat.text.strip(), None, box=_lane_box(centres[i], band, area, vertical, w, h),
+                                         confidence=0.0, how="unread"))
                 continue
             measured = got[0] if got is not None else None
             if measured is not None and unit > 0:
@@ -805,13 +807,13 @@ def _read_axis_chart(items: list[Item], pixels: np.ndarray, axis: Axis, text: np
             if lv is not None and (measured is None or abs(lv - measured) <= 0.06 * span):
                 box = got[1] if got is not None else label.box  # type: ignore[union-attr]
                 conf = 0.95 * (label.confidence if label is not None else 1.0)
-                values.append(ChartValue(names[n], cat.text.strip(), float(lv), box, round(conf, 4), "label"))
+                values.append(ChartValue(names[n], cat.text.strip(), float(lv), box=box, confidence=round(conf, 4), how="label"))
             else:
                 assert got is not None and measured is not None
                 conf = 0.75 if kind_of[k] == "bar" else 0.65
                 if lv is not None:
                     conf = 0.45  # a printed label disagrees: misread, or the label of another mark
-                values.append(ChartValue(names[n], cat.text.strip(), float(measured), got[1], conf, "measured"))
+                values.append(ChartValue(names[n], cat.text.strip(), float(measured), box=got[1], confidence=conf, how="measured"))
     shape_kinds = {kind_of[k] for k in series_ids}
     kind = ("bar" if vertical else "hbar") if "bar" in shape_kinds else "line" if "line" in shape_kinds else "scatter"
     region_items = list(axis.ticks) + cats + ([title] if title is not None else []) + list(legend.values())
@@ -819,8 +821,8 @@ def _read_axis_chart(items: list[Item], pixels: np.ndarray, axis: Axis, text: np
                          max(max(i.box.x1 for i in region_items), area[2] / w), max(i.box.y1 for i in region_items))
     boxes = {f"category:{c.text.strip()}": c.box for c in cats}
     boxes.update({f"series:{names[n]}": legend[k].box for n, k in enumerate(series_ids) if k in legend})
-    return ChartTable(kind, title.text.strip() if title is not None else "", names, [c.text.strip() for c in cats],
-                      values, region, stacked and kind in ("bar", "hbar"), boxes)
+    return ChartTable(kind, title.text.strip() if title is not None else "", names, categories=[c.text.strip() for c in cats],
+                      values=values, region=region, stacked=stacked and kind in ("bar", "hbar"), boxes=boxes)
 
 
 def _content_box(items: Sequence[Item]) -> Box:
@@ -1018,13 +1020,13 @@ def _read_pie(items: list[Item], pixels: np.ndarray, text: np.ndarray) -> ChartT
         label = label_of.get(j)
         lv = find_numbers(label.text)[0].value if label is not None else None
         if lv is not None and abs(lv - measured) <= 4.0:
-            values.append(ChartValue("Share", name, float(lv), label.box, round(0.95 * label.confidence, 4), "label"))  # type: ignore[union-attr]
+            values.append(ChartValue("Share", name, float(lv), box=label.box, confidence=round(0.95 * label.confidence, 4), how="label"))  # type: ignore[union-attr]
         else:
-            values.append(ChartValue("Share", name, float(round(measured)), box, 0.45 if lv is not None else 0.6, "measured"))
+            values.append(ChartValue("Share", name, float(round(measured)), box=box, confidence=0.45 if lv is not None else 0.6, how="measured"))
     region = Box.enclosing([disc_box, *(it.box for it in name_of.values()), *([title.box] if title is not None else [])])
     boxes = {f"category:{name_of[j].text.strip()}": name_of[j].box for j in name_of}
-    return ChartTable("pie", title.text.strip() if title is not None else "", ["Share"], cats, values, region,
-                      False, boxes)
+    return ChartTable("pie", title.text.strip() if title is not None else "", ["Share"], categories=cats, values=values, region=region,
+                      stacked=False, boxes=boxes)
 
 
 # --- entry point --------------------------------------------------------------------------------------------
@@ -1150,9 +1152,9 @@ class _Upright:
         def home(box: Box) -> Box:
             return self._map(box, inverse, up, self.size) or box
 
-        values = [ChartValue(v.series, v.category, v.value, home(v.box), v.confidence, v.how) for v in chart.values]
-        return ChartTable(chart.kind, chart.title, chart.series, chart.categories, values, home(chart.region),
-                          chart.stacked, {k: home(b) for k, b in chart.boxes.items()})
+        values = [ChartValue(v.series, v.category, v.value, box=home(v.box), confidence=v.confidence, how=v.how) for v in chart.values]
+        return ChartTable(chart.kind, chart.title, chart.series, categories=chart.categories, values=values, region=home(chart.region),
+                          stacked=chart.stacked, boxes={k: home(b) for k, b in chart.boxes.items()})
 
 
 __all__ = ["KINDS", "ChartTable", "ChartValue", "read_chart"]

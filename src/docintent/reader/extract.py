@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 from rapidfuzz import fuzz
 
@@ -51,6 +51,7 @@ class Candidate:
     text: str
     score: float
     source: str
+    _: KW_ONLY
     items: list[Item] = field(default_factory=list)
     value: float | None = None
 
@@ -227,7 +228,7 @@ def key_value_candidates(info: QuestionInfo, layout: Layout, matcher: Matcher, t
             label_penalty = 1.0 - 0.7 * min(own / max(key_score, 1e-6), 1.0) if value_item is not key else 1.0
             conf = min(i.confidence for i in items)
             score = key_score * pos_weight * fit * label_penalty * (0.6 + 0.4 * conf)
-            out.append(Candidate(span, score, "key-value", items))
+            out.append(Candidate(span, score, "key-value", items=items))
     return out
 
 
@@ -256,7 +257,7 @@ def intersection_candidates(info: QuestionInfo, layout: Layout, matcher: Matcher
             tableness = 1.0 if len(layout.same_row(row_item, 0.4)) >= 2 else 0.7
             own = matcher.match(cell)[0]
             score = cover * fit * (0.6 + 0.4 * conf) * 1.05 * tableness * (1.0 - 0.5 * min(own / max(cover, 1e-6), 1.0))
-            out.append(Candidate(span, score, "row-column", [row_item, col_item, cell]))
+            out.append(Candidate(span, score, "row-column", items=[row_item, col_item, cell]))
     return out
 
 
@@ -271,7 +272,7 @@ def row_typed_candidates(info: QuestionInfo, layout: Layout, matcher: Matcher, t
         good = [t for t in typed if t[2] >= 1.0]
         if len(good) >= 1:
             cell, span, _ = good[0]
-            out.append(Candidate(span, key_score * 0.7 / len(good) ** 0.5, "row-typed", [key, cell]))
+            out.append(Candidate(span, key_score * 0.7 / len(good) ** 0.5, "row-typed", items=[key, cell]))
     return out
 
 
@@ -306,7 +307,7 @@ def prose_candidates(info: QuestionInfo, layout: Layout, matcher: Matcher, top: 
         anchors = [mm.start() for kw in matcher.match(item)[1] for mm in re.finditer(re.escape(kw), text.lower())]
         anchor = sum(anchors) / len(anchors) if anchors else 0.0
         pos, span = min(spans, key=lambda p: abs(p[0] - anchor))
-        out.append(Candidate(span.strip(" ,."), score * 0.85, "running text", [item] + nxt[:1]))
+        out.append(Candidate(span.strip(" ,."), score * 0.85, "running text", items=[item] + nxt[:1]))
     return out
 
 
@@ -319,12 +320,12 @@ def heading_candidates(info: QuestionInfo, layout: Layout) -> list[Candidate]:
     if not top:
         return []
     head = max(top, key=lambda it: (round(it.h / max(layout.median_h, 1e-6), 1), -it.box.y0))
-    return [Candidate(head.text.strip(), 0.75, "main heading", [head])]
+    return [Candidate(head.text.strip(), 0.75, "main heading", items=[head])]
 
 
 def cell_value(layout: Layout, row_words: list[str], col_words: list[str]) -> Candidate | None:
     """The numeric cell where the row named by ``row_words`` meets the column named by ``col_words``."""
-    info = QuestionInfo("", "number", "lookup", list(dict.fromkeys(row_words + col_words)))
+    info = QuestionInfo("", "number", "lookup", keywords=list(dict.fromkeys(row_words + col_words)))
     matcher = Matcher(info, layout)
     cands = [c for c in intersection_candidates(info, layout, matcher) if find_numbers(c.text)]
     if not cands:
@@ -395,14 +396,14 @@ def aggregate_candidates(info: QuestionInfo, layout: Layout, matcher: Matcher) -
             if info.answer_type == "category":
                 label = row_label(layout, pick[0])
                 if label is not None and label is not pick[0]:
-                    out.append(Candidate(label.text, s * 0.9, f"column-{info.intent}", [header, pick[0], label]))
+                    out.append(Candidate(label.text, s * 0.9, f"column-{info.intent}", items=[header, pick[0], label]))
             else:
-                out.append(Candidate(pick[0].text, s * 0.9, f"column-{info.intent}", [header, pick[0]], pick[1]))
+                out.append(Candidate(pick[0].text, s * 0.9, f"column-{info.intent}", items=[header, pick[0]], value=pick[1]))
         elif info.intent == "sum":
-            out.append(Candidate(format_number(sum(values)), s * 0.8, "column-sum", [header] + [c for c, _ in column], sum(values)))
+            out.append(Candidate(format_number(sum(values)), s * 0.8, "column-sum", items=[header] + [c for c, _ in column], value=sum(values)))
         elif info.intent == "avg":
             avg = sum(values) / len(values)
-            out.append(Candidate(format_number(avg), s * 0.8, "column-avg", [header] + [c for c, _ in column], avg))
+            out.append(Candidate(format_number(avg), s * 0.8, "column-avg", items=[header] + [c for c, _ in column], value=avg))
         elif info.intent == "count":
-            out.append(Candidate(str(len(values)), s * 0.6, "column-count", [header] + [c for c, _ in column], float(len(values))))
+            out.append(Candidate(str(len(values)), s * 0.6, "column-count", items=[header] + [c for c, _ in column], value=float(len(values))))
     return out

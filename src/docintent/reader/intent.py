@@ -9,7 +9,7 @@ pick the column or series. Built on :func:`docintent.reader.question.analyse` (t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from .question import analyse, content_words
@@ -40,6 +40,7 @@ class Intent:
     kind: str
     answer_type: str
     targets: list[str] = field(default_factory=list)
+    _: KW_ONLY
     context: list[str] = field(default_factory=list)
     condition: tuple[str, float] | None = None
     order: str = "max"
@@ -66,7 +67,7 @@ def parse_intent(question: str, task: str) -> Intent:
     def with_context(kind: str, targets: list[str], answer_type: str = "number", **kw: Any) -> Intent:
         tw = {w for t in targets for w in content_words(t)}
         ctx = [w for w in content_words(q) if w not in tw and w not in _OP_WORDS and w != (series or "")]
-        return Intent(kind, answer_type, [_strip(t) for t in targets], ctx, series=series, **kw)
+        return Intent(kind, answer_type, [_strip(t) for t in targets], context=ctx, series=series, **kw)
 
     rank = re.search(r"\b(second|third|2nd|3rd)[- ](highest|largest|most|biggest|greatest|lowest|smallest|least|fewest)\b|\branks? (second|third)\b", low)
     if rank:
@@ -82,7 +83,7 @@ def parse_intent(question: str, task: str) -> Intent:
     by_year = re.search(r"\b(sum|total|combined|average|mean|difference)\b (?:of )?(.+?) (?:in|for|between) ((?:19|20)\d\d) and ((?:19|20)\d\d)\s*\??$", q, re.I)
     if by_year and task == "table":
         k = {"sum": "sum", "total": "sum", "combined": "sum", "average": "avg", "mean": "avg"}.get(by_year.group(1).lower(), "diff")
-        return Intent(k, "number", [by_year.group(3), by_year.group(4)], content_words(by_year.group(2)), series=series)
+        return Intent(k, "number", [by_year.group(3), by_year.group(4)], context=content_words(by_year.group(2)), series=series)
     patterns = (
         ("diff", r"difference (?:in [\w ()%]+? )?between (.+?) and (.+?)(?: in (?:19|20)\d\d)?\s*\??$"),
         ("diff", r"(?:does|did|do) (.+?) differ from (.+?)(?: in (?:19|20)\d\d)?\s*\??$"),

@@ -221,7 +221,7 @@ def match_point(target: str, points: list[Point]) -> tuple[Point | None, float]:
 
 def layout_points(layout: Layout, intent: Intent) -> list[Point]:
     """Without a reconstructed table: the numeric column under the header the question names."""
-    info = QuestionInfo(" ".join(intent.context), "number", "lookup", list(intent.context))
+    info = QuestionInfo(" ".join(intent.context), "number", "lookup", keywords=list(intent.context))
     found = column_values(info, layout, Matcher(info, layout))
     if found is None:
         return []

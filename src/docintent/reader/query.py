@@ -16,7 +16,7 @@ True
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from .extract import SYNONYMS
 from .question import STOPWORDS, QuestionInfo, analyse
@@ -80,6 +80,7 @@ class Question:
     text: str
     task: str
     info: QuestionInfo
+    _: KW_ONLY
     span: SpanQuestion | None
     field: str
     synonyms: frozenset[str]
@@ -161,5 +162,5 @@ def understand(question: str, task: str = "doc") -> Question:
     names = [re.sub(r"['’]s?$", "", m.group(1)).strip(" ,") for m in _PROPER.finditer(asked)]
     names = [n for n in names if n.lower() not in STOPWORDS and len(n) > 2]
     subject = max(names, key=len) if names else ""
-    return Question(asked, task, info, classify(asked), phrase, frozenset(synonyms), tuple(constraints),
-                    subject)
+    return Question(asked, task, info, span=classify(asked), field=phrase, synonyms=frozenset(synonyms), constraints=tuple(constraints),
+                    subject=subject)

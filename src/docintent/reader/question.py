@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 STOPWORDS = frozenset(
     """a an the of in on at to for from by with and or as is are was were be been being this that these those it its
@@ -52,6 +52,7 @@ class QuestionInfo:
     text: str
     answer_type: str
     intent: str
+    _: KW_ONLY
     keywords: list[str]
     phrases: list[str] = field(default_factory=list)
     targets: list[str] = field(default_factory=list)  # e.g. the two things compared in a difference question
@@ -166,7 +167,7 @@ def analyse(question: str, task: str = "doc") -> QuestionInfo:
     for trigger, labels in CONCEPTS.items():
         if re.search(rf"\b{trigger}\b", low):
             keywords += [w for w in labels if w not in keywords]
-    info = QuestionInfo(q, answer_type, intent, keywords, _phrases(q))
+    info = QuestionInfo(q, answer_type, intent, keywords=keywords, phrases=_phrases(q))
     if intent in ("diff", "ratio", "sum", "avg"):
         m = re.search(r"between (.+?) and (.+?)(?:\?|$|,| in | for | on )", q, re.IGNORECASE) or re.search(
             r"from (.+?) to (.+?)(?:\?|$|,| in | for | on )", q, re.IGNORECASE

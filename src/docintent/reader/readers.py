@@ -21,7 +21,7 @@ A plug-in reader registers a factory that returns an object with the same ``read
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Annotated, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -56,6 +56,7 @@ class Choice:
     answer: str
     confidence: float
     region: Box
+    _: KW_ONLY
     source: str
     box: Box = Box.FULL
     runners_up: list[RunnerUp] = field(default_factory=list)
@@ -94,7 +95,7 @@ class RulesReader:
 
     def read(self, question: Question, layout: Layout, page: Page | None = None) -> Choice:
         sol = rule_solution(question, layout, page)
-        return Choice(sol.text, sol.confidence, sol.region, sol.source, sol.region)
+        return Choice(sol.text, sol.confidence, sol.region, source=sol.source, box=sol.region)
 
 
 class ScoredReaderOptions(BaseModel):
@@ -152,7 +153,7 @@ class ScoredReader:
             return ruled
         ranked = self.rank(question, layout, page)
         if not ranked:
-            return Choice("", 0.0, Box.FULL, "nothing readable", looked_for=question.field)
+            return Choice("", 0.0, Box.FULL, source="nothing readable", looked_for=question.field)
         best = ranked[0]
         second = ranked[1].probability if len(ranked) > 1 else 0.0
         confidence = self.scorer.confidence(best.probability, second)
@@ -160,10 +161,10 @@ class ScoredReader:
         text = format_answer(trim_span(best.text, question.answer_type), question.info, question.task)
         if confidence < self.abstain_below:
             runners = [RunnerUp(best.text, round(best.probability, 4), best.source, best.box(layout))] + runners[:2]
-            return Choice("", confidence, Box.FULL, "abstained", runners_up=runners, abstained=True,
+            return Choice("", confidence, Box.FULL, source="abstained", runners_up=runners, abstained=True,
                           looked_for=question.field)
         region = best.region(layout)
-        return Choice(text, confidence, region, best.source, best.box(layout), runners, looked_for=question.field,
+        return Choice(text, confidence, region, source=best.source, box=best.box(layout), runners_up=runners, looked_for=question.field,
                       evidence_region=region if confidence >= SURE_OF_REGION else Box.FULL)
 
 

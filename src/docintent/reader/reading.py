@@ -14,7 +14,7 @@ earlier reading.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from ..layout.lines import Layout
 from ..ocr import ReadingSession
@@ -34,6 +34,7 @@ class Reading:
     ocr: OcrResult
     layout: Layout
     answer: str
+    _: KW_ONLY
     confidence: float
     region: Box
     source: str
@@ -94,8 +95,8 @@ class QuestionReader:
             ocr = self.session.read(page)
         layout = Layout.from_ocr(ocr)
         choice: Choice = self.reader.read(self.query, layout, page)
-        reading = Reading(ocr, layout, choice.answer, choice.confidence, choice.region, choice.source, choice.box,
-                          tuple(choice.runners_up), choice.abstained, choice.looked_for, choice.evidence_region)
+        reading = Reading(ocr, layout, choice.answer, confidence=choice.confidence, region=choice.region, source=choice.source, box=choice.box,
+                          runners_up=tuple(choice.runners_up), abstained=choice.abstained, looked_for=choice.looked_for, evidence_region=choice.evidence_region)
         self._readings[page.hash] = reading
         return reading
 
@@ -150,7 +151,7 @@ def merge_region(base: OcrResult, region_result: OcrResult, page_hash: str) -> O
         return region_result
     keep = [line for line in base.lines if not _inside(line.box, region)]
     lines = sorted(keep + list(region_result.lines), key=lambda l: (round(l.box.center[1], 3), l.box.x0))
-    return OcrResult(tuple(lines), base.engine, page_hash, None, base.seconds + region_result.seconds, {"merged": True})
+    return OcrResult(tuple(lines), base.engine, page_hash, region=None, seconds=base.seconds + region_result.seconds, meta={"merged": True})
 
 
 __all__ = ["QuestionReader", "Reading", "merge_region"]

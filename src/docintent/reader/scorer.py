@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 import threading
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -44,6 +44,7 @@ class Trees:
     feature: np.ndarray
     threshold: np.ndarray
     left: np.ndarray
+    _: KW_ONLY
     right: np.ndarray
     value: np.ndarray
     roots: np.ndarray
@@ -81,9 +82,9 @@ class Scorer:
         self._columns = np.array([FEATURE_NAMES.index(n) for n in names], dtype=np.int64)
         t = model["trees"]
         self.trees = Trees(np.asarray(t["feature"], np.int64), np.asarray(t["threshold"], np.float64),
-                           np.asarray(t["left"], np.int64), np.asarray(t["right"], np.int64),
-                           np.asarray(t["value"], np.float64), np.asarray(t["roots"], np.int64), int(t["depth"]),
-                           float(t.get("base", 0.0)))
+                           np.asarray(t["left"], np.int64), right=np.asarray(t["right"], np.int64),
+                           value=np.asarray(t["value"], np.float64), roots=np.asarray(t["roots"], np.int64), depth=int(t["depth"]),
+                           base=float(t.get("base", 0.0)))
         cal = model.get("calibration") or {"a": 0.0, "b": 1.0, "c": 0.0}
         self.calibration = (float(cal["a"]), float(cal["b"]), float(cal["c"]))
         self.version = str(model.get("version", ""))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 from rapidfuzz import fuzz
 
@@ -37,6 +37,7 @@ class SpanQuestion:
     kind: str
     subject: str = ""
     ordinal: str = ""
+    _: KW_ONLY
     section: str = ""  # a section / table number named in the question ("2.6", "Table 3")
     words: tuple[str, ...] = field(default_factory=tuple)
 
@@ -216,7 +217,7 @@ def _typed(items_and_spans: list[tuple[Item, str, float]], layout: Layout, match
         near = _near_score(item, layout, matcher)
         alone = 0.2 if n == 1 else 0.0
         score = (base + 0.5 * near + alone) * prior * (0.7 + 0.3 * item.confidence) - 0.01 * rank
-        out.append(Candidate(span, min(score, 0.98), source, [item]))
+        out.append(Candidate(span, min(score, 0.98), source, items=[item]))
     return out
 
 
@@ -279,6 +280,7 @@ class Finders:
     dates: Callable[[str], list[tuple[int, int, str]]] = find_dates
     emails: Callable[[str], list[str]] = find_emails
     urls: Callable[[str], list[str]] = find_urls
+    _: KW_ONLY
     postal_codes: Callable[[str], list[str]] = find_postal_codes
     streets: Callable[[str], list[str]] = find_streets
     name_line: Callable[[str], bool] = is_name_line
@@ -431,7 +433,7 @@ def _authors(sq: SpanQuestion, layout: Layout, matcher: Matcher, finders: Finder
         score = (0.72 - 0.06 * rank) * (0.7 + 0.3 * item.confidence)
         if qualifiers and any(re.search(rf"\b{q}\b", item.text, re.I) for q in qualifiers):
             score += 0.2  # "Maïeul Rouquette (active)"
-        out.append(Candidate(span, score, "title-block name", [item]))
+        out.append(Candidate(span, score, "title-block name", items=[item]))
     return out
 
 
@@ -491,7 +493,7 @@ def _toc_page(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candid
             sim = max(sim, 0.9) + 0.1
         if sim < 0.6:
             continue
-        out.append(Candidate(page, min(0.35 + 0.6 * sim, 0.97) * (0.7 + 0.3 * item.confidence), "table-of-contents row", row))
+        out.append(Candidate(page, min(0.35 + 0.6 * sim, 0.97) * (0.7 + 0.3 * item.confidence), "table-of-contents row", items=row))
     return out
 
 
@@ -500,12 +502,12 @@ def _section_title(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[C
     for item, entry, _page, row in _toc_rows(layout):
         m = re.match(r"^(\d+(?:\.\d+)*)\.?\s+(.+)$", entry)
         if m and m.group(1) == sq.section:
-            out.append(Candidate(m.group(2).strip(), 0.9 * (0.7 + 0.3 * item.confidence), "table-of-contents row", row))
+            out.append(Candidate(m.group(2).strip(), 0.9 * (0.7 + 0.3 * item.confidence), "table-of-contents row", items=row))
     if not out:  # a heading in the body ("1.2 The classes of SI units")
         for item in layout.items:
             m = re.match(rf"^{re.escape(sq.section)}\.?\s+(.+)$", _norm(item.text))
             if m:
-                out.append(Candidate(m.group(1).strip(), 0.75, "numbered heading", [item]))
+                out.append(Candidate(m.group(1).strip(), 0.75, "numbered heading", items=[item]))
     return out
 
 
@@ -518,7 +520,7 @@ def _caption(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candida
         if m:
             caption = m.group(1).strip()
             first = re.split(r"(?<=[a-z])\.\s", caption)[0].rstrip(". ")
-            out.append(Candidate(first, 0.9 * (0.7 + 0.3 * item.confidence), "caption", [item]))
+            out.append(Candidate(first, 0.9 * (0.7 + 0.3 * item.confidence), "caption", items=[item]))
     return out
 
 
@@ -537,7 +539,7 @@ def _define(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidat
         sim = fuzz.ratio(subject, text[: len(subject)]) / 100.0
         right = layout.right_of(item)
         if len(text) <= len(subject) + 2 and right:
-            out.append(Candidate(right[0].text.strip(), 0.85 * sim, "term and description", [item, right[0]]))
+            out.append(Candidate(right[0].text.strip(), 0.85 * sim, "term and description", items=[item, right[0]]))
         elif len(text) > len(subject) + 2:
             # term and description read as one line: the description is what follows the term
             raw = _norm(item.text)
@@ -548,7 +550,7 @@ def _define(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidat
                 cut += 1
             rest = raw[cut:].strip()
             if rest and re.match(r"^[a-z]", rest):
-                out.append(Candidate(rest, 0.7 * sim, "term and description", [item]))
+                out.append(Candidate(rest, 0.7 * sim, "term and description", items=[item]))
     return out
 
 
@@ -565,7 +567,7 @@ def _term(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]
             continue
         left = layout.left_of(item)
         if left:
-            out.append(Candidate(left[0].text.strip(), sim * 0.9, "description and term", [left[0], item]))
+            out.append(Candidate(left[0].text.strip(), sim * 0.9, "description and term", items=[left[0], item]))
     return out
 
 
@@ -603,7 +605,7 @@ def _agent(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate
         name = re.match(r"((?:[A-Z][\w'’.-]*|de|la|van|von|der)(?:\s+(?:[A-Z][\w'’.-]*|de|la|van|von|der))*)", rest)
         if name:
             span = trim_span(name.group(1).rstrip("."), "name")
-            out.append(Candidate(span, (0.55 + 0.4 * matcher.match(item)[0]) * (0.7 + 0.3 * item.confidence), "named after 'by'", [item]))
+            out.append(Candidate(span, (0.55 + 0.4 * matcher.match(item)[0]) * (0.7 + 0.3 * item.confidence), "named after 'by'", items=[item]))
     return out
 
 
@@ -618,7 +620,7 @@ def _year(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]
         for source_item in [item] + nxt:
             for m in _YEAR.finditer(source_item.text):
                 weight = 1.0 if source_item is item else 0.8
-                out.append(Candidate(m.group(1), min(0.4 + 0.55 * score, 0.95) * weight, "year in the matching line", [item]))
+                out.append(Candidate(m.group(1), min(0.4 + 0.55 * score, 0.95) * weight, "year in the matching line", items=[item]))
     return out
 
 

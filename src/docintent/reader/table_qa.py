@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from ..layout.table import Cell, Table, is_figure
 from ..page import Box
@@ -46,6 +46,7 @@ class TableAnswer:
     text: str
     cells: tuple[Cell, ...]
     box: Box
+    _: KW_ONLY
     confidence: float
     operation: str
     table: int
@@ -137,7 +138,7 @@ def _one(question: str, table: Table, index: int, sole_column: bool = False) -> 
     if _COUNT.search(question):
         cells = [c for r in rows if (c := table.cell(r, stub)) is not None]
         if cells:
-            return TableAnswer(str(len(rows)), tuple(cells), _union(cells), 0.8, "count", index)
+            return TableAnswer(str(len(rows)), tuple(cells), _union(cells), confidence=0.8, operation="count", table=index)
         return None
     col_hits = [(c, min(s, 100.0)) for c, s in _column_hits(question, table) if c != stub]
     value_hits = [(c, s) for c, s in col_hits if c in values]
@@ -155,27 +156,27 @@ def _one(question: str, table: Table, index: int, sole_column: bool = False) -> 
             best_row, best = pick(ranked, key=lambda t: t[1].value or 0.0)
             label = table.cell(best_row, stub)
             if label is not None and label.text:
-                return TableAnswer(label.text, (best, label), label.box, col_score / 100 * 0.9, "argmax"
-                                   if pick is max else "argmin", index)
+                return TableAnswer(label.text, (best, label), label.box, confidence=col_score / 100 * 0.9, operation="argmax"
+                                   if pick is max else "argmin", table=index)
     if col in values and _DIFF.search(question) and len(row_hits) >= 2:
         a, b = (table.cell(rows[row_hits[k][0]], col) for k in (0, 1))
         if a is not None and b is not None and a.value is not None and b.value is not None:
             return TableAnswer(_format(abs(a.value - b.value), [a, b]), (a, b), _union([a, b]),
-                               min(col_score, row_hits[1][1]) / 100 * 0.85, "difference", index)
+                               confidence=min(col_score, row_hits[1][1]) / 100 * 0.85, operation="difference", table=index)
     if col in values and (_SUM.search(question) or _MEAN.search(question)) and not row_hits:
         total_row = next((r for r in range(table.header_rows, table.n_rows) if r not in rows), None)
         cells = [x for r in rows if (x := table.cell(r, col)) is not None and x.value is not None]
         if _SUM.search(question) and total_row is not None and (t := table.cell(total_row, col)) is not None and t.text:
-            return TableAnswer(t.text, (t,), t.box, col_score / 100 * 0.9, "lookup", index)
+            return TableAnswer(t.text, (t,), t.box, confidence=col_score / 100 * 0.9, operation="lookup", table=index)
         if cells:
             total = sum(x.value or 0.0 for x in cells)
             value = total / len(cells) if _MEAN.search(question) else total
-            return TableAnswer(_format(value, cells), tuple(cells), _union(cells), col_score / 100 * 0.85,
-                               "mean" if _MEAN.search(question) else "sum", index)
+            return TableAnswer(_format(value, cells), tuple(cells), _union(cells), confidence=col_score / 100 * 0.85,
+                               operation="mean" if _MEAN.search(question) else "sum", table=index)
     if row_hits:
         found = table.cell(rows[row_hits[0][0]], col)
         if found is not None and found.text:
-            return TableAnswer(found.text, (found,), found.box, min(col_score, row_hits[0][1]) / 100, "lookup", index)
+            return TableAnswer(found.text, (found,), found.box, confidence=min(col_score, row_hits[0][1]) / 100, operation="lookup", table=index)
     return None
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar
 
@@ -105,6 +105,7 @@ class AgentState:
     query: str
     budget: int
     inspection: bool
+    _: KW_ONLY
     iterative: bool
     history: list[tuple[Action, Observation]] = field(default_factory=list)
 
@@ -142,6 +143,7 @@ class AgentResult:
     query: str
     ranking: list[RankedPage]
     trace: list[Step]
+    _: KW_ONLY
     steps: int
     forced: bool
     seconds: float
@@ -338,13 +340,13 @@ class SearchAgent:
     def run(self, query: str) -> AgentResult:
         """Search for the pages that answer ``query``; never raises for a planner's mistakes."""
         start = time.perf_counter()
-        state = AgentState(query, self.budget, self.inspection, self.iterative)
+        state = AgentState(query, self.budget, self.inspection, iterative=self.iterative)
         trace: list[Step] = []
         usage = Usage()
         try:
             if not self.iterative:
                 ranking, usage = self._fixed(state, trace)
-                return AgentResult(query, ranking, trace, state.steps_used, False, time.perf_counter() - start, usage)
+                return AgentResult(query, ranking, trace, steps=state.steps_used, forced=False, seconds=time.perf_counter() - start, usage=usage)
             while state.steps_left > 0:
                 t0 = time.perf_counter()
                 action = self.planner.next_action(state, self.tools)
@@ -354,7 +356,7 @@ class SearchAgent:
                 trace.append(_step(action, obs, time.perf_counter() - t0, len(state.history)))
                 if action.tool == "submit" and obs.error is None:
                     ranking = parse_ranking(action.args["ranking"])
-                    return AgentResult(query, ranking, trace, state.steps_used, False, time.perf_counter() - start, usage)
+                    return AgentResult(query, ranking, trace, steps=state.steps_used, forced=False, seconds=time.perf_counter() - start, usage=usage)
             t0 = time.perf_counter()
             ranking, final_usage = self.planner.finalize(state, self.tools)
             usage = usage + final_usage
@@ -371,10 +373,10 @@ class SearchAgent:
                     data={"ranking": [p.handle for p in ranking], "padded": padded},
                 )
             )
-            return AgentResult(query, ranking, trace, state.steps_used, True, time.perf_counter() - start, usage)
+            return AgentResult(query, ranking, trace, steps=state.steps_used, forced=True, seconds=time.perf_counter() - start, usage=usage)
         except DocIntentError as err:
             ranking, _ = self._complete([], state)
-            return AgentResult(query, ranking, trace, state.steps_used, True, time.perf_counter() - start, usage, str(err))
+            return AgentResult(query, ranking, trace, steps=state.steps_used, forced=True, seconds=time.perf_counter() - start, usage=usage, error=str(err))
 
     def _complete(self, ranking: list[RankedPage], state: AgentState) -> tuple[list[RankedPage], int]:
         """Drop invalid or repeated handles, then fill up to 10 from the searches in the order they ranked."""

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -80,6 +80,7 @@ class PageEvidence:
     number: int  # 1-based page number in the document
     page: Page
     ocr: OcrResult
+    _: KW_ONLY
     items: list[EvidenceItem] = field(default_factory=list)
     relevance: float = 0.0  # best line score on the page, in [0, 1]
 
@@ -112,6 +113,7 @@ class EvidenceAnswer:
     answer: Answer
     mode: str
     cost: ContextCost
+    _: KW_ONLY
     pages_used: tuple[int, ...]
     seconds: float
 
@@ -199,7 +201,7 @@ def collect_evidence(
         if on_page is not None:
             on_page(number)
     scored = score_pages(ocrs, question, threshold=threshold, dense=dense)
-    return [PageEvidence(number, page, ocr, items, relevance)
+    return [PageEvidence(number, page, ocr, items=items, relevance=relevance)
             for number, page, ocr, (items, relevance) in zip(numbers, pages, ocrs, scored)]
 
 
@@ -261,16 +263,16 @@ def answer(evidence: Sequence[PageEvidence], question: str, brain: Brain, *, mod
     if mode == "evidence+ocr" and not used:
         cost = ContextCost(mode, 0, 0, 0)
         none = Answer(NO_RELEVANT_PAGE, 0.0, f"no page of {len(evidence)} had evidence for the question")
-        return EvidenceAnswer(none, mode, cost, (), time.perf_counter() - start)
+        return EvidenceAnswer(none, mode, cost, pages_used=(), seconds=time.perf_counter() - start)
     images, text, cost = context(used, mode)
     page = stack(images)
     state = State(question=question, task=task, page=page, original=page, available_tools=[],
                   evidence=[TextEvidence(text, page.hash)] if text else [])
     if text:
         # Model brains read earlier inspection steps from the history: that is how the OCR text reaches them.
-        state.history.append(InspectStep(Phase.INSPECT, Action.INSPECTED, "ocr", f"{mode} context", page.hash, evidence=text))
+        state.history.append(InspectStep(Phase.INSPECT, Action.INSPECTED, "ocr", reason=f"{mode} context", before=page.hash, evidence=text))
     result = brain.answer(state)
-    return EvidenceAnswer(result, mode, cost, tuple(d.number for d in used), time.perf_counter() - start)
+    return EvidenceAnswer(result, mode, cost, pages_used=tuple(d.number for d in used), seconds=time.perf_counter() - start)
 
 
 __all__ = ["DEFAULT_THRESHOLD", "DENSE_MARGIN", "DENSE_MIN", "MAX_SIDE", "MIN_TEXT_CHARS", "MODES", "NO_RELEVANT_PAGE",

@@ -7,7 +7,7 @@ Explanation(terms={'rotate': 3, 'picture': 1}, fields={'body': 7.1, 'headings': 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from .fields import FieldScorer
@@ -25,6 +25,7 @@ class Explanation:
     terms: dict[str, int]
     fields: dict[str, float]
     passage: str
+    _: KW_ONLY
     passage_score: float | None = None  # cosine of the best dense passage, when dense scores were used
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -64,7 +65,7 @@ def explain_hit(index: PageIndex, query: str, handle: str, *, dense: Any = None)
     if dense is not None:
         vector = dense.query_vector(query)
         passage, cosine = dense.passages.best_passage(vector, row)
-        return Explanation(dict(counts.most_common()), fields, passage, cosine)
+        return Explanation(dict(counts.most_common()), fields, passage, passage_score=cosine)
     passage = best_window(text, set(terms), stemming=bm.stemming, tokenizer=bm.tokenizer)
     if not passage:
         passage = split_passages(text)[0][:300]

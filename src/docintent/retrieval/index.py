@@ -43,7 +43,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -110,11 +110,20 @@ class PageRecord:
     handle: str
     doc_path: str
     doc_title: str
+    _: KW_ONLY
     page_no: int
     width: int
     height: int
     text: str
     text_source: str
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> PageRecord:
+        """The record of a ``pages`` row selected as handle, path, title, page_no, width, height, text,
+        text_source."""
+        handle, doc_path, doc_title, page_no, width, height, text, text_source = row
+        return cls(handle, doc_path, doc_title, page_no=page_no, width=width, height=height, text=text,
+                   text_source=text_source)
 
 
 @dataclass
@@ -124,6 +133,7 @@ class BuildReport:
     pages_total: int
     pages_done_before: int
     pages_processed: int
+    _: KW_ONLY
     pages_by_source: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     complete: bool = False
@@ -650,7 +660,7 @@ class PageIndex:
             "FROM pages p JOIN documents d USING (doc_id) WHERE p.handle = ?",
             (handle,),
         ).fetchone()
-        return PageRecord(*row)
+        return PageRecord.from_row(row)
 
     def records(self) -> list[PageRecord]:
         """Every page, in handle order."""
@@ -658,7 +668,7 @@ class PageIndex:
             "SELECT p.handle, d.path, d.title, p.page_no, p.width, p.height, p.text, p.text_source "
             "FROM pages p JOIN documents d USING (doc_id) ORDER BY p.handle"
         ).fetchall()
-        return [PageRecord(*r) for r in rows]
+        return [PageRecord.from_row(r) for r in rows]
 
     def text(self, handle: str) -> str:
         """The page text (text layer or OCR)."""

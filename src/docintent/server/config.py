@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ class ServeConfig:
     workers: int = 2
     max_upload_bytes: int = 25 * MB
     max_pixels: int = 40_000_000
+    _: KW_ONLY
     run_timeout_s: float = 300.0
     keep_runs: int = 100
     keep_seconds: float = 3600.0

@@ -16,7 +16,7 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,7 @@ class Run:
     id: str
     question: str
     task: str
+    _: KW_ONLY
     strategy: str
     brain: str
     input_name: str
@@ -191,7 +192,7 @@ class RunStore:
             waiting = sum(1 for r in self.runs.values() if r.status == "queued")
             if waiting >= self.max_queued:
                 raise QueueFull(f"{waiting} runs are waiting for a worker; try again later")
-            run = Run(uuid.uuid4().hex, question, task, strategy, brain, input_name, document, dict(options or {}))
+            run = Run(uuid.uuid4().hex, question, task, strategy=strategy, brain=brain, input_name=input_name, input_page=document, options=dict(options or {}))
             self.runs[run.id] = run
         if isinstance(page, Page):  # a PDF's pages are added as they are read
             run.add_page(page)

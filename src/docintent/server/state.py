@@ -10,7 +10,7 @@ import asyncio
 import hmac
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -34,6 +34,7 @@ class ServiceState:
     config: ServeConfig
     data_dir: Path
     own_dir: bool
+    _: KW_ONLY
     store: RunStore
     benchmarks: BenchmarkRuns | None
     #: The OCR engine loaded at start (``/v1/health`` reports it).

@@ -23,7 +23,7 @@ is recorded through the run context like any strategy's.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from ..brains import get_brain
 from ..brains.base import Restorer
@@ -42,6 +42,7 @@ class AutoStep:
     tool: str
     why: str
     verdict: str
+    _: KW_ONLY
     reason: str
     seconds: float
 
@@ -54,13 +55,13 @@ def auto_steps(trace: list[Step]) -> list[AutoStep]:
         if isinstance(step, ToolStep) and step.tool:
             if step.action == Action.NO_CHANGE:
                 steps.append(AutoStep(step.tool, step.reason.split("; the tool")[0], "no change",
-                                      "the tool found nothing to change", step.seconds))
+                                      reason="the tool found nothing to change", seconds=step.seconds))
             elif step.action == Action.APPLIED:
                 why[step.tool] = (step.reason, step.seconds)
         elif isinstance(step, ReviewStep) and step.tool:
             reason, seconds = why.pop(step.tool, ("", 0.0))
-            steps.append(AutoStep(step.tool, reason, "keep" if step.action == Action.KEEP else "rollback", step.reason,
-                                  seconds + step.seconds))
+            steps.append(AutoStep(step.tool, reason, "keep" if step.action == Action.KEEP else "rollback", reason=step.reason,
+                                  seconds=seconds + step.seconds))
     return steps
 
 
@@ -92,8 +93,8 @@ def restore_auto(
         elif isinstance(step, ReviewStep) and step.tool and step.tool in pending:
             before, why, seconds = pending.pop(step.tool)
             verdict = "keep" if step.action == Action.KEEP else "rollback"
-            observe(before, run.pages[step.after or ""], AutoStep(step.tool, why, verdict, step.reason,
-                                                                  seconds + step.seconds))
+            observe(before, run.pages[step.after or ""], AutoStep(step.tool, why, verdict, reason=step.reason,
+                                                                  seconds=seconds + step.seconds))
 
     strategy = Strategy(PageRestoreConfig(name="restore-auto", max_rounds=max_rounds))
     result = strategy.run(page, "", "doc", reader, on_step=on_step)

@@ -190,7 +190,7 @@ class Strategy:
             answer = self.mode.runner(run, self.config)
         except RunStopped as err:
             error = f"{type(err).__name__}: {err}"
-            stopped = AnswerStep(Phase.ANSWER, Action.STOPPED, None, error, run.state.page.hash)
+            stopped = AnswerStep(Phase.ANSWER, Action.STOPPED, None, reason=error, before=run.state.page.hash)
             run.state.history.append(stopped)  # not through record: that would ask should_stop again
             if on_step is not None:
                 on_step(stopped, run)
@@ -199,7 +199,7 @@ class Strategy:
             # A brain that cannot answer (endpoint down, bad output) ends with an empty answer and the reason.
             error = f"{type(err).__name__}: {err}"
             try:
-                run.record(AnswerStep(Phase.ANSWER, Action.FAILED, None, error, run.state.page.hash))
+                run.record(AnswerStep(Phase.ANSWER, Action.FAILED, None, reason=error, before=run.state.page.hash))
             except RunStopped:
                 pass
             answer = Answer("", 0.0, error)

@@ -60,7 +60,8 @@ class MactLoop:
         names = set(kind.__dataclass_fields__)
         typed = {k: v for k, v in data.items() if k in names and v is not None}
         rest = {k: v for k, v in data.items() if k not in names and v is not None}
-        self.run.record(kind(role, action, tool, reason, self.state.page.hash, seconds=seconds, data=rest, **typed),
+        self.run.record(kind(role, action, tool, reason=reason, before=self.state.page.hash, seconds=seconds, data=rest,
+                             **typed),
                         usage)
 
     # -- roles -------------------------------------------------------------------------------------

@@ -106,7 +106,7 @@ def render_chart(rng: np.random.Generator, kind: str | None = None) -> Document:
     content.update(kind=kind, title=content.get("title", title), labelled=labelled)
     for qa in qas:
         qa.meta.setdefault("labelled", labelled)
-    return Document("chart", kind, image, content, qas, [face.name])
+    return Document("chart", kind, image, content=content, questions=qas, fonts=[face.name])
 
 
 def _with_unit(answers: tuple[str, ...], unit: str) -> tuple[str, ...]:
@@ -119,7 +119,7 @@ def _value_q(rng, what: str, cat: str, value: float, decimals: int, labelled: bo
     q = phrase(rng, ("What is the value for {c}?", "What value does {c} have?", "How high is the {w} for {c}?",
                      "What was the {w} in {c}?", "According to the chart, what is the {w} for {c}?"),
                c=cat, w=what)
-    return QA(q, _with_unit(V.number_answers(value, decimals), unit), "value", kind, labelled, {"value": value})
+    return QA(q, _with_unit(V.number_answers(value, decimals), unit), "value", subset=kind, printed=labelled, meta={"value": value})
 
 
 def _extreme_qs(rng, cats, vals, what: str, kind: str, noun: str = "category") -> list[QA]:
@@ -131,8 +131,8 @@ def _extreme_qs(rng, cats, vals, what: str, kind: str, noun: str = "category") -
         high += ["Which {n} has the highest value?", "Which {n} is the highest?"]
         low += ["Which {n} has the lowest value?"]
     return [
-        QA(phrase(rng, high, n=noun, w=what), (hi_cat,), "extreme", kind, True),
-        QA(phrase(rng, low, n=noun, w=what), (lo_cat,), "extreme", kind, True),
+        QA(phrase(rng, high, n=noun, w=what), (hi_cat,), "extreme", subset=kind, printed=True),
+        QA(phrase(rng, low, n=noun, w=what), (lo_cat,), "extreme", subset=kind, printed=True),
     ]
 
 
@@ -140,7 +140,7 @@ def _diff_q(rng, a: str, va: float, b: str, vb: float, decimals: int, kind: str)
     diff = round(abs(va - vb), decimals)
     q = phrase(rng, ("What is the difference between {a} and {b}?", "By how much does {a} differ from {b}?",
                      "What is the gap between the values of {a} and {b}?"), a=a, b=b)
-    return QA(q, V.number_answers(diff, decimals), "difference", kind, False, {"value": diff})
+    return QA(q, V.number_answers(diff, decimals), "difference", subset=kind, printed=False, meta={"value": diff})
 
 
 def _bar(rng, ax, title, unit, lo, hi, decimals, labelled):
@@ -164,7 +164,7 @@ def _bar(rng, ax, title, unit, lo, hi, decimals, labelled):
            *_extreme_qs(rng, cats, vals, what, "bar", "country"),
            _diff_q(rng, cats[i], vals[i], cats[j], vals[j], decimals, "bar"),
            QA(phrase(rng, ("How many bars are there?", "How many bars does the chart show?",
-                           "How many countries are shown in the chart?")), (str(n),), "count", "bar", False)]
+                           "How many countries are shown in the chart?")), (str(n),), "count", subset="bar", printed=False)]
     return {"title": title, "data": dict(zip(cats, vals)), "horizontal": horizontal}, qas
 
 
@@ -193,16 +193,16 @@ def _grouped(rng, ax, title, unit, lo, hi, decimals, labelled):
     qas = [
         QA(phrase(rng, ("What is the value for {c} in {s}?", "What was the {w} in {c} in {s}?",
                         "In {s}, what value does {c} have?"), c=cats[i], s=s, w=what),
-           _with_unit(V.number_answers(v, decimals), unit), "value", "grouped_bar", labelled, {"value": v}),
+           _with_unit(V.number_answers(v, decimals), unit), "value", subset="grouped_bar", printed=labelled, meta={"value": v}),
         *_extreme_qs(rng, cats, data[s], f"{what} in {s}", "grouped_bar", "country"),
         QA(phrase(rng, ("By how much did the value for {c} change between {a} and {b}?",
                         "What is the difference between {a} and {b} for {c}?"), c=cats[i], a=a, b=b),
            V.number_answers(round(abs(data[b][i] - data[a][i]), decimals), decimals), "difference",
-           "grouped_bar", False, {"value": round(abs(data[b][i] - data[a][i]), decimals)}),
+           subset="grouped_bar", printed=False, meta={"value": round(abs(data[b][i] - data[a][i]), decimals)}),
         QA(phrase(rng, ("How many bars are there in total?", "How many bars does the chart contain?")),
-           (str(n * len(series)),), "count", "grouped_bar", False),
+           (str(n * len(series)),), "count", subset="grouped_bar", printed=False),
         QA(phrase(rng, ("How many years are compared in the chart?", "How many series does the legend list?")),
-           (str(len(series)),), "count", "grouped_bar", False),
+           (str(len(series)),), "count", subset="grouped_bar", printed=False),
     ]
     return {"title": title, "data": data, "categories": cats}, qas
 
@@ -228,16 +228,16 @@ def _line(rng, ax, title, unit, lo, hi, decimals, labelled):
     a, b = sorted((int(i), int(j)))
     qas = [
         QA(phrase(rng, ("What was the value in {y}?", "What was the {w} in {y}?", "In {y}, what was the {w}?"),
-                  y=years[i], w=what), _with_unit(V.number_answers(vals[i], decimals), unit), "value", "line", labelled,
-           {"value": vals[i]}),
+                  y=years[i], w=what), _with_unit(V.number_answers(vals[i], decimals), unit), "value", subset="line", printed=labelled,
+           meta={"value": vals[i]}),
         QA(phrase(rng, ("In which year was the value highest?", "Which year had the peak {w}?",
                         "In what year did the {w} reach its maximum?"), w=what),
-           (years[int(np.argmax(vals))],), "extreme", "line", True),
+           (years[int(np.argmax(vals))],), "extreme", subset="line", printed=True),
         QA(phrase(rng, ("In which year was the value lowest?", "Which year saw the lowest {w}?"), w=what),
-           (years[int(np.argmin(vals))],), "extreme", "line", True),
+           (years[int(np.argmin(vals))],), "extreme", subset="line", printed=True),
         _diff_q(rng, years[a], vals[a], years[b], vals[b], decimals, "line"),
         QA(phrase(rng, ("How many years does the chart cover?", "How many data points are plotted?")),
-           (str(n),), "count", "line", False),
+           (str(n),), "count", subset="line", printed=False),
     ]
     return {"title": title, "data": dict(zip(years, vals))}, qas
 
@@ -265,12 +265,12 @@ def _pie(rng, ax, title):
     qas = [
         QA(phrase(rng, ("What percentage does {c} account for?", "What share of the total is {c}?",
                         "How large is the {c} segment, in percent?"), c=labels[i]),
-           (str(vals[i]), f"{vals[i]}%"), "value", "pie", True, {"value": vals[i]}),
+           (str(vals[i]), f"{vals[i]}%"), "value", subset="pie", printed=True, meta={"value": vals[i]}),
         *_extreme_qs(rng, labels, vals, "share", "pie", "segment"),
         QA(phrase(rng, ("What is the difference between the shares of {a} and {b}?",
                         "By how many percentage points does {a} differ from {b}?"), a=labels[i], b=labels[j]),
-           (str(abs(vals[i] - vals[j])),), "difference", "pie", False, {"value": abs(vals[i] - vals[j])}),
+           (str(abs(vals[i] - vals[j])),), "difference", subset="pie", printed=False, meta={"value": abs(vals[i] - vals[j])}),
         QA(phrase(rng, ("How many segments does the pie chart have?", "How many slices are in the pie?")),
-           (str(n),), "count", "pie", False),
+           (str(n),), "count", subset="pie", printed=False),
     ]
     return {"title": title, "data": dict(zip(labels, vals))}, qas

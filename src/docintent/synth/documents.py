@@ -98,7 +98,7 @@ def render_form(rng: np.random.Generator) -> Document:
             answers, templates = V.money_answers(amount, value), HOW_MUCH
         else:
             answers, templates = (value,), LOOKUP
-        qas.append(QA(phrase(rng, templates, noun=noun, doc="form"), answers, intent, "form", True))
+        qas.append(QA(phrase(rng, templates, noun=noun, doc="form"), answers, intent, subset="form", printed=True))
     if two_cols and len(fields) % 2:
         y += size + box_h + size
     y += size
@@ -107,7 +107,7 @@ def render_form(rng: np.random.Generator) -> Document:
     y = c.paragraph(m, y, decl, PAGE_W - 2 * m, size - 3)
     c.text(m, y + size * 2, "Signature: ______________________", size - 2)
     content = {"title": title, "organisation": org, "fields": {f[0]: f[1] for f in fields}, "declaration": decl}
-    return Document("doc", "form", c.finish(), content, qas, sorted({face.name, value_face.name}))
+    return Document("doc", "form", c.finish(), content=content, questions=qas, fonts=sorted({face.name, value_face.name}))
 
 
 def _letterhead(c: Canvas, rng: np.random.Generator, org: str, m: int, size: int) -> float:
@@ -159,21 +159,21 @@ def render_letter(rng: np.random.Generator) -> Document:
     c.text(m, y, signer, size, bold=True)
     c.text(m, y + size * 1.4, stitle, size)
     qas = [
-        QA(phrase(rng, DOC_DATE, doc="letter"), V.date_answers(d, ds), "date", "letter", True),
+        QA(phrase(rng, DOC_DATE, doc="letter"), V.date_answers(d, ds), "date", subset="letter", printed=True),
         QA(phrase(rng, ("Who signed the letter?", "Who is the letter from?", "Who wrote this letter?",
-                        "What is the name of the person who signed the letter?")), (signer,), "name", "letter", True),
+                        "What is the name of the person who signed the letter?")), (signer,), "name", subset="letter", printed=True),
         QA(phrase(rng, ("To whom is the letter addressed?", "Who is the recipient of the letter?",
-                        "Who is this letter written to?")), (recipient,), "name", "letter", True),
+                        "Who is this letter written to?")), (recipient,), "name", subset="letter", printed=True),
         QA(phrase(rng, ("What is the title of the person who signed the letter?",
                         "What position does the sender of the letter hold?",
-                        "What is the signer's job title?")), (stitle,), "field", "letter", True),
+                        "What is the signer's job title?")), (stitle,), "field", subset="letter", printed=True),
         QA(phrase(rng, ("Which company sent this letter?", "What organisation is the letter from?",
-                        "What is the name of the company in the letterhead?")), (org,), "field", "letter", True),
+                        "What is the name of the company in the letterhead?")), (org,), "field", subset="letter", printed=True),
         *fact_qas,
     ]
     content = {"organisation": org, "date": ds, "recipient": [recipient, rtitle, rorg, rstreet, rcity],
                "subject": subject, "paragraphs": paras, "signer": signer, "signer_title": stitle}
-    return Document("doc", "letter", c.finish(), content, qas, [face.name])
+    return Document("doc", "letter", c.finish(), content=content, questions=qas, fonts=[face.name])
 
 
 def render_invoice(rng: np.random.Generator) -> Document:
@@ -240,34 +240,34 @@ def render_invoice(rng: np.random.Generator) -> Document:
                       "Thank you for your business.", PAGE_W - 2 * m, size - 3)
     pick_row = rows[int(rng.integers(len(rows)))]
     qas = [
-        QA(phrase(rng, LOOKUP, noun="invoice number", doc="invoice"), (number,), "field", "invoice", True),
+        QA(phrase(rng, LOOKUP, noun="invoice number", doc="invoice"), (number,), "field", subset="invoice", printed=True),
         QA(phrase(rng, WHEN, noun="invoice date", doc="invoice"),
-           V.date_answers(issued, meta_rows[1][1]), "date", "invoice", True),
+           V.date_answers(issued, meta_rows[1][1]), "date", subset="invoice", printed=True),
         QA(phrase(rng, ("When is payment due?", "What is the due date of the invoice?",
                         "By what date must the invoice be paid?")),
-           V.date_answers(due, meta_rows[2][1]), "date", "invoice", True),
+           V.date_answers(due, meta_rows[2][1]), "date", subset="invoice", printed=True),
         QA(phrase(rng, HOW_MUCH + ("What is the total amount due?", "How much has to be paid in total?"),
-                  noun="total due", doc="invoice"), V.money_answers(total, V.money(total)), "amount", "invoice", True),
+                  noun="total due", doc="invoice"), V.money_answers(total, V.money(total)), "amount", subset="invoice", printed=True),
         QA(phrase(rng, HOW_MUCH, noun="tax amount", doc="invoice"), V.money_answers(tax, V.money(tax)),
-           "amount", "invoice", True),
+           "amount", subset="invoice", printed=True),
         QA(phrase(rng, HOW_MUCH, noun="subtotal", doc="invoice"), V.money_answers(subtotal, V.money(subtotal)),
-           "amount", "invoice", True),
+           "amount", subset="invoice", printed=True),
         QA(phrase(rng, ("How many units of {d} were ordered?", "What quantity of {d} is billed?",
                         "What is the quantity for {d}?"), d=pick_row[0]),
-           (str(pick_row[1]),), "field", "invoice", True),
+           (str(pick_row[1]),), "field", subset="invoice", printed=True),
         QA(phrase(rng, ("What is the unit price of {d}?", "How much does one {d} cost?",
                         "What price per unit is charged for {d}?"), d=pick_row[0]),
-           V.money_answers(pick_row[2], V.money(pick_row[2])), "amount", "invoice", True),
+           V.money_answers(pick_row[2], V.money(pick_row[2])), "amount", subset="invoice", printed=True),
         QA(phrase(rng, ("Which company is the invoice billed to?", "Who is the customer on this invoice?",
-                        "To which company is this invoice addressed?")), (bill_org,), "name", "invoice", True),
+                        "To which company is this invoice addressed?")), (bill_org,), "name", subset="invoice", printed=True),
         QA(phrase(rng, ("How many line items does the invoice list?", "How many different items are billed?",
                         "How many products or services appear on the invoice?")),
-           (str(len(rows)),), "count", "invoice", False),
+           (str(len(rows)),), "count", subset="invoice", printed=False),
     ]
     content = {"organisation": org, "meta": dict(meta_rows), "bill_to": [bill_name, bill_org, bstreet, bcity],
                "items": [{"description": d, "qty": q, "unit": u, "amount": round(a, 2)} for d, q, u, a in rows],
                "subtotal": subtotal, "tax_rate": rate, "tax": tax, "total": total}
-    return Document("doc", "invoice", c.finish(), content, qas, [face.name])
+    return Document("doc", "invoice", c.finish(), content=content, questions=qas, fonts=[face.name])
 
 
 def render_receipt(rng: np.random.Generator) -> Document:
@@ -321,28 +321,28 @@ def render_receipt(rng: np.random.Generator) -> Document:
     qas = [
         QA(phrase(rng, ("What is the total on the receipt?", "How much was paid in total?",
                         "What was the total amount of the purchase?", "What is the grand total?")),
-           V.money_answers(total, f"{total:.2f}"), "amount", "receipt", True),
+           V.money_answers(total, f"{total:.2f}"), "amount", subset="receipt", printed=True),
         QA(phrase(rng, ("What is the name of the store?", "Which shop issued this receipt?",
-                        "Where was this purchase made?")), (store.upper(), store), "name", "receipt", True),
+                        "Where was this purchase made?")), (store.upper(), store), "name", subset="receipt", printed=True),
         QA(phrase(rng, ("On what date was the purchase made?", "What date is printed on the receipt?",
-                        "When was this receipt issued?")), V.date_answers(d, ds), "date", "receipt", True),
+                        "When was this receipt issued?")), V.date_answers(d, ds), "date", subset="receipt", printed=True),
         QA(phrase(rng, ("At what time was the purchase made?", "What time is shown on the receipt?")),
-           (t,), "field", "receipt", True),
+           (t,), "field", subset="receipt", printed=True),
         QA(phrase(rng, ("How much did the {i} cost?", "What was the price of {i}?",
                         "What is the price of the {i} on the receipt?"), i=items[idx]),
-           V.money_answers(prices[idx], f"{prices[idx]:.2f}"), "amount", "receipt", True),
+           V.money_answers(prices[idx], f"{prices[idx]:.2f}"), "amount", subset="receipt", printed=True),
         QA(phrase(rng, ("How much tax was charged?", "What is the tax amount?")),
-           V.money_answers(tax, f"{tax:.2f}"), "amount", "receipt", True),
+           V.money_answers(tax, f"{tax:.2f}"), "amount", subset="receipt", printed=True),
         QA(phrase(rng, ("What are the last four digits of the card used?",
-                        "Which card number ending appears on the receipt?")), (last4,), "field", "receipt", True),
+                        "Which card number ending appears on the receipt?")), (last4,), "field", subset="receipt", printed=True),
         QA(phrase(rng, ("How many items were bought?", "How many different products are on the receipt?")),
-           (str(len(items)),), "count", "receipt", False),
+           (str(len(items)),), "count", subset="receipt", printed=False),
     ]
     c.image = c.image.crop((0, 0, width, min(height, int(y + size * 2 + m))))
     content = {"store": store, "address": [street, cityline], "date": ds, "time": t,
                "items": dict(zip(items, prices)), "subtotal": subtotal, "tax": tax, "total": total,
                "card": f"{card} {last4}"}
-    return Document("doc", "receipt", c.finish(), content, qas, [face.name])
+    return Document("doc", "receipt", c.finish(), content=content, questions=qas, fonts=[face.name])
 
 
 def render_report(rng: np.random.Generator) -> Document:
@@ -394,20 +394,20 @@ def render_report(rng: np.random.Generator) -> Document:
         fig_answers = (fig[1], fig[1].replace(",", ""))
     qas = [
         QA(phrase(rng, ("What is the title of the report?", "What is this report called?",
-                        "What title does the report carry?")), (title,), "phrase", "report", True),
+                        "What title does the report carry?")), (title,), "phrase", subset="report", printed=True),
         QA(phrase(rng, ("Who prepared the report?", "Who is the author of this report?",
-                        "Which person wrote the report?")), (author,), "name", "report", True),
+                        "Which person wrote the report?")), (author,), "name", subset="report", printed=True),
         QA(phrase(rng, ("Which department prepared the report?", "What department is the author from?")),
-           (dept,), "field", "report", True),
-        QA(phrase(rng, DOC_DATE, doc="report"), V.date_answers(d, ds), "date", "report", True),
+           (dept,), "field", subset="report", printed=True),
+        QA(phrase(rng, DOC_DATE, doc="report"), V.date_answers(d, ds), "date", subset="report", printed=True),
         QA(phrase(rng, ("What figure is given for {f}?", "According to the key figures, what is the {lf}?",
                         "What is the value listed for {f}?"), f=fig[0], lf=fig[0].lower()),
-           fig_answers, "field", "report", True),
+           fig_answers, "field", subset="report", printed=True),
         *fact_qas,
     ]
     content = {"title": title, "author": author, "department": dept, "date": ds,
                "sections": dict(zip(headings, paras)), "key_figures": dict(figures)}
-    return Document("doc", "report", c.finish(), content, qas, sorted({face.name, heading_face.name}))
+    return Document("doc", "report", c.finish(), content=content, questions=qas, fonts=sorted({face.name, heading_face.name}))
 
 
 def render_memo(rng: np.random.Generator) -> Document:
@@ -440,20 +440,20 @@ def render_memo(rng: np.random.Generator) -> Document:
     c.text(m, y + size, frm.split()[0][0] + "." + frm.split()[1][0] + ".", size)
     qas = [
         QA(phrase(rng, ("Who is the memo from?", "Who sent this memo?", "Who wrote the memo?")),
-           (frm,), "name", "memo", True),
+           (frm,), "name", subset="memo", printed=True),
         QA(phrase(rng, ("To whom is the memo addressed?", "Who is the memo for?", "Who receives this memo?")),
-           (to,), "name", "memo", True),
+           (to,), "name", subset="memo", printed=True),
         QA(phrase(rng, ("Who is copied on the memo?", "Who is in CC?", "Which person receives a copy of the memo?")),
-           (cc,), "name", "memo", True),
+           (cc,), "name", subset="memo", printed=True),
         QA(phrase(rng, ("What is the subject of the memo?", "What is the memo about?",
-                        "What subject line does the memo have?")), (subject,), "phrase", "memo", True),
-        QA(phrase(rng, DOC_DATE, doc="memo"), V.date_answers(d, ds), "date", "memo", True),
+                        "What subject line does the memo have?")), (subject,), "phrase", subset="memo", printed=True),
+        QA(phrase(rng, DOC_DATE, doc="memo"), V.date_answers(d, ds), "date", subset="memo", printed=True),
         QA(phrase(rng, ("Which department is the sender of the memo in?", "What department does the memo come from?")),
-           (frm_dept,), "field", "memo", True),
+           (frm_dept,), "field", subset="memo", printed=True),
         *fact_qas,
     ]
     content = {"organisation": org, "header": dict(rows), "paragraphs": paras}
-    return Document("doc", "memo", c.finish(), content, qas, [face.name])
+    return Document("doc", "memo", c.finish(), content=content, questions=qas, fonts=[face.name])
 
 
 RENDERERS = {

@@ -8,7 +8,7 @@ import re
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ class SynthSummary:
     out: Path
     samples: int
     questions: int
+    _: KW_ONLY
     documents: int
     images: int
     seconds: float
@@ -207,8 +208,8 @@ def generate(out: str | Path, n: int = 30, seed: int = 0, families: Sequence[str
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     if contact_sheet:
         make_sheet(out, records, out / "contact_sheet.jpg")
-    return SynthSummary(out, len(rows), len(rows) // CAPTURES, len(records), len(images),
-                        time.perf_counter() - started, share)
+    return SynthSummary(out, len(rows), len(rows) // CAPTURES, documents=len(records), images=len(images),
+                        seconds=time.perf_counter() - started, degradation_share=share)
 
 
 _OWN_FILE = re.compile(r"(doc|chart|table)-\d{5}(-c\d)?\.(jpg|png)")

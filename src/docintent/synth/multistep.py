@@ -8,7 +8,8 @@ Each question's ``meta`` says ``multistep`` and which ``op`` it needs; ``intent`
 
 >>> import numpy as np
 >>> from docintent.synth.questions import Document
->>> doc = Document("chart", "bar", np.zeros((2, 2, 3), np.uint8), {"data": {"Peru": 12, "Chad": 30, "Mali": 7}, "labelled": True}, [], [])
+>>> doc = Document("chart", "bar", np.zeros((2, 2, 3), np.uint8), content={"data": {"Peru": 12, "Chad": 30, "Mali": 7},
+...                "labelled": True}, questions=[], fonts=[])
 >>> [q.intent for q in multistep_questions(doc, np.random.default_rng(0))]
 ['difference', 'sum', 'average', 'count', 'second']
 """
@@ -44,7 +45,7 @@ def multistep_questions(doc: Document, rng: np.random.Generator) -> list[QA]:
 
 
 def _qa(question: str, answers: tuple[str, ...], intent: str, subset: str, op: str, **meta: Any) -> QA:
-    return QA(question, answers, intent, subset, False, {"multistep": True, "op": op, **meta})
+    return QA(question, answers, intent, subset=subset, printed=False, meta={"multistep": True, "op": op, **meta})
 
 
 def _chart(doc: Document, rng: np.random.Generator) -> list[QA]:

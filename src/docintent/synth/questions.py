@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -23,6 +23,7 @@ class QA:
     question: str
     answers: tuple[str, ...]
     intent: str
+    _: KW_ONLY
     subset: str
     printed: bool
     meta: dict[str, Any] = field(default_factory=dict)
@@ -106,6 +107,7 @@ class Document:
     family: str
     kind: str
     image: np.ndarray
+    _: KW_ONLY
     content: dict[str, Any]
     questions: list[QA]
     fonts: list[str]

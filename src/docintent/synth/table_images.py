@@ -11,7 +11,7 @@ spanning caption over the year columns, or header cells printed over two lines.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -37,6 +37,7 @@ class RenderedTable:
     image: np.ndarray
     grid: list[list[str]]
     header_rows: int
+    _: KW_ONLY
     style: str
     grid_boxes: list[list[tuple[int, int, int, int] | None]]
 
@@ -147,7 +148,7 @@ def render_table(
         grid.append(row_text)
         boxes.append(row_boxes)
         y += pitch
-    return RenderedTable(np.asarray(img).copy(), grid, header_rows, style, boxes)
+    return RenderedTable(np.asarray(img).copy(), grid, header_rows, style=style, grid_boxes=boxes)
 
 
 def cell_accuracy(predicted: list[list[str]], truth: list[list[str]]) -> float:

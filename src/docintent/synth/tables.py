@@ -180,15 +180,15 @@ def render_financial(rng: np.random.Generator) -> Document:
         qas.append(QA(phrase(rng, ("What was the {i} in {y}?", "What is the value of {i} for {y}?",
                                    "How much was {i} in fiscal {y}?", "In {y}, what did {i} amount to?",
                                    "What does the table report for {i} in {y}?"), i=item.lower() if item[1].islower() else item, y=year),
-                      _fin_answers(value, cell, kinds[item]), "lookup", "fintabnetqa", True,
-                      {"row": item, "column": year}))
+                      _fin_answers(value, cell, kinds[item]), "lookup", subset="fintabnetqa", printed=True,
+                      meta={"row": item, "column": year}))
     item = V.pick(rng, [k for k in keys if kinds[k] == "num"])
     a, b = years[-1], years[0]
     change = data[item][b] - data[item][a]
     qas.append(QA(phrase(rng, ("By how much did {i} change from {a} to {b}?",
                                "What was the change in {i} between {a} and {b}?"), i=item, a=a, b=b),
-                  tuple(dict.fromkeys([f"{change:,.0f}", f"{change:.0f}"] + ([f"({abs(change):,.0f})"] if change < 0 else []))), "difference", "fintabnetqa", False,
-                  {"row": item, "value": change}))
+                  tuple(dict.fromkeys([f"{change:,.0f}", f"{change:.0f}"] + ([f"({abs(change):,.0f})"] if change < 0 else []))), "difference", subset="fintabnetqa", printed=False,
+                  meta={"row": item, "value": change}))
     # true/false claims: half true, half false
     item = V.pick(rng, keys)
     up = data[item][years[0]] > data[item][years[-1]]
@@ -203,7 +203,7 @@ def render_financial(rng: np.random.Generator) -> Document:
     claim = f"The {item.lower()} figure for {year} is {'negative' if said_negative else 'positive'}."
     qas.append(_fact(rng, claim, claim_true, {"row": item, "column": year}))
     content = {"title": title, "header": header, "rows": rows, "values": data}
-    return Document("table", "financial", image, content, qas, fonts)
+    return Document("table", "financial", image, content=content, questions=qas, fonts=fonts)
 
 
 def _fact(rng: np.random.Generator, claim: str, truth: bool, meta: dict) -> QA:
@@ -211,7 +211,7 @@ def _fact(rng: np.random.Generator, claim: str, truth: bool, meta: dict) -> QA:
                      "According to the table, is this claim correct: {c}",
                      "True or false: {c}", "Does the table support the statement \"{c}\"?"), c=claim)
     answers = ("1", "True") if truth else ("0", "False")
-    return QA(q, answers, "fact", "vtabfact", False, {**meta, "claim": claim, "truth": truth})
+    return QA(q, answers, "fact", subset="vtabfact", printed=False, meta={**meta, "claim": claim, "truth": truth})
 
 
 def render_general(rng: np.random.Generator) -> Document:
@@ -238,34 +238,34 @@ def render_general(rng: np.random.Generator) -> Document:
                         "What does the {c} column show for {k}?", "What is listed under {c} for {k}?"),
                   c=num_name, lc=num_name.lower(), k=keys[i]),
            tuple(dict.fromkeys([rows[i][2 + [h for h, _, _ in numeric].index(num_name)], str(col[i])])),
-           "lookup", "vwtq", True, {"row": keys[i], "column": num_name}),
+           "lookup", subset="vwtq", printed=True, meta={"row": keys[i], "column": num_name}),
         QA(phrase(rng, ("What is the {t} for {k}?", "Which {lt} is listed for {k}?",
                         "Who is the {lt} of {k}?" if text_pool == "person" else "What {lt} does {k} have?"),
                   t=text_header, lt=text_header.lower(), k=keys[i]),
-           (texts[i],), "lookup", "vwtq", True, {"row": keys[i], "column": text_header}),
+           (texts[i],), "lookup", subset="vwtq", printed=True, meta={"row": keys[i], "column": text_header}),
     ]
     if len(set(col)) == n:
         best = keys[int(np.argmax(col))]
         qas.append(QA(phrase(rng, ("Which {kh} has the highest {c}?", "Which {kh} has the most {lc}?",
                                    "Which {kh} ranks first by {c}?"), kh=key_header.lower(), c=num_name,
-                             lc=num_name.lower()), (best,), "compare", "vwtq", True, {"column": num_name}))
+                             lc=num_name.lower()), (best,), "compare", subset="vwtq", printed=True, meta={"column": num_name}))
     j = int(rng.integers(n))
     if j != i and col[i] != col[j]:
         more = keys[i] if col[i] > col[j] else keys[j]
         qas.append(QA(phrase(rng, ("Which has more {lc}, {a} or {b}?", "Between {a} and {b}, which has the higher {c}?"),
                              lc=num_name.lower(), c=num_name, a=keys[i], b=keys[j]),
-                      (more,), "compare", "vwtq", True, {"column": num_name}))
+                      (more,), "compare", subset="vwtq", printed=True, meta={"column": num_name}))
     value = V.pick(rng, texts)
     count = texts.count(value)
     qas.append(QA(phrase(rng, ("How many rows have {t} {v}?", "How many entries list {v} as {lt}?",
                                "In how many rows is the {lt} {v}?"), t=text_header, lt=text_header.lower(), v=value),
-                  (str(count),), "count", "vwtq", False, {"column": text_header}))
+                  (str(count),), "count", subset="vwtq", printed=False, meta={"column": text_header}))
     threshold = int(np.median(col))
     above = int(sum(v > threshold for v in col))
     plural = {"City": "cities"}.get(key_header, key_header.lower() + "s")
     qas.append(QA(phrase(rng, ("How many {kh} have a {c} value above {x}?", "How many rows show a {c} value above {x}?"),
                          kh=plural, x=threshold, lc=num_name.lower(), c=num_name),
-                  (str(above),), "count", "vwtq", False, {"column": num_name}))
+                  (str(above),), "count", subset="vwtq", printed=False, meta={"column": num_name}))
     truth = bool(rng.random() < 0.5)
     k = int(rng.integers(n))
     shown = col[k] if truth else col[k] + int(rng.choice([-3, -2, -1, 1, 2, 3])) * max(1, col[k] // 20 or 1)
@@ -276,7 +276,7 @@ def render_general(rng: np.random.Generator) -> Document:
         named = top if truth else V.pick(rng, [x for x in keys if x != top])
         qas.append(_fact(rng, f"{named} has the highest {num_name} in the table.", named == top, {"column": num_name}))
     content = {"title": title, "header": header, "rows": rows}
-    return Document("table", "general", image, content, qas, fonts)
+    return Document("table", "general", image, content=content, questions=qas, fonts=fonts)
 
 
 def render_table(rng: np.random.Generator, kind: str | None = None) -> Document:

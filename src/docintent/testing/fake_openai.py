@@ -65,7 +65,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -159,6 +159,7 @@ class RecordedRequest:
     method: str
     path: str
     headers: dict[str, str]
+    _: KW_ONLY
     body: dict[str, Any] | None
     time: float
 
@@ -362,7 +363,7 @@ class FakeOpenAI:
             def _record(self, body: dict[str, Any] | None) -> None:
                 with fake._lock:
                     headers = {k.lower(): v for k, v in self.headers.items()}
-                    fake.requests.append(RecordedRequest(self.command, self.path, headers, body, time.time()))
+                    fake.requests.append(RecordedRequest(self.command, self.path, headers, body=body, time=time.time()))
 
             def _authorised(self) -> bool:
                 if fake.api_key is None or self.headers.get("Authorization") == f"Bearer {fake.api_key}":

@@ -15,7 +15,7 @@ lines leaves the page unchanged, recorded as ``dewarping:none``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import cv2
 import numpy as np
@@ -48,6 +48,7 @@ class LineSamples:
     x: np.ndarray
     y: np.ndarray
     line: np.ndarray
+    _: KW_ONLY
     text_height: float
     width: int
     height: int
@@ -144,7 +145,7 @@ def text_line_samples(pixels: np.ndarray) -> LineSamples | None:
         chosen = np.isin(line, longest)
         nz, sum_x, sum_y, line = nz[chosen], sum_x[chosen], sum_y[chosen], line[chosen]
     _, line_index = np.unique(line, return_inverse=True)
-    return LineSamples(sum_x / count[nz], sum_y / count[nz], line_index, text_height, sw, sh)
+    return LineSamples(sum_x / count[nz], sum_y / count[nz], line_index, text_height=text_height, width=sw, height=sh)
 
 
 def _basis(u: np.ndarray, v: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ page that was inspected, so evidence can be drawn on the page it came from.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -72,6 +72,7 @@ class EvidenceBlock:
     kind: str
     box: Box
     score: float
+    _: KW_ONLY
     lines: tuple[EvidenceLine, ...] = ()
     markdown: str = ""
 
@@ -87,6 +88,7 @@ class ZoomEvidence:
     label: str
     kind: str
     box: Box
+    _: KW_ONLY
     angle: int
     crop: Page
     page_hash: str
@@ -319,12 +321,12 @@ class Zoom(InspectionTool):
             markdown = ""
             if name == "table" and members:
                 markdown = reconstruct_table(members, page_size=crop.size).to_markdown()
-            blocks.append(EvidenceBlock(name, self.to_page(b, region, angle), score, lines, markdown))
+            blocks.append(EvidenceBlock(name, self.to_page(b, region, angle), score, lines=lines, markdown=markdown))
         if loose:
             lines = tuple(self._line(l.text, l.box, l.confidence, region, angle) for l in loose)
             union = lines[0].box
             for l in lines[1:]:
                 union = union.union(l.box)
-            blocks.append(EvidenceBlock("text", union, 0.0, lines))
+            blocks.append(EvidenceBlock("text", union, 0.0, lines=lines))
         all_lines = tuple(self._line(l.text, l.box, l.confidence, region, angle) for l in result.lines)
         return tuple(blocks), all_lines

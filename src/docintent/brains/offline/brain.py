@@ -363,8 +363,8 @@ class OfflineReader(Restorer, MactRoles):
             severity_after = self.perception.severities(after, where).get(change.degradation)
         rb, ra = reader.read(before), reader.read(after)
         return ReviewEvidence(
-            change.tool, "page" if geometric else "evidence region", b, a, severity_before, severity_after,
-            rb.confidence, ra.confidence, rb.answer, ra.answer, change.degradation,
+            change.tool, "page" if geometric else "evidence region", b, legibility_after=a, severity_before=severity_before, severity_after=severity_after,
+            confidence_before=rb.confidence, confidence_after=ra.confidence, answer_before=rb.answer, answer_after=ra.answer, degradation=change.degradation,
         )
 
     # -- confidence that knows the page's damage ------------------------------------------------------

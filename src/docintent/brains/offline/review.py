@@ -11,14 +11,16 @@ whose every difference is a tie is decided by one rule (:attr:`NoiseFloors.tie`)
 figures, never by which side of the noise a measurement fell.
 
 >>> floors = NoiseFloors(legibility=0.01, confidence=0.02, severity=0.03, tie="rollback")
->>> e = ReviewEvidence("deshadowing", "evidence region", 0.628, 0.629, 1.0, 1.0, 0.80, 0.80, "$28.78", "$28.78")
+>>> e = ReviewEvidence("deshadowing", "evidence region", 0.628, legibility_after=0.629, severity_before=1.0,
+...                    severity_after=1.0, confidence_before=0.80, confidence_after=0.80, answer_before="$28.78",
+...                    answer_after="$28.78")
 >>> e.verdict("evidence", floors=floors)
 (False, 'no change needed: no difference beyond measurement noise, so the page stays as it was (legibility +0.2 %, floor 1.0 %)')
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import KW_ONLY, asdict, dataclass
 from typing import Any, Literal, get_args
 
 #: Phase B rules: "evidence" (default) keeps a restoration when the answer became more certain, or the evidence
@@ -56,6 +58,7 @@ class NoiseFloors:
     legibility: float = 0.012
     confidence: float = 0.005
     severity: float = 0.115
+    _: KW_ONLY
     tie: Literal["rollback", "keep"] = "rollback"
     #: The scored reader's calibrated probability of its answer (the "answer" rule's floor).
     probability: float = 0.005
@@ -82,6 +85,7 @@ class ReviewEvidence:
     tool: str
     scope: str
     legibility_before: float
+    _: KW_ONLY
     legibility_after: float
     severity_before: float | None
     severity_after: float | None

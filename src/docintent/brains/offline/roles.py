@@ -50,9 +50,9 @@ def make_plans(question: str, task: str, count: int, feedback: Verdict | None = 
     why = f"; re-planned because: {feedback.mistake}" if feedback is not None else ""
     out = []
     for k, (steps, rationale) in enumerate(alternatives[tried : tried + count]):
-        out.append(Plan(f"p{tried + k + 1}", intent.kind, tuple(steps), rationale + why))
+        out.append(Plan(f"p{tried + k + 1}", intent.kind, tuple(steps), rationale=rationale + why))
     if not out:  # every alternative used: fall back to the single reading
-        out.append(Plan(f"p{tried + 1}", intent.kind, (_read_step(intent),), f"no alternative left{why}"))
+        out.append(Plan(f"p{tried + 1}", intent.kind, (_read_step(intent),), rationale=f"no alternative left{why}"))
     return out
 
 
@@ -69,7 +69,7 @@ def _alternatives(intent: Intent) -> list[tuple[list[PlanStep], str]]:
         target = intent.targets[0]
         return [
             ([PlanStep("s1", f"read every value of {target}", "series", op="series", args={"target": target}),
-              PlanStep("s2", f"{_OPS[k]} of those values", "number", ("s1",), op="compute", args={"operation": k, "all": True})],
+              PlanStep("s2", f"{_OPS[k]} of those values", "number", inputs=("s1",), op="compute", args={"operation": k, "all": True})],
              f"the {_OPS[k]} runs over every value of one row or category"),
             read,
         ]
@@ -78,11 +78,11 @@ def _alternatives(intent: Intent) -> list[tuple[list[PlanStep], str]]:
         lookups = [
             PlanStep("s1", f"read the value of {a}", "number", op="lookup", args={"target": a}),
             PlanStep("s2", f"read the value of {b}", "number", op="lookup", args={"target": b}),
-            PlanStep("s3", f"{_OPS[k]} of the two values", "number", ("s1", "s2"), op="compute", args={"operation": k}),
+            PlanStep("s3", f"{_OPS[k]} of the two values", "number", inputs=("s1", "s2"), op="compute", args={"operation": k}),
         ]
         series = [
             PlanStep("s1", "read every label with its value", "series", op="series"),
-            PlanStep("s2", f"{_OPS[k]} of {a} and {b} in that series", "number", ("s1",), op="compute",
+            PlanStep("s2", f"{_OPS[k]} of {a} and {b} in that series", "number", inputs=("s1",), op="compute",
                      args={"operation": k, "select": [a, b]}),
         ]
         return [(lookups, f"two look-ups ({a}, {b}), then the {_OPS[k]}"),
@@ -91,7 +91,7 @@ def _alternatives(intent: Intent) -> list[tuple[list[PlanStep], str]]:
         word, bound = intent.condition or ("above", 0.0)
         return [
             ([PlanStep("s1", "read every label with its value", "series", op="series"),
-              PlanStep("s2", f"count the values {word} {format_number(bound)}", "count", ("s1",), op="count",
+              PlanStep("s2", f"count the values {word} {format_number(bound)}", "count", inputs=("s1",), op="count",
                        args={"condition": [word, bound]})],
              "the whole series, then count the values that meet the condition"),
             read,
@@ -100,7 +100,7 @@ def _alternatives(intent: Intent) -> list[tuple[list[PlanStep], str]]:
         which = {1: "", 2: "second ", 3: "third "}.get(intent.rank, f"#{intent.rank} ")
         word = "highest" if intent.order == "max" else "lowest"
         steps = [PlanStep("s1", "read every label with its value", "series", op="series"),
-                 PlanStep("s2", f"the label with the {which}{word} value", intent.answer_type, ("s1",), op="rank",
+                 PlanStep("s2", f"the label with the {which}{word} value", intent.answer_type, inputs=("s1",), op="rank",
                           args={"order": intent.order, "rank": intent.rank})]
         plans = [(steps, f"the whole series, then the {which}{word}")]
         return plans + [read] if intent.rank == 1 else plans + [(steps, "the whole series read again")]
@@ -109,7 +109,7 @@ def _alternatives(intent: Intent) -> list[tuple[list[PlanStep], str]]:
         return [
             ([PlanStep("s1", f"read the value of {a}", "number", op="lookup", args={"target": a}),
               PlanStep("s2", f"read the value of {b}", "number", op="lookup", args={"target": b}),
-              PlanStep("s3", "name the one the question asks for", "category", ("s1", "s2"), op="compute",
+              PlanStep("s3", "name the one the question asks for", "category", inputs=("s1", "s2"), op="compute",
                        args={"operation": "compare"})],
              f"two look-ups ({a}, {b}), then the comparison"),
             read,
@@ -216,12 +216,12 @@ def execute_step(reader: QuestionReader, state: State, plan: Plan, step: PlanSte
             conf = min(0.9, 0.3 + 0.1 * len(pts)) if len(pts) >= 2 else 0.1
             conf *= 0.7 if unread else 1.0
             return Execution(step.id, tool, "; ".join(f"{p.label}: {format_number(p.value)}" for p in pts),
-                             [[p.label, p.value] for p in pts], conf, {"region": list(region.as_tuple(4)), "unread": unread or None},
-                             f"{len(pts)} labelled values" + (f"; no value read for {', '.join(unread)}" if unread else ""), candidate)
+                             value=[[p.label, p.value] for p in pts], confidence=conf, args={"region": list(region.as_tuple(4)), "unread": unread or None},
+                             evidence=f"{len(pts)} labelled values" + (f"; no value read for {', '.join(unread)}" if unread else ""), candidate=candidate)
         point, score = match_point(str(target), pts)
         if point is not None and point.how == "unread" and score >= 0.5:
-            return Execution(step.id, tool, "", None, 0.0, {"target": target, "match": score, "unread": [point.label]},
-                             f"{point.label}: the label is there, its value did not read", candidate)
+            return Execution(step.id, tool, "", value=None, confidence=0.0, args={"target": target, "match": score, "unread": [point.label]},
+                             evidence=f"{point.label}: the label is there, its value did not read", candidate=candidate)
         if point is None or score < 0.5:
             # the series reader did not find it: the reader's layout look-up of the target
 
@@ -233,14 +233,14 @@ def execute_step(reader: QuestionReader, state: State, plan: Plan, step: PlanSte
             if cand is not None and find_numbers(cand.text):
                 value = find_numbers(cand.text)[0].value
                 box = layout.region_of(cand.items, margin=0.3)
-                return Execution(step.id, f"layout_reader ({source})", format_number(value), value, min(cand.score, 0.8) * 0.8,
-                                 {"target": target, "box": list(box.as_tuple(4)), "label": cand.text, "match": 0.5},
-                                 f"{target} -> {cand.text}", candidate)
-            return Execution(step.id, tool, "", None, 0.0, {"target": target, "match": score,
-                             "labels": [p.label for p in pts][:12]}, f"{target!r} not found", candidate)
-        return Execution(step.id, tool, format_number(point.value), point.value, round(0.35 + 0.6 * score if point.how != "bar measured on the axis" else 0.3 + 0.4 * score, 3),
-                         {"target": target, "box": list(point.box.as_tuple(4)), "label": point.label, "match": round(score, 3), "how": point.how},
-                         f"{target} -> {point.label} ({point.how})", candidate)
+                return Execution(step.id, f"layout_reader ({source})", format_number(value), value=value, confidence=min(cand.score, 0.8) * 0.8,
+                                 args={"target": target, "box": list(box.as_tuple(4)), "label": cand.text, "match": 0.5},
+                                 evidence=f"{target} -> {cand.text}", candidate=candidate)
+            return Execution(step.id, tool, "", value=None, confidence=0.0, args={"target": target, "match": score,
+                             "labels": [p.label for p in pts][:12]}, evidence=f"{target!r} not found", candidate=candidate)
+        return Execution(step.id, tool, format_number(point.value), value=point.value, confidence=round(0.35 + 0.6 * score if point.how != "bar measured on the axis" else 0.3 + 0.4 * score, 3),
+                         args={"target": target, "box": list(point.box.as_tuple(4)), "label": point.label, "match": round(score, 3), "how": point.how},
+                         evidence=f"{target} -> {point.label} ({point.how})", candidate=candidate)
     if step.op == "compute":
         return _execute_compute(step, results, state)
     if step.op == "count":
@@ -250,8 +250,8 @@ def execute_step(reader: QuestionReader, state: State, plan: Plan, step: PlanSte
         test = COUNT_TESTS.get(word, COUNT_TESTS["above"])
         n = sum(1 for _, v in pairs if test(v, float(bound)))
         conf = (src.confidence if src else 0.0) * (1.0 if pairs else 0.0)
-        return Execution(step.id, "calculator", str(n), n, conf, {"condition": [word, bound], "of": len(pairs)},
-                         f"{n} of {len(pairs)} values {word} {format_number(float(bound))}", candidate)
+        return Execution(step.id, "calculator", str(n), value=n, confidence=conf, args={"condition": [word, bound], "of": len(pairs)},
+                         evidence=f"{n} of {len(pairs)} values {word} {format_number(float(bound))}", candidate=candidate)
     if step.op == "rank":
         src = results.get(step.inputs[0]) if step.inputs else None
         pairs = src.value if src is not None and isinstance(src.value, list) else []
@@ -259,11 +259,11 @@ def execute_step(reader: QuestionReader, state: State, plan: Plan, step: PlanSte
         order = step.args.get("order", "max")
         ordered = sorted(pairs, key=lambda p: p[1], reverse=order == "max")
         if len(ordered) < rank:
-            return Execution(step.id, "calculator", "", None, 0.0, {"rank": rank}, f"only {len(ordered)} values", candidate)
+            return Execution(step.id, "calculator", "", value=None, confidence=0.0, args={"rank": rank}, evidence=f"only {len(ordered)} values", candidate=candidate)
         label, value = ordered[rank - 1]
         text = label if step.expected in ("category", "name", "text") else format_number(value)
-        return Execution(step.id, "calculator", text, label, src.confidence if src else 0.0,
-                         {"rank": rank, "order": order, "value": value}, f"#{rank} by {order}: {label} ({format_number(value)})", candidate)
+        return Execution(step.id, "calculator", text, value=label, confidence=src.confidence if src else 0.0,
+                         args={"rank": rank, "order": order, "value": value}, evidence=f"#{rank} by {order}: {label} ({format_number(value)})", candidate=candidate)
     return _execute_read(reader, state, step, candidate)
 
 
@@ -271,13 +271,13 @@ def _execute_read(reader: QuestionReader, state: State, step: PlanStep, candidat
 
     base = reader.read(state.page)
     if candidate == 0:
-        return Execution(step.id, "reader", base.answer, base.answer, base.confidence,
-                         {"region": list(base.region.as_tuple(4))}, f"read by {base.source}", candidate)
+        return Execution(step.id, "reader", base.answer, value=base.answer, confidence=base.confidence,
+                         args={"region": list(base.region.as_tuple(4))}, evidence=f"read by {base.source}", candidate=candidate)
     ocr, source = _ocr_for(reader, state, state.page, candidate, base.region)
     layout = Layout.from_ocr(ocr)
     sol = solve(reader.info, state.task, layout, state.page)
-    return Execution(step.id, f"reader ({source})", sol.text, sol.text, sol.confidence,
-                     {"region": list(sol.region.as_tuple(4))}, f"read by {sol.source}", candidate)
+    return Execution(step.id, f"reader ({source})", sol.text, value=sol.text, confidence=sol.confidence,
+                     args={"region": list(sol.region.as_tuple(4))}, evidence=f"read by {sol.source}", candidate=candidate)
 
 
 def _execute_compute(step: PlanStep, results: dict[str, Execution], state: State) -> Execution:
@@ -292,7 +292,7 @@ def _execute_compute(step: PlanStep, results: dict[str, Execution], state: State
                 pts = [Point(lbl, v, Box.FULL, "") for lbl, v in pairs]
                 p, score = match_point(str(target), pts)
                 if p is None or score < 0.5:
-                    return Execution(step.id, "calculator", "", None, 0.0, {"missing": target}, f"{target!r} not in the series")
+                    return Execution(step.id, "calculator", "", value=None, confidence=0.0, args={"missing": target}, evidence=f"{target!r} not in the series")
                 picked.append(p.value)
                 conf = min(conf, 0.35 + 0.6 * score)
             values = picked
@@ -301,21 +301,21 @@ def _execute_compute(step: PlanStep, results: dict[str, Execution], state: State
     else:
         values = [r.value for r in inputs]
     if len(values) < (1 if step.args.get("all") else 2) or any(not isinstance(v, (int, float)) for v in values):
-        return Execution(step.id, "calculator", "", None, 0.0, {"operation": op}, "an input value is missing")
+        return Execution(step.id, "calculator", "", value=None, confidence=0.0, args={"operation": op}, evidence="an input value is missing")
     if op == "compare":
         less = re.search(r"\b(less|lower|smaller|fewer|least|below|under|cheaper|worse)\b", state.question, re.I)
         pick = int(np.argmin(values) if less else np.argmax(values))
         label = str(inputs[pick].args.get("target", ""))
-        return Execution(step.id, "calculator", label, label, conf, {"operation": op, "values": values}, f"{values} -> {label}")
+        return Execution(step.id, "calculator", label, value=label, confidence=conf, args={"operation": op, "values": values}, evidence=f"{values} -> {label}")
     nums = ", ".join(format_number(float(v)) for v in values)
     expr = {"diff": f"abs({' - '.join(format_number(float(v)) for v in values[:2])})", "sum": f"sum({nums})",
             "avg": f"avg({nums})"}.get(str(op), f"sum({nums})")
     try:
         value = calculate(expr.replace("- -", "+ "))
     except CalculatorError as err:
-        return Execution(step.id, "calculator", "", None, 0.0, {"expression": expr}, str(err))
-    return Execution(step.id, "calculator", format_number(round(value, 6)), value, conf,
-                     {"expression": expr, "operation": op}, f"{expr} = {format_number(round(value, 6))}")
+        return Execution(step.id, "calculator", "", value=None, confidence=0.0, args={"expression": expr}, evidence=str(err))
+    return Execution(step.id, "calculator", format_number(round(value, 6)), value=value, confidence=conf,
+                     args={"expression": expr, "operation": op}, evidence=f"{expr} = {format_number(round(value, 6))}")
 
 
 # -- judgment ----------------------------------------------------------------------------------------------
