@@ -65,16 +65,38 @@ def _run(samples: Path, workers: int, strategy: str, brain: str, scratch: Path, 
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "docintent", "bench", "--dataset", f"jsonl:{samples}", "--allow-outside-paths", "--strategies", strategy,
-         "--brain", brain, "--workers", str(workers), "--no-progress", "--out", str(out)],
-        env=env, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "docintent",
+            "bench",
+            "--dataset",
+            f"jsonl:{samples}",
+            "--allow-outside-paths",
+            "--strategies",
+            strategy,
+            "--brain",
+            brain,
+            "--workers",
+            str(workers),
+            "--no-progress",
+            "--out",
+            str(out),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
     )
     wall = time.perf_counter() - t0
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
     if proc.returncode != 0:
         raise SystemExit(f"docintent bench failed ({proc.returncode}):\n{proc.stderr}")
-    failed = [json.loads(l)["error"] for l in (out / "results.jsonl").read_text().splitlines() if l.strip() and json.loads(l).get("error")]
+    failed = [
+        json.loads(l)["error"]
+        for l in (out / "results.jsonl").read_text().splitlines()
+        if l.strip() and json.loads(l).get("error")
+    ]
     if failed:
         raise SystemExit(f"{len(failed)} rows failed, so the timing means nothing; first error: {failed[0]}")
     manifest = json.loads((out / "manifest.json").read_text())
@@ -103,9 +125,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--strategy", default="none")
     parser.add_argument("--brain", default="offline")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="inference threads per process for both sides (default: the runner's own share, "
-                             "i.e. all cores for 1 worker and cores/2 each for 2 workers)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="inference threads per process for both sides (default: the runner's own share, "
+        "i.e. all cores for 1 worker and cores/2 each for 2 workers)",
+    )
     parser.add_argument("--tag", default="", help="suffix of the results file names")
     args = parser.parse_args()
 
@@ -124,12 +150,17 @@ def main() -> None:
             measured = {w: _run(samples, w, args.strategy, args.brain, scratch, args.threads) for w in order}
             ratio = measured[2]["samples_per_second"] / measured[1]["samples_per_second"]
             runs.append({"repeat": repeat + 1, "one": measured[1], "two": measured[2], "ratio": ratio})
-            print(f"repeat {repeat + 1}: 1 worker {measured[1]['samples_per_second']:.3f}/s, "
-                  f"2 workers {measured[2]['samples_per_second']:.3f}/s, ratio {ratio:.2f}", file=sys.stderr)
+            print(
+                f"repeat {repeat + 1}: 1 worker {measured[1]['samples_per_second']:.3f}/s, "
+                f"2 workers {measured[2]['samples_per_second']:.3f}/s, ratio {ratio:.2f}",
+                file=sys.stderr,
+            )
 
     median_ratio = statistics.median(r["ratio"] for r in runs)
-    header = ("| repeat | 1 worker (samples/s) | 2 workers (samples/s) | ratio | CPU s / sample (1 / 2) "
-              "| load before (1 / 2) |")
+    header = (
+        "| repeat | 1 worker (samples/s) | 2 workers (samples/s) | ratio | CPU s / sample (1 / 2) "
+        "| load before (1 / 2) |"
+    )
     lines = [
         "# docintent bench: 1 vs 2 worker processes",
         "",
@@ -143,20 +174,33 @@ def main() -> None:
         "|---:|---:|---:|---:|---|---|",
     ]
     for r in runs:
-        lines.append(f"| {r['repeat']} | {r['one']['samples_per_second']:.3f} | {r['two']['samples_per_second']:.3f} "
-                     f"| {r['ratio']:.2f} | {r['one']['cpu_seconds_per_sample']:.1f} / {r['two']['cpu_seconds_per_sample']:.1f} "
-                     f"| {r['one']['load_before']:.2f} / {r['two']['load_before']:.2f} |")
+        lines.append(
+            f"| {r['repeat']} | {r['one']['samples_per_second']:.3f} | {r['two']['samples_per_second']:.3f} "
+            f"| {r['ratio']:.2f} | {r['one']['cpu_seconds_per_sample']:.1f} / {r['two']['cpu_seconds_per_sample']:.1f} "
+            f"| {r['one']['load_before']:.2f} / {r['two']['load_before']:.2f} |"
+        )
     lines += ["", f"**Median ratio (2 workers / 1 worker): {median_ratio:.2f}x** (target >= 1.7x)", ""]
     text = "\n".join(lines)
     print(text)
     RESULTS.mkdir(exist_ok=True)
     name = "bench_workers" + (f"_{args.tag}" if args.tag else "")
     (RESULTS / f"{name}.md").write_text(text, encoding="utf-8")
-    (RESULTS / f"{name}.json").write_text(json.dumps({
-        "strategy": args.strategy, "brain": args.brain, "samples": args.samples, "cpu_count": usable_cores(),
-        "threads": args.threads,
-        "runs": runs, "median_ratio": median_ratio,
-    }, indent=2) + "\n", encoding="utf-8")
+    (RESULTS / f"{name}.json").write_text(
+        json.dumps(
+            {
+                "strategy": args.strategy,
+                "brain": args.brain,
+                "samples": args.samples,
+                "cpu_count": usable_cores(),
+                "threads": args.threads,
+                "runs": runs,
+                "median_ratio": median_ratio,
+            },
+            indent=2,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
 
 
 if __name__ == "__main__":

@@ -97,18 +97,35 @@ REAL_PAGES: dict[str, tuple[str, int, str, str]] = {
 
 #: capture condition -> ([(degradation, severity low, severity high)], rotations to draw from, longest side range)
 CONDITIONS: dict[str, tuple[list[tuple[str, float, float]], tuple[int, ...], tuple[int, int]]] = {
-    "screen_moire": ([("moire", 0.35, 0.65), ("perspective", 0.15, 0.4), ("color_cast", 0.2, 0.5),
-                      ("noise", 0.1, 0.25), ("jpeg", 0.25, 0.45)], (0,), (1700, 2000)),
+    "screen_moire": (
+        [
+            ("moire", 0.35, 0.65),
+            ("perspective", 0.15, 0.4),
+            ("color_cast", 0.2, 0.5),
+            ("noise", 0.1, 0.25),
+            ("jpeg", 0.25, 0.45),
+        ],
+        (0,),
+        (1700, 2000),
+    ),
     "crumpled": ([("crumple", 0.55, 0.95), ("shadow", 0.15, 0.35), ("jpeg", 0.2, 0.4)], (0,), (1700, 2000)),
     "distance_lowres": ([("distance", 0.45, 0.85), ("noise", 0.1, 0.3), ("jpeg", 0.35, 0.6)], (0,), (1100, 1400)),
     "glare": ([("uneven_light", 0.3, 0.6), ("glare", 0.55, 0.95), ("jpeg", 0.2, 0.4)], (0,), (1700, 2000)),
-    "rotated": ([("perspective", 0.15, 0.35), ("defocus", 0.1, 0.3), ("jpeg", 0.2, 0.4)], (90, 180, 270),
-                (1700, 2000)),
+    "rotated": ([("perspective", 0.15, 0.35), ("defocus", 0.1, 0.3), ("jpeg", 0.2, 0.4)], (90, 180, 270), (1700, 2000)),
 }
 CONDITION_NAMES = tuple(CONDITIONS)
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-pdf-header-footer",
-                  "--disable-extensions", "--hide-scrollbars")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-pdf-header-footer",
+    "--disable-extensions",
+    "--hide-scrollbars",
+)
 
 
 # --- pages -----------------------------------------------------------------------------------------
@@ -118,8 +135,9 @@ def load_split() -> dict[str, dict[str, str]]:
     """The committed split: ``{"documents": {real document: split}, "layouts": {layout: split},
     "pages_per_layout": {split: n}}``."""
     split = json.loads(SPLIT_FILE.read_text())
-    missing = sorted(({d for *_, d in REAL_PAGES.values()} - set(split["documents"]))
-                     | (set(LAYOUTS) - set(split["layouts"])))
+    missing = sorted(
+        ({d for *_, d in REAL_PAGES.values()} - set(split["documents"])) | (set(LAYOUTS) - set(split["layouts"]))
+    )
     if missing:
         raise SystemExit(f"{SPLIT_FILE}: no split for {', '.join(missing)}")
     return split
@@ -140,8 +158,16 @@ def rendered_pages(split: dict) -> list[dict]:
     for layout, side in split["layouts"].items():
         for k in range(split["pages_per_layout"][side]):
             seed = zlib.crc32(f"{layout}/{k}".encode())
-            pages.append({"page": f"{layout}-{k + 1}", "layout": layout, "doc_type": LAYOUTS[layout][0],
-                          "split": side, "seed": seed, "locale": LOCALE_NAMES[(seed >> 3) % len(LOCALE_NAMES)]})
+            pages.append(
+                {
+                    "page": f"{layout}-{k + 1}",
+                    "layout": layout,
+                    "doc_type": LAYOUTS[layout][0],
+                    "split": side,
+                    "seed": seed,
+                    "locale": LOCALE_NAMES[(seed >> 3) % len(LOCALE_NAMES)],
+                }
+            )
     return pages
 
 
@@ -201,8 +227,9 @@ def choose_questions(pool: list[Question], seed: int, k: int, used: Counter) -> 
 def check_on_page(page_id: str, text: str, questions: list[tuple[str, tuple[str, ...]]]) -> list[str]:
     """Questions (id, strings that must be shown) whose strings are not all on the page's text layer."""
     norm = norm_text(text)
-    return [f"{qid}: {s!r} not on page {page_id}" for qid, shown in questions for s in shown
-            if norm_text(s) not in norm]
+    return [
+        f"{qid}: {s!r} not on page {page_id}" for qid, shown in questions for s in shown if norm_text(s) not in norm
+    ]
 
 
 # --- captures --------------------------------------------------------------------------------------
@@ -248,13 +275,31 @@ def build(out: Path, force: bool = False, check_only: bool = False) -> dict:
             raise SystemExit(f"{path}: missing; install the Debian packages named in this script's docstring")
         image, text = rasterise(path, index, out / "pdf")
         rows = [r for r in real_rows if r["page"] == page_id]
-        problems += check_on_page(page_id, text, [(r["id"], tuple(r.get("evidence") or r["answers"][:1]))
-                                                  for r in rows])
-        pages.append({"page": page_id, "layout": f"pdf:{document}", "doc_type": doc_type, "document": document,
-                      "split": split["documents"][document], "source": "debian-pdf",
-                      "origin": f"{path}#page={index + 1}", "image": image,
-                      "questions": [{"id": r["id"], "question": r["question"], "answers": r["answers"],
-                                     "family": r["family"], "task": r.get("task", "doc")} for r in rows]})
+        problems += check_on_page(
+            page_id, text, [(r["id"], tuple(r.get("evidence") or r["answers"][:1])) for r in rows]
+        )
+        pages.append(
+            {
+                "page": page_id,
+                "layout": f"pdf:{document}",
+                "doc_type": doc_type,
+                "document": document,
+                "split": split["documents"][document],
+                "source": "debian-pdf",
+                "origin": f"{path}#page={index + 1}",
+                "image": image,
+                "questions": [
+                    {
+                        "id": r["id"],
+                        "question": r["question"],
+                        "answers": r["answers"],
+                        "family": r["family"],
+                        "task": r.get("task", "doc"),
+                    }
+                    for r in rows
+                ],
+            }
+        )
     used: Counter = Counter()
     for spec in rendered_pages(split):
         ctx = Ctx(spec["seed"], spec["locale"])
@@ -265,10 +310,19 @@ def build(out: Path, force: bool = False, check_only: bool = False) -> dict:
         chosen = choose_questions(doc.questions, spec["seed"], QUESTIONS_PER_PAGE, used)
         ids = [f"{spec['page']}-q{i + 1}" for i in range(len(chosen))]
         problems += check_on_page(spec["page"], text, [(i, x.must_show()) for i, x in zip(ids, chosen)])
-        pages.append({**spec, "document": spec["page"], "source": "rendered-html", "origin": spec["layout"],
-                      "image": image,
-                      "questions": [{"id": i, "question": x.question, "answers": list(x.answers), "family": x.family,
-                                     "task": x.task} for i, x in zip(ids, chosen)]})
+        pages.append(
+            {
+                **spec,
+                "document": spec["page"],
+                "source": "rendered-html",
+                "origin": spec["layout"],
+                "image": image,
+                "questions": [
+                    {"id": i, "question": x.question, "answers": list(x.answers), "family": x.family, "task": x.task}
+                    for i, x in zip(ids, chosen)
+                ],
+            }
+        )
         print(f"{spec['page']}: rendered ({spec['locale']})", flush=True)
     if problems:
         raise SystemExit("gold answers not found on their pages:\n  " + "\n  ".join(problems))
@@ -295,15 +349,33 @@ def build(out: Path, force: bool = False, check_only: bool = False) -> dict:
                 cv2.imwrite(str(path), captured[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, 90])
                 stamp.write_text(key)
             for qrow in page["questions"]:
-                samples[side].append({
-                    "id": f"{qrow['id']}-c{capture}", "image": f"images/{path.name}", "question": qrow["question"],
-                    "answers": qrow["answers"], "task": qrow["task"], "subset": page["doc_type"],
-                    "group": qrow["id"], "capture": capture, "degradations": list(capture_plan.names),
-                    "meta": {"condition": condition, "family": qrow["family"], "doc_type": page["doc_type"],
-                             "layout": page["layout"], "source": page["source"], "origin": page["origin"],
-                             "document": page["document"], "page": page["page"], "split": side,
-                             "locale": page.get("locale"), "clean_image": f"images/{clean.name}",
-                             "capture_plan": capture_plan.to_meta()}})
+                samples[side].append(
+                    {
+                        "id": f"{qrow['id']}-c{capture}",
+                        "image": f"images/{path.name}",
+                        "question": qrow["question"],
+                        "answers": qrow["answers"],
+                        "task": qrow["task"],
+                        "subset": page["doc_type"],
+                        "group": qrow["id"],
+                        "capture": capture,
+                        "degradations": list(capture_plan.names),
+                        "meta": {
+                            "condition": condition,
+                            "family": qrow["family"],
+                            "doc_type": page["doc_type"],
+                            "layout": page["layout"],
+                            "source": page["source"],
+                            "origin": page["origin"],
+                            "document": page["document"],
+                            "page": page["page"],
+                            "split": side,
+                            "locale": page.get("locale"),
+                            "clean_image": f"images/{clean.name}",
+                            "capture_plan": capture_plan.to_meta(),
+                        },
+                    }
+                )
         print(f"{page['page']}: captured", flush=True)
     for side, rows in samples.items():
         with open(out / side / "samples.jsonl", "w", encoding="utf-8") as f:
@@ -316,7 +388,9 @@ def build(out: Path, force: bool = False, check_only: bool = False) -> dict:
         mine = [p for p in pages if p["split"] == side]
         rows = samples[side]
         manifest["splits"][side] = {
-            "pages": len(mine), "questions": sum(len(p["questions"]) for p in mine), "samples": len(rows),
+            "pages": len(mine),
+            "questions": sum(len(p["questions"]) for p in mine),
+            "samples": len(rows),
             "pages_by_source": dict(Counter(p["source"] for p in mine)),
             "doc_types": dict(sorted(Counter(p["doc_type"] for p in mine).items())),
             "layouts": sorted({p["layout"] for p in mine}),
@@ -338,8 +412,15 @@ def main() -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     manifest = build(Path(args.out), args.force, args.check)
     if manifest:
-        print(json.dumps({s: {k: v for k, v in m.items() if k in ("pages", "questions", "samples")}
-                          for s, m in manifest["splits"].items()}, indent=1))
+        print(
+            json.dumps(
+                {
+                    s: {k: v for k, v in m.items() if k in ("pages", "questions", "samples")}
+                    for s, m in manifest["splits"].items()
+                },
+                indent=1,
+            )
+        )
         print(f"built in {manifest['build_seconds']} s")
 
 

@@ -75,22 +75,33 @@ def collect(args: argparse.Namespace) -> None:
             if args.clean and not s.meta.get("clean_image"):
                 continue
             t0 = time.perf_counter()
-            page = load_page(s.image) if not args.clean else load_page(Path(s.image).parent.parent / s.meta["clean_image"])
+            page = (
+                load_page(s.image) if not args.clean else load_page(Path(s.image).parent.parent / s.meta["clean_image"])
+            )
             state = State(question=s.question, task=s.task, page=page, original=page, available_tools=[])
             rotated = reader.orientation_fix(state, page) is not None
             reading = reader.read(state, page)
             excess, degradation = reader.worst_damage(state, page, reading.region)
             row = {
-                "id": s.id, "task": s.task, "condition": "clean" if args.clean else s.meta.get("condition", ""),
+                "id": s.id,
+                "task": s.task,
+                "condition": "clean" if args.clean else s.meta.get("condition", ""),
                 "confidence": reading.confidence,
-                "source": reading.source, "excess": excess, "degradation": degradation, "turned": rotated,
+                "source": reading.source,
+                "excess": excess,
+                "degradation": degradation,
+                "turned": rotated,
                 "score": score_row(s.task, s.subset, reading.answer, list(s.answers)),
-                "restored_score": restored.get(s.id), "seconds": round(time.perf_counter() - t0, 2),
+                "restored_score": restored.get(s.id),
+                "seconds": round(time.perf_counter() - t0, 2),
             }
             f.write(json.dumps(row) + "\n")
             f.flush()
-            print(f"{s.id}: conf {reading.confidence:.2f} excess {excess:.2f} ({degradation}) score {row['score']:.2f} "
-                  f"restored {row['restored_score']}", flush=True)
+            print(
+                f"{s.id}: conf {reading.confidence:.2f} excess {excess:.2f} ({degradation}) score {row['score']:.2f} "
+                f"restored {row['restored_score']}",
+                flush=True,
+            )
 
 
 def calibration_table(pairs: list[tuple[float, float]]) -> tuple[list[str], dict, float]:
@@ -133,15 +144,19 @@ def fit(args: argparse.Namespace) -> None:
     rows = [json.loads(line) for path in args.rows for line in Path(path).read_text().splitlines() if line.strip()]
     usable = [r for r in rows if not r["turned"]]
     w = fit_logistic([[r["confidence"], r["excess"]] for r in usable], [r["score"] for r in usable])
-    print(f"{len(usable)} direct readings from {len(args.rows)} row files; fit: bias {w[0]:.3f}, "
-          f"confidence {w[1]:.3f}, damage {w[2]:.3f}")
+    print(
+        f"{len(usable)} direct readings from {len(args.rows)} row files; fit: bias {w[0]:.3f}, "
+        f"confidence {w[1]:.3f}, damage {w[2]:.3f}"
+    )
 
     def calibrated(r: dict) -> float:
         return 1.0 / (1.0 + math.exp(-(w[0] + w[1] * r["confidence"] + w[2] * r["excess"])))
 
     raw_lines, _, raw_ece = calibration_table([(r["confidence"], r["score"]) for r in usable])
     cal_lines, _, cal_ece = calibration_table([(calibrated(r), r["score"]) for r in usable])
-    print(f"\nraw confidence (ECE {raw_ece:.1f})", *raw_lines, f"\ncalibrated (ECE {cal_ece:.1f})", *cal_lines, sep="\n")
+    print(
+        f"\nraw confidence (ECE {raw_ece:.1f})", *raw_lines, f"\ncalibrated (ECE {cal_ece:.1f})", *cal_lines, sep="\n"
+    )
     decided = [r for r in rows if r.get("restored_score") is not None]
     if not decided:
         print("\nno row has a restored score (collect with --restored): no threshold simulation")
@@ -166,26 +181,42 @@ def evaluate(args: argparse.Namespace) -> None:
         rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
         usable = [r for r in rows if not r["turned"]]
         entry: dict = {"n": len(usable)}
-        for name, conf in (("raw", lambda r: r["confidence"]),
-                           ("calibrated", lambda r: DEFAULT_CALIBRATION(r["confidence"], r["excess"]))):
+        for name, conf in (
+            ("raw", lambda r: r["confidence"]),
+            ("calibrated", lambda r: DEFAULT_CALIBRATION(r["confidence"], r["excess"])),
+        ):
             lines, fig, ece = calibration_table([(conf(r), r["score"]) for r in usable])
             entry[name] = {"bins": fig, "ece": ece}
-            sections += [f"**{label}, {name} confidence** ({len(usable)} readings of upright captures; expected "
-                         f"calibration error {ece:.1f} points)", "", *lines, ""]
+            sections += [
+                f"**{label}, {name} confidence** ({len(usable)} readings of upright captures; expected "
+                f"calibration error {ece:.1f} points)",
+                "",
+                *lines,
+                "",
+            ]
         damaged = [r for r in usable if r["excess"] > 0]
         if damaged:
             over = statistics.fmean(r["confidence"] - r["score"] for r in damaged)
             fixed = statistics.fmean(DEFAULT_CALIBRATION(r["confidence"], r["excess"]) - r["score"] for r in damaged)
             entry["damaged"] = {"n": len(damaged), "raw_overconfidence": over, "calibrated_overconfidence": fixed}
-            sections += [f"Readings where damage was measured ({len(damaged)}): mean confidence minus score "
-                         f"{100 * over:+.1f} points raw, {100 * fixed:+.1f} calibrated.", ""]
+            sections += [
+                f"Readings where damage was measured ({len(damaged)}): mean confidence minus score "
+                f"{100 * over:+.1f} points raw, {100 * fixed:+.1f} calibrated.",
+                "",
+            ]
         figures[label] = entry
     c = DEFAULT_CALIBRATION
-    text = "\n".join([
-        "# Calibration of the offline reader's answer confidence", "",
-        f"Default calibration sigmoid({c.bias} + {c.confidence} x raw + {c.damage} x damage), fitted on development "
-        "data only (synthetic seed 101; every third sample of the real-page dev split). Below: readings it was "
-        "not fitted on (each capture read once, no restoration; mean score per confidence bin).", "", *sections])
+    text = "\n".join(
+        [
+            "# Calibration of the offline reader's answer confidence",
+            "",
+            f"Default calibration sigmoid({c.bias} + {c.confidence} x raw + {c.damage} x damage), fitted on development "
+            "data only (synthetic seed 101; every third sample of the real-page dev split). Below: readings it was "
+            "not fitted on (each capture read once, no restoration; mean score per confidence bin).",
+            "",
+            *sections,
+        ]
+    )
     print(text)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"{args.name}.md").write_text(text + "\n")
@@ -231,8 +262,16 @@ def fit_damage(args) -> None:
         return float(-np.sum(right * np.log(q + 1e-9) + (1 - right) * np.log(1 - q + 1e-9)))
 
     best = minimize_scalar(nll, bounds=(-10.0, 5.0), method="bounded")
-    print(json.dumps({"rows": len(rows), "damaged": int((excess > 0).sum()), "right": round(float(right.mean()), 3),
-                      "damage": round(float(best.x), 3)}))
+    print(
+        json.dumps(
+            {
+                "rows": len(rows),
+                "damaged": int((excess > 0).sum()),
+                "right": round(float(right.mean()), 3),
+                "damage": round(float(best.x), 3),
+            }
+        )
+    )
 
 
 def main() -> None:
@@ -242,8 +281,11 @@ def main() -> None:
     c.add_argument("--dataset", required=True)
     c.add_argument("--restored", help="run directory holding judge-fixed rows of the same dataset (for `fit`)")
     c.add_argument("--every", type=int, default=1, help="only every K-th sample (a subsample for slow pages)")
-    c.add_argument("--clean", action="store_true", help="read each question's clean render (``meta.clean_image``, "
-                   "capture 1 only) instead of its captures")
+    c.add_argument(
+        "--clean",
+        action="store_true",
+        help="read each question's clean render (``meta.clean_image``, capture 1 only) instead of its captures",
+    )
     c.add_argument("--out", required=True)
     f = sub.add_parser("fit")
     f.add_argument("--rows", nargs="+", required=True)
@@ -258,8 +300,9 @@ def main() -> None:
     r.add_argument("--name", default="calibration")
     r.add_argument("--caption", default="")
     args = ap.parse_args()
-    {"collect": collect, "fit": fit, "fit-damage": fit_damage, "evaluate": evaluate,
-     "report": report}[args.command](args)
+    {"collect": collect, "fit": fit, "fit-damage": fit_damage, "evaluate": evaluate, "report": report}[args.command](
+        args
+    )
 
 
 if __name__ == "__main__":

@@ -110,7 +110,9 @@ def main() -> None:
     from docintent.reader.chart_table import read_chart
 
     data = Path(args.data)
-    rows = [json.loads(line) for line in (data / "charts.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [
+        json.loads(line) for line in (data / "charts.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     rows = [r for r in rows if r["split"] == args.split]
     if args.looks:
         rows = [r for r in rows if r["look"] in args.looks.split(",")]
@@ -165,27 +167,46 @@ def main() -> None:
             if score < 1:
                 misses[q["op"]] = misses.get(q["op"], 0) + 1
             if args.verbose and score < 1:
-                print(f"  {row['id']} {q['op']}: {q['question']!r} gold {q['answer']!r} got {got.text if got else None!r}")
+                print(
+                    f"  {row['id']} {q['op']}: {q['question']!r} gold {q['answer']!r} got {got.text if got else None!r}"
+                )
         if args.verbose:
-            print(f"{row['id']}: cells {m}/{n} chart {chart.kind if chart else None} "
-                  f"series {chart.series if chart else None} cats {len(chart.categories) if chart else 0}", flush=True)
+            print(
+                f"{row['id']}: cells {m}/{n} chart {chart.kind if chart else None} "
+                f"series {chart.series if chart else None} cats {len(chart.categories) if chart else 0}",
+                flush=True,
+            )
 
     def pct(v: list[float]) -> float:
         return round(100 * sum(v) / max(len(v), 1), 1)
 
     figures = {
-        "split": args.split, "condition": args.condition, "engine": args.engine, "charts": len(rows),
-        "styles": len({r["style"] for r in rows}), "charts_found": found,
-        "cell_accuracy": round(100 * cells[0] / max(cells[1], 1), 1), "cells": cells[1],
+        "split": args.split,
+        "condition": args.condition,
+        "engine": args.engine,
+        "charts": len(rows),
+        "styles": len({r["style"] for r in rows}),
+        "charts_found": found,
+        "cell_accuracy": round(100 * cells[0] / max(cells[1], 1), 1),
+        "cells": cells[1],
         "cell_accuracy_by_kind": {k: round(100 * v[0] / max(v[1], 1), 1) for k, v in sorted(by_kind.items())},
-        "qa_relaxed_accuracy": pct(qa_all), "qa_questions": len(qa_all),
-        "qa_without_printed_values": pct(qa_unlabelled), "qa_questions_without_printed_values": len(qa_unlabelled),
+        "qa_relaxed_accuracy": pct(qa_all),
+        "qa_questions": len(qa_all),
+        "qa_without_printed_values": pct(qa_unlabelled),
+        "qa_questions_without_printed_values": len(qa_unlabelled),
         "qa_by_op": {k: pct(v) for k, v in sorted(qa_op.items())},
         "qa_by_kind": {k: pct(v) for k, v in sorted(qa_kind.items())},
         "read_seconds_median": round(float(np.median(seconds)), 3) if seconds else None,
-        **({"restore_seconds_median": round(float(np.median(restore_seconds)), 3),
-            "restored_steps_kept": dict(sorted(restored_by.items()))} if restore_seconds else {}),
-        "date": time.strftime("%Y-%m-%d"), "machine": platform.machine(),
+        **(
+            {
+                "restore_seconds_median": round(float(np.median(restore_seconds)), 3),
+                "restored_steps_kept": dict(sorted(restored_by.items())),
+            }
+            if restore_seconds
+            else {}
+        ),
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": platform.machine(),
     }
     print(json.dumps(figures, indent=1))
     if args.save:
@@ -194,15 +215,20 @@ def main() -> None:
         saved = json.loads(path.read_text()) if path.exists() else {}
         saved[f"{args.split}/{args.condition}"] = figures
         path.write_text(json.dumps(saved, indent=1) + "\n")
-        lines = ["# Charts read as data tables (benchmarks/chart_qa.py)", "",
-                 "| split | condition | charts (styles) | found | cell acc. | QA relaxed acc. | QA without printed values "
-                 "| s / chart (read) | s / chart (restore) |",
-                 "|---|---|---|---|---|---|---|---|---|"]
+        lines = [
+            "# Charts read as data tables (benchmarks/chart_qa.py)",
+            "",
+            "| split | condition | charts (styles) | found | cell acc. | QA relaxed acc. | QA without printed values "
+            "| s / chart (read) | s / chart (restore) |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         for _key, f in sorted(saved.items()):
-            lines.append(f"| {f['split']} | {f['condition']} | {f['charts']} ({f['styles']}) | {f['charts_found']} "
-                         f"| {f['cell_accuracy']} | {f['qa_relaxed_accuracy']} ({f['qa_questions']}) "
-                         f"| {f['qa_without_printed_values']} ({f['qa_questions_without_printed_values']}) "
-                         f"| {f['read_seconds_median']} | {f.get('restore_seconds_median', '-')} |")
+            lines.append(
+                f"| {f['split']} | {f['condition']} | {f['charts']} ({f['styles']}) | {f['charts_found']} "
+                f"| {f['cell_accuracy']} | {f['qa_relaxed_accuracy']} ({f['qa_questions']}) "
+                f"| {f['qa_without_printed_values']} ({f['qa_questions_without_printed_values']}) "
+                f"| {f['read_seconds_median']} | {f.get('restore_seconds_median', '-')} |"
+            )
         (RESULTS / "chart_qa.md").write_text("\n".join(lines) + "\n")
 
 

@@ -40,7 +40,9 @@ def pages(split: str, limit: int) -> list[tuple[str, str, str, str]]:
         for line in tables.read_text(encoding="utf-8").splitlines():
             t = json.loads(line)
             if t["split"] == want and int(t["id"].rsplit("-", 1)[1]) % 3 == 0:
-                out.append((f"table:{t['id']}", str(tables.parent / t["image"]), t["questions"][0]["question"], "table"))
+                out.append(
+                    (f"table:{t['id']}", str(tables.parent / t["image"]), t["questions"][0]["question"], "table")
+                )
     return out[:limit] if limit else out
 
 
@@ -57,26 +59,44 @@ def main() -> None:
     for name, image, question, task in pages(args.split, args.limit):
         result = docintent.ask(image, question, task=task, strategy="docintent")
         diagnosed = [s.reason for s in result.trace if str(s.phase) == "A" and s.tool]
-        rows.append({"page": name, "tools_used": result.tools_used, "kept": list(result.tools_kept),
-                     "rolled_back": list(result.tools_rolled_back),
-                     "tools": [s.tool for s in result.trace if str(s.phase) == "tool" and s.tool],
-                     "why": diagnosed[:3]})
+        rows.append(
+            {
+                "page": name,
+                "tools_used": result.tools_used,
+                "kept": list(result.tools_kept),
+                "rolled_back": list(result.tools_rolled_back),
+                "tools": [s.tool for s in result.trace if str(s.phase) == "tool" and s.tool],
+                "why": diagnosed[:3],
+            }
+        )
         if args.verbose:
             print(name, rows[-1]["tools"], rows[-1]["kept"], flush=True)
     n = len(rows)
     tools = Counter(t for r in rows for t in r["tools"])
-    figures = {"split": args.split, "pages": n, "tools_per_page": round(sum(r["tools_used"] for r in rows) / max(n, 1), 3),
-               "pages_with_a_tool": sum(1 for r in rows if r["tools_used"]),
-               "kept_per_page": round(sum(len(r["kept"]) for r in rows) / max(n, 1), 3),
-               "tools": dict(tools.most_common()), "seconds": round(time.perf_counter() - t0, 1),
-               "load": round(os.getloadavg()[0], 2), "date": time.strftime("%Y-%m-%d %H:%M"), "rows": rows}
+    figures = {
+        "split": args.split,
+        "pages": n,
+        "tools_per_page": round(sum(r["tools_used"] for r in rows) / max(n, 1), 3),
+        "pages_with_a_tool": sum(1 for r in rows if r["tools_used"]),
+        "kept_per_page": round(sum(len(r["kept"]) for r in rows) / max(n, 1), 3),
+        "tools": dict(tools.most_common()),
+        "seconds": round(time.perf_counter() - t0, 1),
+        "load": round(os.getloadavg()[0], 2),
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "rows": rows,
+    }
     print(json.dumps({k: v for k, v in figures.items() if k != "rows"}, indent=1))
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"clean_tools_{args.split}.json").write_text(json.dumps(figures, indent=1) + "\n")
-    md = [f"# Tools run on clean renders ({args.split}; benchmarks/clean_tools.py)", "",
-          f"{figures['date']}, load {figures['load']}: {n} pages, {figures['tools_per_page']} tools run per page, "
-          f"{figures['pages_with_a_tool']} pages with a tool, {figures['kept_per_page']} kept per page.", "",
-          "| tool | runs |", "|---|---:|"] + [f"| {t} | {c} |" for t, c in tools.most_common()]
+    md = [
+        f"# Tools run on clean renders ({args.split}; benchmarks/clean_tools.py)",
+        "",
+        f"{figures['date']}, load {figures['load']}: {n} pages, {figures['tools_per_page']} tools run per page, "
+        f"{figures['pages_with_a_tool']} pages with a tool, {figures['kept_per_page']} kept per page.",
+        "",
+        "| tool | runs |",
+        "|---|---:|",
+    ] + [f"| {t} | {c} |" for t, c in tools.most_common()]
     (RESULTS / f"clean_tools_{args.split}.md").write_text("\n".join(md) + "\n")
 
 

@@ -53,10 +53,17 @@ PAGES = [
 
 #: name -> brain options (on top of the brain's defaults).
 CONFIGS = {
-    "previous default (page, text, 2048 px, no pixel cap)": {"review": "page", "context": "text", "max_side": 2048,
-                                                              "max_pixels": 0},
-    **{f"{review}, {context}": {"review": review, "context": context}
-       for review in ("page", "region") for context in ("none", "text", "full")},
+    "previous default (page, text, 2048 px, no pixel cap)": {
+        "review": "page",
+        "context": "text",
+        "max_side": 2048,
+        "max_pixels": 0,
+    },
+    **{
+        f"{review}, {context}": {"review": review, "context": context}
+        for review in ("page", "region")
+        for context in ("none", "text", "full")
+    },
 }
 DEFAULT = "region, text"
 
@@ -67,7 +74,12 @@ def table_region(img: np.ndarray) -> list[float]:
     rows = np.where(grid.sum(1) > 0.5 * img.shape[1])[0]
     cols = np.where(grid.sum(0) > 0.05 * img.shape[0])[0]
     h, w = img.shape[:2]
-    return [round(cols.min() / w, 3), round(rows.min() / h, 3), round((cols.max() + 1) / w, 3), round((rows.max() + 1) / h, 3)]
+    return [
+        round(cols.min() / w, 3),
+        round(rows.min() / h, 3),
+        round((cols.max() + 1) / w, 3),
+        round((rows.max() + 1) / h, 3),
+    ]
 
 
 def make_page(index: int, width: int):
@@ -100,7 +112,9 @@ def policy(trace, region):
         tools = offered_tools(body)
         if "continue" in tools:
             _, verdict = steps[position["next"] - 1]
-            return tool_call("continue") if verdict == "keep" else tool_call("rollback", reason="text got harder to read")
+            return (
+                tool_call("continue") if verdict == "keep" else tool_call("rollback", reason="text got harder to read")
+            )
         if not tools:
             return text('{"answer": "42"}')
         while position["next"] < len(steps) and steps[position["next"]][0] not in tools:
@@ -168,28 +182,43 @@ def measure(pages: int, width: int) -> dict:
             elif made != reference:
                 mismatches.append({"page": index, "config": name, "decisions": made, "reference": reference})
             phases = result.to_dict().get("tokens_by_phase", {})
-            rows[name].append({
-                "page": index,
-                "size": list(page.size),
-                "trace": [f"{t}:{v}" for t, v in trace if t in installed],
-                "calls": len(bodies),
-                "images": sum(len(images(b)) for b in bodies),
-                "image_tokens": sum(c.images for c in counts),
-                "text_tokens": sum(c.text for c in counts),
-                "prompt_tokens": result.prompt_tokens,
-                "prompt_tokens_A": phases.get("A", {}).get("prompt", 0),
-                "prompt_tokens_B": phases.get("B", {}).get("prompt", 0),
-                "completion_tokens": result.completion_tokens,
-                "answer": result.answer,
-                "error": result.error,
-            })
+            rows[name].append(
+                {
+                    "page": index,
+                    "size": list(page.size),
+                    "trace": [f"{t}:{v}" for t, v in trace if t in installed],
+                    "calls": len(bodies),
+                    "images": sum(len(images(b)) for b in bodies),
+                    "image_tokens": sum(c.images for c in counts),
+                    "text_tokens": sum(c.text for c in counts),
+                    "prompt_tokens": result.prompt_tokens,
+                    "prompt_tokens_A": phases.get("A", {}).get("prompt", 0),
+                    "prompt_tokens_B": phases.get("B", {}).get("prompt", 0),
+                    "completion_tokens": result.completion_tokens,
+                    "answer": result.answer,
+                    "error": result.error,
+                }
+            )
     summary = {}
-    keys = ("calls", "images", "image_tokens", "text_tokens", "prompt_tokens", "prompt_tokens_A", "prompt_tokens_B",
-            "completion_tokens")
+    keys = (
+        "calls",
+        "images",
+        "image_tokens",
+        "text_tokens",
+        "prompt_tokens",
+        "prompt_tokens_A",
+        "prompt_tokens_B",
+        "completion_tokens",
+    )
     for name, samples in rows.items():
         summary[name] = {key: statistics.mean(s[key] for s in samples) for key in keys}
         summary[name]["errors"] = sum(1 for s in samples if s["error"])
-    return {"samples": rows, "summary": summary, "decision_mismatches": mismatches, "tools_installed": sorted(installed)}
+    return {
+        "samples": rows,
+        "summary": summary,
+        "decision_mismatches": mismatches,
+        "tools_installed": sorted(installed),
+    }
 
 
 def table(result: dict, args: argparse.Namespace) -> str:
@@ -235,9 +264,15 @@ def main() -> None:
     result["seconds"] = round(time.perf_counter() - t0, 1)
     from docintent.brains.prompts import PROMPT_VERSION
 
-    result["config"] = {"pages": args.pages, "width": args.width, "question": QUESTION, "configs": CONFIGS,
-                        "python": platform.python_version(), "paper_tokens_per_sample": PAPER,
-                        "prompt_version": PROMPT_VERSION}
+    result["config"] = {
+        "pages": args.pages,
+        "width": args.width,
+        "question": QUESTION,
+        "configs": CONFIGS,
+        "python": platform.python_version(),
+        "paper_tokens_per_sample": PAPER,
+        "prompt_version": PROMPT_VERSION,
+    }
     md = table(result, args)
     print(md)
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -47,36 +47,76 @@ RENDER_LONGEST = 2000
 
 #: packages scanned for PDFs (``--build``); the ones the chosen pages come from are recorded in the JSON
 SOURCE_PACKAGES = (
-    "texlive-latex-recommended-doc", "texlive-science-doc", "texlive-humanities-doc", "texlive-fonts-extra-doc",
-    "texlive-fonts-recommended-doc", "texlive-metapost-doc", "texlive-lang-german", "texlive-lang-english",
-    "texlive-lang-french", "texlive-lang-european", "texlive-lang-spanish", "texlive-lang-italian",
-    "texlive-lang-polish", "texlive-lang-czechslovak", "texlive-lang-portuguese", "texlive-lang-cyrillic",
-    "texlive-lang-other", "texlive-games", "texlive-music", "texlive-bibtex-extra", "texlive-plain-generic",
-    "octave-doc", "maxima-doc", "gnuplot-doc",
+    "texlive-latex-recommended-doc",
+    "texlive-science-doc",
+    "texlive-humanities-doc",
+    "texlive-fonts-extra-doc",
+    "texlive-fonts-recommended-doc",
+    "texlive-metapost-doc",
+    "texlive-lang-german",
+    "texlive-lang-english",
+    "texlive-lang-french",
+    "texlive-lang-european",
+    "texlive-lang-spanish",
+    "texlive-lang-italian",
+    "texlive-lang-polish",
+    "texlive-lang-czechslovak",
+    "texlive-lang-portuguese",
+    "texlive-lang-cyrillic",
+    "texlive-lang-other",
+    "texlive-games",
+    "texlive-music",
+    "texlive-bibtex-extra",
+    "texlive-plain-generic",
+    "octave-doc",
+    "maxima-doc",
+    "gnuplot-doc",
 )
 #: kept for checks from outside: never a source of pages, even when installed as a dependency
 EXCLUDED_PACKAGES = (
-    "texlive-latex-base-doc", "texlive-base", "r-doc-pdf", "texlive-publishers-doc", "texlive-latex-extra-doc",
+    "texlive-latex-base-doc",
+    "texlive-base",
+    "r-doc-pdf",
+    "texlive-publishers-doc",
+    "texlive-latex-extra-doc",
     "texlive-pictures-doc",
 )
 #: other benchmarks whose PDFs this set must not reuse
 OTHER_SETS = ("realpages.py", "broad.py")
 #: at most this many PDFs per project directory (default 2); a few directories hold many distinct examples
-GROUP_CAP = {"koma-script-examples": 14, "sciposter": 3, "math-into-latex-4": 4, "translation-europecv-de": 4,
-             "latex-brochure": 2, "beamer": 3}
+GROUP_CAP = {
+    "koma-script-examples": 14,
+    "sciposter": 3,
+    "math-into-latex-4": 4,
+    "translation-europecv-de": 4,
+    "latex-brochure": 2,
+    "beamer": 3,
+}
 TARGET_PAGES = 165
 QUESTIONS = {"date": "What is the date?", "title": "What is the title?", "author": "Who is the author?"}
 
 # ----------------------------------------------------------------------------------------------- text
 
 
-SPACING_ACCENTS = {"´": "\u0301", "`": "\u0300", "¨": "\u0308", "ˆ": "\u0302", "˜": "\u0303", "ˇ": "\u030c",
-                   "˘": "\u0306", "˝": "\u030b", "˚": "\u030a", "¯": "\u0304", "˙": "\u0307",
-                   "¸": "\u0327"}
+SPACING_ACCENTS = {
+    "´": "\u0301",
+    "`": "\u0300",
+    "¨": "\u0308",
+    "ˆ": "\u0302",
+    "˜": "\u0303",
+    "ˇ": "\u030c",
+    "˘": "\u0306",
+    "˝": "\u030b",
+    "˚": "\u030a",
+    "¯": "\u0304",
+    "˙": "\u0307",
+    "¸": "\u0327",
+}
 
 
 def fix_accents(text: str) -> str:
     """TeX's OT1 text layer puts a spacing accent before its letter ("Math´ematique"): compose them."""
+
     def compose(m: re.Match) -> str:
         base = {"ı": "i", "ȷ": "j"}.get(m.group(2), m.group(2))
         return unicodedata.normalize("NFC", base + SPACING_ACCENTS[m.group(1)])
@@ -89,8 +129,20 @@ def norm(text: str) -> str:
     """Whitespace / case / quote / dash / ligature-normalised text for verbatim checks."""
     text = unicodedata.normalize("NFKC", fix_accents(text))
     text = text.replace("\ufffe", "").replace("\u00ad", "").replace("\x02", "")
-    for a, b in (("’", "'"), ("‘", "'"), ("“", '"'), ("”", '"'), ("„", '"'), ("–", "-"), ("—", "-"),
-                 ("‐", "-"), ("‑", "-"), ("−", "-"), ("``", '"'), ("''", '"')):
+    for a, b in (
+        ("’", "'"),
+        ("‘", "'"),
+        ("“", '"'),
+        ("”", '"'),
+        ("„", '"'),
+        ("–", "-"),
+        ("—", "-"),
+        ("‐", "-"),
+        ("‑", "-"),
+        ("−", "-"),
+        ("``", '"'),
+        ("''", '"'),
+    ):
         text = text.replace(a, b)
     return re.sub(r"\s+", " ", text).strip().lower()
 
@@ -196,13 +248,19 @@ class Page:
             right = max(c[1][2] for c in boxed)
             bottom = min(c[1][1] for c in boxed)
             top = max(c[1][3] for c in boxed)
-            out.append({
-                "text": text,
-                "box": [(left - x0) / self.width, (y1 - top) / self.height, (right - x0) / self.width,
-                        (y1 - bottom) / self.height],
-                "fontsize": statistics.median(c[2] for c in boxed),
-                "height": statistics.median(c[1][3] - c[1][1] for c in boxed) / self.height,
-            })
+            out.append(
+                {
+                    "text": text,
+                    "box": [
+                        (left - x0) / self.width,
+                        (y1 - top) / self.height,
+                        (right - x0) / self.width,
+                        (y1 - bottom) / self.height,
+                    ],
+                    "fontsize": statistics.median(c[2] for c in boxed),
+                    "height": statistics.median(c[1][3] - c[1][1] for c in boxed) / self.height,
+                }
+            )
         out.sort(key=lambda ln: (round(ln["box"][1], 3), ln["box"][0]))
         return out
 
@@ -210,8 +268,10 @@ class Page:
         def clip(v: float) -> float:
             return round(min(1.0, max(0.0, v)), 5)
 
-        return [{"text": ln["text"], "box": [clip(v) for v in ln["box"]], "confidence": 1.0,
-                 "size": round(ln["height"], 5)} for ln in self.lines]
+        return [
+            {"text": ln["text"], "box": [clip(v) for v in ln["box"]], "confidence": 1.0, "size": round(ln["height"], 5)}
+            for ln in self.lines
+        ]
 
 
 # ----------------------------------------------------------------------------------------------- gold
@@ -230,8 +290,11 @@ DATE_PATTERNS = (  # (regex, full date?)
     (rf"(?<![\d.])(0?[1-9]|[12]\d|3[01])\.\s?(0?[1-9]|1[0-2])\.\s?{YEAR}(?!\d)", True),
     (rf"(?<![\d/])(0?[1-9]|[12]\d|3[01])/(0?[1-9]|1[0-2])/{YEAR}(?!\d)", True),
     (rf"\b(?:{MONTHS})\.?\s+(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?,?\s+{YEAR}\b", True),
-    (rf"(?<![\d.])(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th|er|\.|º)?\s+(?:de\s+|of\s+)?(?:{MONTHS})\.?,?\s+"
-     rf"(?:de\s+)?{YEAR}\b", True),
+    (
+        rf"(?<![\d.])(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th|er|\.|º)?\s+(?:de\s+|of\s+)?(?:{MONTHS})\.?,?\s+"
+        rf"(?:de\s+)?{YEAR}\b",
+        True,
+    ),
     (rf"\b(?:{MONTHS})\.?,?\s+(?:de\s+)?{YEAR}\b", False),
 )
 DATE_RES = [(re.compile(p, re.IGNORECASE), full) for p, full in DATE_PATTERNS]
@@ -277,8 +340,12 @@ def choose_date(page: Page, kind: str) -> tuple[str, str | None] | None:
     top = [d for d in dates if d["y"] < 0.7] or dates
     if kind == "letter":  # the letter's own date: alone on its line or after the place ("Musterheim, 29. ...")
         top = [d for d in top if d["full"]] or top
-        own = [d for d in top if norm(d["line"]) == norm(d["date"])
-               or re.fullmatch(r"[^\W\d][\w .-]*,\s+(den\s+|le\s+|am\s+)?" + re.escape(d["date"]), d["line"])]
+        own = [
+            d
+            for d in top
+            if norm(d["line"]) == norm(d["date"])
+            or re.fullmatch(r"[^\W\d][\w .-]*,\s+(den\s+|le\s+|am\s+)?" + re.escape(d["date"]), d["line"])
+        ]
         top = own or top
     best = min(top, key=lambda d: (round(d["y"], 2), not d["full"], d["x"]))
     others = sorted({d["date"] for d in dates if norm(d["date"]) != norm(best["date"])})
@@ -323,7 +390,8 @@ NOT_TITLE = re.compile(
     r"(?i)^(\d+(\.\d+)*\s|chapter\b|part\b|page\b|(table of )?contents$|index$|introduction$|abstract$|"
     r"implementation$|glossary$|abbreviations$|bibliography$|references$|preface$|overview$|summary$|notes$|"
     r"inhalt(sverzeichnis)?$|einleitung$|table des matières$|sommaire$|education$|experience$|publications$|"
-    r"warning$|contact$)")
+    r"warning$|contact$)"
+)
 DANGLING = re.compile(r"(?i)\b(for|of|and|the|with|to|in|a|an|on|by|de|du|des|für|und|der|die|das|pour|et|la|le)$")
 
 
@@ -354,7 +422,9 @@ def choose_title(page: Page, kind: str) -> tuple[list[str], list[dict]] | None:
         else:
             lines = []
     if meta and good_title(meta) and on_page(meta, page.norm):
-        large = norm(" ".join(ln["text"] for ln in page.lines if ln["box"][1] < 0.6 and ln["fontsize"] >= 1.1 * page.body))
+        large = norm(
+            " ".join(ln["text"] for ln in page.lines if ln["box"][1] < 0.6 and ln["fontsize"] >= 1.1 * page.body)
+        )
         if answers and (norm(meta) in norm(answers[0]) or norm(answers[0]) in norm(meta)):
             if all(norm(meta) != norm(a) for a in answers):
                 answers.append(meta)
@@ -368,7 +438,8 @@ def choose_title(page: Page, kind: str) -> tuple[list[str], list[dict]] | None:
 NAME_TOKEN = r"(?:[A-ZÀ-ÖØ-Þ][\w'’.-]*\.?|[A-Z]\.)"
 PARTICLE = r"(?:van|von|der|den|de|la|le|du|di|da|dos|del|ten|zu)"
 NAME = re.compile(rf"^{NAME_TOKEN}(?:\s+(?:{PARTICLE}\s+)*{NAME_TOKEN}){{1,4}}$")
-NOT_NAME = set("""the a an package manual user users guide documentation version release reference introduction
+NOT_NAME = set(
+    """the a an package manual user users guide documentation version release reference introduction
 abstract contents university universität université institute institut department school college laboratory
 team project group society foundation inc ltd corporation latex tex draft chapter part table figure example
 examples style class font fonts macro macros bibliography index edition copyright free software new letter
@@ -376,7 +447,8 @@ sample test date dear sir madam this for and with of in on to is are by from all
 tutorial short long notes note lecture slides talk preface summary package. bundle options option file files
 list lists page pages beamer koma script koma-script ctan tug dante mathematics physics computer science
 research centre center press series volume issue journal proceedings conference workshop symposium
-revised updated traduzione translated abteilung fakultät lehrstuhl universidade universidad università federal national straße street road avenue""".split())
+revised updated traduzione translated abteilung fakultät lehrstuhl universidade universidad università federal national straße street road avenue""".split()
+)
 
 
 def looks_like_names(text: str) -> list[str] | None:
@@ -439,14 +511,21 @@ def classify(path: str, page: Page) -> str:
         return "cv"
     if re.search(r"(^|[^a-z])(exam([^p]|$)|exsheets?\b|worksheet|quiz)", name):
         return "exam"
-    if "koma-script-examples" in p and re.search(r"letter|brief", name) or re.search(r"scrlttr|lettre|brief-|dinbrief", name):
+    if (
+        "koma-script-examples" in p
+        and re.search(r"letter|brief", name)
+        or re.search(r"scrlttr|lettre|brief-|dinbrief", name)
+    ):
         return "letter"
     if page.width > page.height * 1.15 and page.width < 800 or re.search(r"beamer|slides?|talk|sshow", name):
         return "slides"
     if re.search(r"thesis|dissert|these", name):
         return "thesis"
-    if re.search(r"article|paper|journal", name) or re.search(r"example|sample|test|demo", name) and re.search(
-            r"\babstract\b|\bzusammenfassung\b|\brésumé\b", page.norm[:3000]):
+    if (
+        re.search(r"article|paper|journal", name)
+        or re.search(r"example|sample|test|demo", name)
+        and re.search(r"\babstract\b|\bzusammenfassung\b|\brésumé\b", page.norm[:3000])
+    ):
         return "article"
     if re.search(r"cheat|sheet|card", name):
         return "other"
@@ -489,8 +568,11 @@ def dpkg(*args: str) -> str:
 
 
 def package_pdfs(package: str) -> list[str]:
-    return sorted(f for f in dpkg("-L", package).splitlines()
-                  if f.startswith(DOC) and f.endswith((".pdf", ".pdf.gz")) and Path(f).is_file())
+    return sorted(
+        f
+        for f in dpkg("-L", package).splitlines()
+        if f.startswith(DOC) and f.endswith((".pdf", ".pdf.gz")) and Path(f).is_file()
+    )
 
 
 def used_elsewhere() -> set[str]:
@@ -569,13 +651,18 @@ def build() -> None:
                 for a in q["answers"]:
                     assert on_page(a, page.norm), (pid, a)
             if qs:
-                candidates.append({"id": pid, "package": pkg, "pdf": path, "page": index, "kind": kind,
-                                   "questions": qs})
+                candidates.append(
+                    {"id": pid, "package": pkg, "pdf": path, "page": index, "kind": kind, "questions": qs}
+                )
     print(f"scanned {len(seen)} PDFs in {time.time() - t0:.0f}s, {len(candidates)} with gold", file=sys.stderr)
     chosen = select(candidates)
     packages = {p: installed_version(p) for p in sorted({c["package"] for c in chosen})}
-    out = {"about": "generic questions over real Debian documentation PDF pages; see benchmarks/debian_generic.py",
-           "packages": packages, "overrides": overrides, "pages": chosen}
+    out = {
+        "about": "generic questions over real Debian documentation PDF pages; see benchmarks/debian_generic.py",
+        "packages": packages,
+        "overrides": overrides,
+        "pages": chosen,
+    }
     DATA.parent.mkdir(parents=True, exist_ok=True)
     DATA.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     summary(out)
@@ -615,8 +702,10 @@ def summary(data: dict) -> None:
         kinds[p["kind"]] = kinds.get(p["kind"], 0) + 1
         for q in p["questions"]:
             fields[q["field"]] = fields.get(q["field"], 0) + 1
-    print(f"{len(pages)} pages from {len({p['pdf'] for p in pages})} PDFs in {len(data['packages'])} packages; "
-          f"{sum(fields.values())} questions {fields}; kinds {dict(sorted(kinds.items()))}")
+    print(
+        f"{len(pages)} pages from {len({p['pdf'] for p in pages})} PDFs in {len(data['packages'])} packages; "
+        f"{sum(fields.values())} questions {fields}; kinds {dict(sorted(kinds.items()))}"
+    )
 
 
 # ----------------------------------------------------------------------------------------------- outputs
@@ -626,8 +715,10 @@ def load() -> dict:
     data = json.loads(DATA.read_text(encoding="utf-8"))
     missing = sorted({p["package"] for p in data["pages"] if not Path(p["pdf"]).exists()})
     if missing:
-        raise SystemExit("PDFs missing; install the packages they come from:\n"
-                         f"    apt-get install -y --no-install-recommends {' '.join(missing)}")
+        raise SystemExit(
+            "PDFs missing; install the packages they come from:\n"
+            f"    apt-get install -y --no-install-recommends {' '.join(missing)}"
+        )
     return data
 
 
@@ -641,10 +732,29 @@ def write_lines(out: Path) -> None:
             for q in p["questions"]:
                 if not any(on_page(a, page.norm) for a in q["answers"]):
                     print(f"warning: {p['id']} {q['field']} gold no longer on the page", file=sys.stderr)
-            questions = [{"id": f"{p['id']}-{q['field']}", "question": q["question"], "answers": q["answers"],
-                          "family": "generic", "field": q["field"]} for q in p["questions"]]
-            fh.write(json.dumps({"doc": p["id"], "kind": p["kind"], "family": "debian-" + p["package"],
-                                 "lines": page.ocr_lines(), "questions": questions}, ensure_ascii=False) + "\n")
+            questions = [
+                {
+                    "id": f"{p['id']}-{q['field']}",
+                    "question": q["question"],
+                    "answers": q["answers"],
+                    "family": "generic",
+                    "field": q["field"],
+                }
+                for q in p["questions"]
+            ]
+            fh.write(
+                json.dumps(
+                    {
+                        "doc": p["id"],
+                        "kind": p["kind"],
+                        "family": "debian-" + p["package"],
+                        "lines": page.ocr_lines(),
+                        "questions": questions,
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
     print(f"wrote {len(data['pages'])} pages to {out} in {time.time() - t0:.1f}s")
 
 
@@ -666,8 +776,10 @@ def show(ids: list[str]) -> None:
     for pid in ids:
         p = by_id[pid]
         page = Page(p["pdf"], p["page"])
-        print(f"=== {pid} [{p['kind']}] {p['pdf']} p{p['page']}  meta Title={page.meta.get('Title')!r} "
-              f"Author={page.meta.get('Author')!r}")
+        print(
+            f"=== {pid} [{p['kind']}] {p['pdf']} p{p['page']}  meta Title={page.meta.get('Title')!r} "
+            f"Author={page.meta.get('Author')!r}"
+        )
         for ln in page.lines[:40]:
             print(f"  {ln['box'][1]:.2f} {ln['fontsize']:5.1f}  {ln['text'][:110]}")
         for q in p["questions"]:

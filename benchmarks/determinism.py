@@ -33,8 +33,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
-STRATEGIES = ("none", "pipeline-fixed", "pipeline-random", "judge-fixed", "judge-random", "prompt-only", "agres",
-              "docintent", "mact", "docintent+mact")
+STRATEGIES = (
+    "none",
+    "pipeline-fixed",
+    "pipeline-random",
+    "judge-fixed",
+    "judge-random",
+    "prompt-only",
+    "agres",
+    "docintent",
+    "mact",
+    "docintent+mact",
+)
 CONDITIONS = ("off", "cold", "warm", "reversed", "workers2", "ray", "shards")
 #: Step fields that measure time, not decisions.
 TIMING = ("seconds",)
@@ -70,8 +80,21 @@ def bench(samples: Path, out: Path, strategies: list[str], cache: Path | None, e
     else:
         env["DOCINTENT_CACHE"] = "1"
         env["DOCINTENT_CACHE_DIR"] = str(cache)
-    cmd = [sys.executable, "-m", "docintent", "bench", "--dataset", f"jsonl:{samples}", "--allow-outside-paths",
-           "--strategies", ",".join(strategies), "--out", str(out), "--no-progress", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "docintent",
+        "bench",
+        "--dataset",
+        f"jsonl:{samples}",
+        "--allow-outside-paths",
+        "--strategies",
+        ",".join(strategies),
+        "--out",
+        str(out),
+        "--no-progress",
+        *extra,
+    ]
     t0 = time.perf_counter()
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if done.returncode != 0:
@@ -96,8 +119,13 @@ def decisions(row: dict) -> dict:
     for step in trace:
         steps.append({k: v for k, v in step.items() if k not in TIMING})
     work = (row.get("result") or {}).get("work")
-    return {"answer": row.get("answer"), "score": row.get("score"), "error": row.get("error"), "work": work,
-            "trace": steps}
+    return {
+        "answer": row.get("answer"),
+        "score": row.get("score"),
+        "error": row.get("error"),
+        "work": work,
+        "trace": steps,
+    }
 
 
 def first_difference(a: dict, b: dict) -> str:
@@ -153,29 +181,53 @@ def main() -> None:
         same = sum(1 for key, row in reference.items() if key in rows and decisions(rows[key]) == decisions(row))
         missing = [k for k in reference if k not in rows]
         errors = sum(1 for row in rows.values() if row.get("error"))
-        table.append({"condition": condition, "rows": len(rows), "identical": same, "missing": len(missing),
-                      "error_rows": errors, "seconds": round(seconds.get(condition, 0.0), 1)})
+        table.append(
+            {
+                "condition": condition,
+                "rows": len(rows),
+                "identical": same,
+                "missing": len(missing),
+                "error_rows": errors,
+                "seconds": round(seconds.get(condition, 0.0), 1),
+            }
+        )
         for key, row in reference.items():
             if key in rows and decisions(rows[key]) != decisions(row):
-                differences.append({"condition": condition, "sample": key[0], "strategy": key[1],
-                                    "difference": first_difference(decisions(row), decisions(rows[key]))})
+                differences.append(
+                    {
+                        "condition": condition,
+                        "sample": key[0],
+                        "strategy": key[1],
+                        "difference": first_difference(decisions(row), decisions(rows[key])),
+                    }
+                )
     by_strategy = {}
     for strategy in strategies:
         keys = [k for k in reference if k[1] == strategy]
-        ok = all(decisions(rows_of(work / c)[k]) == decisions(reference[k]) for c in conditions for k in keys
-                 if k in rows_of(work / c))
+        ok = all(
+            decisions(rows_of(work / c)[k]) == decisions(reference[k])
+            for c in conditions
+            for k in keys
+            if k in rows_of(work / c)
+        )
         by_strategy[strategy] = {"rows": len(keys), "identical_everywhere": ok}
     load = os.getloadavg()[0]
-    lines = [f"# Determinism: {args.name}", "",
-             f"{len({k[0] for k in reference})} samples ({args.questions} questions x their captures) of "
-             f"`{args.dataset}`, {len(strategies)} strategies, offline reader; reference: `{conditions[0]}`. "
-             f"Load {load:.1f}.", "",
-             "| condition | rows | identical to the reference | missing | error rows | seconds |",
-             "|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"# Determinism: {args.name}",
+        "",
+        f"{len({k[0] for k in reference})} samples ({args.questions} questions x their captures) of "
+        f"`{args.dataset}`, {len(strategies)} strategies, offline reader; reference: `{conditions[0]}`. "
+        f"Load {load:.1f}.",
+        "",
+        "| condition | rows | identical to the reference | missing | error rows | seconds |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for t in table:
         share = 100 * t["identical"] / max(len(reference), 1)
-        lines.append(f"| {t['condition']} | {t['rows']} | {t['identical']} ({share:.1f} %) | {t['missing']} | "
-                     f"{t['error_rows']} | {t['seconds']} |")
+        lines.append(
+            f"| {t['condition']} | {t['rows']} | {t['identical']} ({share:.1f} %) | {t['missing']} | "
+            f"{t['error_rows']} | {t['seconds']} |"
+        )
     lines += ["", "| strategy | rows | identical under every condition |", "|---|---:|---|"]
     lines += [f"| {s} | {v['rows']} | {'yes' if v['identical_everywhere'] else 'no'} |" for s, v in by_strategy.items()]
     if differences:
@@ -187,8 +239,9 @@ def main() -> None:
     print(text)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"determinism_{args.name}.md").write_text(text + "\n")
-    (RESULTS / f"determinism_{args.name}.json").write_text(json.dumps(
-        {"conditions": table, "strategies": by_strategy, "differences": differences, "load": load}, indent=2))
+    (RESULTS / f"determinism_{args.name}.json").write_text(
+        json.dumps({"conditions": table, "strategies": by_strategy, "differences": differences, "load": load}, indent=2)
+    )
 
 
 if __name__ == "__main__":

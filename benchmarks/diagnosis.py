@@ -38,12 +38,19 @@ RESULTS = REPO / "benchmarks" / "results"
 OUT = REPO / "benchmarks" / "out" / "diagnosis"
 
 LABEL_FAMILY = {
-    "perspective": "warp", "curl": "warp", "fold": "warp",
-    "defocus": "blur", "motion_blur": "blur",
+    "perspective": "warp",
+    "curl": "warp",
+    "fold": "warp",
+    "defocus": "blur",
+    "motion_blur": "blur",
     "shadow": "shadow",
-    "color_cast": "appearance", "low_contrast": "appearance", "stain": "appearance",
+    "color_cast": "appearance",
+    "low_contrast": "appearance",
+    "stain": "appearance",
     "moire": "moire",
-    "rotation_90": "orientation", "rotation_180": "orientation", "rotation_270": "orientation",
+    "rotation_90": "orientation",
+    "rotation_180": "orientation",
+    "rotation_270": "orientation",
 }
 
 
@@ -57,8 +64,24 @@ def ensure_set(folder: Path, n: int, seed: int) -> Path:
     manifest = folder / "manifest.json"
     if manifest.exists() and json.loads(manifest.read_text()).get("seed") == seed:
         return folder
-    subprocess.run([sys.executable, "-m", "docintent", "synth", "--out", str(folder), "--n", str(n), "--seed",
-                    str(seed), "--workers", "1", "--no-contact-sheet"], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "docintent",
+            "synth",
+            "--out",
+            str(folder),
+            "--n",
+            str(n),
+            "--seed",
+            str(seed),
+            "--workers",
+            "1",
+            "--no-contact-sheet",
+        ],
+        check=True,
+    )
     return folder
 
 
@@ -86,8 +109,17 @@ def measure_set(folder: Path) -> list[dict]:
         start = time.perf_counter()
         sig = measure(page)
         seconds = time.perf_counter() - start
-        rows.append({"image": rel, "labels": labels, "severities": sig.severities, "raw": dict(sig.raw),
-                     "seconds": seconds, "width": page.width, "height": page.height})
+        rows.append(
+            {
+                "image": rel,
+                "labels": labels,
+                "severities": sig.severities,
+                "raw": dict(sig.raw),
+                "seconds": seconds,
+                "width": page.width,
+                "height": page.height,
+            }
+        )
         if (k + 1) % 25 == 0:
             print(f"  {folder.name}: {k + 1}/{len(images)} images", flush=True)
     cache.write_text(json.dumps(rows))
@@ -108,8 +140,15 @@ def score(rows: list[dict], thresholds: Thresholds) -> dict[str, dict]:
         precision = tp / (tp + fp) if tp + fp else float("nan")
         recall = tp / (tp + fn) if tp + fn else float("nan")
         f1 = 2 * precision * recall / (precision + recall) if tp else 0.0
-        out[fam] = {"positives": tp + fn, "tp": tp, "fp": fp, "fn": fn, "precision": precision, "recall": recall,
-                    "f1": f1}
+        out[fam] = {
+            "positives": tp + fn,
+            "tp": tp,
+            "fp": fp,
+            "fn": fn,
+            "precision": precision,
+            "recall": recall,
+            "f1": f1,
+        }
     return out
 
 
@@ -192,8 +231,14 @@ def real_and_clean_checks() -> list[dict]:
     out = []
     for name, page in cases:
         sig = measure(page)
-        out.append({"case": name, "size": f"{page.width}x{page.height}", "diagnosis": sig.above(),
-                    "severities": {k: round(v, 2) for k, v in sig.severities.items()}})
+        out.append(
+            {
+                "case": name,
+                "size": f"{page.width}x{page.height}",
+                "diagnosis": sig.above(),
+                "severities": {k: round(v, 2) for k, v in sig.severities.items()},
+            }
+        )
     return out
 
 
@@ -214,10 +259,14 @@ def main() -> int:
     for name, seed in (("calibration", args.cal_seed), ("held-out", args.held_seed)):
         folder = ensure_set(OUT / f"synth-{seed}-n{args.n}", args.n, seed)
         rows = measure_set(folder)
-        splits[name] = {"seed": seed, "images": len(rows), "scores": score(rows, thresholds),
-                        "recall_by_label": recall_by_label(rows, thresholds),
-                        "median_ms": 1000 * float(np.median([r["seconds"] for r in rows])),
-                        "clean_images": sum(not families_of(r["labels"]) for r in rows)}
+        splits[name] = {
+            "seed": seed,
+            "images": len(rows),
+            "scores": score(rows, thresholds),
+            "recall_by_label": recall_by_label(rows, thresholds),
+            "median_ms": 1000 * float(np.median([r["seconds"] for r in rows])),
+            "clean_images": sum(not families_of(r["labels"]) for r in rows),
+        }
         if name == "calibration" and args.calibrate:
             splits[name]["f1_optimal_thresholds"] = best_thresholds(rows)
     checks = real_and_clean_checks()
@@ -233,37 +282,67 @@ def main() -> int:
         "",
     ]
     for name, split in splits.items():
-        lines += [f"## {name} split (seed {split['seed']}, {split['images']} images, "
-                  f"{split['clean_images']} without a scored degradation)", "",
-                  "| degradation | labelled images | precision | recall | F1 | false positives |",
-                  "|---|---:|---:|---:|---:|---:|"]
+        lines += [
+            f"## {name} split (seed {split['seed']}, {split['images']} images, "
+            f"{split['clean_images']} without a scored degradation)",
+            "",
+            "| degradation | labelled images | precision | recall | F1 | false positives |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
         for fam, s in split["scores"].items():
-            lines.append(f"| {fam} | {s['positives']} | {fmt(s['precision'])} | {fmt(s['recall'])} | "
-                         f"{fmt(s['f1'])} | {s['fp']} |")
-        lines += ["", "Recall per recorded label: " + ", ".join(
-            f"{label} {v['recall']:.2f} ({v['images']})" for label, v in split["recall_by_label"].items()) + ".", ""]
+            lines.append(
+                f"| {fam} | {s['positives']} | {fmt(s['precision'])} | {fmt(s['recall'])} | "
+                f"{fmt(s['f1'])} | {s['fp']} |"
+            )
+        lines += [
+            "",
+            "Recall per recorded label: "
+            + ", ".join(f"{label} {v['recall']:.2f} ({v['images']})" for label, v in split["recall_by_label"].items())
+            + ".",
+            "",
+        ]
         lines += [f"Median time of `measure()` per image (orientation included): {split['median_ms']:.0f} ms.", ""]
         if "f1_optimal_thresholds" in split:
-            lines += ["F1-optimal thresholds on this split: " + ", ".join(
-                f"{k} {v}" for k, v in split["f1_optimal_thresholds"].items()), ""]
+            lines += [
+                "F1-optimal thresholds on this split: "
+                + ", ".join(f"{k} {v}" for k, v in split["f1_optimal_thresholds"].items()),
+                "",
+            ]
     lines += ["## Real photo and clean renders", "", "| input | size | diagnosis | severities |", "|---|---|---|---|"]
     for c in checks:
         sev = ", ".join(f"{k} {v:.2f}" for k, v in c["severities"].items() if v > 0)
         lines.append(f"| {c['case']} | {c['size']} | {', '.join(c['diagnosis']) or '(none)'} | {sev or '–'} |")
-    lines += ["", "## Speed", "",
-              f"`measure()` on a clean {speed['size']} render, wall clock best / median of 5 (CPU time, all "
-              f"threads): signals only {speed['signals_only_best_ms']:.0f} / {speed['signals_only_median_ms']:.0f} ms "
-              f"({speed['signals_only_cpu_ms']:.0f} ms CPU); with the orientation classifier "
-              f"{speed['with_orientation_best_ms']:.0f} / {speed['with_orientation_median_ms']:.0f} ms "
-              f"({speed['with_orientation_cpu_ms']:.0f} ms CPU).",
-              "", f"Load average during the run: {os.getloadavg()[0]:.1f} (2-core machine shared with other jobs).", ""]
+    lines += [
+        "",
+        "## Speed",
+        "",
+        f"`measure()` on a clean {speed['size']} render, wall clock best / median of 5 (CPU time, all "
+        f"threads): signals only {speed['signals_only_best_ms']:.0f} / {speed['signals_only_median_ms']:.0f} ms "
+        f"({speed['signals_only_cpu_ms']:.0f} ms CPU); with the orientation classifier "
+        f"{speed['with_orientation_best_ms']:.0f} / {speed['with_orientation_median_ms']:.0f} ms "
+        f"({speed['with_orientation_cpu_ms']:.0f} ms CPU).",
+        "",
+        f"Load average during the run: {os.getloadavg()[0]:.1f} (2-core machine shared with other jobs).",
+        "",
+    ]
     text = "\n".join(lines)
     print(text)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "diagnosis.md").write_text(text)
-    (RESULTS / "diagnosis.json").write_text(json.dumps(_plain(
-        {"thresholds": {f: thresholds.of(f) for f in FAMILIES}, "splits": splits, "checks": checks,
-         "speed": speed, "label_family": LABEL_FAMILY}), indent=1))
+    (RESULTS / "diagnosis.json").write_text(
+        json.dumps(
+            _plain(
+                {
+                    "thresholds": {f: thresholds.of(f) for f in FAMILIES},
+                    "splits": splits,
+                    "checks": checks,
+                    "speed": speed,
+                    "label_family": LABEL_FAMILY,
+                }
+            ),
+            indent=1,
+        )
+    )
     return 0
 
 

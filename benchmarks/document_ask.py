@@ -34,8 +34,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the page renderer and PDF maker the tests use
 
 QUESTION = "What is the total amount due?"
-PAGES = ["Dear customer\nThank you for your order of garden chairs.\nOur shop opens at nine.",
-         "Invoice INV-2041\nDate: 12 March 2024\nTotal amount due: $1,250.00"]
+PAGES = [
+    "Dear customer\nThank you for your order of garden chairs.\nOur shop opens at nine.",
+    "Invoice INV-2041\nDate: 12 March 2024\nTotal amount due: $1,250.00",
+]
 
 
 def _scanned(path: Path, text_pdf: Path) -> Path:
@@ -74,23 +76,39 @@ def main() -> int:
                 result = docintent.ask(path, QUESTION, brain=brain, pages=pages)
                 seconds.append(time.perf_counter() - start)
                 answers.add((result.answer, result.page))
-            figures[name] = {"median_s": round(statistics.median(seconds), 3), "min_s": round(min(seconds), 3),
-                             "max_s": round(max(seconds), 3), "answers": sorted(answers)}
-            print(f"{name:<14} median {figures[name]['median_s']:.2f} s (min {min(seconds):.2f}, max "
-                  f"{max(seconds):.2f}) -> {sorted(answers)}")
+            figures[name] = {
+                "median_s": round(statistics.median(seconds), 3),
+                "min_s": round(min(seconds), 3),
+                "max_s": round(max(seconds), 3),
+                "answers": sorted(answers),
+            }
+            print(
+                f"{name:<14} median {figures[name]['median_s']:.2f} s (min {min(seconds):.2f}, max "
+                f"{max(seconds):.2f}) -> {sorted(answers)}"
+            )
     brain.close()
     load_after = os.getloadavg()
-    facts = {"repeats": args.repeats, "threads": os.environ.get("DOCINTENT_THREADS"), "cpus": os.cpu_count(),
-             "python": platform.python_version(), "load_before": [round(v, 2) for v in load_before],
-             "load_after": [round(v, 2) for v in load_after]}
+    facts = {
+        "repeats": args.repeats,
+        "threads": os.environ.get("DOCINTENT_THREADS"),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "load_before": [round(v, 2) for v in load_before],
+        "load_after": [round(v, 2) for v in load_after],
+    }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps({"facts": facts, "figures": figures}, indent=2) + "\n")
-    lines = ["# Asking a two-page PDF whose answer is on page 2", "",
-             f"Offline reader, strategy docintent, OCR cache off, medians of {args.repeats}; "
-             f"DOCINTENT_THREADS={facts['threads']}, {facts['cpus']} CPUs, load average "
-             f"{load_before[0]:.1f} before and {load_after[0]:.1f} after (a shared machine).", "",
-             "| input | median s | min s | max s | answer, page |", "|---|---:|---:|---:|---|"]
+    lines = [
+        "# Asking a two-page PDF whose answer is on page 2",
+        "",
+        f"Offline reader, strategy docintent, OCR cache off, medians of {args.repeats}; "
+        f"DOCINTENT_THREADS={facts['threads']}, {facts['cpus']} CPUs, load average "
+        f"{load_before[0]:.1f} before and {load_after[0]:.1f} after (a shared machine).",
+        "",
+        "| input | median s | min s | max s | answer, page |",
+        "|---|---:|---:|---:|---|",
+    ]
     for name, f in figures.items():
         answers = "; ".join(f"{a!r} p{p}" for a, p in f["answers"])
         lines.append(f"| {name} | {f['median_s']:.2f} | {f['min_s']:.2f} | {f['max_s']:.2f} | {answers} |")

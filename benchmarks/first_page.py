@@ -104,7 +104,7 @@ def _pages(count: int) -> list[Path]:
         clean.append(SPLIT / row["meta"]["clean_image"])
         captures.append(SPLIT / row["image"])
     half = max(1, count // 2)
-    return clean[:half] + captures[:count - half]
+    return clean[:half] + captures[: count - half]
 
 
 def _read(page: Path, spin: bool, threads: int | None) -> dict[str, Any]:
@@ -112,8 +112,9 @@ def _read(page: Path, spin: bool, threads: int | None) -> dict[str, Any]:
     if threads is not None:
         env["DOCINTENT_THREADS"] = str(threads)
     before = _load()
-    done = subprocess.run([sys.executable, "-c", CHILD, str(page)], capture_output=True, text=True, env=env,
-                          check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(page)], capture_output=True, text=True, env=env, check=False
+    )
     if done.returncode:
         raise SystemExit(f"{page}: the read failed: {done.stderr.strip().splitlines()[-1:]}")
     row = json.loads(done.stdout.strip().splitlines()[-1])
@@ -135,36 +136,57 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     for i, page in enumerate(pages):
-        for spin in ((True, False) if i % 2 == 0 else (False, True)):
+        for spin in (True, False) if i % 2 == 0 else (False, True):
             row = _read(page, spin, args.threads)
             rows.append(row)
-            print(f"  {page.name} spin={'on' if spin else 'off'}: read {row['read_cpu']:.2f} CPU-s "
-                  f"(detection {row['detection_cpu']:.2f}, recognition {row['recognition_cpu']:.2f} for "
-                  f"{row['lines']} lines), wall {row['read_wall']:.1f} s, load {row['load_after']}", flush=True)
+            print(
+                f"  {page.name} spin={'on' if spin else 'off'}: read {row['read_cpu']:.2f} CPU-s "
+                f"(detection {row['detection_cpu']:.2f}, recognition {row['recognition_cpu']:.2f} for "
+                f"{row['lines']} lines), wall {row['read_wall']:.1f} s, load {row['load_after']}",
+                flush=True,
+            )
     summary = {}
     for spin in (True, False):
         group = [r for r in rows if r["spin"] is spin]
         rec_per_line = [1000 * r["recognition_cpu"] / max(1, r["lines"]) for r in group]
         rec_per_kpx = [1000 * r["recognition_cpu"] / max(1, r["rec_width"] / 1000) for r in group]
         summary["on" if spin else "off"] = {
-            "reads": len(group), "read_cpu_median": _median(group, "read_cpu"),
+            "reads": len(group),
+            "read_cpu_median": _median(group, "read_cpu"),
             "read_cpu_max": round(max(r["read_cpu"] for r in group), 3),
-            "read_wall_median": _median(group, "read_wall"), "detection_cpu_median": _median(group, "detection_cpu"),
+            "read_wall_median": _median(group, "read_wall"),
+            "detection_cpu_median": _median(group, "detection_cpu"),
             "recognition_cpu_median": _median(group, "recognition_cpu"),
-            "orientation_cpu_median": _median(group, "orientation_cpu"), "import_cpu_median": _median(group, "import_cpu"),
-            "sessions_cpu_median": _median(group, "sessions_cpu"), "process_cpu_median": _median(group, "process_cpu"),
+            "orientation_cpu_median": _median(group, "orientation_cpu"),
+            "import_cpu_median": _median(group, "import_cpu"),
+            "sessions_cpu_median": _median(group, "sessions_cpu"),
+            "process_cpu_median": _median(group, "process_cpu"),
             "lines_median": statistics.median(r["lines"] for r in group),
             "recognition_ms_per_line_median": round(statistics.median(rec_per_line), 1),
             "recognition_ms_per_1000px_median": round(statistics.median(rec_per_kpx), 1),
             "rec_width_per_line_median": round(statistics.median(r["rec_width"] / max(1, r["lines"]) for r in group)),
         }
-    ratio = [a["read_cpu"] / b["read_cpu"] for a in rows if a["spin"] for b in rows
-             if not b["spin"] and b["page"] == a["page"]]
+    ratio = [
+        a["read_cpu"] / b["read_cpu"]
+        for a in rows
+        if a["spin"]
+        for b in rows
+        if not b["spin"] and b["page"] == a["page"]
+    ]
     loads = [r["load_after"] for r in rows]
-    out = {"date": time.strftime("%Y-%m-%d %H:%M"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
-           "threads": args.threads, "pages": [p.name for p in pages], "seconds": round(time.perf_counter() - started, 1),
-           "load_median": statistics.median(loads), "load_min": min(loads), "load_max": max(loads),
-           "spin_over_sleep_cpu_median": round(statistics.median(ratio), 3), "summary": summary, "rows": rows}
+    out = {
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+        "threads": args.threads,
+        "pages": [p.name for p in pages],
+        "seconds": round(time.perf_counter() - started, 1),
+        "load_median": statistics.median(loads),
+        "load_min": min(loads),
+        "load_max": max(loads),
+        "spin_over_sleep_cpu_median": round(statistics.median(ratio), 3),
+        "summary": summary,
+        "rows": rows,
+    }
     name = f"first_page{'_' + args.label if args.label else ''}"
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"{name}.json").write_text(json.dumps(out, indent=1) + "\n")
@@ -177,21 +199,30 @@ def main(argv: list[str] | None = None) -> int:
 def _markdown(out: dict[str, Any]) -> str:
     s = out["summary"]
     lines = [
-        "# A cold first page (benchmarks/first_page.py)", "",
+        "# A cold first page (benchmarks/first_page.py)",
+        "",
         f"{len(out['pages'])} pages (held-out real-page split: clean A4 renders at 2000 px and captures), each read "
         f"in a fresh process with caches off, under each condition; DOCINTENT_THREADS="
         f"{out['threads'] if out['threads'] is not None else 'unset'}; {out['date']}; {out['machine']}; load average "
-        f"median {out['load_median']} (min {out['load_min']}, max {out['load_max']}).", "",
+        f"median {out['load_median']} (min {out['load_min']}, max {out['load_max']}).",
+        "",
         "| CPU seconds, median per page | threads spin (ONNX Runtime's default) | threads sleep (docintent's default) |",
         "|---|---:|---:|",
     ]
-    rows = [("full-page read (model load apart)", "read_cpu_median"), ("  detection", "detection_cpu_median"),
-            ("  recognition", "recognition_cpu_median"), ("orientation check", "orientation_cpu_median"),
-            ("imports (once per process)", "import_cpu_median"), ("building the networks (once per process)", "sessions_cpu_median"),
-            ("whole process", "process_cpu_median"), ("read, wall seconds (load-dependent)", "read_wall_median"),
-            ("lines per page", "lines_median"), ("recognition CPU ms per line", "recognition_ms_per_line_median"),
-            ("recognition input width per line (px at height 48)", "rec_width_per_line_median"),
-            ("recognition CPU ms per 1,000 px of input width", "recognition_ms_per_1000px_median")]
+    rows = [
+        ("full-page read (model load apart)", "read_cpu_median"),
+        ("  detection", "detection_cpu_median"),
+        ("  recognition", "recognition_cpu_median"),
+        ("orientation check", "orientation_cpu_median"),
+        ("imports (once per process)", "import_cpu_median"),
+        ("building the networks (once per process)", "sessions_cpu_median"),
+        ("whole process", "process_cpu_median"),
+        ("read, wall seconds (load-dependent)", "read_wall_median"),
+        ("lines per page", "lines_median"),
+        ("recognition CPU ms per line", "recognition_ms_per_line_median"),
+        ("recognition input width per line (px at height 48)", "rec_width_per_line_median"),
+        ("recognition CPU ms per 1,000 px of input width", "recognition_ms_per_1000px_median"),
+    ]
     for label, key in rows:
         lines.append(f"| {label} | {s['on'][key]} | {s['off'][key]} |")
     lines += ["", f"Per page, spinning over sleeping read CPU: median {out['spin_over_sleep_cpu_median']}x.", ""]

@@ -62,21 +62,38 @@ def main() -> None:
                     choice = reader.read(question, layout)
                     score = anls(choice.answer, q["answers"])
                     # the rules' raw confidence as the offline brain reports it (calibrated, no damage measured)
-                    confidence = (RULES_CALIBRATION(choice.confidence, 0.0) if kind == "rules" and RULES_CALIBRATION
-                                  else choice.confidence)
-                    rows.append({"doc": doc["doc"], "kind": doc["kind"], "field": q["field"], "where": where,
-                                 "reader": kind, "question": q["question"], "gold": q["answers"][0],
-                                 "answer": choice.answer, "confidence": round(confidence, 4),
-                                 "right": score > 0.5})
+                    confidence = (
+                        RULES_CALIBRATION(choice.confidence, 0.0)
+                        if kind == "rules" and RULES_CALIBRATION
+                        else choice.confidence
+                    )
+                    rows.append(
+                        {
+                            "doc": doc["doc"],
+                            "kind": doc["kind"],
+                            "field": q["field"],
+                            "where": where,
+                            "reader": kind,
+                            "question": q["question"],
+                            "gold": q["answers"][0],
+                            "answer": choice.answer,
+                            "confidence": round(confidence, 4),
+                            "right": score > 0.5,
+                        }
+                    )
         if n % 20 == 0:
             print(f"  {n}/{len(docs)} pages, {time.time() - start:.0f} s", file=sys.stderr, flush=True)
 
     def share(sel: list[dict]) -> str:
         return f"{100 * sum(r['right'] for r in sel) / max(len(sel), 1):.1f} ({len(sel)})"
 
-    lines = ["# Plain questions on held-out Debian PDF pages", "",
-             f"{len(docs)} pages, {len(rows) // 4 if not args.no_ocr else len(rows) // 2} question readings per "
-             "reader; right = ANLS > 0.5; figures: % right (questions).", ""]
+    lines = [
+        "# Plain questions on held-out Debian PDF pages",
+        "",
+        f"{len(docs)} pages, {len(rows) // 4 if not args.no_ocr else len(rows) // 2} question readings per "
+        "reader; right = ANLS > 0.5; figures: % right (questions).",
+        "",
+    ]
     summary: dict = {}
     for where in ("text layer", "ocr"):
         sel = [r for r in rows if r["where"] == where]
@@ -89,23 +106,32 @@ def main() -> None:
             groups[f"field: {r['field']}"].append(r)
             groups[f"kind: {r['kind']}"].append(r)
         for name, members in groups.items():
-            lines.append(f"| {name} | {share([r for r in members if r['reader'] == 'rules'])} | "
-                         f"{share([r for r in members if r['reader'] == 'scored'])} |")
+            lines.append(
+                f"| {name} | {share([r for r in members if r['reader'] == 'rules'])} | "
+                f"{share([r for r in members if r['reader'] == 'scored'])} |"
+            )
         for kind in ("rules", "scored"):
             mine = [r for r in sel if r["reader"] == kind]
             sure = [r for r in mine if r["confidence"] >= 0.9]
             wrong = [r for r in sure if not r["right"]]
-            summary[f"{where}/{kind}"] = {"right": round(100 * sum(r["right"] for r in mine) / max(len(mine), 1), 1),
-                                          "n": len(mine), "at_0.9": len(sure), "wrong_at_0.9": len(wrong)}
-            lines.append(f"\n{kind}: {len(wrong)} of {len(sure)} answers at confidence >= 0.9 wrong"
-                         + ("" if kind == "scored" else " (the rules' confidence as the brain calibrates it)"))
+            summary[f"{where}/{kind}"] = {
+                "right": round(100 * sum(r["right"] for r in mine) / max(len(mine), 1), 1),
+                "n": len(mine),
+                "at_0.9": len(sure),
+                "wrong_at_0.9": len(wrong),
+            }
+            lines.append(
+                f"\n{kind}: {len(wrong)} of {len(sure)} answers at confidence >= 0.9 wrong"
+                + ("" if kind == "scored" else " (the rules' confidence as the brain calibrates it)")
+            )
         lines.append("")
     text = "\n".join(lines) + "\n"
     print(text)
     (ROOT / "results").mkdir(exist_ok=True)
     (ROOT / "results" / "generic_questions.md").write_text(text, encoding="utf-8")
     (ROOT / "results" / "generic_questions.json").write_text(
-        json.dumps({"summary": summary, "rows": rows}, indent=1) + "\n", encoding="utf-8")
+        json.dumps({"summary": summary, "rows": rows}, indent=1) + "\n", encoding="utf-8"
+    )
 
 
 if __name__ == "__main__":

@@ -64,8 +64,15 @@ ENV_KEY = "envKey-7c0ffee-42xyz"
 TOKEN = "tok-Hostile-5e1a9c0ffee77"
 #: Fragments whose presence in any output is a leak (each part of the password on either side of its '@',
 #: and the Basic credentials an HTTP client derives from the URL).
-LEAKS = ("Pw9f3kQx", "Zq8Lm4Rt", "hostileKey0123", "hunter2hunter2", "envKey-7c0ffee", "Hostile-5e1a9c",
-         base64.b64encode(f"{URL_USER}:{URL_PASSWORD}".encode()).decode()[:16])
+LEAKS = (
+    "Pw9f3kQx",
+    "Zq8Lm4Rt",
+    "hostileKey0123",
+    "hunter2hunter2",
+    "envKey-7c0ffee",
+    "Hostile-5e1a9c",
+    base64.b64encode(f"{URL_USER}:{URL_PASSWORD}".encode()).decode()[:16],
+)
 
 OUTCOMES = ("clean error", "correct", "traceback", "silently wrong", "hang", "leak")
 
@@ -105,19 +112,38 @@ class Ctx:
 
     def env(self, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("DOCINTENT_", "OPENAI_"))}
-        env.update(PYTHONPATH=str(SRC), DOCINTENT_CACHE_DIR=str(self.folder / "cache"), DOCINTENT_THREADS="1",
-                   PYTHONDONTWRITEBYTECODE="1")
+        env.update(
+            PYTHONPATH=str(SRC),
+            DOCINTENT_CACHE_DIR=str(self.folder / "cache"),
+            DOCINTENT_THREADS="1",
+            PYTHONDONTWRITEBYTECODE="1",
+        )
         env.update(extra)
         return env
 
-    def run(self, args: list[str], *, timeout: float = 60, env: dict[str, str] | None = None,
-            python: bool = False, cwd: Path | None = None) -> Proc:
+    def run(
+        self,
+        args: list[str],
+        *,
+        timeout: float = 60,
+        env: dict[str, str] | None = None,
+        python: bool = False,
+        cwd: Path | None = None,
+    ) -> Proc:
         """``docintent ARGS`` (or ``python ARGS`` when ``python``) in the case's folder, bounded by ``timeout``."""
         command = [sys.executable, *args] if python else [sys.executable, "-m", "docintent", *args]
         start = time.monotonic()
-        proc = subprocess.Popen(command, cwd=cwd or self.folder, env=env or self.env(), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, errors="replace",
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            command,
+            cwd=cwd or self.folder,
+            env=env or self.env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            errors="replace",
+            start_new_session=True,
+        )
         try:
             out, err = proc.communicate(timeout=timeout)
             result = Proc(proc.returncode, out, err, time.monotonic() - start)
@@ -191,8 +217,13 @@ def png(width: int = 24, height: int = 16, value: int = 128, text_chunk: bytes |
     raw = b"".join(b"\0" + bytes([value]) * width for _ in range(height))
     ihdr = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 0, 0, 0, 0])
     extra = chunk(b"tEXt", text_chunk) if text_chunk is not None else b""
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + extra + chunk(b"IDAT", zlib.compress(raw, 9))
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + extra
+        + chunk(b"IDAT", zlib.compress(raw, 9))
+        + chunk(b"IEND", b"")
+    )
 
 
 def png_header(width: int, height: int) -> bytes:
@@ -260,10 +291,32 @@ def dataset(folder: Path, rows: list[dict[str, Any]], *, bom: bool = False, name
     return path
 
 
-def bench(ctx: Ctx, data: Path, out: Path, *extra: str, timeout: float = 90, env: dict[str, str] | None = None,
-          kind: str = "jsonl") -> Proc:
-    return ctx.run(["bench", "--dataset", f"{kind}:{data}", "--brain", "scripted", "--brain-opt", "final=42",
-                    "--no-progress", "--out", str(out), *extra], timeout=timeout, env=env)
+def bench(
+    ctx: Ctx,
+    data: Path,
+    out: Path,
+    *extra: str,
+    timeout: float = 90,
+    env: dict[str, str] | None = None,
+    kind: str = "jsonl",
+) -> Proc:
+    return ctx.run(
+        [
+            "bench",
+            "--dataset",
+            f"{kind}:{data}",
+            "--brain",
+            "scripted",
+            "--brain-opt",
+            "final=42",
+            "--no-progress",
+            "--out",
+            str(out),
+            *extra,
+        ],
+        timeout=timeout,
+        env=env,
+    )
 
 
 def rows_of(out: Path) -> list[dict[str, Any]]:
@@ -309,12 +362,31 @@ class Service:
         self.ctx = ctx
         self.port = free_port()
         self.token = token
-        command = [sys.executable, "-m", "docintent", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                   "--workers", "1", *args]
+        command = [
+            sys.executable,
+            "-m",
+            "docintent",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--workers",
+            "1",
+            *args,
+        ]
         if token:
             command += ["--token", token]
-        self.proc = subprocess.Popen(command, cwd=ctx.folder, env=env or ctx.env(), stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
+        self.proc = subprocess.Popen(
+            command,
+            cwd=ctx.folder,
+            env=env or ctx.env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            errors="replace",
+            start_new_session=True,
+        )
         self.out = self.err = ""
 
     def __enter__(self) -> Service:
@@ -343,8 +415,16 @@ class Service:
         self.out, self.err = out or "", err or ""
         self.ctx.texts += [self.out, self.err]
 
-    def request(self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None,
-                *, auth: bool = True, timeout: float = 20) -> Reply:
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        *,
+        auth: bool = True,
+        timeout: float = 20,
+    ) -> Reply:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         all_headers = dict(headers or {})
         if auth and self.token:
@@ -381,11 +461,16 @@ class Service:
         parts = []
         for name, value in {"question": question, **fields}.items():
             parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="page.png"\r\n'
-                     "Content-Type: application/octet-stream\r\n\r\n".encode() + image + b"\r\n")
+        parts.append(
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="page.png"\r\n'
+            "Content-Type: application/octet-stream\r\n\r\n".encode()
+            + image
+            + b"\r\n"
+        )
         parts.append(f"--{boundary}--\r\n".encode())
-        return self.request("POST", "/v1/ask", b"".join(parts),
-                            {"Content-Type": f"multipart/form-data; boundary={boundary}"})
+        return self.request(
+            "POST", "/v1/ask", b"".join(parts), {"Content-Type": f"multipart/form-data; boundary={boundary}"}
+        )
 
     def wait(self, run_id: str, bound: float = 60) -> dict[str, Any]:
         deadline = time.monotonic() + bound
@@ -420,16 +505,25 @@ class Mcp:
 
     def __init__(self, ctx: Ctx, *args: str) -> None:
         self.ctx = ctx
-        self.proc = subprocess.Popen([sys.executable, "-m", "docintent", "mcp", *args], cwd=ctx.folder,
-                                     env=ctx.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, start_new_session=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "docintent", "mcp", *args],
+            cwd=ctx.folder,
+            env=ctx.env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         self.ids = 0
         self.err = b""
         self._buffer = b""
 
     def __enter__(self) -> Mcp:
-        reply = self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                         "clientInfo": {"name": "hostile", "version": "1"}}, bound=60)
+        reply = self.call(
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "hostile", "version": "1"}},
+            bound=60,
+        )
         if "result" not in reply:
             raise Verdict("silently wrong", f"the MCP server did not initialise: {reply}")
         self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -529,36 +623,95 @@ def _(ctx: Ctx) -> None:
 def _(ctx: Ctx) -> None:
     page = text_page(ctx.folder / "page.png")
     url = secret_url(f"http://127.0.0.1:{free_port()}/v1")
-    p = ctx.run(["ask", str(page), "What is the total?", "--strategy", "none", "--json", "--trace",
-                 str(ctx.folder / "trace.json"), *model_opts(url, "max_retries=0")])
-    expect(p.rc == 1 and "cannot reach" in p.err and (ctx.folder / "trace.json").exists() and not _has_traceback(p.err),
-           f"exit {p.rc}: {_last_line(p.err)}", "refused; trace written without credentials", outcome="clean error")
+    p = ctx.run(
+        [
+            "ask",
+            str(page),
+            "What is the total?",
+            "--strategy",
+            "none",
+            "--json",
+            "--trace",
+            str(ctx.folder / "trace.json"),
+            *model_opts(url, "max_retries=0"),
+        ]
+    )
+    expect(
+        p.rc == 1 and "cannot reach" in p.err and (ctx.folder / "trace.json").exists() and not _has_traceback(p.err),
+        f"exit {p.rc}: {_last_line(p.err)}",
+        "refused; trace written without credentials",
+        outcome="clean error",
+    )
 
 
 @case("secrets", "ask --trace with retry warnings after 5xx")
 def _(ctx: Ctx) -> None:
     page = text_page(ctx.folder / "page.png")
-    p = ctx.run(["ask", str(page), "What is the total?", "--strategy", "none", "--trace", str(ctx.folder / "t.json"),
-                 *model_opts(ctx.failing_url, "max_retries=2", "backoff=0.01")])
-    expect(p.rc == 1 and "retry" in p.err and "503" in p.err, f"exit {p.rc}: {p.err[-300:]}",
-           "retries warned, error reported, credentials masked", outcome="clean error")
+    p = ctx.run(
+        [
+            "ask",
+            str(page),
+            "What is the total?",
+            "--strategy",
+            "none",
+            "--trace",
+            str(ctx.folder / "t.json"),
+            *model_opts(ctx.failing_url, "max_retries=2", "backoff=0.01"),
+        ]
+    )
+    expect(
+        p.rc == 1 and "retry" in p.err and "503" in p.err,
+        f"exit {p.rc}: {p.err[-300:]}",
+        "retries warned, error reported, credentials masked",
+        outcome="clean error",
+    )
 
 
 @case("secrets", "ask with OPENAI_BASE_URL and OPENAI_API_KEY from the environment")
 def _(ctx: Ctx) -> None:
     page = text_page(ctx.folder / "page.png")
     env = ctx.env(OPENAI_BASE_URL=ctx.failing_url, OPENAI_API_KEY=ENV_KEY)
-    p = ctx.run(["ask", str(page), "What is the total?", "--strategy", "none", "--brain", "openai", "--brain-opt",
-                 "model=fake-vl", "--brain-opt", "max_retries=1", "--brain-opt", "backoff=0.01", "--json"], env=env)
-    expect(p.rc == 1 and "503" in p.out + p.err, f"exit {p.rc}: {_last_line(p.err)}", "error without the secrets", outcome="clean error")
+    p = ctx.run(
+        [
+            "ask",
+            str(page),
+            "What is the total?",
+            "--strategy",
+            "none",
+            "--brain",
+            "openai",
+            "--brain-opt",
+            "model=fake-vl",
+            "--brain-opt",
+            "max_retries=1",
+            "--brain-opt",
+            "backoff=0.01",
+            "--json",
+        ],
+        env=env,
+    )
+    expect(
+        p.rc == 1 and "503" in p.out + p.err,
+        f"exit {p.rc}: {_last_line(p.err)}",
+        "error without the secrets",
+        outcome="clean error",
+    )
 
 
 @case("secrets", "ask with an API key the server rejects (--brain-opt api_key=sk-...)")
 def _(ctx: Ctx) -> None:
     page = text_page(ctx.folder / "page.png")
     with FakeOpenAI(_model_script, api_key="the-right-key-000") as server:
-        p = ctx.run(["ask", str(page), "What is the total?", "--strategy", "none",
-                     *model_opts(secret_url(server.base_url), f"api_key={API_KEY}")])
+        p = ctx.run(
+            [
+                "ask",
+                str(page),
+                "What is the total?",
+                "--strategy",
+                "none",
+                *model_opts(secret_url(server.base_url), f"api_key={API_KEY}"),
+            ]
+        )
     refused(p, "rejected the API key")
 
 
@@ -566,10 +719,26 @@ def _(ctx: Ctx) -> None:
 def _(ctx: Ctx) -> None:
     data = dataset(ctx.folder / "data", [{"id": f"s{i}"} for i in range(6)])
     out = ctx.folder / "run"
-    args = ["bench", "--dataset", f"jsonl:{data}", "--strategies", "none", "--no-progress", "--out", str(out),
-            *model_opts(ctx.slow_url, f"api_key={PLAIN_KEY}", "timeout=20", "max_retries=0")]
-    first = subprocess.Popen([sys.executable, "-m", "docintent", *args], cwd=ctx.folder, env=ctx.env(),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    args = [
+        "bench",
+        "--dataset",
+        f"jsonl:{data}",
+        "--strategies",
+        "none",
+        "--no-progress",
+        "--out",
+        str(out),
+        *model_opts(ctx.slow_url, f"api_key={PLAIN_KEY}", "timeout=20", "max_retries=0"),
+    ]
+    first = subprocess.Popen(
+        [sys.executable, "-m", "docintent", *args],
+        cwd=ctx.folder,
+        env=ctx.env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 30
         while not (out / ".docintent.lock").exists() or not (out / ".docintent.lock").read_text().strip():
@@ -592,26 +761,36 @@ def _(ctx: Ctx) -> None:
 
 @case("secrets", "crash report of a command given --api-key")
 def _(ctx: Ctx) -> None:
-    code = ("import sys; import docintent.commands.doctor as d; from docintent.cli import main\n"
-            "d.run = lambda args: 1 / 0\n"
-            f"sys.argv = ['docintent', 'doctor', '--base-url', {ctx.model_url!r}, '--api-key', {API_KEY!r}]\n"
-            "sys.exit(main(sys.argv[1:]))")
+    code = (
+        "import sys; import docintent.commands.doctor as d; from docintent.cli import main\n"
+        "d.run = lambda args: 1 / 0\n"
+        f"sys.argv = ['docintent', 'doctor', '--base-url', {ctx.model_url!r}, '--api-key', {API_KEY!r}]\n"
+        "sys.exit(main(sys.argv[1:]))"
+    )
     p = ctx.python(code)
     report = p.err.split("traceback written to ")[-1].split()[0] if "traceback written to" in p.err else ""
     if not report or not Path(report).is_file():
         raise Verdict("silently wrong", f"no crash report: {_last_line(p.err)}")
     text = Path(report).read_text()
     ctx.texts.append(text)
-    expect("ZeroDivisionError" in text and "--api-key" in text, "the report lacks the traceback or the argv",
-           "the report keeps the traceback and the option names, not their values")
+    expect(
+        "ZeroDivisionError" in text and "--api-key" in text,
+        "the report lacks the traceback or the argv",
+        "the report keeps the traceback and the option names, not their values",
+    )
 
 
 @case("secrets", "doctor against a working endpoint with credentials")
 def _(ctx: Ctx) -> None:
-    p = ctx.run(["doctor", "--base-url", ctx.model_url, "--model", "fake-vl", "--api-key", API_KEY, "--timeout", "10"],
-                timeout=120)
-    expect(p.rc in (0, 1) and "result:" in p.out and not _has_traceback(p.err), f"exit {p.rc}: {_last_line(p.err)}",
-           _last_line(p.out))
+    p = ctx.run(
+        ["doctor", "--base-url", ctx.model_url, "--model", "fake-vl", "--api-key", API_KEY, "--timeout", "10"],
+        timeout=120,
+    )
+    expect(
+        p.rc in (0, 1) and "result:" in p.out and not _has_traceback(p.err),
+        f"exit {p.rc}: {_last_line(p.err)}",
+        _last_line(p.out),
+    )
 
 
 @case("secrets", "doctor against a failing endpoint with credentials")
@@ -631,8 +810,23 @@ def _(ctx: Ctx) -> None:
     if built.rc != 0:
         raise Verdict("silently wrong", f"index failed: {_last_line(built.err)}")
     url = secret_url(f"http://127.0.0.1:{free_port()}/v1")
-    p = ctx.run(["search", str(ctx.folder / "idx"), "invoice", "--method", "agent", "--planner", "openai",
-                 "--base-url", url, "--model", "m", "--api-key", API_KEY])
+    p = ctx.run(
+        [
+            "search",
+            str(ctx.folder / "idx"),
+            "invoice",
+            "--method",
+            "agent",
+            "--planner",
+            "openai",
+            "--base-url",
+            url,
+            "--model",
+            "m",
+            "--api-key",
+            API_KEY,
+        ]
+    )
     refused(p, "cannot reach")
 
 
@@ -640,11 +834,29 @@ def _(ctx: Ctx) -> None:
 def _(ctx: Ctx) -> None:
     data = dataset(ctx.folder / "data", [{"id": "s0"}, {"id": "s1"}])
     env = ctx.env(OPENAI_BASE_URL=secret_url(f"http://127.0.0.1:{free_port()}/v1"), OPENAI_API_KEY=ENV_KEY)
-    p = ctx.run(["bench", "--dataset", f"jsonl:{data}", "--brain", "openai", "--brain-opt", "model=m",
-                 "--brain-opt", "max_retries=0", "--no-progress", "--out", str(ctx.folder / "run")], env=env)
+    p = ctx.run(
+        [
+            "bench",
+            "--dataset",
+            f"jsonl:{data}",
+            "--brain",
+            "openai",
+            "--brain-opt",
+            "model=m",
+            "--brain-opt",
+            "max_retries=0",
+            "--no-progress",
+            "--out",
+            str(ctx.folder / "run"),
+        ],
+        env=env,
+    )
     rows = rows_of(ctx.folder / "run")
-    expect(p.rc == 0 and len(rows) == 2 and all("cannot reach" in (r["error"] or "") for r in rows),
-           f"exit {p.rc}, {len(rows)} rows: {_last_line(p.err)}", "two error rows naming the masked URL")
+    expect(
+        p.rc == 0 and len(rows) == 2 and all("cannot reach" in (r["error"] or "") for r in rows),
+        f"exit {p.rc}, {len(rows)} rows: {_last_line(p.err)}",
+        "two error rows naming the masked URL",
+    )
 
 
 @case("secrets", "serve: /v1/health, run JSON, trace.json, SSE with a model endpoint with credentials")
@@ -659,9 +871,14 @@ def _(ctx: Ctx) -> None:
     if set(open_health) != {"status", "version"}:
         raise Verdict("silently wrong", f"/v1/health tells a caller without the token {sorted(open_health)}")
     endpoint = health.get("model_endpoint") or {}
-    expect(health["status"] == "ok" and endpoint.get("reachable") and "***@" in str(endpoint.get("url"))
-           and run["answer"] == "42", f"health {health['status']}, endpoint {endpoint}, run {run['status']}",
-           "health ok (not degraded), URL masked, run answered")
+    expect(
+        health["status"] == "ok"
+        and endpoint.get("reachable")
+        and "***@" in str(endpoint.get("url"))
+        and run["answer"] == "42",
+        f"health {health['status']}, endpoint {endpoint}, run {run['status']}",
+        "health ok (not degraded), URL masked, run answered",
+    )
 
 
 @case("secrets", "serve: a run whose endpoint fails (error text in run JSON and SSE)")
@@ -670,8 +887,11 @@ def _(ctx: Ctx) -> None:
         run_id = service.ask(png(64, 48), brain="openai", strategy="none").json()["id"]
         run = service.wait(run_id)
         events = service.get(f"/v1/runs/{run_id}/events").body.decode()
-    expect(run["status"] == "failed" and "503" in (run["error"] or "") and "event: done" in events,
-           f"run {run['status']}: {run['error']}", "failed with the masked URL")
+    expect(
+        run["status"] == "failed" and "503" in (run["error"] or "") and "event: done" in events,
+        f"run {run['status']}: {run['error']}",
+        "failed with the masked URL",
+    )
 
 
 @case("secrets", "mcp ask with a model endpoint with credentials, working and failing")
@@ -680,11 +900,15 @@ def _(ctx: Ctx) -> None:
     texts = []
     for url in (ctx.model_url, ctx.failing_url):
         with Mcp(ctx, "--allow", str(ctx.folder), *model_opts(url, "max_retries=1", "backoff=0.01")) as mcp:
-            texts.append(mcp.tool("ask", {"question": "What is the total?", "image_path": str(page),
-                                          "strategy": "none"}))
+            texts.append(
+                mcp.tool("ask", {"question": "What is the total?", "image_path": str(page), "strategy": "none"})
+            )
     (ok_error, ok_text), (bad_error, bad_text) = texts
-    expect(not ok_error and '"answer": "42"' in ok_text and bad_error and "503" in bad_text,
-           f"replies: {texts}", "answered, then refused with the masked URL")
+    expect(
+        not ok_error and '"answer": "42"' in ok_text and bad_error and "503" in bad_text,
+        f"replies: {texts}",
+        "answered, then refused with the masked URL",
+    )
 
 
 @case("secrets", "serve --token given on the command line: refusal texts and logs")
@@ -693,6 +917,7 @@ def _(ctx: Ctx) -> None:
         wrong = service.get("/v1/tools", headers={"Authorization": f"Bearer {TOKEN}x"}, auth=False)
         service.get("/v1/tools", headers={"Authorization": f"Basic {TOKEN}"}, auth=False)
     http_refused(wrong, 401, "bearer token")
+
 
 # -- confinement ----------------------------------------------------------------------------------------------
 
@@ -755,8 +980,10 @@ def _(ctx: Ctx) -> None:
     (folder / "alias.png").symlink_to(folder / "real.png")
     data = dataset(folder, [{"id": "s0", "image": "alias.png"}])
     out = ctx.folder / "run"
-    works(bench(ctx, data, out), lambda p: None if rows_of(out) and rows_of(out)[0]["error"] is None
-          else f"row: {rows_of(out)[:1]}")
+    works(
+        bench(ctx, data, out),
+        lambda p: None if rows_of(out) and rows_of(out)[0]["error"] is None else f"row: {rows_of(out)[:1]}",
+    )
 
 
 @case("confinement", "--allow-outside-paths lets the outside link through")
@@ -767,8 +994,10 @@ def _(ctx: Ctx) -> None:
     (folder / "link.png").symlink_to(secret)
     data = dataset(folder, [{"id": "s0", "image": "link.png"}])
     out = ctx.folder / "run"
-    works(bench(ctx, data, out, "--allow-outside-paths"),
-          lambda p: None if rows_of(out) and rows_of(out)[0]["error"] is None else "the row failed")
+    works(
+        bench(ctx, data, out, "--allow-outside-paths"),
+        lambda p: None if rows_of(out) and rows_of(out)[0]["error"] is None else "the row failed",
+    )
 
 
 @case("confinement", "a WildDoc TSV image_path through a link out of the folder")
@@ -787,8 +1016,9 @@ def _(ctx: Ctx) -> None:
     folder = ctx.folder / "wd"
     folder.mkdir()
     (folder / "x.png").symlink_to(secret)
-    (folder / "a.jsonl").write_text(json.dumps({"index": "DocVQA-val-1-1", "question": "q", "answer": "42",
-                                                "image_path": "x.png"}) + "\n")
+    (folder / "a.jsonl").write_text(
+        json.dumps({"index": "DocVQA-val-1-1", "question": "q", "answer": "42", "image_path": "x.png"}) + "\n"
+    )
     refused(bench(ctx, folder, ctx.folder / "run", kind="wilddoc"), "x.png")
 
 
@@ -813,11 +1043,14 @@ def _(ctx: Ctx) -> None:
     victim.write_bytes(b"keep me")
     (allowed / "out.png").symlink_to(victim)
     with Mcp(ctx, "--allow", str(allowed)) as mcp:
-        error, text = mcp.tool("restore", {"tools": ["rotate_90"], "image_path": str(allowed / "page.png"),
-                                           "output_path": str(allowed / "out.png")})
+        error, text = mcp.tool(
+            "restore",
+            {"tools": ["rotate_90"], "image_path": str(allowed / "page.png"), "output_path": str(allowed / "out.png")},
+        )
     if victim.read_bytes() != b"keep me":
         raise Verdict("silently wrong", "the file outside the allowed folder was overwritten")
     mcp_refused(error, text, "outside the folders")
+
 
 # -- stale or mixed data ---------------------------------------------------------------------------------------
 
@@ -857,8 +1090,11 @@ def _(ctx: Ctx) -> None:
     bench(ctx, data, out)
     after = _scores(out)
     gold = {r["sample"]["id"]: r["sample"]["answers"] for r in rows_of(out)}
-    expect(before["a0"] == 1.0 and after["a0"] == 0.0 and gold["a0"] == ["nine hundred"] and after["a1"] == 1.0,
-           f"scores before {before}, after {after}, gold {gold}", "re-run and scored with the new gold")
+    expect(
+        before["a0"] == 1.0 and after["a0"] == 0.0 and gold["a0"] == ["nine hundred"] and after["a1"] == 1.0,
+        f"scores before {before}, after {after}, gold {gold}",
+        "re-run and scored with the new gold",
+    )
 
 
 @case("stale-data", "a sample's question edited between two runs")
@@ -869,8 +1105,14 @@ def _(ctx: Ctx) -> None:
     dataset(ctx.folder / "a", [{"id": "a0", "question": "What is the date?"}])
     p = bench(ctx, data, out)
     rows = rows_of(out)
-    works(p, lambda p: None if rows[-1]["sample"]["question"] == "What is the date?" and "1 changed" in p.out
-          else f"kept the old row: {rows[-1]['sample']['question']!r}")
+    works(
+        p,
+        lambda p: (
+            None
+            if rows[-1]["sample"]["question"] == "What is the date?" and "1 changed" in p.out
+            else f"kept the old row: {rows[-1]['sample']['question']!r}"
+        ),
+    )
 
 
 @case("stale-data", "a sample's image replaced (same name, other bytes)")
@@ -897,9 +1139,11 @@ def _(ctx: Ctx) -> None:
     folder = ctx.folder / "a"
     folder.mkdir()
     (folder / "i.png").write_bytes(png())
-    lines = ['{"id": "ok", "image": "i.png", "question": "q", "answers": ["42"], "task": "doc"}',
-             '{"id": "bad", "image": "i.png", "question": "q\\ud800", "answers": ["42"], "task": "doc"}',
-             '{"id": "ok2", "image": "i.png", "question": "q", "answers": ["42"], "task": "doc"}']
+    lines = [
+        '{"id": "ok", "image": "i.png", "question": "q", "answers": ["42"], "task": "doc"}',
+        '{"id": "bad", "image": "i.png", "question": "q\\ud800", "answers": ["42"], "task": "doc"}',
+        '{"id": "ok2", "image": "i.png", "question": "q", "answers": ["42"], "task": "doc"}',
+    ]
     (folder / "s.jsonl").write_text("\n".join(lines) + "\n")
     out = ctx.folder / "run"
     first = bench(ctx, folder / "s.jsonl", out)
@@ -907,8 +1151,11 @@ def _(ctx: Ctx) -> None:
     errors = {r["sample"]["id"]: r["error"] for r in rows_of(out)}
     if first.rc != 0 or again.rc != 0:
         works(first if first.rc else again)
-    expect(errors.get("ok") is None and errors.get("ok2") is None and "not valid Unicode" in (errors.get("bad") or ""),
-           f"rows {errors}", "one error row, two good rows, resumed cleanly")
+    expect(
+        errors.get("ok") is None and errors.get("ok2") is None and "not valid Unicode" in (errors.get("bad") or ""),
+        f"rows {errors}",
+        "one error row, two good rows, resumed cleanly",
+    )
 
 
 @case("stale-data", "a lone surrogate in a JSONL sample id")
@@ -916,8 +1163,10 @@ def _(ctx: Ctx) -> None:
     folder = ctx.folder / "a"
     folder.mkdir()
     (folder / "i.png").write_bytes(png())
-    lines = ['{"id": "s\\udc80", "image": "i.png", "question": "q", "answers": ["42"], "task": "doc"}',
-             '{"id": "fine", "image": "i.png", "question": "q", "answers": ["42"], "task": "doc"}']
+    lines = [
+        '{"id": "s\\udc80", "image": "i.png", "question": "q", "answers": ["42"], "task": "doc"}',
+        '{"id": "fine", "image": "i.png", "question": "q", "answers": ["42"], "task": "doc"}',
+    ]
     (folder / "s.jsonl").write_text("\n".join(lines) + "\n")
     out = ctx.folder / "run"
     p = bench(ctx, folder / "s.jsonl", out)
@@ -929,14 +1178,24 @@ def _(ctx: Ctx) -> None:
 @case("stale-data", "a TSV with bytes that are not UTF-8 in one row")
 def _(ctx: Ctx) -> None:
     image = base64.b64encode(png(80, 60)).decode()
-    data = (f"index\tquestion\tanswer\timage\nDocVQA-val-1-1\tq\t42\t{image}\n".encode()
-            + b"DocVQA-val-2-1\tq \xff\xfe caf\xe9\t42\t" + image.encode() + b"\n")
+    data = (
+        f"index\tquestion\tanswer\timage\nDocVQA-val-1-1\tq\t42\t{image}\n".encode()
+        + b"DocVQA-val-2-1\tq \xff\xfe caf\xe9\t42\t"
+        + image.encode()
+        + b"\n"
+    )
     (ctx.folder / "w.tsv").write_bytes(data)
     out = ctx.folder / "run"
     p = bench(ctx, ctx.folder / "w.tsv", out, kind="wilddoc")
     rows = {r["sample"]["id"]: r["error"] for r in rows_of(out)}
-    works(p, lambda p: None if rows.get("DocVQA-val-1-1") is None and "w.tsv:3" in (rows.get("DocVQA-val-2-1") or "")
-          else f"rows {rows}")
+    works(
+        p,
+        lambda p: (
+            None
+            if rows.get("DocVQA-val-1-1") is None and "w.tsv:3" in (rows.get("DocVQA-val-2-1") or "")
+            else f"rows {rows}"
+        ),
+    )
 
 
 @case("stale-data", "a JSONL dataset that starts with a byte-order mark")
@@ -951,8 +1210,10 @@ def _(ctx: Ctx) -> None:
     image = base64.b64encode(png(80, 60)).decode()
     (ctx.folder / "w.tsv").write_text(f"\ufeffindex\tquestion\tanswer\timage\nDocVQA-val-1-1\tq\t42\t{image}\n")
     out = ctx.folder / "run"
-    works(bench(ctx, ctx.folder / "w.tsv", out, kind="wilddoc"),
-          lambda p: None if len(rows_of(out)) == 1 and rows_of(out)[0]["error"] is None else f"{rows_of(out)}")
+    works(
+        bench(ctx, ctx.folder / "w.tsv", out, kind="wilddoc"),
+        lambda p: None if len(rows_of(out)) == 1 and rows_of(out)[0]["error"] is None else f"{rows_of(out)}",
+    )
 
 
 @case("stale-data", "a row with an empty list of gold answers")
@@ -968,10 +1229,26 @@ def _(ctx: Ctx) -> None:
 def _(ctx: Ctx) -> None:
     data = dataset(ctx.folder / "a", [{"id": f"a{i}"} for i in range(30)])
     out = ctx.folder / "run"
-    args = ["bench", "--dataset", f"jsonl:{data}", "--brain", "scripted", "--brain-opt", "final=42", "--no-progress",
-            "--out", str(out)]
-    proc = subprocess.Popen([sys.executable, "-m", "docintent", *args], cwd=ctx.folder, env=ctx.env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    args = [
+        "bench",
+        "--dataset",
+        f"jsonl:{data}",
+        "--brain",
+        "scripted",
+        "--brain-opt",
+        "final=42",
+        "--no-progress",
+        "--out",
+        str(out),
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "docintent", *args],
+        cwd=ctx.folder,
+        env=ctx.env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while len(rows_of(out)) < 3 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
@@ -980,8 +1257,13 @@ def _(ctx: Ctx) -> None:
     proc.communicate()
     p = bench(ctx, data, out)
     ids = [r["sample"]["id"] for r in rows_of(out)]
-    works(p, lambda p: None if sorted(ids) == sorted(f"a{i}" for i in range(30)) else f"{len(ids)} rows, "
-          f"{len(set(ids))} distinct")
+    works(
+        p,
+        lambda p: (
+            None if sorted(ids) == sorted(f"a{i}" for i in range(30)) else f"{len(ids)} rows, {len(set(ids))} distinct"
+        ),
+    )
+
 
 # -- service options: refused at start, never a service that starts open or broken ----------------------------
 
@@ -1013,12 +1295,14 @@ for _label, _args, _names in [
     ("--workers 0", ["--workers", "0"], ("--workers",)),
     ("--brain nosuch", ["--brain", "nosuch"], ("nosuch", "valid brains")),
     ("--brain openai without an endpoint", ["--brain", "openai"], ("no endpoint",)),
-    ("--brain openai with an option typo", ["--brain", "openai", "--brain-opt", "base_url=http://127.0.0.1:9/v1",
-                                            "--brain-opt", "tiemout=3"], ("tiemout",)),
+    (
+        "--brain openai with an option typo",
+        ["--brain", "openai", "--brain-opt", "base_url=http://127.0.0.1:9/v1", "--brain-opt", "tiemout=3"],
+        ("tiemout",),
+    ),
     ("--runs that is a file", ["--runs", "/etc/hostname"], ("--runs",)),
 ]:
-    case("service-options", f"serve {_label}")(
-        lambda ctx, a=_args, n=_names: _serve_refused(ctx, a, *n))
+    case("service-options", f"serve {_label}")(lambda ctx, a=_args, n=_names: _serve_refused(ctx, a, *n))
 
 
 @case("service-options", "serve with DOCINTENT_SERVE_TOKEN set but empty")
@@ -1044,21 +1328,36 @@ def _scripted_service(ctx: Ctx) -> Service:
     return Service(ctx, "--brain", "scripted", "--timeout", "20")
 
 
-for _label, _value in [("Arabic-Indic digits", "١٢".encode()), ("5,000 digits", b"9" * 5000),
-                       ("a negative number", b"-1"), ("superscript two (latin-1)", b"\xb2"),
-                       ("a number with spaces inside", b"1 2")]:
+for _label, _value in [
+    ("Arabic-Indic digits", "١٢".encode()),
+    ("5,000 digits", b"9" * 5000),
+    ("a negative number", b"-1"),
+    ("superscript two (latin-1)", b"\xb2"),
+    ("a number with spaces inside", b"1 2"),
+]:
+
     @case("http", f"Last-Event-ID of {_label}")
     def _(ctx: Ctx, value: bytes = _value) -> None:
         with _scripted_service(ctx) as service:
             run_id = _finished_run(service)
-            request = (f"GET /v1/runs/{run_id}/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
-                       "Last-Event-ID: ").encode() + value + b"\r\nConnection: close\r\n\r\n"
+            request = (
+                (
+                    f"GET /v1/runs/{run_id}/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+                    "Last-Event-ID: "
+                ).encode()
+                + value
+                + b"\r\nConnection: close\r\n\r\n"
+            )
             answer = service.raw(request)
         status = int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/") else 0
         if status >= 500 or "Traceback" in service.err:
             raise Verdict("traceback", f"HTTP {status}; log: {_last_line(service.err)}")
-        expect(status == 400 and b"Last-Event-ID" in answer, f"HTTP {status}: {answer[:200]!r}",
-               "HTTP 400 naming Last-Event-ID", outcome="clean error")
+        expect(
+            status == 400 and b"Last-Event-ID" in answer,
+            f"HTTP {status}: {answer[:200]!r}",
+            "HTTP 400 naming Last-Event-ID",
+            outcome="clean error",
+        )
 
 
 @case("http", "Last-Event-ID past the end of a finished run returns at once")
@@ -1068,8 +1367,11 @@ def _(ctx: Ctx) -> None:
         start = time.monotonic()
         reply = service.get(f"/v1/runs/{run_id}/events", headers={"Last-Event-ID": "1000000"}, timeout=20)
         seconds = time.monotonic() - start
-    expect(reply.status == 200 and seconds < 3, f"HTTP {reply.status} after {seconds:.1f} s",
-           f"ended after {seconds:.2f} s")
+    expect(
+        reply.status == 200 and seconds < 3,
+        f"HTTP {reply.status} after {seconds:.1f} s",
+        f"ended after {seconds:.2f} s",
+    )
 
 
 @case("http", "Last-Event-ID within a finished run replays the rest and ends")
@@ -1080,23 +1382,38 @@ def _(ctx: Ctx) -> None:
         rest = service.get(f"/v1/runs/{run_id}/events", headers={"Last-Event-ID": "1"}).body.decode()
     ids = [int(line[4:]) for line in everything.splitlines() if line.startswith("id: ")]
     later = [int(line[4:]) for line in rest.splitlines() if line.startswith("id: ")]
-    expect(later == [i for i in ids if i > 1] and "event: done" in rest, f"ids {ids} then {later}",
-           f"events {later[:1]}..{later[-1:]} then done")
+    expect(
+        later == [i for i in ids if i > 1] and "event: done" in rest,
+        f"ids {ids} then {later}",
+        f"events {later[:1]}..{later[-1:]} then done",
+    )
 
 
 @case("http", "Content-Length of 5,000 digits")
 def _(ctx: Ctx) -> None:
     with _scripted_service(ctx) as service:
-        answer = service.raw(b"POST /v1/ask HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + TOKEN.encode()
-                             + b"\r\nContent-Length: " + b"9" * 5000 + b"\r\n\r\nxx")
+        answer = service.raw(
+            b"POST /v1/ask HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+            + TOKEN.encode()
+            + b"\r\nContent-Length: "
+            + b"9" * 5000
+            + b"\r\n\r\nxx"
+        )
     status = int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/") else 0
     if status >= 500 or "Traceback" in service.err:
         raise Verdict("traceback", f"HTTP {status}; log: {_last_line(service.err)}")
     expect(400 <= status < 500, f"HTTP {status}: {answer[:120]!r}", f"HTTP {status}", outcome="clean error")
 
 
-for _field_name, _value in [("page", "²"), ("page", "1e9"), ("page", "99999999999999999999999"), ("page", "-1"),
-                            ("max_rounds", "99999"), ("max_rounds", "٣")]:
+for _field_name, _value in [
+    ("page", "²"),
+    ("page", "1e9"),
+    ("page", "99999999999999999999999"),
+    ("page", "-1"),
+    ("max_rounds", "99999"),
+    ("max_rounds", "٣"),
+]:
+
     @case("http", f"form field {_field_name}={_value!r}")
     def _(ctx: Ctx, name: str = _field_name, value: str = _value) -> None:
         with _scripted_service(ctx) as service:
@@ -1107,9 +1424,11 @@ for _field_name, _value in [("page", "²"), ("page", "1e9"), ("page", "999999999
 @case("http", "a client that disconnects mid-upload")
 def _(ctx: Ctx) -> None:
     with _scripted_service(ctx) as service:
-        body = b"--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.png\"\r\n\r\n" + b"x" * 50000
-        head = (f"POST /v1/ask HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
-                f"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 900000\r\n\r\n").encode()
+        body = b'--b\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n' + b"x" * 50000
+        head = (
+            f"POST /v1/ask HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+            f"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 900000\r\n\r\n"
+        ).encode()
         for _ in range(3):
             with socket.create_connection(("127.0.0.1", service.port), timeout=5) as sock:
                 sock.sendall(head + body)
@@ -1124,8 +1443,9 @@ def _(ctx: Ctx) -> None:
 @case("http", "an Authorization header with bytes that are not ASCII")
 def _(ctx: Ctx) -> None:
     with _scripted_service(ctx) as service:
-        answer = service.raw(b"GET /v1/tools HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \xff\xfe\xe9t\xe9\r\n"
-                             b"Connection: close\r\n\r\n")
+        answer = service.raw(
+            b"GET /v1/tools HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \xff\xfe\xe9t\xe9\r\nConnection: close\r\n\r\n"
+        )
     status = int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/") else 0
     if status >= 500 or "Traceback" in service.err:
         raise Verdict("traceback", f"HTTP {status}; log: {_last_line(service.err)}")
@@ -1144,17 +1464,27 @@ def _(ctx: Ctx) -> None:
     with _scripted_service(ctx) as service:
         health = service.get("/v1/health", auth=False).json()
         wrong = service.get("/v1/health", headers={"Authorization": "Bearer nope-nope-nope"}, auth=False).json()
-    expect(set(health) == {"status", "version"} and set(wrong) == {"status", "version"}, f"{health} / {wrong}",
-           "status and version only")
+    expect(
+        set(health) == {"status", "version"} and set(wrong) == {"status", "version"},
+        f"{health} / {wrong}",
+        "status and version only",
+    )
 
 
 @case("http", "malformed run ids and page names")
 def _(ctx: Ctx) -> None:
     with _scripted_service(ctx) as service:
         run_id = _finished_run(service)
-        replies = [service.get(path) for path in (
-            "/v1/runs/..%2F..%2Fetc", "/v1/runs/" + "0" * 32, f"/v1/runs/{run_id}/pages/..%2F..%2Fx.jpg",
-            f"/v1/runs/{run_id}/pages/{'f' * 5000}.jpg", f"/v1/runs/{run_id.upper()}")]
+        replies = [
+            service.get(path)
+            for path in (
+                "/v1/runs/..%2F..%2Fetc",
+                "/v1/runs/" + "0" * 32,
+                f"/v1/runs/{run_id}/pages/..%2F..%2Fx.jpg",
+                f"/v1/runs/{run_id}/pages/{'f' * 5000}.jpg",
+                f"/v1/runs/{run_id.upper()}",
+            )
+        ]
     statuses = [r.status for r in replies]
     if any(s >= 500 for s in statuses):
         raise Verdict("traceback", f"statuses {statuses}")
@@ -1166,7 +1496,12 @@ def _(ctx: Ctx) -> None:
     with _scripted_service(ctx) as service:
         long = service.ask(png(64, 48), question="why " * 25000)
         empty = service.ask(png(64, 48), question="   ")
-    expect(long.status == 400 and empty.status == 400, f"HTTP {long.status} / {empty.status}", "HTTP 400 each", outcome="clean error")
+    expect(
+        long.status == 400 and empty.status == 400,
+        f"HTTP {long.status} / {empty.status}",
+        "HTTP 400 each",
+        outcome="clean error",
+    )
 
 
 @case("http", "an upload that is not an image, and one over the pixel limit")
@@ -1174,8 +1509,13 @@ def _(ctx: Ctx) -> None:
     with Service(ctx, "--brain", "scripted", "--max-pixels", "1000") as service:
         text = service.ask(b"just some words")
         big = service.ask(png(100, 100))
-    expect(text.status == 415 and big.status == 400, f"HTTP {text.status} / {big.status}: {big.body[:100]!r}",
-           "HTTP 415 / 400", outcome="clean error")
+    expect(
+        text.status == 415 and big.status == 400,
+        f"HTTP {text.status} / {big.status}: {big.body[:100]!r}",
+        "HTTP 415 / 400",
+        outcome="clean error",
+    )
+
 
 # -- outputs: written through links and devices, never replacing them ------------------------------------------
 
@@ -1183,8 +1523,9 @@ def _(ctx: Ctx) -> None:
 def _ask_trace(ctx: Ctx, target: Path | str) -> Proc:
     page = ctx.folder / "page.png"
     page.write_bytes(png(64, 48, 230))
-    return ctx.run(["ask", str(page), "What is the total?", "--strategy", "none", "--brain", "scripted",
-                    "--trace", str(target)])
+    return ctx.run(
+        ["ask", str(page), "What is the total?", "--strategy", "none", "--brain", "scripted", "--trace", str(target)]
+    )
 
 
 def null_device(folder: Path) -> Path:
@@ -1201,8 +1542,13 @@ def null_device(folder: Path) -> Path:
 def _run_folder(ctx: Ctx) -> Path:
     run = ctx.folder / "run"
     run.mkdir()
-    row = {"sample": {"id": "a", "task": "doc", "subset": "DocVQA", "answers": ["42"]}, "strategy": "none",
-           "answer": "42", "error": None, "score": 1.0}
+    row = {
+        "sample": {"id": "a", "task": "doc", "subset": "DocVQA", "answers": ["42"]},
+        "strategy": "none",
+        "answer": "42",
+        "error": None,
+        "score": 1.0,
+    }
     (run / "results.jsonl").write_text(json.dumps(row) + "\n")
     return run
 
@@ -1221,8 +1567,14 @@ def _(ctx: Ctx) -> None:
     link = ctx.folder / "link.json"
     link.symlink_to(target)
     p = _ask_trace(ctx, link)
-    works(p, lambda p: None if link.is_symlink() and target.read_text().startswith("{") else
-          f"link {'kept' if link.is_symlink() else 'replaced'}, target {target.read_text()[:20]!r}")
+    works(
+        p,
+        lambda p: (
+            None
+            if link.is_symlink() and target.read_text().startswith("{")
+            else f"link {'kept' if link.is_symlink() else 'replaced'}, target {target.read_text()[:20]!r}"
+        ),
+    )
 
 
 @case("outputs", "--trace to a dangling symlink creates its target")
@@ -1255,8 +1607,14 @@ def _(ctx: Ctx) -> None:
     time.sleep(0.2)
     p = _ask_trace(ctx, fifo)
     reader.join(timeout=10)
-    works(p, lambda p: None if got and got[0].startswith(b"{") and stat.S_ISFIFO(os.lstat(fifo).st_mode)
-          else "nothing arrived through the pipe")
+    works(
+        p,
+        lambda p: (
+            None
+            if got and got[0].startswith(b"{") and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+            else "nothing arrived through the pipe"
+        ),
+    )
 
 
 @case("outputs", "--trace to a folder and to a file under a file")
@@ -1277,8 +1635,14 @@ def _(ctx: Ctx) -> None:
     link = ctx.folder / "out.png"
     link.symlink_to(target)
     p = ctx.run(["restore", str(page), "-t", "rotate_90", "-o", str(link)])
-    works(p, lambda p: None if link.is_symlink() and target.read_bytes().startswith(b"\x89PNG")
-          else "the link was replaced or its target not written")
+    works(
+        p,
+        lambda p: (
+            None
+            if link.is_symlink() and target.read_bytes().startswith(b"\x89PNG")
+            else "the link was replaced or its target not written"
+        ),
+    )
 
 
 @case("outputs", "restore -o through a link to /dev/null")
@@ -1289,8 +1653,14 @@ def _(ctx: Ctx) -> None:
     link = ctx.folder / "discard.png"
     link.symlink_to(device)
     p = ctx.run(["restore", str(page), "-t", "rotate_90", "-o", str(link)])
-    works(p, lambda p: None if link.is_symlink() and stat.S_ISCHR(os.lstat(device).st_mode)
-          else "the link or the device was replaced")
+    works(
+        p,
+        lambda p: (
+            None
+            if link.is_symlink() and stat.S_ISCHR(os.lstat(device).st_mode)
+            else "the link or the device was replaced"
+        ),
+    )
 
 
 @case("outputs", "restore -o with a suffix it cannot write, and to a folder")
@@ -1316,8 +1686,14 @@ def _(ctx: Ctx) -> None:
     second = ctx.run(["score", str(run), "--out", str(device)])
     if second.rc != 0:
         works(second)
-    works(first, lambda p: None if link.is_symlink() and "###" in target.read_text()
-          and stat.S_ISCHR(os.lstat(device).st_mode) else "link replaced or target not written")
+    works(
+        first,
+        lambda p: (
+            None
+            if link.is_symlink() and "###" in target.read_text() and stat.S_ISCHR(os.lstat(device).st_mode)
+            else "link replaced or target not written"
+        ),
+    )
 
 
 @case("outputs", "a planted lock-file symlink in a run folder")
@@ -1341,8 +1717,14 @@ def _(ctx: Ctx) -> None:
     real.mkdir()
     (ctx.folder / "run").symlink_to(real, target_is_directory=True)
     p = bench(ctx, data, ctx.folder / "run")
-    works(p, lambda p: None if (real / "results.jsonl").is_file() and (ctx.folder / "run").is_symlink()
-          else "the folder link was not followed")
+    works(
+        p,
+        lambda p: (
+            None
+            if (real / "results.jsonl").is_file() and (ctx.folder / "run").is_symlink()
+            else "the folder link was not followed"
+        ),
+    )
 
 
 @case("outputs", "report --out that is a file")
@@ -1356,8 +1738,14 @@ def _(ctx: Ctx) -> None:
 def _(ctx: Ctx) -> None:
     (ctx.folder / "page.png").write_bytes(png(64, 48, 200))
     with Mcp(ctx, "--allow", str(ctx.folder)) as mcp:
-        error, text = mcp.tool("restore", {"tools": ["rotate_90"], "image_path": str(ctx.folder / "page.png"),
-                                           "output_path": str(ctx.folder / "out.txt")})
+        error, text = mcp.tool(
+            "restore",
+            {
+                "tools": ["rotate_90"],
+                "image_path": str(ctx.folder / "page.png"),
+                "output_path": str(ctx.folder / "out.txt"),
+            },
+        )
     mcp_refused(error, text, ".txt")
 
 
@@ -1366,8 +1754,23 @@ def _(ctx: Ctx) -> None:
     page = ctx.folder / "page.png"
     page.write_bytes(png(64, 48, 200))
     (ctx.folder / "steps").write_text("x")
-    refused(ctx.run(["ask", str(page), "q?", "--strategy", "none", "--brain", "scripted", "--save-steps",
-                     str(ctx.folder / "steps")]), "steps")
+    refused(
+        ctx.run(
+            [
+                "ask",
+                str(page),
+                "q?",
+                "--strategy",
+                "none",
+                "--brain",
+                "scripted",
+                "--save-steps",
+                str(ctx.folder / "steps"),
+            ]
+        ),
+        "steps",
+    )
+
 
 # -- options that mean nothing ------------------------------------------------------------------------------
 
@@ -1412,6 +1815,7 @@ for _label, _args, _name in [
     ("ask --max-rounds -2", None, "--max-rounds"),
     ("evidence --threshold nan", None, "--threshold"),
 ]:
+
     @case("options", _label)
     def _(ctx: Ctx, label: str = _label, a: list[str] | None = _args, n: str = _name) -> None:
         page = ctx.folder / "page.png"
@@ -1429,8 +1833,10 @@ for _label, _args, _name in [
 def _(ctx: Ctx) -> None:
     run = ctx.folder / "run"
     run.mkdir()
-    rows = [{"sample": {"id": "a", "task": "doc", "answers": ["42"]}, "strategy": "none", "answer": "42", "error": None},
-            {"sample": {"id": "b", "task": "doc", "answers": []}, "strategy": "none", "answer": "7", "error": None}]
+    rows = [
+        {"sample": {"id": "a", "task": "doc", "answers": ["42"]}, "strategy": "none", "answer": "42", "error": None},
+        {"sample": {"id": "b", "task": "doc", "answers": []}, "strategy": "none", "answer": "7", "error": None},
+    ]
     (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     refused(ctx.run(["score", str(run)]), "'b'", "no gold answer")
 
@@ -1441,16 +1847,19 @@ def _(ctx: Ctx) -> None:
     path.write_text(json.dumps({"index": "DocVQA-val-1-1", "answer": "", "prediction": "x"}) + "\n")
     refused(ctx.run(["score", str(path)]), "pred.jsonl", "no gold answer")
 
+
 # -- inputs that used to end in a traceback -------------------------------------------------------------------
 
 
 def _api(ctx: Ctx, code: str) -> Proc:
     """Run Python API lines; they print CLEAN <message> for a DocIntentError, OK <value> when they return."""
-    wrapper = ("import sys, numpy as np, docintent\nfrom docintent.errors import DocIntentError\n"
-               "from docintent.page import Page, Box\n"
-               "page = Page.from_array(np.full((60, 80, 3), 255, np.uint8))\n"
-               "try:\n    value = " + code + "\n    print('OK', repr(value)[:200])\n"
-               "except DocIntentError as err:\n    print('CLEAN', type(err).__name__, err)\n")
+    wrapper = (
+        "import sys, numpy as np, docintent\nfrom docintent.errors import DocIntentError\n"
+        "from docintent.page import Page, Box\n"
+        "page = Page.from_array(np.full((60, 80, 3), 255, np.uint8))\n"
+        "try:\n    value = " + code + "\n    print('OK', repr(value)[:200])\n"
+        "except DocIntentError as err:\n    print('CLEAN', type(err).__name__, err)\n"
+    )
     return ctx.python(wrapper)
 
 
@@ -1495,6 +1904,7 @@ for _label, _var, _value, _pdf in [
     ("DOCINTENT_THREADS=many", "DOCINTENT_THREADS", "many", False),
     ("DOCINTENT_CACHE=perhaps", "DOCINTENT_CACHE", "perhaps", False),
 ]:
+
     @case("inputs", _label)
     def _(ctx: Ctx, var: str = _var, value: str = _value, is_pdf: bool = _pdf) -> None:
         path = ctx.folder / ("doc.pdf" if is_pdf else "page.png")
@@ -1523,6 +1933,7 @@ for _label, _change in [
     ("BM25 k1 that is text", lambda meta: {**meta, "k1": "high"}),
     ("an unknown BM25 tokeniser", lambda meta: {**meta, "tokenizer": "v99"}),
 ]:
+
     @case("inputs", f"search an index with {_label}")
     def _(ctx: Ctx, change: Callable[[Any], Any] = _change) -> None:
         idx = _index_folder(ctx)
@@ -1543,9 +1954,15 @@ def _(ctx: Ctx) -> None:
 def _junk_run(ctx: Ctx, **changes: Any) -> Path:
     run = ctx.folder / "runs" / "junk"
     run.mkdir(parents=True)
-    row = {"sample": {"id": "a", "task": "doc", "subset": "DocVQA", "answers": ["42"], "question": "q"},
-           "strategy": "none", "answer": "42", "error": None, "score": 1.0, "seconds": 0.5,
-           "result": {"tools_used": 0, "prompt_tokens": 0, "completion_tokens": 0, "trace": []}}
+    row = {
+        "sample": {"id": "a", "task": "doc", "subset": "DocVQA", "answers": ["42"], "question": "q"},
+        "strategy": "none",
+        "answer": "42",
+        "error": None,
+        "score": 1.0,
+        "seconds": 0.5,
+        "result": {"tools_used": 0, "prompt_tokens": 0, "completion_tokens": 0, "trace": []},
+    }
     for key, value in changes.items():
         if key.startswith("result_"):
             row["result"][key[7:]] = value
@@ -1555,9 +1972,14 @@ def _junk_run(ctx: Ctx, **changes: Any) -> Path:
     return run
 
 
-for _label, _changes in [("'score': 'abc'", {"score": "abc"}), ("'seconds': 'slow'", {"seconds": "slow"}),
-                         ("'prompt_tokens': 'many'", {"result_prompt_tokens": "many"}),
-                         ("'tools_used': [1]", {"result_tools_used": [1]}), ("'result': 'done'", {"result": "done"})]:
+for _label, _changes in [
+    ("'score': 'abc'", {"score": "abc"}),
+    ("'seconds': 'slow'", {"seconds": "slow"}),
+    ("'prompt_tokens': 'many'", {"result_prompt_tokens": "many"}),
+    ("'tools_used': [1]", {"result_tools_used": [1]}),
+    ("'result': 'done'", {"result": "done"}),
+]:
+
     @case("inputs", f"report on a row with {_label}")
     def _(ctx: Ctx, changes: dict[str, Any] = _changes) -> None:
         run = _junk_run(ctx, **changes)
@@ -1594,22 +2016,29 @@ def _(ctx: Ctx) -> None:
     (ctx.folder / "page.png").write_bytes(png(64, 48, 200))
     replies = []
     with Mcp(ctx, "--allow", str(ctx.folder)) as mcp:
-        for name, arguments in [("restore", {"tools": "deshadowing", "image_path": 5}),
-                                ("zoom", {"bbox": "everything", "image_path": str(ctx.folder / "page.png")}),
-                                ("ask", {"question": ["q"], "image_base64": "!!!"}),
-                                ("diagnose", {"image_base64": base64.b64encode(b"not an image").decode()})]:
+        for name, arguments in [
+            ("restore", {"tools": "deshadowing", "image_path": 5}),
+            ("zoom", {"bbox": "everything", "image_path": str(ctx.folder / "page.png")}),
+            ("ask", {"question": ["q"], "image_base64": "!!!"}),
+            ("diagnose", {"image_base64": base64.b64encode(b"not an image").decode()}),
+        ]:
             replies.append(mcp.tool(name, arguments))
     bad = [text for error, text in replies if not error or "Traceback" in text or "unexpected error" in text]
     if bad:
-        raise Verdict("traceback" if any("Traceback" in t or "unexpected" in t for t in bad) else "silently wrong",
-                      bad[0][:200])
+        raise Verdict(
+            "traceback" if any("Traceback" in t or "unexpected" in t for t in bad) else "silently wrong", bad[0][:200]
+        )
     raise Verdict("clean error", "; ".join(text[:50] for _, text in replies))
 
 
-for _label, _data, _name in [("an empty file", b"", "page.png"), ("a truncated PNG", png(200, 200)[:60], "page.png"),
-                             ("a text file named .png", b"hello world, not a picture", "page.png"),
-                             ("a PNG header claiming 100000x100000 pixels", png_header(100_000, 100_000), "page.png"),
-                             ("garbage after a PDF header", b"%PDF-1.7\n" + os.urandom(3000), "doc.pdf")]:
+for _label, _data, _name in [
+    ("an empty file", b"", "page.png"),
+    ("a truncated PNG", png(200, 200)[:60], "page.png"),
+    ("a text file named .png", b"hello world, not a picture", "page.png"),
+    ("a PNG header claiming 100000x100000 pixels", png_header(100_000, 100_000), "page.png"),
+    ("garbage after a PDF header", b"%PDF-1.7\n" + os.urandom(3000), "doc.pdf"),
+]:
+
     @case("inputs", f"ask on {_label}")
     def _(ctx: Ctx, data: bytes = _data, name: str = _name) -> None:
         path = ctx.folder / name
@@ -1620,23 +2049,54 @@ for _label, _data, _name in [("an empty file", b"", "page.png"), ("a truncated P
 @case("inputs", "ask whose answer holds a lone surrogate (text and --json)")
 def _(ctx: Ctx) -> None:
     (ctx.folder / "page.png").write_bytes(png(64, 48, 200))
-    argv = ["ask", str(ctx.folder / "page.png"), "q?", "--strategy", "none", "--brain", "scripted", "--brain-opt",
-            'final="4\\ud8002"']
+    argv = [
+        "ask",
+        str(ctx.folder / "page.png"),
+        "q?",
+        "--strategy",
+        "none",
+        "--brain",
+        "scripted",
+        "--brain-opt",
+        'final="4\\ud8002"',
+    ]
     text, as_json = ctx.run(argv), ctx.run([*argv, "--json"])
     if text.rc != 0 or as_json.rc != 0:
         works(text if text.rc else as_json)
-    works(text, lambda p: None if "\\ud800" in p.out and json.loads(as_json.out)["answer"] == "4\ud8002"
-          else f"{p.out[:80]!r} / {as_json.out[:80]!r}")
+    works(
+        text,
+        lambda p: (
+            None
+            if "\\ud800" in p.out and json.loads(as_json.out)["answer"] == "4\ud8002"
+            else f"{p.out[:80]!r} / {as_json.out[:80]!r}"
+        ),
+    )
 
 
 @case("inputs", "bench whose answers hold a lone surrogate")
 def _(ctx: Ctx) -> None:
     data = dataset(ctx.folder / "data", [{"id": "a0"}, {"id": "a1"}])
     out = ctx.folder / "run"
-    p = ctx.run(["bench", "--dataset", f"jsonl:{data}", "--brain", "scripted", "--brain-opt", 'final="4\\ud8002"',
-                 "--no-progress", "--out", str(out)])
-    works(p, lambda p: None if len(rows_of(out)) == 2 and rows_of(out)[0]["answer"] == "4\ud8002"
-          else f"rows {rows_of(out)}")
+    p = ctx.run(
+        [
+            "bench",
+            "--dataset",
+            f"jsonl:{data}",
+            "--brain",
+            "scripted",
+            "--brain-opt",
+            'final="4\\ud8002"',
+            "--no-progress",
+            "--out",
+            str(out),
+        ]
+    )
+    works(
+        p,
+        lambda p: (
+            None if len(rows_of(out)) == 2 and rows_of(out)[0]["answer"] == "4\ud8002" else f"rows {rows_of(out)}"
+        ),
+    )
 
 
 @case("inputs", "a NUL character in a path: dataset image, Python API, MCP image_path")
@@ -1661,6 +2121,7 @@ def _(ctx: Ctx) -> None:
     (run / "results.jsonl").write_text(text + "{not json\n" + text)
     refused(ctx.run(["score", str(run)]), "results.jsonl")
 
+
 # -- bounded work: nothing runs without end -------------------------------------------------------------------
 
 
@@ -1684,11 +2145,15 @@ def _(ctx: Ctx) -> None:
 @case("bounded-work", "ask page 5 of a 1-page PDF claiming 1,000,000 pages")
 def _(ctx: Ctx) -> None:
     (ctx.folder / "liar.pdf").write_bytes(pdf_bytes(1, claim=1_000_000))
-    refused(ctx.run(["ask", str(ctx.folder / "liar.pdf"), "q?", "--pages", "5", "--strategy", "none"], timeout=60),
-            "liar.pdf", "1-page")
+    refused(
+        ctx.run(["ask", str(ctx.folder / "liar.pdf"), "q?", "--pages", "5", "--strategy", "none"], timeout=60),
+        "liar.pdf",
+        "1-page",
+    )
 
 
 for _w, _h in [(100_000, 1), (1, 100_000), (200_000, 2), (60_000, 30), (30, 60_000)]:
+
     @case("bounded-work", f"ask (offline reader) on a {_w}x{_h} PNG")
     def _(ctx: Ctx, w: int = _w, h: int = _h) -> None:
         from PIL import Image
@@ -1701,8 +2166,9 @@ for _w, _h in [(100_000, 1), (1, 100_000), (200_000, 2), (60_000, 30), (30, 60_0
 @case("bounded-work", "a PDF page of 200,000 x 200,000 points (a pixel bomb)")
 def _(ctx: Ctx) -> None:
     (ctx.folder / "huge.pdf").write_bytes(pdf_bytes(1, size=(200_000, 200_000)))
-    refused(ctx.run(["ask", str(ctx.folder / "huge.pdf"), "q?", "--strategy", "none"], timeout=60), "huge.pdf",
-            "pixels")
+    refused(
+        ctx.run(["ask", str(ctx.folder / "huge.pdf"), "q?", "--strategy", "none"], timeout=60), "huge.pdf", "pixels"
+    )
 
 
 @case("bounded-work", "serve: a run whose model never answers ends at the service's deadline")
@@ -1712,8 +2178,11 @@ def _(ctx: Ctx) -> None:
         start = time.monotonic()
         run = service.wait(run_id, bound=30)
         seconds = time.monotonic() - start
-    expect(run["status"] == "timeout" and seconds < 15, f"{run['status']} after {seconds:.0f} s",
-           f"timeout after {seconds:.1f} s")
+    expect(
+        run["status"] == "timeout" and seconds < 15,
+        f"{run['status']} after {seconds:.0f} s",
+        f"timeout after {seconds:.1f} s",
+    )
 
 
 @case("bounded-work", "serve: the SSE stream of a finished run ends")
@@ -1723,8 +2192,7 @@ def _(ctx: Ctx) -> None:
         start = time.monotonic()
         reply = service.get(f"/v1/runs/{run_id}/events", timeout=20)
         seconds = time.monotonic() - start
-    expect(reply.status == 200 and b"event: done" in reply.body and seconds < 3, f"{seconds:.1f} s",
-           f"{seconds:.2f} s")
+    expect(reply.status == 200 and b"event: done" in reply.body and seconds < 3, f"{seconds:.1f} s", f"{seconds:.2f} s")
 
 
 @case("bounded-work", "a dataset of 2,000 rows, one of them a lone surrogate, runs to the end")
@@ -1732,14 +2200,23 @@ def _(ctx: Ctx) -> None:
     folder = ctx.folder / "a"
     folder.mkdir()
     (folder / "i.png").write_bytes(png())
-    lines = [json.dumps({"id": f"s{i}", "image": "i.png", "question": "q", "answers": ["42"], "task": "doc"})
-             for i in range(2000)]
+    lines = [
+        json.dumps({"id": f"s{i}", "image": "i.png", "question": "q", "answers": ["42"], "task": "doc"})
+        for i in range(2000)
+    ]
     lines[1234] = lines[1234].replace('"q"', '"q\\udfff"')
     (folder / "s.jsonl").write_text("\n".join(lines) + "\n")
     out = ctx.folder / "run"
     p = bench(ctx, folder / "s.jsonl", out, timeout=180)
-    works(p, lambda p: None if len(rows_of(out)) == 2000 and sum(1 for r in rows_of(out) if r["error"]) == 1
-          else f"{len(rows_of(out))} rows")
+    works(
+        p,
+        lambda p: (
+            None
+            if len(rows_of(out)) == 2000 and sum(1 for r in rows_of(out) if r["error"]) == 1
+            else f"{len(rows_of(out))} rows"
+        ),
+    )
+
 
 # -- wrong words and wrong refusals ---------------------------------------------------------------------------
 
@@ -1751,15 +2228,22 @@ def _(ctx: Ctx) -> None:
     encrypted_pdf(ctx.folder / "locked.pdf")
     with open(ctx.folder / "empty.pdf", "wb") as fh:
         pypdf.PdfWriter().write(fh)
-    code = ("from docintent.io import load_page\nfrom docintent.errors import DocIntentError\n"
-            "for name in ('locked.pdf', 'empty.pdf'):\n    try:\n        load_page(name)\n"
-            "    except DocIntentError as err:\n        print(type(err).__name__, err)\n")
+    code = (
+        "from docintent.io import load_page\nfrom docintent.errors import DocIntentError\n"
+        "for name in ('locked.pdf', 'empty.pdf'):\n    try:\n        load_page(name)\n"
+        "    except DocIntentError as err:\n        print(type(err).__name__, err)\n"
+    )
     p = ctx.python(code)
     lines = p.out.splitlines()
     if len(lines) != 2 or "Traceback" in p.err:
         raise Verdict("traceback" if "Traceback" in p.err else "silently wrong", p.err[-200:] or p.out)
-    expect(lines[0].startswith("EncryptedPdfError") and not lines[1].startswith("EncryptedPdfError")
-           and "encrypt" not in lines[1].lower(), f"{lines}", lines[1][:150])
+    expect(
+        lines[0].startswith("EncryptedPdfError")
+        and not lines[1].startswith("EncryptedPdfError")
+        and "encrypt" not in lines[1].lower(),
+        f"{lines}",
+        lines[1][:150],
+    )
 
 
 @case("words", "the index names a 0-page PDF beside an encrypted one correctly")
@@ -1804,8 +2288,11 @@ def _(ctx: Ctx) -> None:
     with _scripted_service(ctx) as service:
         reply = service.ask(png(64, 48, 220, text_chunk=b"Comment\x00%PDF-1.4"), strategy="none")
         run = service.wait(reply.json()["id"]) if reply.status == 202 else None
-    expect(reply.status == 202 and run and run["status"] == "done", f"HTTP {reply.status}: {reply.body[:100]!r}",
-           "accepted and answered")
+    expect(
+        reply.status == 202 and run and run["status"] == "done",
+        f"HTTP {reply.status}: {reply.body[:100]!r}",
+        "accepted and answered",
+    )
 
 
 @case("words", "a working user:pass@ endpoint is 'ok' in /v1/health, an unreachable one 'degraded'")
@@ -1814,8 +2301,9 @@ def _(ctx: Ctx) -> None:
         good = service.get("/v1/health").json()
     with Service(ctx, *model_opts(secret_url(f"http://127.0.0.1:{free_port()}/v1"))) as service:
         bad = service.get("/v1/health").json()
-    expect(good["status"] == "ok" and bad["status"] == "degraded", f"{good['status']} / {bad['status']}",
-           "ok / degraded")
+    expect(
+        good["status"] == "ok" and bad["status"] == "degraded", f"{good['status']} / {bad['status']}", "ok / degraded"
+    )
 
 
 @case("words", "a region rule the CLI and Box.parse share: [0.1, 0.1, 0.9, 0.9] and [100, 100, 900, 900] agree")
@@ -1827,8 +2315,9 @@ def _(ctx: Ctx) -> None:
 @case("words", "a page the PDF reader cannot load is named with its number")
 def _(ctx: Ctx) -> None:
     (ctx.folder / "liar.pdf").write_bytes(pdf_bytes(2, claim=2).replace(b"/Type/Page>>", b"/Type/Junk>>", 1))
-    p = ctx.run(["ask", str(ctx.folder / "liar.pdf"), "q?", "--pages", "1", "--strategy", "none", "--brain",
-                 "scripted"])
+    p = ctx.run(
+        ["ask", str(ctx.folder / "liar.pdf"), "q?", "--pages", "1", "--strategy", "none", "--brain", "scripted"]
+    )
     if p.rc == 0:
         works(p)
     refused(p, "liar.pdf", "page")
@@ -1853,10 +2342,13 @@ def _(ctx: Ctx) -> None:
     work.mkdir(parents=True)
     with _recording_endpoint() as server:
         (ctx.folder / "docintent.toml").write_text(
-            f'default_profile = "x"\n[profiles.x]\nkind = "openai"\nbase_url = "{server.base_url}"\n'
-            'model = "fake-vl"\n')
-        p = ctx.run(["ask", str(page), "What is the total?", "--strategy", "none"], cwd=work,
-                    env=ctx.env(OPENAI_API_KEY=ENV_KEY))
+            f'default_profile = "x"\n[profiles.x]\nkind = "openai"\nbase_url = "{server.base_url}"\nmodel = "fake-vl"\n'
+        )
+        p = ctx.run(
+            ["ask", str(page), "What is the total?", "--strategy", "none"],
+            cwd=work,
+            env=ctx.env(OPENAI_API_KEY=ENV_KEY),
+        )
         if _key_reached(server):
             raise Verdict("leak", "the planted endpoint received the environment's API key")
         obeyed = bool(server.requests)
@@ -1869,8 +2361,12 @@ def _(ctx: Ctx) -> None:
     work.mkdir()
     (ctx.folder / "docintent.toml").write_text("[settings]\nthreads = 3\n")
     p = ctx.run(["config", "show"], cwd=work)
-    works(p, lambda p: None if "ignored" in p.out and "threads 3" not in " ".join(p.out.split())
-          else f"not said: {p.out[:200]}")
+    works(
+        p,
+        lambda p: (
+            None if "ignored" in p.out and "threads 3" not in " ".join(p.out.split()) else f"not said: {p.out[:200]}"
+        ),
+    )
 
 
 @case("config", "the project's own profile names an endpoint; OPENAI_API_KEY must not go there")
@@ -1880,13 +2376,19 @@ def _(ctx: Ctx) -> None:
     (project / ".git").mkdir(parents=True)
     with _recording_endpoint() as server:
         (project / "docintent.toml").write_text(
-            f'[profiles.x]\nkind = "openai"\nbase_url = "{server.base_url}"\nmodel = "fake-vl"\n')
-        p = ctx.run(["ask", str(page), "What is the total?", "--strategy", "none", "--profile", "x"], cwd=project,
-                    env=ctx.env(OPENAI_API_KEY=ENV_KEY))
+            f'[profiles.x]\nkind = "openai"\nbase_url = "{server.base_url}"\nmodel = "fake-vl"\n'
+        )
+        p = ctx.run(
+            ["ask", str(page), "What is the total?", "--strategy", "none", "--profile", "x"],
+            cwd=project,
+            env=ctx.env(OPENAI_API_KEY=ENV_KEY),
+        )
         if _key_reached(server):
             raise Verdict("leak", "a config file's endpoint received the environment's API key")
         called = bool(server.requests)
-    works(p, lambda p: None if called and "answer: 42" in p.out else f"not answered by the profile: {_last_line(p.out)}")
+    works(
+        p, lambda p: None if called and "answer: 42" in p.out else f"not answered by the profile: {_last_line(p.out)}"
+    )
 
 
 @case("config", "[settings] base_url in the project file; OPENAI_API_KEY must not go there")
@@ -1897,8 +2399,11 @@ def _(ctx: Ctx) -> None:
     (project / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     with _recording_endpoint() as server:
         (project / "docintent.toml").write_text(f'[settings]\nbase_url = "{server.base_url}"\nmodel = "fake-vl"\n')
-        p = ctx.run(["ask", str(page), "What is the total?", "--strategy", "none", "--brain", "openai"],
-                    cwd=project, env=ctx.env(OPENAI_API_KEY=ENV_KEY))
+        p = ctx.run(
+            ["ask", str(page), "What is the total?", "--strategy", "none", "--brain", "openai"],
+            cwd=project,
+            env=ctx.env(OPENAI_API_KEY=ENV_KEY),
+        )
         if _key_reached(server):
             raise Verdict("leak", "a config file's endpoint received the environment's API key")
     works(p, lambda p: None if "answer: 42" in p.out else _last_line(p.out))
@@ -1908,8 +2413,10 @@ def _(ctx: Ctx) -> None:
 def _(ctx: Ctx) -> None:
     page = text_page(ctx.folder / "page.png")
     with FakeOpenAI(_model_script, api_key=ENV_KEY) as server:  # refuses any other key
-        p = ctx.run(["ask", str(page), "What is the total?", "--strategy", "none", *model_opts(server.base_url)],
-                    env=ctx.env(OPENAI_API_KEY=ENV_KEY))
+        p = ctx.run(
+            ["ask", str(page), "What is the total?", "--strategy", "none", *model_opts(server.base_url)],
+            env=ctx.env(OPENAI_API_KEY=ENV_KEY),
+        )
     works(p, lambda p: None if "answer: 42" in p.out else _last_line(p.err or p.out))
 
 
@@ -1932,14 +2439,18 @@ def _(ctx: Ctx) -> None:
     (ctx.folder / ".git").mkdir()
     with _recording_endpoint() as server:  # no credentials in its URL: the file itself is scanned for leaks
         (ctx.folder / "docintent.toml").write_text(
-            f'[profiles.m]\nkind = "openai"\nbase_url = "{server.base_url}"\nmodel = "fake-vl"\nmax_retries = 0\n')
+            f'[profiles.m]\nkind = "openai"\nbase_url = "{server.base_url}"\nmodel = "fake-vl"\nmax_retries = 0\n'
+        )
         p = ctx.run(["doctor", "--profile", "m"], timeout=90)
     if p.timed_out:
         raise Verdict("hang", f"still running after {p.seconds:.0f} s")
     if _has_traceback(p.err) or _has_traceback(p.out):
         raise Verdict("traceback", _last_line(p.err or p.out))
-    expect(p.rc in (0, 1) and "reachable" in p.out, f"exit {p.rc}: {_last_line(p.err or p.out)}",
-           "checked: " + _last_line(p.out)[:100])
+    expect(
+        p.rc in (0, 1) and "reachable" in p.out,
+        f"exit {p.rc}: {_last_line(p.err or p.out)}",
+        "checked: " + _last_line(p.out)[:100],
+    )
 
 
 @case("config", "--config naming a missing file, and a folder")
@@ -1954,8 +2465,22 @@ def _(ctx: Ctx) -> None:
 
 
 def _batch(ctx: Ctx, target: Path, out: Path, *extra: str, timeout: float = 90, cwd: Path | None = None) -> Proc:
-    return ctx.run(["ask", str(target), *extra, "--out", str(out), "--brain", "scripted", "--brain-opt", "final=42",
-                    "--no-progress"], timeout=timeout, cwd=cwd)
+    return ctx.run(
+        [
+            "ask",
+            str(target),
+            *extra,
+            "--out",
+            str(out),
+            "--brain",
+            "scripted",
+            "--brain-opt",
+            "final=42",
+            "--no-progress",
+        ],
+        timeout=timeout,
+        cwd=cwd,
+    )
 
 
 def _answer_rows(out: Path) -> list[dict[str, Any]]:
@@ -1971,9 +2496,12 @@ def _scans(ctx: Ctx, count: int = 2) -> Path:
     return folder
 
 
-for _label, _data in [("UTF-8 with a byte-order mark", "\ufeffWhat is the total?\nWho signed?\n".encode()),
-                      ("UTF-16 LE with its mark", "\ufeffWhat is the total?\r\nWho signed?\r\n".encode("utf-16-le")),
-                      ("UTF-16 BE with its mark", "\ufeffWhat is the total?\nWho signed?\n".encode("utf-16-be"))]:
+for _label, _data in [
+    ("UTF-8 with a byte-order mark", "\ufeffWhat is the total?\nWho signed?\n".encode()),
+    ("UTF-16 LE with its mark", "\ufeffWhat is the total?\r\nWho signed?\r\n".encode("utf-16-le")),
+    ("UTF-16 BE with its mark", "\ufeffWhat is the total?\nWho signed?\n".encode("utf-16-be")),
+]:
+
     @case("question-files", f"a questions file in {_label}")
     def _(ctx: Ctx, data: bytes = _data) -> None:
         (ctx.folder / "q.txt").write_bytes(data)
@@ -1983,15 +2511,18 @@ for _label, _data in [("UTF-8 with a byte-order mark", "\ufeffWhat is the total?
         works(p, lambda p: None if asked == ["What is the total?", "Who signed?"] else f"questions {asked!r}")
 
 
-for _label, _data, _line in [("invalid UTF-8 on line 3", b"q one?\nq two?\nq \xff three?\n", "line 3"),
-                             ("UTF-16 LE cut in the middle of a character",
-                              "\ufeffq one?\nq two?".encode("utf-16-le") + b"\x00", "line 2"),
-                             ("UTF-16 without its mark", "q one?\nq two?\n".encode("utf-16-le"), "line 1")]:
+for _label, _data, _line in [
+    ("invalid UTF-8 on line 3", b"q one?\nq two?\nq \xff three?\n", "line 3"),
+    ("UTF-16 LE cut in the middle of a character", "\ufeffq one?\nq two?".encode("utf-16-le") + b"\x00", "line 2"),
+    ("UTF-16 without its mark", "q one?\nq two?\n".encode("utf-16-le"), "line 1"),
+]:
+
     @case("question-files", f"a questions file with {_label}")
     def _(ctx: Ctx, data: bytes = _data, line: str = _line) -> None:
         (ctx.folder / "q.txt").write_bytes(data)
-        refused(_batch(ctx, _scans(ctx, 1), ctx.folder / "a.jsonl", "--questions", str(ctx.folder / "q.txt")),
-                "q.txt", line)
+        refused(
+            _batch(ctx, _scans(ctx, 1), ctx.folder / "a.jsonl", "--questions", str(ctx.folder / "q.txt")), "q.txt", line
+        )
 
 
 @case("question-files", "a line holding U+2028 and a form feed is one question each")
@@ -2005,8 +2536,11 @@ def _(ctx: Ctx) -> None:
 @case("question-files", "a questions file that is a named pipe")
 def _(ctx: Ctx) -> None:
     os.mkfifo(ctx.folder / "q.txt")
-    refused(_batch(ctx, _scans(ctx, 1), ctx.folder / "a.jsonl", "--questions", str(ctx.folder / "q.txt"), timeout=30),
-            "q.txt", "not a regular file")
+    refused(
+        _batch(ctx, _scans(ctx, 1), ctx.folder / "a.jsonl", "--questions", str(ctx.folder / "q.txt"), timeout=30),
+        "q.txt",
+        "not a regular file",
+    )
 
 
 # -- folder walks: real paths, each file once, loops cut, pipes never opened --------------------------------------
@@ -2055,7 +2589,9 @@ def _(ctx: Ctx) -> None:
     finally:
         sock.close()
     named = all(name in p.out for name in ("pipe.png", "notes.tsv", "s.png"))
-    works(p, lambda p: None if len(_answer_rows(out)) == 2 and named else f"rows {len(_answer_rows(out))}: {p.out[-200:]}")
+    works(
+        p, lambda p: None if len(_answer_rows(out)) == 2 and named else f"rows {len(_answer_rows(out))}: {p.out[-200:]}"
+    )
 
 
 @case("folder-walks", "a named pipe given as the document")
@@ -2070,8 +2606,14 @@ def _(ctx: Ctx) -> None:
     os.symlink("p0.png", folder / "alias.png")
     out = ctx.folder / "a.jsonl"
     p = _batch(ctx, folder, out, "q?")
-    works(p, lambda p: None if len(_answer_rows(out)) == 2 and "the same file as" in p.out
-          else f"{len(_answer_rows(out))} rows: {p.out[-160:]}")
+    works(
+        p,
+        lambda p: (
+            None
+            if len(_answer_rows(out)) == 2 and "the same file as" in p.out
+            else f"{len(_answer_rows(out))} rows: {p.out[-160:]}"
+        ),
+    )
 
 
 @case("folder-walks", "index a folder with a looping link and a pipe")
@@ -2130,10 +2672,27 @@ def _(ctx: Ctx) -> None:
     folder = _scans(ctx, 1)
     out = ctx.folder / "a.jsonl"
     os.symlink("a.jsonl", ctx.folder / "alias.jsonl")
-    first = subprocess.Popen([sys.executable, "-m", "docintent", "ask", str(folder), "q?", "--out", str(out),
-                              "--strategy", "none", *model_opts(ctx.slow_url, "timeout=60", "max_retries=0"),
-                              "--no-progress"], cwd=ctx.folder, env=ctx.env(), stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, start_new_session=True)
+    first = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "docintent",
+            "ask",
+            str(folder),
+            "q?",
+            "--out",
+            str(out),
+            "--strategy",
+            "none",
+            *model_opts(ctx.slow_url, "timeout=60", "max_retries=0"),
+            "--no-progress",
+        ],
+        cwd=ctx.folder,
+        env=ctx.env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         lock = ctx.folder / ".a.jsonl.lock"
         deadline = time.monotonic() + 60
@@ -2180,22 +2739,29 @@ def _(ctx: Ctx) -> None:
 @case("pages", "--pages 1,7 on a 2-page PDF")
 def _(ctx: Ctx) -> None:
     (ctx.folder / "two.pdf").write_bytes(pdf_bytes(2))
-    refused(ctx.run(["ask", str(ctx.folder / "two.pdf"), "q?", "--pages", "1,7", "--brain", "scripted"]),
-            "two.pdf", "1-2")
+    refused(
+        ctx.run(["ask", str(ctx.folder / "two.pdf"), "q?", "--pages", "1,7", "--brain", "scripted"]), "two.pdf", "1-2"
+    )
 
 
 @case("pages", "--pages 2-40 on a 4-page PDF (a range partly outside)")
 def _(ctx: Ctx) -> None:
     (ctx.folder / "four.pdf").write_bytes(pdf_bytes(4))
-    refused(ctx.run(["ask", str(ctx.folder / "four.pdf"), "q?", "--pages", "2-40", "--brain", "scripted"]),
-            "four.pdf", "1-4")
+    refused(
+        ctx.run(["ask", str(ctx.folder / "four.pdf"), "q?", "--pages", "2-40", "--brain", "scripted"]),
+        "four.pdf",
+        "1-4",
+    )
 
 
 @case("pages", "evidence --pages 3 on a 2-page PDF")
 def _(ctx: Ctx) -> None:
     (ctx.folder / "two.pdf").write_bytes(pdf_bytes(2))
-    refused(ctx.run(["evidence", str(ctx.folder / "two.pdf"), "q?", "--pages", "3", "--brain", "scripted"]),
-            "two.pdf", "1-2")
+    refused(
+        ctx.run(["evidence", str(ctx.folder / "two.pdf"), "q?", "--pages", "3", "--brain", "scripted"]),
+        "two.pdf",
+        "1-2",
+    )
 
 
 # -- ranking: codes with digits match exactly ---------------------------------------------------------------------------
@@ -2223,8 +2789,20 @@ def text_pdf(path: Path, pages: list[str]) -> Path:
 def _(ctx: Ctx) -> None:
     pages = [f"Invoice INV-{n:05d}\nTotal amount due: ${n}.00" for n in (37, 3777, 377, 1377)]
     pdf = text_pdf(ctx.folder / "inv.pdf", pages)
-    p = ctx.run(["ask", str(pdf), "What is the total amount due on invoice INV-00377?", "--json", "--brain",
-                 "scripted", "--brain-opt", "final=$377.00", "--strategy", "none"])
+    p = ctx.run(
+        [
+            "ask",
+            str(pdf),
+            "What is the total amount due on invoice INV-00377?",
+            "--json",
+            "--brain",
+            "scripted",
+            "--brain-opt",
+            "final=$377.00",
+            "--strategy",
+            "none",
+        ]
+    )
     page = json.loads(p.out).get("provenance", {}).get("page") if p.rc == 0 and p.out.strip().startswith("{") else None
     works(p, lambda p: None if page == 3 else f"answered from page {page}")
 
@@ -2232,8 +2810,10 @@ def _(ctx: Ctx) -> None:
 @case("ranking", "keyword1 and keyword1777 on two pages: the question names keyword1")
 def _(ctx: Ctx) -> None:
     pdf = text_pdf(ctx.folder / "kw.pdf", ["keyword1777 appears on this page", "keyword1 appears on this page"])
-    p = ctx.python(f"from docintent.document import Document\n"
-                   f"print(Document({str(pdf)!r}).locate('Which page mentions keyword1?')[0].number)")
+    p = ctx.python(
+        f"from docintent.document import Document\n"
+        f"print(Document({str(pdf)!r}).locate('Which page mentions keyword1?')[0].number)"
+    )
     works(p, lambda p: None if p.out.strip() == "2" else f"page {p.out.strip()}")
 
 
@@ -2256,16 +2836,20 @@ def _(ctx: Ctx) -> None:
     text_page(ctx.folder / "page.png")
     start = time.monotonic()
     p = _api(ctx, "docintent.ask('page.png', 'What is the total? ' * 8000)")
-    expect(p.out.startswith("CLEAN") and "characters" in p.out and time.monotonic() - start < 30,
-           f"{p.out.strip()[:160] or _last_line(p.err)} after {time.monotonic() - start:.0f} s",
-           p.out.strip()[:120], outcome="clean error")
+    expect(
+        p.out.startswith("CLEAN") and "characters" in p.out and time.monotonic() - start < 30,
+        f"{p.out.strip()[:160] or _last_line(p.err)} after {time.monotonic() - start:.0f} s",
+        p.out.strip()[:120],
+        outcome="clean error",
+    )
 
 
 @case("long-questions", "a questions file with a line of 152,000 characters")
 def _(ctx: Ctx) -> None:
     (ctx.folder / "q.txt").write_text("What is the total?\n" + LONG + "\n")
-    refused(_batch(ctx, _scans(ctx, 1), ctx.folder / "a.jsonl", "--questions", str(ctx.folder / "q.txt")),
-            "q.txt", "line 2")
+    refused(
+        _batch(ctx, _scans(ctx, 1), ctx.folder / "a.jsonl", "--questions", str(ctx.folder / "q.txt")), "q.txt", "line 2"
+    )
 
 
 @case("long-questions", "a benchmark row with a question of 152,000 characters")
@@ -2274,8 +2858,17 @@ def _(ctx: Ctx) -> None:
     out = ctx.folder / "run"
     p = bench(ctx, data, out, "--strategies", "none", timeout=90)
     rows = {r["sample"]["id"]: r for r in rows_of(out)}
-    works(p, lambda p: None if len(rows) == 2 and "characters" in str(rows["long"].get("error"))
-          and not rows["short"]["error"] and p.seconds < 60 else f"rows {list(rows)} in {p.seconds:.0f} s")
+    works(
+        p,
+        lambda p: (
+            None
+            if len(rows) == 2
+            and "characters" in str(rows["long"].get("error"))
+            and not rows["short"]["error"]
+            and p.seconds < 60
+            else f"rows {list(rows)} in {p.seconds:.0f} s"
+        ),
+    )
 
 
 # -- run paths: a run folder's paths are data (rows, manifests, requests, MCP arguments) ------------------------------
@@ -2312,8 +2905,21 @@ def _tampered_run(ctx: Ctx, name: str = "run") -> tuple[Path, Path]:
         (folder / f"img{i}.png").write_bytes(png(64, 48, 200))
     data = dataset(folder, [{"id": f"s{i}", "image": f"img{i}.png"} for i in range(2)])
     run = ctx.folder / "runs" / name
-    p = ctx.run(["bench", "--dataset", f"jsonl:{data}", "--brain", "scripted", "--brain-opt", "final=7",
-                 "--no-progress", "--out", str(run)], timeout=90)
+    p = ctx.run(
+        [
+            "bench",
+            "--dataset",
+            f"jsonl:{data}",
+            "--brain",
+            "scripted",
+            "--brain-opt",
+            "final=7",
+            "--no-progress",
+            "--out",
+            str(run),
+        ],
+        timeout=90,
+    )
     if p.rc != 0 or len(rows_of(run)) != 2:
         raise Verdict("silently wrong", f"the run to tamper with was not made: {_last_line(p.err)}")
     return run, _noise_png(ctx.folder / "outside" / "secret.png")
@@ -2330,8 +2936,12 @@ def _report_pictures(out: Path) -> list[bytes]:
     return [p.read_bytes() for p in sorted((out / "images").glob("*"))] if (out / "images").is_dir() else []
 
 
-for _label, _image in [("an absolute path to a picture outside the run (its digest kept)", "abs"),
-                       ("../../outside/secret.png", "rel"), ("a link inside the run pointing out of it", "link")]:
+for _label, _image in [
+    ("an absolute path to a picture outside the run (its digest kept)", "abs"),
+    ("../../outside/secret.png", "rel"),
+    ("a link inside the run pointing out of it", "link"),
+]:
+
     @case("run-paths", f"report: a row's sample image is {_label}")
     def _(ctx: Ctx, how: str = _image) -> None:
         run, secret = _tampered_run(ctx)
@@ -2342,8 +2952,16 @@ for _label, _image in [("an absolute path to a picture outside the run (its dige
         out = ctx.folder / "rep"
         p = ctx.run(["report", str(run), "--out", str(out)])
         pictures = _report_pictures(out)  # the untouched row's page, and nothing for the edited one
-        works(p, lambda p: "the secret picture is in the report" if any(_noisy(b) for b in pictures)
-              else None if len(pictures) == 1 else f"{len(pictures)} pictures where the untouched row has 1")
+        works(
+            p,
+            lambda p: (
+                "the secret picture is in the report"
+                if any(_noisy(b) for b in pictures)
+                else None
+                if len(pictures) == 1
+                else f"{len(pictures)} pictures where the untouched row has 1"
+            ),
+        )
 
 
 @case("run-paths", "report: the untampered run still shows its dataset's page (outside the run folder)")
@@ -2370,18 +2988,29 @@ def _(ctx: Ctx) -> None:
     _edit_rows(run, edit)
     out = ctx.folder / "rep"
     p = ctx.run(["report", str(run), "--out", str(out)])
-    works(p, lambda p: "a picture from outside is in the report" if any(_noisy(b) for b in _report_pictures(out))
-          else None)
+    works(
+        p,
+        lambda p: "a picture from outside is in the report" if any(_noisy(b) for b in _report_pictures(out)) else None,
+    )
 
 
-for _label, _how, _words in [("manifest.json is a link to a file outside the run", "manifest-link",
-                              ("manifest.json", "link out of the run folder")),
-                             ("manifest.json is a named pipe", "manifest-fifo", ("manifest.json", "not a regular file")),
-                             ("results.jsonl is a link to a file outside the run", "results-link",
-                              ("results.jsonl", "link out of the run folder")),
-                             ("the manifest's 'config' is text", "config-text", ("manifest.json", "must be an object")),
-                             ("the manifest is a JSON list", "list", ("manifest.json", "JSON object")),
-                             ("the manifest's git commit is a number", "commit", ("manifest.json", "git.commit"))]:
+for _label, _how, _words in [
+    (
+        "manifest.json is a link to a file outside the run",
+        "manifest-link",
+        ("manifest.json", "link out of the run folder"),
+    ),
+    ("manifest.json is a named pipe", "manifest-fifo", ("manifest.json", "not a regular file")),
+    (
+        "results.jsonl is a link to a file outside the run",
+        "results-link",
+        ("results.jsonl", "link out of the run folder"),
+    ),
+    ("the manifest's 'config' is text", "config-text", ("manifest.json", "must be an object")),
+    ("the manifest is a JSON list", "list", ("manifest.json", "JSON object")),
+    ("the manifest's git commit is a number", "commit", ("manifest.json", "git.commit")),
+]:
+
     @case("run-paths", f"report: {_label}")
     def _(ctx: Ctx, how: str = _how, words: tuple[str, ...] = _words) -> None:
         run, secret = _tampered_run(ctx)
@@ -2427,9 +3056,11 @@ def _(ctx: Ctx) -> None:
     (ctx.folder / "runs" / "piped").mkdir()
     (ctx.folder / "runs" / "piped" / "results.jsonl").write_text((run / "results.jsonl").read_text())
     os.mkfifo(ctx.folder / "runs" / "piped" / "manifest.json")
-    code = ("(__import__('docintent.evaluation.report', fromlist=['x']).write_report("
-            f"[__import__('docintent.evaluation.report', fromlist=['x']).load_run({str(run)!r})], {str(ctx.folder / 'rep')!r}),"
-            f" __import__('docintent.evaluation.report', fromlist=['x']).load_run({str(ctx.folder / 'runs' / 'piped')!r}))")
+    code = (
+        "(__import__('docintent.evaluation.report', fromlist=['x']).write_report("
+        f"[__import__('docintent.evaluation.report', fromlist=['x']).load_run({str(run)!r})], {str(ctx.folder / 'rep')!r}),"
+        f" __import__('docintent.evaluation.report', fromlist=['x']).load_run({str(ctx.folder / 'runs' / 'piped')!r}))"
+    )
     p = _api(ctx, code)
     if any(_noisy(b) for b in _report_pictures(ctx.folder / "rep")):
         raise Verdict("silently wrong", "the secret picture is in the report")
@@ -2440,15 +3071,23 @@ def _(ctx: Ctx) -> None:
 def _(ctx: Ctx) -> None:
     run, secret = _tampered_run(ctx)
     _edit_rows(run, lambda row: row["sample"].update(image=str(secret)) if row["sample"]["id"] == "s0" else None)
-    with Service(ctx, "--brain", "scripted", "--runs", str(run.parent), "--data-dir", str(ctx.folder / "svc")) as service:
+    with Service(
+        ctx, "--brain", "scripted", "--runs", str(run.parent), "--data-dir", str(ctx.folder / "svc")
+    ) as service:
         report = service.get("/v1/benchmarks/run")
-        images = [service.get(i["url"]).body for f in report.json().get("failures", []) for i in f["images"]] \
-            if report.status == 200 else []
+        images = (
+            [service.get(i["url"]).body for f in report.json().get("failures", []) for i in f["images"]]
+            if report.status == 200
+            else []
+        )
     if report.status != 200:
         raise Verdict("traceback" if report.status >= 500 else "silently wrong", f"HTTP {report.status}")
-    expect(not any(_noisy(b) for b in images) and len(images) == 1,
-           f"{len(images)} pictures served (the untouched row's page is 1), the secret among them: "
-           f"{any(_noisy(b) for b in images)}", "the untouched row's page served, nothing for the edited row")
+    expect(
+        not any(_noisy(b) for b in images) and len(images) == 1,
+        f"{len(images)} pictures served (the untouched row's page is 1), the secret among them: "
+        f"{any(_noisy(b) for b in images)}",
+        "the untouched row's page served, nothing for the edited row",
+    )
 
 
 @case("run-paths", "serve --runs: a run folder that is a link to a folder outside the runs folder")
@@ -2467,6 +3106,7 @@ def _(ctx: Ctx) -> None:
 
 
 for _label, _how in [("a manifest whose 'config' is text", "config"), ("a manifest that is a named pipe", "fifo")]:
+
     @case("run-paths", f"serve --runs: /v1/benchmarks/NAME and its files of {_label}")
     def _(ctx: Ctx, how: str = _how) -> None:
         run, _ = _tampered_run(ctx)
@@ -2491,16 +3131,32 @@ def _(ctx: Ctx) -> None:
     run, secret = _tampered_run(ctx)
     replies = []
     with Service(ctx, "--brain", "scripted", "--runs", str(run.parent)) as service:
-        for name in ["..", "%2e%2e", "..%2f..%2foutside", "run%2f..%2f..%2foutside", "%00", "..%5c..%5coutside",
-                     "run%00", "~"]:
-            replies += [service.get(f"/v1/benchmarks/{name}"), service.get(f"/v1/benchmarks/{name}/files/0"),
-                        service.get(f"/v1/runs/{name}"), service.get(f"/v1/runs/{'0' * 32}/pages/{name}.jpg")]
+        for name in [
+            "..",
+            "%2e%2e",
+            "..%2f..%2foutside",
+            "run%2f..%2f..%2foutside",
+            "%00",
+            "..%5c..%5coutside",
+            "run%00",
+            "~",
+        ]:
+            replies += [
+                service.get(f"/v1/benchmarks/{name}"),
+                service.get(f"/v1/benchmarks/{name}/files/0"),
+                service.get(f"/v1/runs/{name}"),
+                service.get(f"/v1/runs/{'0' * 32}/pages/{name}.jpg"),
+            ]
     bad = [r for r in replies if r.status >= 500]
     if bad:
         raise Verdict("traceback", f"HTTP {bad[0].status}: {bad[0].body[:120]!r}")
     leaked = [r for r in replies if r.status < 400 or _noisy(r.body)]
-    expect(not leaked, f"answered {leaked[0].status if leaked else ''}: {leaked[0].body[:120]!r}" if leaked else "",
-           f"{len(replies)} requests, each a 4xx", outcome="clean error")
+    expect(
+        not leaked,
+        f"answered {leaked[0].status if leaked else ''}: {leaked[0].body[:120]!r}" if leaked else "",
+        f"{len(replies)} requests, each a 4xx",
+        outcome="clean error",
+    )
 
 
 @case("run-paths", "MCP: '..' out of the allowed folder for every tool that takes a path")
@@ -2512,25 +3168,38 @@ def _(ctx: Ctx) -> None:
     out_of = str(allowed / ".." / "outside" / "secret.png")
     replies = []
     with Mcp(ctx, "--allow", str(allowed)) as mcp:
-        for name, arguments in [("ask", {"question": "What is the total?", "image_path": out_of, "strategy": "none"}),
-                                ("restore", {"tools": ["rotate_90"], "image_path": out_of}),
-                                ("restore", {"tools": ["rotate_90"], "image_path": str(allowed / "page.png"),
-                                             "output_path": str(allowed / ".." / "outside" / "secret.png")}),
-                                ("diagnose", {"image_path": out_of}), ("extract", {"image_path": out_of}),
-                                ("zoom", {"bbox": [0, 0, 1, 1], "image_path": out_of})]:
+        for name, arguments in [
+            ("ask", {"question": "What is the total?", "image_path": out_of, "strategy": "none"}),
+            ("restore", {"tools": ["rotate_90"], "image_path": out_of}),
+            (
+                "restore",
+                {
+                    "tools": ["rotate_90"],
+                    "image_path": str(allowed / "page.png"),
+                    "output_path": str(allowed / ".." / "outside" / "secret.png"),
+                },
+            ),
+            ("diagnose", {"image_path": out_of}),
+            ("extract", {"image_path": out_of}),
+            ("zoom", {"bbox": [0, 0, 1, 1], "image_path": out_of}),
+        ]:
             replies.append(mcp.tool(name, arguments))
     if not _noisy(secret.read_bytes()):
         raise Verdict("silently wrong", "the file outside the allowed folder was overwritten")
     bad = [text for error, text in replies if not error or "outside the folders" not in text]
     if bad:
-        raise Verdict("traceback" if any("Traceback" in t or "unexpected" in t for t in bad) else "silently wrong",
-                      bad[0][:200])
+        raise Verdict(
+            "traceback" if any("Traceback" in t or "unexpected" in t for t in bad) else "silently wrong", bad[0][:200]
+        )
     raise Verdict("clean error", f"{len(replies)} calls refused: " + replies[0][1][:100])
 
 
-for _label, _how in [("restore output_path naming a named pipe in the allowed folder", "fifo"),
-                     ("image_path through a link that loops on itself", "loop"),
-                     ("image_path naming a folder link leading out", "dirlink")]:
+for _label, _how in [
+    ("restore output_path naming a named pipe in the allowed folder", "fifo"),
+    ("image_path through a link that loops on itself", "loop"),
+    ("image_path naming a folder link leading out", "dirlink"),
+]:
+
     @case("run-paths", f"MCP: {_label}")
     def _(ctx: Ctx, how: str = _how) -> None:
         allowed = ctx.folder / "allowed"
@@ -2539,15 +3208,22 @@ for _label, _how in [("restore output_path naming a named pipe in the allowed fo
         _noise_png(ctx.folder / "outside" / "secret.png")
         if how == "fifo":
             os.mkfifo(allowed / "out.png")
-            arguments = {"tools": ["rotate_90"], "image_path": str(allowed / "page.png"),
-                         "output_path": str(allowed / "out.png")}
+            arguments = {
+                "tools": ["rotate_90"],
+                "image_path": str(allowed / "page.png"),
+                "output_path": str(allowed / "out.png"),
+            }
             tool, words = "restore", "not a regular file"
         elif how == "loop":
             (allowed / "loop.png").symlink_to("loop.png")
             arguments, tool, words = {"image_path": str(allowed / "loop.png")}, "diagnose", "loop.png"
         else:
             (allowed / "link").symlink_to(ctx.folder / "outside", target_is_directory=True)
-            arguments, tool, words = {"image_path": str(allowed / "link" / "secret.png")}, "diagnose", "outside the folders"
+            arguments, tool, words = (
+                {"image_path": str(allowed / "link" / "secret.png")},
+                "diagnose",
+                "outside the folders",
+            )
         with Mcp(ctx, "--allow", str(allowed)) as mcp:
             error, text = mcp.tool(tool, arguments, bound=30)
         mcp_refused(error, text, words)
@@ -2571,8 +3247,9 @@ def _leaks(texts: list[str]) -> list[str]:
     return sorted({fragment for fragment in LEAKS for text in texts if fragment in text})
 
 
-def run_case(klass: str, name: str, fn: Callable[[Ctx], None], servers: dict[str, str], scratch: Path,
-             index: int) -> dict[str, Any]:
+def run_case(
+    klass: str, name: str, fn: Callable[[Ctx], None], servers: dict[str, str], scratch: Path, index: int
+) -> dict[str, Any]:
     folder = scratch / f"case{index:03d}"
     folder.mkdir(parents=True)
     ctx = Ctx(folder, servers["model"], servers["failing"], servers["slow"])
@@ -2588,8 +3265,13 @@ def run_case(klass: str, name: str, fn: Callable[[Ctx], None], servers: dict[str
     leaked = _leaks(ctx.texts + _scan_files(folder))
     if leaked:
         outcome, note = "leak", f"found {leaked}; {note}"
-    return {"class": klass, "case": name, "outcome": outcome, "note": " ".join(note.split())[:300],
-            "seconds": round(time.monotonic() - start, 2)}
+    return {
+        "class": klass,
+        "case": name,
+        "outcome": outcome,
+        "note": " ".join(note.split())[:300],
+        "seconds": round(time.monotonic() - start, 2),
+    }
 
 
 def _model_script(body: dict[str, Any]) -> dict[str, Any]:
@@ -2604,14 +3286,27 @@ def write_results(rows: list[dict[str, Any]], seconds: float, load: str) -> None
     for row in rows:
         by_class.setdefault(row["class"], Counter())[row["outcome"]] += 1
     total = Counter(row["outcome"] for row in rows)
-    data = {"cases": len(rows), "outcomes": dict(total), "by_class": {k: dict(v) for k, v in by_class.items()},
-            "seconds": round(seconds, 1), "load": load, "rows": rows}
+    data = {
+        "cases": len(rows),
+        "outcomes": dict(total),
+        "by_class": {k: dict(v) for k, v in by_class.items()},
+        "seconds": round(seconds, 1),
+        "load": load,
+        "rows": rows,
+    }
     (RESULTS / "hostile.json").write_text(json.dumps(data, indent=2) + "\n")
-    lines = ["# Hostile sweep", "", f"`python benchmarks/hostile.py`: {len(rows)} cases in {seconds:.0f} s "
-             f"(load average {load}).", "", "| class | cases | " + " | ".join(OUTCOMES) + " |",
-             "|---|---:|" + "---:|" * len(OUTCOMES)]
+    lines = [
+        "# Hostile sweep",
+        "",
+        f"`python benchmarks/hostile.py`: {len(rows)} cases in {seconds:.0f} s (load average {load}).",
+        "",
+        "| class | cases | " + " | ".join(OUTCOMES) + " |",
+        "|---|---:|" + "---:|" * len(OUTCOMES),
+    ]
     for klass, counts in by_class.items():
-        lines.append(f"| {klass} | {sum(counts.values())} | " + " | ".join(str(counts.get(o, 0)) for o in OUTCOMES) + " |")
+        lines.append(
+            f"| {klass} | {sum(counts.values())} | " + " | ".join(str(counts.get(o, 0)) for o in OUTCOMES) + " |"
+        )
     lines.append(f"| **all** | **{len(rows)}** | " + " | ".join(f"**{total.get(o, 0)}**" for o in OUTCOMES) + " |")
     lines += ["", "| class | case | outcome | note |", "|---|---|---|---|"]
     for row in rows:
@@ -2635,19 +3330,28 @@ def main(argv: list[str] | None = None) -> int:
     def slow(body: dict[str, Any]) -> dict[str, Any]:
         return {**_model_script(body), "delay": 30}
 
-    with tempfile.TemporaryDirectory(prefix="docintent-hostile-") as scratch, \
-            FakeOpenAI(_model_script) as model, FakeOpenAI(failing) as broken, FakeOpenAI(slow) as sleepy:
-        servers = {"model": secret_url(model.base_url), "failing": secret_url(broken.base_url),
-                   "slow": secret_url(sleepy.base_url)}
+    with (
+        tempfile.TemporaryDirectory(prefix="docintent-hostile-") as scratch,
+        FakeOpenAI(_model_script) as model,
+        FakeOpenAI(failing) as broken,
+        FakeOpenAI(slow) as sleepy,
+    ):
+        servers = {
+            "model": secret_url(model.base_url),
+            "failing": secret_url(broken.base_url),
+            "slow": secret_url(sleepy.base_url),
+        }
         for index, (klass, name, fn) in enumerate(chosen):
             row = run_case(klass, name, fn, servers, Path(scratch), index)
             rows.append(row)
-            print(f"{row['outcome']:<15} {klass:<16} {name:<58} {row['seconds']:6.1f}s  {row['note'][:90]}",
-                  flush=True)
+            print(f"{row['outcome']:<15} {klass:<16} {name:<58} {row['seconds']:6.1f}s  {row['note'][:90]}", flush=True)
     seconds = time.monotonic() - start
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     total = Counter(row["outcome"] for row in rows)
-    print(f"\n{len(rows)} cases in {seconds:.0f} s (load {load}): " + ", ".join(f"{total.get(o, 0)} {o}" for o in OUTCOMES))
+    print(
+        f"\n{len(rows)} cases in {seconds:.0f} s (load {load}): "
+        + ", ".join(f"{total.get(o, 0)} {o}" for o in OUTCOMES)
+    )
     if not args.only or args.save:
         write_results(rows, seconds, load)
     bad = sum(total.get(o, 0) for o in ("traceback", "silently wrong", "hang", "leak"))

@@ -61,9 +61,21 @@ class Server:
 
     def start(self) -> float:
         started = time.perf_counter()
-        self.proc = subprocess.Popen([sys.executable, "-m", "docintent", "serve-model", "--port", str(self.port),
-                                      "--threads", str(self.threads)], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, start_new_session=True)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "docintent",
+                "serve-model",
+                "--port",
+                str(self.port),
+                "--threads",
+                str(self.threads),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         while time.perf_counter() - started < 300:
             try:
                 with urllib.request.urlopen(f"{self.url}/models", timeout=2) as reply:
@@ -89,9 +101,23 @@ def _samples(shard: int | None = None, count: int | None = None) -> list[dict[st
     return rows
 
 
-def _bench(url: str, out: Path, strategies: str, *, extra: list[str], brain: str = "openai") -> subprocess.CompletedProcess:
-    args = [sys.executable, "-m", "docintent", "bench", "--dataset", f"jsonl:{SPLIT}", "--strategies", strategies,
-            "--out", str(out), "--no-progress", *extra]
+def _bench(
+    url: str, out: Path, strategies: str, *, extra: list[str], brain: str = "openai"
+) -> subprocess.CompletedProcess:
+    args = [
+        sys.executable,
+        "-m",
+        "docintent",
+        "bench",
+        "--dataset",
+        f"jsonl:{SPLIT}",
+        "--strategies",
+        strategies,
+        "--out",
+        str(out),
+        "--no-progress",
+        *extra,
+    ]
     if brain == "openai":
         args += ["--base-url", url, "--brain-opt", f"timeout={TIMEOUT}"]
     else:
@@ -114,12 +140,15 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         prompt = [r["result"]["prompt_tokens"] for r in ok if r.get("result")]
         done = [r["result"]["completion_tokens"] for r in ok if r.get("result")]
         seconds = [r["seconds"] for r in ok]
-        out[name] = {"rows": len(group), "errors": len(group) - len(ok),
-                     "score": round(100 * statistics.fmean(r["score"] for r in ok), 2) if ok else None,
-                     "prompt_tokens_median": statistics.median(prompt) if prompt else None,
-                     "completion_tokens_median": statistics.median(done) if done else None,
-                     "seconds_median": round(statistics.median(seconds), 1) if seconds else None,
-                     "tokens_per_second": round(sum(done) / sum(seconds), 1) if seconds and sum(seconds) else None}
+        out[name] = {
+            "rows": len(group),
+            "errors": len(group) - len(ok),
+            "score": round(100 * statistics.fmean(r["score"] for r in ok), 2) if ok else None,
+            "prompt_tokens_median": statistics.median(prompt) if prompt else None,
+            "completion_tokens_median": statistics.median(done) if done else None,
+            "seconds_median": round(statistics.median(seconds), 1) if seconds else None,
+            "tokens_per_second": round(sum(done) / sum(seconds), 1) if seconds and sum(seconds) else None,
+        }
     return out
 
 
@@ -128,8 +157,10 @@ def part_doctor(url: str) -> dict[str, Any]:
 
     started = time.perf_counter()
     checks = run_checks(url, None, timeout=TIMEOUT)
-    return {"seconds": round(time.perf_counter() - started, 1),
-            "checks": [f"[{c.status}] {c.name}: {c.detail}" for c in checks]}
+    return {
+        "seconds": round(time.perf_counter() - started, 1),
+        "checks": [f"[{c.status}] {c.name}: {c.detail}" for c in checks],
+    }
 
 
 def part_ask(url: str) -> dict[str, Any]:
@@ -152,17 +183,40 @@ def part_ask(url: str) -> dict[str, Any]:
             brain = ModelBrain(base_url=url, timeout=TIMEOUT)
             started = time.perf_counter()
             result = get_strategy(name).run(page, row["question"], row["task"], brain)
-            steps = [{"phase": str(s.phase), "action": str(getattr(s, "action", "")), "tool": getattr(s, "tool", None),
-                      "prompt_tokens": s.prompt_tokens, "completion_tokens": s.completion_tokens,
-                      "seconds": round(s.seconds, 1)} for s in result.trace if s.prompt_tokens or s.completion_tokens]
-            out.append({"sample": row["id"], "strategy": name, "question": row["question"], "gold": row["answers"],
-                        "answer": result.answer, "error": result.error, "tools_kept": result.tools_kept,
-                        "tools_rolled_back": result.tools_rolled_back,
-                        "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
-                        "seconds": round(time.perf_counter() - started, 1), "model_steps": steps})
+            steps = [
+                {
+                    "phase": str(s.phase),
+                    "action": str(getattr(s, "action", "")),
+                    "tool": getattr(s, "tool", None),
+                    "prompt_tokens": s.prompt_tokens,
+                    "completion_tokens": s.completion_tokens,
+                    "seconds": round(s.seconds, 1),
+                }
+                for s in result.trace
+                if s.prompt_tokens or s.completion_tokens
+            ]
+            out.append(
+                {
+                    "sample": row["id"],
+                    "strategy": name,
+                    "question": row["question"],
+                    "gold": row["answers"],
+                    "answer": result.answer,
+                    "error": result.error,
+                    "tools_kept": result.tools_kept,
+                    "tools_rolled_back": result.tools_rolled_back,
+                    "prompt_tokens": result.prompt_tokens,
+                    "completion_tokens": result.completion_tokens,
+                    "seconds": round(time.perf_counter() - started, 1),
+                    "model_steps": steps,
+                }
+            )
             brain.close()
-            print(f"  ask {row['id']} {name}: {result.answer!r} ({len(steps)} model steps, "
-                  f"{result.prompt_tokens}+{result.completion_tokens} tokens)", flush=True)
+            print(
+                f"  ask {row['id']} {name}: {result.answer!r} ({len(steps)} model steps, "
+                f"{result.prompt_tokens}+{result.completion_tokens} tokens)",
+                flush=True,
+            )
     return {"rows": out}
 
 
@@ -170,15 +224,35 @@ def part_bench12(url: str, out: Path) -> dict[str, Any]:
     started = time.perf_counter()
     done = _bench(url, out / "bench12", "none", extra=["--limit", "12", "--concurrency", "2"])
     rows = _rows(out / "bench12")
-    return {"exit": done.returncode, "seconds": round(time.perf_counter() - started, 1), "summary": _summary(rows),
-            "stderr_tail": done.stderr.strip().splitlines()[-3:]}
+    return {
+        "exit": done.returncode,
+        "seconds": round(time.perf_counter() - started, 1),
+        "summary": _summary(rows),
+        "stderr_tail": done.stderr.strip().splitlines()[-3:],
+    }
 
 
 def part_kill(server: Server, out: Path) -> dict[str, Any]:
     run = out / "kill"
-    args = [sys.executable, "-m", "docintent", "bench", "--dataset", f"jsonl:{SPLIT}", "--strategies", "none",
-            "--limit", "6", "--out", str(run), "--no-progress", "--base-url", server.url,
-            "--brain-opt", f"timeout={TIMEOUT}"]
+    args = [
+        sys.executable,
+        "-m",
+        "docintent",
+        "bench",
+        "--dataset",
+        f"jsonl:{SPLIT}",
+        "--strategies",
+        "none",
+        "--limit",
+        "6",
+        "--out",
+        str(run),
+        "--no-progress",
+        "--base-url",
+        server.url,
+        "--brain-opt",
+        f"timeout={TIMEOUT}",
+    ]
     child = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     while len(_rows(run)) < 2 and child.poll() is None:
         time.sleep(0.5)
@@ -189,24 +263,35 @@ def part_kill(server: Server, out: Path) -> dict[str, Any]:
     server.start()
     again = subprocess.run(args + ["--retry-failed"], capture_output=True, text=True)
     final = _rows(run)
-    return {"rows_when_killed": before, "exit_after_kill": child.returncode,
-            "stderr_after_kill": err.strip().splitlines()[-2:], "rows_after_kill": len(after_kill),
-            "error_rows_after_kill": sum(bool(r.get("error")) for r in after_kill),
-            "exit_after_resume": again.returncode, "rows_after_resume": len(final),
-            "error_rows_after_resume": sum(bool(r.get("error")) for r in final),
-            "ids_after_resume": len({r["sample"]["id"] for r in final})}
+    return {
+        "rows_when_killed": before,
+        "exit_after_kill": child.returncode,
+        "stderr_after_kill": err.strip().splitlines()[-2:],
+        "rows_after_kill": len(after_kill),
+        "error_rows_after_kill": sum(bool(r.get("error")) for r in after_kill),
+        "exit_after_resume": again.returncode,
+        "rows_after_resume": len(final),
+        "error_rows_after_resume": sum(bool(r.get("error")) for r in final),
+        "ids_after_resume": len({r["sample"]["id"] for r in final}),
+    }
 
 
 def part_score(url: str, out: Path, count: int) -> dict[str, Any]:
     started = time.perf_counter()
-    model = _bench(url, out / f"score-shard0of{count}", "none,docintent",
-                   extra=["--shard", f"0/{count}", "--concurrency", "1"])
-    offline = _bench(url, out / f"score-offline-shard0of{count}", "none,docintent",
-                     extra=["--shard", f"0/{count}"], brain="offline")
-    return {"samples": len(_samples(0, count)), "shard": f"0/{count}", "exit": [model.returncode, offline.returncode],
-            "seconds": round(time.perf_counter() - started, 1),
-            "model": _summary(_rows(out / f"score-shard0of{count}")),
-            "offline": _summary(_rows(out / f"score-offline-shard0of{count}"))}
+    model = _bench(
+        url, out / f"score-shard0of{count}", "none,docintent", extra=["--shard", f"0/{count}", "--concurrency", "1"]
+    )
+    offline = _bench(
+        url, out / f"score-offline-shard0of{count}", "none,docintent", extra=["--shard", f"0/{count}"], brain="offline"
+    )
+    return {
+        "samples": len(_samples(0, count)),
+        "shard": f"0/{count}",
+        "exit": [model.returncode, offline.returncode],
+        "seconds": round(time.perf_counter() - started, 1),
+        "model": _summary(_rows(out / f"score-shard0of{count}")),
+        "offline": _summary(_rows(out / f"score-offline-shard0of{count}")),
+    }
 
 
 def main() -> int:
@@ -252,7 +337,9 @@ def main() -> int:
                 save(name, part_score(server.url, args.out, args.shards))
     finally:
         server.kill()
-    (RESULTS / "local_model.md").write_text("# Local model server\n\n```json\n" + json.dumps(results, indent=1) + "\n```\n")
+    (RESULTS / "local_model.md").write_text(
+        "# Local model server\n\n```json\n" + json.dumps(results, indent=1) + "\n```\n"
+    )
     return 0
 
 

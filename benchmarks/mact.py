@@ -70,8 +70,16 @@ def build(n: int, seed: int = SEED) -> Path:
     if (SET_DIR / "samples.jsonl").is_file():
         return SET_DIR
     t0 = time.perf_counter()
-    summary = generate(SET_DIR, n=n, seed=seed, families=("chart", "table"), questions_per_document=4, workers=1,
-                       contact_sheet=False, multistep=True)
+    summary = generate(
+        SET_DIR,
+        n=n,
+        seed=seed,
+        families=("chart", "table"),
+        questions_per_document=4,
+        workers=1,
+        contact_sheet=False,
+        multistep=True,
+    )
     print(f"built {summary.samples} samples ({summary.questions} questions) in {time.perf_counter() - t0:.0f} s")
     return SET_DIR
 
@@ -100,9 +108,18 @@ def run(group: str, specs: list[str], limit: int | None = None, workers: int = 1
         samples = samples[::-1]
     if limit:
         samples = samples[:limit]
-    summary = run_benchmark(samples, [strategy(s) for s in specs], BrainFactory("offline", {}), RUN_DIRS[group],
-                            workers=workers, progress=False, config={"dataset": f"synth:{SET_DIR}", "samples": len(samples)})
-    print(f"{summary.new_rows} new rows, {summary.skipped} already done, {summary.failed} with errors, {summary.seconds:.0f} s")
+    summary = run_benchmark(
+        samples,
+        [strategy(s) for s in specs],
+        BrainFactory("offline", {}),
+        RUN_DIRS[group],
+        workers=workers,
+        progress=False,
+        config={"dataset": f"synth:{SET_DIR}", "samples": len(samples)},
+    )
+    print(
+        f"{summary.new_rows} new rows, {summary.skipped} already done, {summary.failed} with errors, {summary.seconds:.0f} s"
+    )
 
 
 # -- report ---------------------------------------------------------------------------------------------------
@@ -140,7 +157,11 @@ def _score(rows: list[dict]) -> tuple[float, float, int]:
     groups: dict[str, list[bool]] = defaultdict(list)
     for r in rows:
         groups[r["sample"]["group"]].append(bool(r["correct"]))
-    return (100 * statistics.fmean(r["score"] for r in rows), 100 * statistics.fmean(all(v) for v in groups.values()), len(rows))
+    return (
+        100 * statistics.fmean(r["score"] for r in rows),
+        100 * statistics.fmean(all(v) for v in groups.values()),
+        len(rows),
+    )
 
 
 def _judgment(rows: list[dict]) -> dict[str, Any]:
@@ -164,8 +185,13 @@ def _judgment(rows: list[dict]) -> dict[str, Any]:
         fixed += (not was) and now
         broke += was and not now
     n = len(rows) or 1
-    return {"rows": len(rows), "flag_rate": 100 * flagged / n, "corrected": corrected,
-            "wrong_to_right": fixed, "right_to_wrong": broke}
+    return {
+        "rows": len(rows),
+        "flag_rate": 100 * flagged / n,
+        "corrected": corrected,
+        "wrong_to_right": fixed,
+        "right_to_wrong": broke,
+    }
 
 
 def report() -> dict[str, Any]:
@@ -173,6 +199,7 @@ def report() -> dict[str, Any]:
     by_strategy: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_strategy[r["strategy"]].append(r)
+
     # Compare on the samples every strategy of a group has finished (a run still in progress is cut to them):
     # the main four; the ablations beside mact on their own common samples; the scaling grid.
     def ids(n: str) -> set[str]:
@@ -191,8 +218,10 @@ def report() -> dict[str, Any]:
     intents = sorted({r["sample"]["meta"]["intent"] for r in rows})
     out: dict[str, Any] = {"seed": SEED, "strategies": {}, "load_average": os.getloadavg()}
     lines = [f"# MACT on the multi-step synthetic set (seed {SEED}; rules developed on seed {DEV_SEED})", ""]
-    head = ("| strategy | rows | multi-step | look-up | chart | table | consistency | avg tools | role calls "
-            "(plan/exec/judge/answer) | s/sample (median) |")
+    head = (
+        "| strategy | rows | multi-step | look-up | chart | table | consistency | avg tools | role calls "
+        "(plan/exec/judge/answer) | s/sample (median) |"
+    )
     lines += [head, "|" + "---|" * 10]
     order = MAIN + ABLATIONS + (ABLATION_REFERENCE,)
     for name in sorted(by_strategy, key=lambda n: (n not in order, order.index(n) if n in order else 0, n)):
@@ -212,52 +241,93 @@ def report() -> dict[str, Any]:
                 role_tokens[role] += v["prompt_tokens"] / len(rs)
         secs = statistics.median(r["seconds"] for r in rs)
         per_intent = {i: _score([r for r in rs if r["sample"]["meta"]["intent"] == i]) for i in intents}
-        out["strategies"][name] = {"rows": len(rs), "score": total[0], "consistency": total[1],
-                                   "multistep": _score(multi)[0], "lookup": _score(look)[0],
-                                   "family": {f: v[0] for f, v in fam.items()}, "avg_tools": tools,
-                                   "role_calls": dict(roles), "role_seconds": dict(role_seconds),
-                                   "role_tokens": dict(role_tokens), "seconds_median": secs,
-                                   "intents": {i: {"score": v[0], "consistency": v[1], "rows": v[2]} for i, v in per_intent.items()},
-                                   "judgment": _judgment(rs)}
+        out["strategies"][name] = {
+            "rows": len(rs),
+            "score": total[0],
+            "consistency": total[1],
+            "multistep": _score(multi)[0],
+            "lookup": _score(look)[0],
+            "family": {f: v[0] for f, v in fam.items()},
+            "avg_tools": tools,
+            "role_calls": dict(roles),
+            "role_seconds": dict(role_seconds),
+            "role_tokens": dict(role_tokens),
+            "seconds_median": secs,
+            "intents": {i: {"score": v[0], "consistency": v[1], "rows": v[2]} for i, v in per_intent.items()},
+            "judgment": _judgment(rs),
+        }
         calls = "/".join(f"{roles.get(k, 0):.1f}" for k in ("plan", "execute", "judge", "answer"))
-        lines.append(f"| {name} | {len(rs)} | {_score(multi)[0]:.1f} | {_score(look)[0]:.1f} | {fam['chart'][0]:.1f} | "
-                     f"{fam['table'][0]:.1f} | {total[1]:.1f} | {tools:.2f} | {calls} | {secs:.2f} |")
-    lines += ["", "Score per question intent (score / consistency):", "",
-              "| strategy | " + " | ".join(intents) + " |", "|---|" + "---|" * len(intents)]
+        lines.append(
+            f"| {name} | {len(rs)} | {_score(multi)[0]:.1f} | {_score(look)[0]:.1f} | {fam['chart'][0]:.1f} | "
+            f"{fam['table'][0]:.1f} | {total[1]:.1f} | {tools:.2f} | {calls} | {secs:.2f} |"
+        )
+    lines += [
+        "",
+        "Score per question intent (score / consistency):",
+        "",
+        "| strategy | " + " | ".join(intents) + " |",
+        "|---|" + "---|" * len(intents),
+    ]
     for name, data in out["strategies"].items():
         if "[" in name:
             continue
-        cells = " | ".join(f"{data['intents'][i]['score']:.1f} / {data['intents'][i]['consistency']:.1f}" for i in intents)
+        cells = " | ".join(
+            f"{data['intents'][i]['score']:.1f} / {data['intents'][i]['consistency']:.1f}" for i in intents
+        )
         lines.append(f"| {name} | {cells} |")
-    lines += ["", "Seconds and prompt tokens per role and sample (mean; the offline reader sends no prompts):", "",
-              "| strategy | plan | execute | judge | answer |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        "Seconds and prompt tokens per role and sample (mean; the offline reader sends no prompts):",
+        "",
+        "| strategy | plan | execute | judge | answer |",
+        "|---|---|---|---|---|",
+    ]
     for name, data in out["strategies"].items():
         if data["role_seconds"]:
-            cells = " | ".join(f"{data['role_seconds'].get(k, 0):.2f} s / {data['role_tokens'].get(k, 0):.0f} tok"
-                               for k in ("plan", "execute", "judge", "answer"))
+            cells = " | ".join(
+                f"{data['role_seconds'].get(k, 0):.2f} s / {data['role_tokens'].get(k, 0):.0f} tok"
+                for k in ("plan", "execute", "judge", "answer")
+            )
             lines.append(f"| {name} | {cells} |")
-    lines += ["", "Judgment (rows with at least one flag; answers a correction changed):", "",
-              "| strategy | flag rate % | corrected rows | wrong -> right | right -> wrong |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        "Judgment (rows with at least one flag; answers a correction changed):",
+        "",
+        "| strategy | flag rate % | corrected rows | wrong -> right | right -> wrong |",
+        "|---|---|---|---|---|",
+    ]
     for name, data in out["strategies"].items():
         j = data["judgment"]
         if name.startswith(("mact", "docintent+mact")) and ("judge" in name or "@" not in name):
-            lines.append(f"| {name} | {j['flag_rate']:.1f} | {j['corrected']} | {j['wrong_to_right']} | {j['right_to_wrong']} |")
+            lines.append(
+                f"| {name} | {j['flag_rate']:.1f} | {j['corrected']} | {j['wrong_to_right']} | {j['right_to_wrong']} |"
+            )
     tokens = RESULTS / "mact_tokens.json"
     scaling = [n for n in out["strategies"] if n.startswith("mact[")]
     if scaling:
         tok = json.loads(tokens.read_text()) if tokens.is_file() else {}
-        lines += ["", "Test-time scaling (offline reader; prompt tokens: model brain vs the loopback server):", "",
-                  "| Np | Ne | Nc | rows | score | multi-step | look-up | s/sample (median) | prompt tokens/sample |", "|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "Test-time scaling (offline reader; prompt tokens: model brain vs the loopback server):",
+            "",
+            "| Np | Ne | Nc | rows | score | multi-step | look-up | s/sample (median) | prompt tokens/sample |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         for name in scaling:
             d = out["strategies"][name]
             knobs = dict(kv.split("=") for kv in name[5:-1].split(","))
             t = tok.get(f"np={knobs['np']},ne={knobs['ne']},nc={knobs['nc']}", {}).get("prompt_tokens_per_sample")
-            lines.append(f"| {knobs['np']} | {knobs['ne']} | {knobs['nc']} | {d['rows']} | {d['score']:.1f} | {d['multistep']:.1f} | "
-                         f"{d['lookup']:.1f} | {d['seconds_median']:.2f} | {t if t is not None else '-'} |")
+            lines.append(
+                f"| {knobs['np']} | {knobs['ne']} | {knobs['nc']} | {d['rows']} | {d['score']:.1f} | {d['multistep']:.1f} | "
+                f"{d['lookup']:.1f} | {d['seconds_median']:.2f} | {t if t is not None else '-'} |"
+            )
     la = out["load_average"]
-    lines += ["", f"Load average at report time: {la[0]:.1f} {la[1]:.1f} {la[2]:.1f} (2 cores shared by many processes). "
-              "Seconds are wall time with the shared OCR cache: the first strategy to meet a page pays its OCR "
-              "(in the main run `none` comes first), so compare seconds within one run only."]
+    lines += [
+        "",
+        f"Load average at report time: {la[0]:.1f} {la[1]:.1f} {la[2]:.1f} (2 cores shared by many processes). "
+        "Seconds are wall time with the shared OCR cache: the first strategy to meet a page pays its OCR "
+        "(in the main run `none` comes first), so compare seconds within one run only.",
+    ]
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "mact.md").write_text("\n".join(lines) + "\n")
     (RESULTS / "mact.json").write_text(json.dumps(out, indent=1, default=float) + "\n")
@@ -275,8 +345,11 @@ def scripted_reply(body: dict[str, Any], np_: int, flags: list[int]) -> dict[str
 
     system = str(body["messages"][0]["content"])
     if "planning agent" in system:
-        steps = [{"goal": "read the first value", "expected": "number"}, {"goal": "read the second value", "expected": "number"},
-                 {"goal": "subtract", "expected": "number", "inputs": ["s1", "s2"]}]
+        steps = [
+            {"goal": "read the first value", "expected": "number"},
+            {"goal": "read the second value", "expected": "number"},
+            {"goal": "subtract", "expected": "number", "inputs": ["s1", "s2"]},
+        ]
         return tool_call("submit_plans", plans=[{"steps": steps}] * np_)
     if "execution agent" in system:
         return tool_call("record", output="27", confidence="high")
@@ -307,8 +380,11 @@ def tokens(samples: int = 4) -> dict[str, Any]:
                 brain.close()
                 total += result.prompt_tokens
                 calls += len(server.chat_requests)
-        out[f"np={np_},ne={ne},nc={nc}"] = {"prompt_tokens_per_sample": round(total / len(rows)),
-                                            "requests_per_sample": calls / len(rows), "samples": len(rows)}
+        out[f"np={np_},ne={ne},nc={nc}"] = {
+            "prompt_tokens_per_sample": round(total / len(rows)),
+            "requests_per_sample": calls / len(rows),
+            "samples": len(rows),
+        }
         print(np_, ne, nc, out[f"np={np_},ne={ne},nc={nc}"], flush=True)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "mact_tokens.json").write_text(json.dumps(out, indent=1) + "\n")

@@ -36,8 +36,9 @@ REPO = Path(__file__).resolve().parents[1]
 TARGETS: dict[str, tuple[str, list[str], list[str]]] = {
     # The orchestration is four modules since the strategy core was split into modes over a run context.
     "strategies": (
-        "strategies/core.py", ["tests/test_strategies.py", "tests/test_strategies_mutants.py", "tests/test_house.py"],
-        ["tests/test_mllm.py"]
+        "strategies/core.py",
+        ["tests/test_strategies.py", "tests/test_strategies_mutants.py", "tests/test_house.py"],
+        ["tests/test_mllm.py"],
     ),
     "run": ("strategies/run.py", ["tests/test_strategies.py", "tests/test_strategies_mutants.py"], []),
     "loop": ("strategies/loop.py", ["tests/test_strategies.py", "tests/test_strategies_mutants.py"], []),
@@ -51,8 +52,16 @@ TARGETS: dict[str, tuple[str, list[str], list[str]]] = {
 }
 
 _SWAP_CMP = {
-    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt,
-    ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Lt: ast.GtE,
+    ast.GtE: ast.Lt,
+    ast.Gt: ast.LtE,
+    ast.LtE: ast.Gt,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
 }
 
 
@@ -76,7 +85,12 @@ class _Points(ast.NodeVisitor):
     def visit(self, node: ast.AST) -> None:
         # Docstrings are constants too, but mutating them changes nothing a test can see.
         body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+        ):
             self._docstrings.add(id(body[0].value))
         super().visit(node)
 
@@ -85,7 +99,9 @@ class _Points(ast.NodeVisitor):
         if isinstance(node, ast.Compare):
             for i, op in enumerate(node.ops):
                 if type(op) in _SWAP_CMP:
-                    self.points.append((line, len(self.points), "cmp", f"{type(op).__name__}->{_SWAP_CMP[type(op)].__name__}#{i}"))
+                    self.points.append(
+                        (line, len(self.points), "cmp", f"{type(op).__name__}->{_SWAP_CMP[type(op)].__name__}#{i}")
+                    )
         elif isinstance(node, ast.BoolOp):
             self.points.append((line, len(self.points), "bool", f"{type(node.op).__name__} swapped"))
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
@@ -97,8 +113,10 @@ class _Points(ast.NodeVisitor):
                 self.points.append((line, len(self.points), "const", f"{node.value} -> {node.value + 1}"))
             elif isinstance(node.value, float):
                 self.points.append((line, len(self.points), "const", f"{node.value} -> {node.value * 1.5 or 1.0}"))
-        elif isinstance(node, ast.Return) and node.value is not None and not (
-            isinstance(node.value, ast.Constant) and node.value.value is None
+        elif (
+            isinstance(node, ast.Return)
+            and node.value is not None
+            and not (isinstance(node.value, ast.Constant) and node.value.value is None)
         ):
             self.points.append((line, len(self.points), "return", "return x -> return None"))
         super().generic_visit(node)
@@ -138,8 +156,10 @@ class _Apply(ast.NodeTransformer):
             elif isinstance(node.value, float):
                 if self._hit():
                     node.value = node.value * 1.5 or 1.0
-        elif isinstance(node, ast.Return) and node.value is not None and not (
-            isinstance(node.value, ast.Constant) and node.value.value is None
+        elif (
+            isinstance(node, ast.Return)
+            and node.value is not None
+            and not (isinstance(node.value, ast.Constant) and node.value.value is None)
         ):
             if self._hit():
                 node.value = ast.Constant(None)
@@ -183,8 +203,19 @@ def _message_lines(tree: ast.Module) -> set[int]:
 # libraries (numpy, Pillow, OpenCV, pydantic, httpx, openai): under load a fresh interpreter spends more time
 # importing them than running the guarding tests. docintent itself is never imported here, so each child imports
 # the mutated source fresh from the scratch copy.
-_PRELOAD = ("numpy", "PIL.Image", "PIL.ImageDraw", "PIL.ImageFont", "pydantic", "httpx", "openai", "cv2",
-            "matplotlib", "scipy.ndimage", "pytest")
+_PRELOAD = (
+    "numpy",
+    "PIL.Image",
+    "PIL.ImageDraw",
+    "PIL.ImageFont",
+    "pydantic",
+    "httpx",
+    "openai",
+    "cv2",
+    "matplotlib",
+    "scipy.ndimage",
+    "pytest",
+)
 
 
 def _preload() -> None:
@@ -236,8 +267,9 @@ class _LineTrace:
         threading.settrace(None)  # type: ignore[arg-type]
 
 
-def _run_pytest(scratch: Path, args: list[str], timeout: float, plugin: object | None = None,
-                log: Path | None = None) -> str:
+def _run_pytest(
+    scratch: Path, args: list[str], timeout: float, plugin: object | None = None, log: Path | None = None
+) -> str:
     """Runs pytest on ``args`` in a forked child; "passed", "failed" or "timeout"."""
     pid = os.fork()
     if pid == 0:  # child
@@ -255,10 +287,14 @@ def _run_pytest(scratch: Path, args: list[str], timeout: float, plugin: object |
 
             code = int(pytest.main(args, plugins=[plugin] if plugin else []))
             if plugin is not None:
-                (scratch / ".trace.json").write_text(json.dumps({
-                    "order": getattr(plugin, "order", []),
-                    "lines": {k: sorted(v) for k, v in plugin.lines.items()},  # type: ignore[attr-defined]
-                }))
+                (scratch / ".trace.json").write_text(
+                    json.dumps(
+                        {
+                            "order": getattr(plugin, "order", []),
+                            "lines": {k: sorted(v) for k, v in plugin.lines.items()},  # type: ignore[attr-defined]
+                        }
+                    )
+                )
         finally:
             sys.stdout.flush()
             os._exit(code)
@@ -277,12 +313,32 @@ def _run_pytest(scratch: Path, args: list[str], timeout: float, plugin: object |
         time.sleep(0.05)
 
 
-_PYTEST_OPTS = ["-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-o", "addopts=", "-m", "not slow",
-                "--doctest-modules"]
+_PYTEST_OPTS = [
+    "-x",
+    "-q",
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:randomly",
+    "-o",
+    "addopts=",
+    "-m",
+    "not slow",
+    "--doctest-modules",
+]
 
 
-def run_module(name: str, scratch: Path, out: Path, sample: int | None, seed: int, timeout: float,
-               only: set[str] | None = None, label: str = "", deadline: float | None = None) -> list[Mutant]:
+def run_module(
+    name: str,
+    scratch: Path,
+    out: Path,
+    sample: int | None,
+    seed: int,
+    timeout: float,
+    only: set[str] | None = None,
+    label: str = "",
+    deadline: float | None = None,
+) -> list[Mutant]:
     """Tests every (sampled) mutant of one module; ``only``: retest just these mutant ids (kept results for the rest)."""
     rel, tests, extra = TARGETS[name]
     # The "before" run measures the tests as they were: the files written against its survivors join only the
@@ -300,8 +356,13 @@ def run_module(name: str, scratch: Path, out: Path, sample: int | None, seed: in
     # Baseline: every guarding test must pass, and it tells which tests reach which line of the module.
     plugin = _LineTrace(str(target))
     module_doctests = f"src/docintent/{rel}"
-    outcome = _run_pytest(scratch, [*_PYTEST_OPTS, *tests, *extra, module_doctests],
-                          timeout * 3, plugin, log=scratch / f".baseline_{name}.log")
+    outcome = _run_pytest(
+        scratch,
+        [*_PYTEST_OPTS, *tests, *extra, module_doctests],
+        timeout * 3,
+        plugin,
+        log=scratch / f".baseline_{name}.log",
+    )
     if outcome != "passed":
         raise SystemExit(f"{name}: the tests fail before any mutation; see {scratch}/.baseline_{name}.log")
     trace = json.loads((scratch / ".trace.json").read_text())
@@ -345,8 +406,11 @@ def run_module(name: str, scratch: Path, out: Path, sample: int | None, seed: in
         results.append(mutant)
         state["mutants"][key] = asdict(mutant)
         state_file.write_text(json.dumps(state, indent=1))
-        print(f"{name} {n + 1}/{len(indices)} {mutant.outcome:8} {mutant.seconds:6.1f}s {mutant.description}"
-              f"{'' if reach else ' (no test runs the line; module-level lines run only at import)'}", flush=True)
+        print(
+            f"{name} {n + 1}/{len(indices)} {mutant.outcome:8} {mutant.seconds:6.1f}s {mutant.description}"
+            f"{'' if reach else ' (no test runs the line; module-level lines run only at import)'}",
+            flush=True,
+        )
     state["skipped_message_mutants"] = skipped
     state["points"] = len(points)
     state["tested"] = len(results)
@@ -369,18 +433,40 @@ def _copy_scratch(scratch: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--module", action="append", choices=sorted(TARGETS), help="module(s) to mutate (default: all)")
-    parser.add_argument("--sample", action="append", default=[], metavar="MODULE=N",
-                        help="test a uniform random sample of N mutants of MODULE (fixed --seed)")
+    parser.add_argument(
+        "--sample",
+        action="append",
+        default=[],
+        metavar="MODULE=N",
+        help="test a uniform random sample of N mutants of MODULE (fixed --seed)",
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--timeout", type=float, default=600.0,
-                        help="seconds before a mutant's test run counts as killed (generous: load can make a run 10x slower)")
-    parser.add_argument("--minutes", type=float, default=None,
-                        help="start no new mutant after this many minutes (with --sample: a smaller uniform sample)")
-    parser.add_argument("--retest-survivors", metavar="LABEL", default=None,
-                        help="rerun only the mutants that survived in the earlier results, against the current tests, "
-                             "and record them under LABEL (e.g. 'after'); the earlier kills stand")
-    parser.add_argument("--kills", type=Path, default=None, metavar="JSON",
-                        help="run each new test alone on each mutant it claims to kill (see benchmarks/mutation_kills.json)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=600.0,
+        help="seconds before a mutant's test run counts as killed (generous: load can make a run 10x slower)",
+    )
+    parser.add_argument(
+        "--minutes",
+        type=float,
+        default=None,
+        help="start no new mutant after this many minutes (with --sample: a smaller uniform sample)",
+    )
+    parser.add_argument(
+        "--retest-survivors",
+        metavar="LABEL",
+        default=None,
+        help="rerun only the mutants that survived in the earlier results, against the current tests, "
+        "and record them under LABEL (e.g. 'after'); the earlier kills stand",
+    )
+    parser.add_argument(
+        "--kills",
+        type=Path,
+        default=None,
+        metavar="JSON",
+        help="run each new test alone on each mutant it claims to kill (see benchmarks/mutation_kills.json)",
+    )
     parser.add_argument("--report", action="store_true", help="only rewrite the report from the saved results")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results")
     parser.add_argument("--scratch", type=Path, default=Path("/tmp/docintent-mutation"))
@@ -408,8 +494,15 @@ def main() -> int:
                 done = json.loads(after_file.read_text())["mutants"]
                 only = {k for k in only if k not in done or done[k]["outcome"] == "survived"}
             else:
-                after_file.write_text(json.dumps({"digest": before["digest"], "mutants": {
-                    k: m for k, m in before["mutants"].items() if k not in only}}, indent=1))
+                after_file.write_text(
+                    json.dumps(
+                        {
+                            "digest": before["digest"],
+                            "mutants": {k: m for k, m in before["mutants"].items() if k not in only},
+                        },
+                        indent=1,
+                    )
+                )
         deadline = start + 60 * args.minutes if args.minutes else None
         run_module(name, args.scratch, args.out, samples.get(name), args.seed, args.timeout, only, label, deadline)
     write_report(args.out, args.seed)
@@ -425,8 +518,10 @@ def check_kills(spec: Path, scratch: Path, out: Path, timeout: float) -> int:
     for name, digest in doc.get("digests", {}).items():
         source = (REPO / "src" / "docintent" / TARGETS[name][0]).read_text()
         if hashlib.blake2b(source.encode(), digest_size=8).hexdigest() != digest:
-            raise SystemExit(f"{spec}: its mutant numbers for {TARGETS[name][0]} refer to commit {doc.get('commit')}; "
-                             "the module has changed since, so renumber them (see mutation_points)")
+            raise SystemExit(
+                f"{spec}: its mutant numbers for {TARGETS[name][0]} refer to commit {doc.get('commit')}; "
+                "the module has changed since, so renumber them (see mutation_points)"
+            )
     state_file = out / "mutation_kills.json"
     state = json.loads(state_file.read_text()) if state_file.is_file() else {}
     originals = {name: (REPO / "src" / "docintent" / rel).read_text() for name, (rel, _, _) in TARGETS.items()}
@@ -445,16 +540,27 @@ def check_kills(spec: Path, scratch: Path, out: Path, timeout: float) -> int:
                 result = _run_pytest(scratch, [*_PYTEST_OPTS, test], timeout)
             finally:
                 target.write_text(originals[name])
-            state[key] = {"test": test, "module": TARGETS[name][0], "mutant": f"line {line}: {kind} {text}",
-                          "source": lines[line - 1].strip(), "killed": result != "passed"}
+            state[key] = {
+                "test": test,
+                "module": TARGETS[name][0],
+                "mutant": f"line {line}: {kind} {text}",
+                "source": lines[line - 1].strip(),
+                "killed": result != "passed",
+            }
             state_file.write_text(json.dumps(state, indent=1))
-            print(f"{'killed ' if result != 'passed' else 'SURVIVED'} {test.split('::')[1]} {name} {line} {kind} {text}",
-                  flush=True)
+            print(
+                f"{'killed ' if result != 'passed' else 'SURVIVED'} {test.split('::')[1]} {name} {line} {kind} {text}",
+                flush=True,
+            )
     md = ["| new test | mutant (module, line: change) | source line | killed |", "|---|---|---|---|"]
     for entry in state.values():
-        md.append(f"| `{entry['test'].split('::')[1]}` | {entry['module']} {entry['mutant']} | `{entry['source']}` "
-                  f"| {'yes' if entry['killed'] else '**no**'} |")
-    (out / "mutation_kills.md").write_text("# Each new test against the mutants it is written to kill\n\n" + "\n".join(md) + "\n")
+        md.append(
+            f"| `{entry['test'].split('::')[1]}` | {entry['module']} {entry['mutant']} | `{entry['source']}` "
+            f"| {'yes' if entry['killed'] else '**no**'} |"
+        )
+    (out / "mutation_kills.md").write_text(
+        "# Each new test against the mutants it is written to kill\n\n" + "\n".join(md) + "\n"
+    )
     return sum(not e["killed"] for e in state.values())
 
 
@@ -514,29 +620,41 @@ def write_report(out: Path, seed: int) -> dict:
             return {"id": key, "line": line, "mutant": before[key]["description"], "source": lines[line - 1].strip()}
 
         entry: dict = {
-            "module": rel, "tests": tests, "tests_reaching_the_line_from": extra,
-            "mutation_points": len(points), "in_log_calls_not_tested": quiet, "seed": seed,
-            "tested": len(prefix), "killed_before": killed(before, prefix),
+            "module": rel,
+            "tests": tests,
+            "tests_reaching_the_line_from": extra,
+            "mutation_points": len(points),
+            "in_log_calls_not_tested": quiet,
+            "seed": seed,
+            "tested": len(prefix),
+            "killed_before": killed(before, prefix),
             "score_before": round(100.0 * killed(before, prefix) / max(len(prefix), 1), 1),
         }
         if after is not None:
             entry.update(
                 killed_after=killed(after, prefix),
                 score_after=round(100.0 * killed(after, prefix) / max(len(prefix), 1), 1),
-                killed_by_new_tests=[row(k) for k in prefix if before[k]["outcome"] == "survived"
-                                     and after[k]["outcome"] != "survived"],
+                killed_by_new_tests=[
+                    row(k) for k in prefix if before[k]["outcome"] == "survived" and after[k]["outcome"] != "survived"
+                ],
                 survivors=[row(k) for k in prefix if after[k]["outcome"] == "survived"],
             )
         else:
             entry["survivors"] = [row(k) for k in prefix if before[k]["outcome"] == "survived"]
         summary[name] = entry
-    md = ["| module | guarding tests | mutants tested (of all) | killed before | score before | killed after | score after |",
-          "|---|---|---:|---:|---:|---:|---:|"]
+    md = [
+        "| module | guarding tests | mutants tested (of all) | killed before | score before | killed after | score after |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
     for s in summary.values():
-        tests = ", ".join(t for t in s["tests"] if not t.endswith("_mutants.py")) + "".join(f"; {e} where it reaches the line" for e in s["tests_reaching_the_line_from"])
-        md.append(f"| {s['module']} | {tests} | {s['tested']} (of {s['mutation_points'] - s['in_log_calls_not_tested']}) "
-                  f"| {s['killed_before']} | {s['score_before']:.1f}% | {s.get('killed_after', '')} "
-                  f"| {str(s['score_after']) + '%' if 'score_after' in s else ''} |")
+        tests = ", ".join(t for t in s["tests"] if not t.endswith("_mutants.py")) + "".join(
+            f"; {e} where it reaches the line" for e in s["tests_reaching_the_line_from"]
+        )
+        md.append(
+            f"| {s['module']} | {tests} | {s['tested']} (of {s['mutation_points'] - s['in_log_calls_not_tested']}) "
+            f"| {s['killed_before']} | {s['score_before']:.1f}% | {s.get('killed_after', '')} "
+            f"| {str(s['score_after']) + '%' if 'score_after' in s else ''} |"
+        )
     for s in summary.values():
         if s.get("killed_by_new_tests"):
             md += ["", f"Killed by the new tests in {s['module']}:", ""]

@@ -50,8 +50,9 @@ def perturb(page, kind: str, rng: np.random.Generator):
     if kind == "jpeg95":
         buffer = io.BytesIO()
         Image.fromarray(page.pixels).save(buffer, "JPEG", quality=95)
-        return Page.from_array(np.asarray(Image.open(io.BytesIO(buffer.getvalue())).convert("RGB")),
-                               source=f"{page.source}+jpeg95")
+        return Page.from_array(
+            np.asarray(Image.open(io.BytesIO(buffer.getvalue())).convert("RGB")), source=f"{page.source}+jpeg95"
+        )
     return page
 
 
@@ -150,8 +151,13 @@ def floors(rows: list[dict]) -> dict[str, dict[str, float]]:
             diffs.append(d)
         if diffs:
             arr = np.array(diffs)
-            out[quantity] = {"n": len(arr), "median": float(np.median(arr)), "p95": float(np.percentile(arr, 95)),
-                             "max": float(arr.max()), "zero_share": float(np.mean(arr == 0))}
+            out[quantity] = {
+                "n": len(arr),
+                "median": float(np.median(arr)),
+                "p95": float(np.percentile(arr, 95)),
+                "max": float(arr.max()),
+                "zero_share": float(np.mean(arr == 0)),
+            }
     by_kind = {}
     for kind in PERTURBATIONS:
         rows_k = [r for r in rows if r["perturbation"] == kind]
@@ -162,9 +168,12 @@ def floors(rows: list[dict]) -> dict[str, dict[str, float]]:
 def floors_flat(rows: list[dict]) -> dict[str, float]:
     out = {}
     for quantity in ("legibility_page", "legibility_region", "confidence", "severity"):
-        diffs = [abs(r["perturbed"][quantity] - r["base"][quantity]) / (max(r["base"][quantity], 1e-6)
-                                                                           if quantity.startswith("legibility") else 1)
-                 for r in rows if r["base"].get(quantity) is not None and r["perturbed"].get(quantity) is not None]
+        diffs = [
+            abs(r["perturbed"][quantity] - r["base"][quantity])
+            / (max(r["base"][quantity], 1e-6) if quantity.startswith("legibility") else 1)
+            for r in rows
+            if r["base"].get(quantity) is not None and r["perturbed"].get(quantity) is not None
+        ]
         if diffs:
             out[quantity] = float(np.percentile(diffs, 95))
     return out
@@ -208,26 +217,39 @@ def main() -> None:
             print(f"{state_id}: measured ({time.time() - t0:.0f} s)", flush=True)
     result = floors(rows)
     load = os.getloadavg()[0]
-    lines = ["# Noise floors of Phase B's quantities", "",
-             f"{len({r['state'] for r in rows})} page states (development captures of the real-page dev split and "
-             f"synthetic seed 101, and their restorations), {len(rows)} re-measurements; load {load:.1f}. The "
-             "floor pools the perturbations that change pixels (shift, jpeg95); the perturbed page is measured in "
-             "the evidence region found on the unperturbed one.", "",
-             "| quantity | n | median abs diff | p95 (the floor) | max | share exactly 0 |", "|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "# Noise floors of Phase B's quantities",
+        "",
+        f"{len({r['state'] for r in rows})} page states (development captures of the real-page dev split and "
+        f"synthetic seed 101, and their restorations), {len(rows)} re-measurements; load {load:.1f}. The "
+        "floor pools the perturbations that change pixels (shift, jpeg95); the perturbed page is measured in "
+        "the evidence region found on the unperturbed one.",
+        "",
+        "| quantity | n | median abs diff | p95 (the floor) | max | share exactly 0 |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for q, v in result["all"].items():
         unit = " (relative)" if q.startswith("legibility") else ""
-        lines.append(f"| {q}{unit} | {v['n']} | {v['median']:.4f} | {v['p95']:.4f} | {v['max']:.4f} | "
-                     f"{100 * v['zero_share']:.0f} % |")
-    lines += ["", "p95 per perturbation:", "", "| perturbation | " + " | ".join(result["all"]) + " |",
-              "|---|" + "---:|" * len(result["all"])]
+        lines.append(
+            f"| {q}{unit} | {v['n']} | {v['median']:.4f} | {v['p95']:.4f} | {v['max']:.4f} | "
+            f"{100 * v['zero_share']:.0f} % |"
+        )
+    lines += [
+        "",
+        "p95 per perturbation:",
+        "",
+        "| perturbation | " + " | ".join(result["all"]) + " |",
+        "|---|" + "---:|" * len(result["all"]),
+    ]
     for kind, v in result["by_perturbation"].items():
         lines.append(f"| {kind} | " + " | ".join(f"{v.get(q, float('nan')):.4f}" for q in result["all"]) + " |")
     text = "\n".join(lines)
     print(text)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "noise_floor.md").write_text(text + "\n")
-    (RESULTS / "noise_floor.json").write_text(json.dumps({**result, "states": len({r['state'] for r in rows}),
-                                                          "rows": len(rows), "load": load}, indent=2))
+    (RESULTS / "noise_floor.json").write_text(
+        json.dumps({**result, "states": len({r["state"] for r in rows}), "rows": len(rows), "load": load}, indent=2)
+    )
 
 
 if __name__ == "__main__":

@@ -200,15 +200,23 @@ def main() -> None:
         quads = [eng.detect_lines(p) for p in pages]
         det_s = (time.perf_counter() - t0) / len(pages)
         page_quads[side] = quads
-        det_rows.append({"side": side, "seconds_per_page": det_s, "cpu_s_per_page": (time.process_time() - c0) / len(pages),
-                         "lines": sum(len(q) for q in quads)})
+        det_rows.append(
+            {
+                "side": side,
+                "seconds_per_page": det_s,
+                "cpu_s_per_page": (time.process_time() - c0) / len(pages),
+                "lines": sum(len(q) for q in quads),
+            }
+        )
     crops_1280 = [[RapidOcrEngine.crop_line(p, q) for q in quads] for p, quads in zip(pages, page_quads[1280])]
     # what each detection size costs in reading: the page text it leads to, against the 1280-px text
     reference = rapid_recogniser(None, 6)
     page_text: dict[int, list[str]] = {}
     for side, quads in page_quads.items():
         page_text[side] = [
-            "\n".join(t for t in reference([RapidOcrEngine.crop_line(p, q) for q in qs]) if t.strip()) if len(qs) else ""
+            "\n".join(t for t in reference([RapidOcrEngine.crop_line(p, q) for q in qs]) if t.strip())
+            if len(qs)
+            else ""
             for p, qs in zip(pages, quads)
         ]
     for d in det_rows:
@@ -232,17 +240,19 @@ def main() -> None:
         rec_page_cpu = (time.process_time() - c0) / len(pages)
         page_s = det_rows[0]["seconds_per_page"] + rec_page_s
         page_cpu = det_rows[0]["cpu_s_per_page"] + rec_page_cpu
-        rows.append({
-            "option": name,
-            "cer_all": statistics.mean(v for vs in by_cond.values() for v in vs),
-            "cer": {k: statistics.mean(v) for k, v in by_cond.items()},
-            "ms_per_line": 1000 * line_s,
-            "recognition_s_per_page": rec_page_s,
-            "pages_per_min": 60.0 / page_s,
-            "cpu_ms_per_line": 1000 * line_cpu,
-            "recognition_cpu_s_per_page": rec_page_cpu,
-            "pages_per_cpu_min": 60.0 / page_cpu,
-        })
+        rows.append(
+            {
+                "option": name,
+                "cer_all": statistics.mean(v for vs in by_cond.values() for v in vs),
+                "cer": {k: statistics.mean(v) for k, v in by_cond.items()},
+                "ms_per_line": 1000 * line_s,
+                "recognition_s_per_page": rec_page_s,
+                "pages_per_min": 60.0 / page_s,
+                "cpu_ms_per_line": 1000 * line_cpu,
+                "recognition_cpu_s_per_page": rec_page_cpu,
+                "pages_per_cpu_min": 60.0 / page_cpu,
+            }
+        )
         print(rows[-1], flush=True)
 
     base_lines = det_rows[0]["lines"]
@@ -254,7 +264,8 @@ def main() -> None:
         f"2048 px from `{args.dataset}`; DOCINTENT_THREADS={os.environ['DOCINTENT_THREADS']}; load average at the "
         f"end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}.",
         "",
-        "| recognition option | CER all | " + " | ".join(f"CER {c}" for c in conds)
+        "| recognition option | CER all | "
+        + " | ".join(f"CER {c}" for c in conds)
         + " | ms / line (CPU ms) | recognition s / page (CPU s) | pages / min (per CPU-min), det 1280 + rec |",
         "|---|---:|" + "---:|" * len(conds) + "---:|---:|---:|",
     ]
@@ -280,7 +291,9 @@ def main() -> None:
     print(table)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "ocr_options.md").write_text(table + "\n")
-    (RESULTS / "ocr_options.json").write_text(json.dumps({"load": load, "recognition": rows, "detection": det_rows}, indent=1))
+    (RESULTS / "ocr_options.json").write_text(
+        json.dumps({"load": load, "recognition": rows, "detection": det_rows}, indent=1)
+    )
 
 
 if __name__ == "__main__":

@@ -63,8 +63,11 @@ def main() -> None:
             per[t]["wall"] += got["wall"]
             per[t]["cpu"] += got["cpu"]
             per[t]["load"].append(os.getloadavg()[0])
-            print(f"trial {trial} threads {t}: wall {statistics.median(got['wall']):.2f} s/page, "
-                  f"cpu {statistics.median(got['cpu']):.2f} s/page, load {per[t]['load'][-1]:.1f}", flush=True)
+            print(
+                f"trial {trial} threads {t}: wall {statistics.median(got['wall']):.2f} s/page, "
+                f"cpu {statistics.median(got['cpu']):.2f} s/page, load {per[t]['load'][-1]:.1f}",
+                flush=True,
+            )
         write(per, options, args, trial + 1)  # after every trial, so a cut-short run still leaves its figures
 
 

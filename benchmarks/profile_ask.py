@@ -192,33 +192,42 @@ def main() -> None:
         t0, c0 = time.perf_counter(), time.process_time()
         result = strategy.run(page, sample.question, sample.task, brain)
         wall = time.perf_counter() - t0
-        per_sample.append({
-            "sample": sample.id,
-            "wall": wall,
-            "cpu": time.process_time() - c0,
-            "seconds": dict(prof.seconds),
-            "calls": dict(prof.calls),
-            "counts": dict(prof.counts),
-            "tools": [str(s.tool) for s in result.trace if str(getattr(s.phase, "value", s.phase)) == "tool"],
-        })
-        print(f"{i + 1}/{len(samples)} {wall:.2f}s " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(prof.seconds.items())), flush=True)
+        per_sample.append(
+            {
+                "sample": sample.id,
+                "wall": wall,
+                "cpu": time.process_time() - c0,
+                "seconds": dict(prof.seconds),
+                "calls": dict(prof.calls),
+                "counts": dict(prof.counts),
+                "tools": [str(s.tool) for s in result.trace if str(getattr(s.phase, "value", s.phase)) == "tool"],
+            }
+        )
+        print(
+            f"{i + 1}/{len(samples)} {wall:.2f}s " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(prof.seconds.items())),
+            flush=True,
+        )
 
     n = len(per_sample)
-    labels = sorted({k for s in per_sample for k in s["seconds"]}, key=lambda k: (ORDER.index(k) if k in ORDER else len(ORDER), k))
+    labels = sorted(
+        {k for s in per_sample for k in s["seconds"]}, key=lambda k: (ORDER.index(k) if k in ORDER else len(ORDER), k)
+    )
     total_wall = sum(s["wall"] for s in per_sample)
     rows = []
     for label in labels:
         secs = [s["seconds"].get(label, 0.0) for s in per_sample]
         calls = [s["calls"].get(label, 0) for s in per_sample]
         per_call = [s["seconds"][label] / s["calls"][label] for s in per_sample if s["calls"].get(label)]
-        rows.append({
-            "step": label,
-            "samples_with_it": sum(1 for c in calls if c),
-            "calls_per_sample": round(sum(calls) / n, 2),
-            "mean_s_per_sample": round(sum(secs) / n, 3),
-            "median_s_per_call": round(statistics.median(per_call), 3) if per_call else 0.0,
-            "share_of_wall": round(sum(secs) / total_wall, 3),
-        })
+        rows.append(
+            {
+                "step": label,
+                "samples_with_it": sum(1 for c in calls if c),
+                "calls_per_sample": round(sum(calls) / n, 2),
+                "mean_s_per_sample": round(sum(secs) / n, 3),
+                "median_s_per_call": round(statistics.median(per_call), 3) if per_call else 0.0,
+                "share_of_wall": round(sum(secs) / total_wall, 3),
+            }
+        )
     walls = [s["wall"] for s in per_sample]
     lines_rec = [s["counts"].get("lines recognised", 0) for s in per_sample]
     load = os.getloadavg()
@@ -245,9 +254,19 @@ def main() -> None:
     print(table)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"profile_ask_{args.label}.md").write_text(table + "\n")
-    (RESULTS / f"profile_ask_{args.label}.json").write_text(json.dumps(
-        {"dataset": args.dataset, "strategy": args.strategy, "load": load, "model_load": loads, "rows": rows,
-         "samples": per_sample}, indent=1))
+    (RESULTS / f"profile_ask_{args.label}.json").write_text(
+        json.dumps(
+            {
+                "dataset": args.dataset,
+                "strategy": args.strategy,
+                "load": load,
+                "model_load": loads,
+                "rows": rows,
+                "samples": per_sample,
+            },
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

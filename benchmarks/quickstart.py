@@ -68,8 +68,12 @@ class LoadSampler:
         self.samples.append(os.getloadavg()[0])
 
     def summary(self) -> dict[str, float]:
-        return {"before": round(self.samples[0], 2), "min": round(min(self.samples), 2),
-                "max": round(max(self.samples), 2), "after": round(self.samples[-1], 2)}
+        return {
+            "before": round(self.samples[0], 2),
+            "min": round(min(self.samples), 2),
+            "max": round(max(self.samples), 2),
+            "after": round(self.samples[-1], 2),
+        }
 
 
 def step(name: str, command: list[str], *, env: dict[str, str], cwd: Path, log: Path, timeout: float) -> dict:
@@ -85,8 +89,13 @@ def step(name: str, command: list[str], *, env: dict[str, str], cwd: Path, log: 
     seconds = time.perf_counter() - started
     text = log.read_text(encoding="utf-8", errors="replace")
     print(f"quickstart: {name}: {seconds:.1f} s, exit {status}", file=sys.stderr, flush=True)
-    return {"command": " ".join(command), "seconds": round(seconds, 1), "exit": status, "load": load.summary(),
-            "output_tail": text.splitlines()[-3:]}
+    return {
+        "command": " ".join(command),
+        "seconds": round(seconds, 1),
+        "exit": status,
+        "load": load.summary(),
+        "output_tail": text.splitlines()[-3:],
+    }
 
 
 def folder_mb(path: Path) -> float:
@@ -102,8 +111,9 @@ def demo_table(text: str) -> list[str]:
 def pytest_counts(text: str) -> dict[str, int]:
     """The counts of pytest's last summary line."""
     line = next((line for line in reversed(text.splitlines()) if " in " in line and _COUNTS.search(line)), "")
-    return {kind.rstrip("s") if kind.startswith(("error", "warning")) else kind: int(n)
-            for n, kind in _COUNTS.findall(line)}
+    return {
+        kind.rstrip("s") if kind.startswith(("error", "warning")) else kind: int(n) for n, kind in _COUNTS.findall(line)
+    }
 
 
 def git(*args: str) -> str:
@@ -113,8 +123,12 @@ def git(*args: str) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--venv", type=Path, default=Path(tempfile.gettempdir()) / "qs-venv",
-                        help="where the fresh venv is made (removed first; default /tmp/qs-venv)")
+    parser.add_argument(
+        "--venv",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "qs-venv",
+        help="where the fresh venv is made (removed first; default /tmp/qs-venv)",
+    )
     parser.add_argument("--python", default=sys.executable, help="the Python that makes the venv")
     parser.add_argument("--no-tests", action="store_true", help="skip the test extra and the test suite")
     parser.add_argument("--out", type=Path, default=RESULTS / "quickstart.json", help="where the JSON goes")
@@ -127,8 +141,13 @@ def main() -> int:
     cache = scratch / "cache"
     bin_dir = venv / "bin"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DOCINTENT_", "PYTHON", "VIRTUAL_ENV", "CI"))}
-    env.update(PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", VIRTUAL_ENV=str(venv),
-               DOCINTENT_CACHE_DIR=str(cache), TMPDIR=str(scratch), PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.update(
+        PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        VIRTUAL_ENV=str(venv),
+        DOCINTENT_CACHE_DIR=str(cache),
+        TMPDIR=str(scratch),
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+    )
     pip = [str(bin_dir / "python"), "-m", "pip", "install", "--no-cache-dir", "-q"]
     record: dict = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -142,25 +161,34 @@ def main() -> int:
     shutil.rmtree(logs, ignore_errors=True)
     logs.mkdir(parents=True)
     try:
-        steps["venv"] = step("venv", [args.python, "-m", "venv", str(venv)], env=env, cwd=ROOT,
-                             log=logs / "venv.log", timeout=600)
-        steps["install"] = step("install", [*pip, "-e", "."], env=env, cwd=ROOT, log=logs / "install.log",
-                                timeout=3600)
+        steps["venv"] = step(
+            "venv", [args.python, "-m", "venv", str(venv)], env=env, cwd=ROOT, log=logs / "venv.log", timeout=600
+        )
+        steps["install"] = step("install", [*pip, "-e", "."], env=env, cwd=ROOT, log=logs / "install.log", timeout=3600)
         steps["install"]["venv_mb"] = folder_mb(venv)
         for name in ("demo_cold", "demo_warm"):  # the same cache folder: the second run finds the first's reads
-            steps[name] = step(name, [str(bin_dir / "docintent"), "demo"], env=env, cwd=ROOT,
-                               log=logs / f"{name}.log", timeout=3600)
+            steps[name] = step(
+                name, [str(bin_dir / "docintent"), "demo"], env=env, cwd=ROOT, log=logs / f"{name}.log", timeout=3600
+            )
             steps[name]["table"] = demo_table((logs / f"{name}.log").read_text(encoding="utf-8", errors="replace"))
         if not args.no_tests:
-            steps["install_test"] = step("install_test", [*pip, "-e", ".[test]"], env=env, cwd=ROOT,
-                                         log=logs / "install_test.log", timeout=3600)
+            steps["install_test"] = step(
+                "install_test", [*pip, "-e", ".[test]"], env=env, cwd=ROOT, log=logs / "install_test.log", timeout=3600
+            )
             steps["install_test"]["venv_mb"] = folder_mb(venv)
-            steps["tests"] = step("tests", [str(bin_dir / "python"), "-m", "pytest"], env=env, cwd=ROOT,
-                                  log=logs / "tests.log", timeout=7200)
+            steps["tests"] = step(
+                "tests",
+                [str(bin_dir / "python"), "-m", "pytest"],
+                env=env,
+                cwd=ROOT,
+                log=logs / "tests.log",
+                timeout=7200,
+            )
             text = (logs / "tests.log").read_text(encoding="utf-8", errors="replace")
             steps["tests"]["counts"] = pytest_counts(text)
-            steps["tests"]["failed_tests"] = [line.split(" ", 1)[1] for line in text.splitlines()
-                                              if line.startswith(("FAILED ", "ERROR "))][:20]
+            steps["tests"]["failed_tests"] = [
+                line.split(" ", 1)[1] for line in text.splitlines() if line.startswith(("FAILED ", "ERROR "))
+            ][:20]
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -28,9 +28,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from readerset import CSS, FAMILIES, KINDS, family_order, make  # noqa: E402  (benchmarks/ is on sys.path)
 from readerset.textlayer import norm, ocr_lines  # noqa: E402
 
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-pdf-header-footer", "--disable-extensions",
-         "--hide-scrollbars")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-pdf-header-footer",
+    "--disable-extensions",
+    "--hide-scrollbars",
+)
 BATCH = 150
 
 
@@ -58,8 +67,11 @@ def batch(job: tuple[int, int, list[str], str | None, int]) -> tuple[list[dict],
 
     seed, start, fams, images, n_images = job
     docs = [make(seed, start + i, f) for i, f in enumerate(fams)]
-    html = (f'<!DOCTYPE html><html><head><meta charset="utf-8"><style>{CSS}</style></head><body>'
-            + "".join(d["html"] for d in docs) + "</body></html>")
+    html = (
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><style>{CSS}</style></head><body>'
+        + "".join(d["html"] for d in docs)
+        + "</body></html>"
+    )
     drops: Counter = Counter()
     out = []
     with tempfile.TemporaryDirectory(prefix="readerset-") as tmp:
@@ -80,10 +92,26 @@ def batch(job: tuple[int, int, list[str], str | None, int]) -> tuple[list[dict],
                 if any(norm(s) not in shown and norm(s).replace(" ", "") not in flat for s in q.shown()):
                     drops[q.family] += 1
                     continue
-                qs.append({"id": f"{idx:06d}-{j}", "question": q.question, "answers": q.answers,
-                           "family": q.family, "field": q.field})
-            out.append({"doc": f"rs{idx:06d}", "kind": d["kind"], "family": d["family"], "variant": d["variant"],
-                        "locale": d["locale"], "lines": lines, "questions": qs})
+                qs.append(
+                    {
+                        "id": f"{idx:06d}-{j}",
+                        "question": q.question,
+                        "answers": q.answers,
+                        "family": q.family,
+                        "field": q.field,
+                    }
+                )
+            out.append(
+                {
+                    "doc": f"rs{idx:06d}",
+                    "kind": d["kind"],
+                    "family": d["family"],
+                    "variant": d["variant"],
+                    "locale": d["locale"],
+                    "lines": lines,
+                    "questions": qs,
+                }
+            )
             page.close()
         pdf.close()
     return out, drops
@@ -103,8 +131,10 @@ def main() -> None:
     if a.images:
         a.images.mkdir(parents=True, exist_ok=True)
     fams = family_order(a.seed, a.docs)
-    jobs = [(a.seed, s, fams[s:s + BATCH], str(a.images) if a.images else None, a.n_images)
-            for s in range(0, a.docs, BATCH)]
+    jobs = [
+        (a.seed, s, fams[s : s + BATCH], str(a.images) if a.images else None, a.n_images)
+        for s in range(0, a.docs, BATCH)
+    ]
     drops: Counter = Counter()
     kinds: Counter = Counter()
     families: Counter = Counter()
@@ -122,18 +152,31 @@ def main() -> None:
                 variants.add(rec["variant"])
                 qfam.update(q["family"] for q in rec["questions"])
                 n_q += len(rec["questions"])
-            print(f"batch {k + 1}/{len(jobs)}: {sum(kinds.values())} docs, {n_q} questions, "
-                  f"{time.time() - t0:.0f} s", flush=True)
+            print(
+                f"batch {k + 1}/{len(jobs)}: {sum(kinds.values())} docs, {n_q} questions, {time.time() - t0:.0f} s",
+                flush=True,
+            )
     import faker
 
     secs = time.time() - t0
     n = sum(kinds.values())
-    manifest = {"seed": a.seed, "docs": n, "questions": n_q, "questions_per_family": dict(sorted(qfam.items())),
-                "dropped_questions": dict(sorted(drops.items())), "dropped_total": sum(drops.values()),
-                "kinds": dict(sorted(kinds.items())), "families": dict(sorted(families.items())),
-                "n_kinds": len(KINDS), "n_families": len(FAMILIES), "n_variants": len(variants),
-                "faker_version": faker.VERSION, "sha256": hashlib.sha256(target.read_bytes()).hexdigest(),
-                "generation_seconds": round(secs, 1), "seconds_per_100_docs": round(100 * secs / max(n, 1), 2)}
+    manifest = {
+        "seed": a.seed,
+        "docs": n,
+        "questions": n_q,
+        "questions_per_family": dict(sorted(qfam.items())),
+        "dropped_questions": dict(sorted(drops.items())),
+        "dropped_total": sum(drops.values()),
+        "kinds": dict(sorted(kinds.items())),
+        "families": dict(sorted(families.items())),
+        "n_kinds": len(KINDS),
+        "n_families": len(FAMILIES),
+        "n_variants": len(variants),
+        "faker_version": faker.VERSION,
+        "sha256": hashlib.sha256(target.read_bytes()).hexdigest(),
+        "generation_seconds": round(secs, 1),
+        "seconds_per_100_docs": round(100 * secs / max(n, 1), 2),
+    }
     (a.out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     print(json.dumps({k: v for k, v in manifest.items() if k not in ("families",)}, indent=1))
 

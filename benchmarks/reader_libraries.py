@@ -63,8 +63,14 @@ def run_variant(dataset: Path, variant: str, title_only: bool = False) -> list[d
             text = layout_model(page)
         else:
             text = reader.answer(State(s.question, s.task, page, original=page, available_tools=[])).text
-        rows.append({"group": s.group, "family": s.meta.get("family"), "score": score_row(s.task, s.subset, text, list(s.answers)),
-                     "prediction": text})
+        rows.append(
+            {
+                "group": s.group,
+                "family": s.meta.get("family"),
+                "score": score_row(s.task, s.subset, text, list(s.answers)),
+                "prediction": text,
+            }
+        )
     entities.ENTITIES = entities.EntityRules()
     extract.MATCHING = extract.LabelMatching()
     return rows
@@ -137,13 +143,20 @@ def rapid_titles():
 
     def title(page) -> str:
         out = engine(cv2.cvtColor(page.pixels, cv2.COLOR_RGB2BGR))
-        boxes = [(b, s) for b, n, s in zip(out.boxes if out.boxes is not None else [], out.class_names, out.scores) if str(n) == "title"]
+        boxes = [
+            (b, s)
+            for b, n, s in zip(out.boxes if out.boxes is not None else [], out.class_names, out.scores)
+            if str(n) == "title"
+        ]
         if not boxes:
             return ""
         (x0, y0, x1, y1), _ = max(boxes, key=lambda t: t[1])
         w, h = page.width, page.height
-        lines = [ln for ln in session.read(page).lines
-                 if x0 / w <= ln.box.center[0] <= x1 / w and y0 / h <= ln.box.center[1] <= y1 / h]
+        lines = [
+            ln
+            for ln in session.read(page).lines
+            if x0 / w <= ln.box.center[0] <= x1 / w and y0 / h <= ln.box.center[1] <= y1 / h
+        ]
         return " ".join(ln.text for ln in sorted(lines, key=lambda ln: ln.box.y0))
 
     return title
@@ -159,8 +172,10 @@ def load_cost(what: str) -> dict:
     }[what]
     # VmHWM, not ru_maxrss: Linux carries ru_maxrss over an exec, so a child of this large process would report
     # the parent's peak.
-    script = ("import re, time; t = time.perf_counter(); " + code + "; s = time.perf_counter() - t; "
-              "print(s, re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))")
+    script = (
+        "import re, time; t = time.perf_counter(); " + code + "; s = time.perf_counter() - t; "
+        "print(s, re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1))"
+    )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=os.environ)
     seconds, rss = out.stdout.split()[-2:]
     return {"seconds": round(float(seconds), 2), "rss_mb": round(int(rss) / 1024, 1)}
@@ -180,8 +195,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dataset", default=str(ROOT / "out" / "broad" / "dev"))
     ap.add_argument("--name", default="reader_libraries")
-    ap.add_argument("--load-only", action="store_true", help="measure the load costs again and rewrite the report "
-                    "from the saved figures")
+    ap.add_argument(
+        "--load-only",
+        action="store_true",
+        help="measure the load costs again and rewrite the report from the saved figures",
+    )
     args = ap.parse_args()
     dataset = Path(args.dataset)
     figures: dict = {"dataset": str(dataset), "variants": {}, "load": {}, "titles": {}}
@@ -199,20 +217,33 @@ def main() -> None:
     for what in ("rules", "spacy", "minilm", "rapid-layout"):
         figures["load"][what] = load_cost(what)
     v, ld, ti = figures["variants"], figures["load"], figures["titles"]
-    lines = ["# Libraries against the reader's rules (broad dev split, clean renders)", "",
-             f"Every question of `{dataset.name}` answered on its clean render by the offline reader; ANLS / "
-             "relaxed accuracy / table match in percent per question family. Load: seconds to import and load in a "
-             "fresh process, and that process's peak resident memory.", "",
-             "| variant | " + " | ".join(FAMILIES) + " | all | questions | run s | load s | RSS MB |",
-             "|---|" + "---:|" * (len(FAMILIES) + 5)]
-    for name, label in (("rules", "rules (default)"), ("spacy", "spaCy NER for person / organisation / country"),
-                        ("minilm", "MiniLM similarity for keyword matching")):
+    lines = [
+        "# Libraries against the reader's rules (broad dev split, clean renders)",
+        "",
+        f"Every question of `{dataset.name}` answered on its clean render by the offline reader; ANLS / "
+        "relaxed accuracy / table match in percent per question family. Load: seconds to import and load in a "
+        "fresh process, and that process's peak resident memory.",
+        "",
+        "| variant | " + " | ".join(FAMILIES) + " | all | questions | run s | load s | RSS MB |",
+        "|---|" + "---:|" * (len(FAMILIES) + 5),
+    ]
+    for name, label in (
+        ("rules", "rules (default)"),
+        ("spacy", "spaCy NER for person / organisation / country"),
+        ("minilm", "MiniLM similarity for keyword matching"),
+    ):
         row = v[name]
-        lines.append(f"| {label} | " + " | ".join(f"{row.get(f, 0.0):.1f}" for f in FAMILIES)
-                     + f" | {row['all']:.1f} | {row['n']} | {row['seconds']:.0f} | {ld[name]['seconds']:.2f} | {ld[name]['rss_mb']:.0f} |")
-    lines += ["", f"Title questions ({ti['rules']['n']}): rules' title block {ti['rules']['all']:.1f}, rapid-layout's "
-              f"title block {ti['rapid-layout']['all']:.1f} (load {ld['rapid-layout']['seconds']:.2f} s, "
-              f"{ld['rapid-layout']['rss_mb']:.0f} MB)."]
+        lines.append(
+            f"| {label} | "
+            + " | ".join(f"{row.get(f, 0.0):.1f}" for f in FAMILIES)
+            + f" | {row['all']:.1f} | {row['n']} | {row['seconds']:.0f} | {ld[name]['seconds']:.2f} | {ld[name]['rss_mb']:.0f} |"
+        )
+    lines += [
+        "",
+        f"Title questions ({ti['rules']['n']}): rules' title block {ti['rules']['all']:.1f}, rapid-layout's "
+        f"title block {ti['rapid-layout']['all']:.1f} (load {ld['rapid-layout']['seconds']:.2f} s, "
+        f"{ld['rapid-layout']['rss_mb']:.0f} MB).",
+    ]
     text = "\n".join(lines)
     print(text)
     RESULTS.mkdir(exist_ok=True)

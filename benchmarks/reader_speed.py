@@ -27,8 +27,10 @@ from docintent.reader.query import understand  # noqa: E402
 from docintent.reader.readers import READERS  # noqa: E402
 from train_reader import layout_of  # noqa: E402
 
-LOAD = ("import time; t = time.perf_counter(); from docintent.reader.scorer import Scorer; Scorer.default(); "
-        "print(time.perf_counter() - t)")
+LOAD = (
+    "import time; t = time.perf_counter(); from docintent.reader.scorer import Scorer; Scorer.default(); "
+    "print(time.perf_counter() - t)"
+)
 
 
 def main() -> None:
@@ -42,11 +44,16 @@ def main() -> None:
             docs.append(json.loads(line))
             if len(docs) >= args.docs:
                 break
-    loads = [float(subprocess.run([sys.executable, "-c", LOAD], capture_output=True, text=True, check=True).stdout)
-             for _ in range(5)]
+    loads = [
+        float(subprocess.run([sys.executable, "-c", LOAD], capture_output=True, text=True, check=True).stdout)
+        for _ in range(5)
+    ]
     load_avg = os.getloadavg()
-    out: dict = {"docs": len(docs), "load_average_before": [round(x, 2) for x in load_avg],
-                 "model_load_s_median": round(statistics.median(loads), 3)}
+    out: dict = {
+        "docs": len(docs),
+        "load_average_before": [round(x, 2) for x in load_avg],
+        "model_load_s_median": round(statistics.median(loads), 3),
+    }
     for kind in ("scored", "rules"):
         reader = READERS.get(kind)
         times = []
@@ -58,8 +65,12 @@ def main() -> None:
                 reader.read(question, layout)
                 times.append(1000 * (time.perf_counter() - start))
         times.sort()
-        out[kind] = {"questions": len(times), "median_ms": round(statistics.median(times), 1),
-                     "p95_ms": round(times[int(0.95 * (len(times) - 1))], 1), "max_ms": round(times[-1], 1)}
+        out[kind] = {
+            "questions": len(times),
+            "median_ms": round(statistics.median(times), 1),
+            "p95_ms": round(times[int(0.95 * (len(times) - 1))], 1),
+            "max_ms": round(times[-1], 1),
+        }
     out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(out, indent=1))
     (ROOT / "results").mkdir(exist_ok=True)

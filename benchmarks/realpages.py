@@ -95,7 +95,11 @@ PAGES: dict[str, tuple[str, int, str, str, str]] = {
 
 #: capture number -> (condition name, [(degradation, severity low, severity high)], rotations to draw from)
 CONDITIONS: dict[int, tuple[str, list[tuple[str, float, float]], tuple[int, ...]]] = {
-    1: ("lowlight_motion", [("low_contrast", 0.5, 0.8), ("motion_blur", 0.35, 0.65), ("noise", 0.2, 0.4), ("jpeg", 0.3, 0.6)], (0,)),
+    1: (
+        "lowlight_motion",
+        [("low_contrast", 0.5, 0.8), ("motion_blur", 0.35, 0.65), ("noise", 0.2, 0.4), ("jpeg", 0.3, 0.6)],
+        (0,),
+    ),
     2: ("shadow_perspective", [("perspective", 0.4, 0.8), ("shadow", 0.55, 0.9), ("jpeg", 0.2, 0.4)], (0,)),
     3: ("rotated", [("color_cast", 0.3, 0.6), ("defocus", 0.15, 0.35), ("jpeg", 0.2, 0.4)], (90, 180, 270)),
     4: ("curl_warp", [("curl", 0.55, 0.9), ("shadow", 0.2, 0.4), ("jpeg", 0.2, 0.4)], (0,)),
@@ -193,8 +197,11 @@ def build(out: Path, force: bool = False) -> dict[str, int]:
             if force or not path.exists():
                 captured, info = apply(image, capture_plan)
                 cv2.imwrite(str(path), captured[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, 92])
-            meta[f"{page_id}/{capture}"] = {"condition": name, "degradations": list(capture_plan.names),
-                                            "plan": capture_plan.to_meta()}
+            meta[f"{page_id}/{capture}"] = {
+                "condition": name,
+                "degradations": list(capture_plan.names),
+                "plan": capture_plan.to_meta(),
+            }
         print(f"{page_id}: rendered and captured", flush=True)
     bad = check_answers(rows, texts)
     if bad:
@@ -212,19 +219,34 @@ def build(out: Path, force: bool = False) -> dict[str, int]:
                 for capture in CONDITIONS:
                     m = meta[f"{r['page']}/{capture}"]
                     sample = {
-                        "id": f"{r['id']}-c{capture}", "image": f"images/{r['page']}-c{capture}.jpg",
-                        "question": r["question"], "answers": r["answers"], "task": "doc", "subset": kind,
-                        "group": r["id"], "capture": capture, "degradations": m["degradations"],
-                        "meta": {"condition": m["condition"], "page": r["page"], "document": document,
-                                 "source": f"{path}#page={index + 1}", "split": split,
-                                 "clean_image": f"images/{r['page']}-clean.png", "capture_plan": m["plan"]},
+                        "id": f"{r['id']}-c{capture}",
+                        "image": f"images/{r['page']}-c{capture}.jpg",
+                        "question": r["question"],
+                        "answers": r["answers"],
+                        "task": "doc",
+                        "subset": kind,
+                        "group": r["id"],
+                        "capture": capture,
+                        "degradations": m["degradations"],
+                        "meta": {
+                            "condition": m["condition"],
+                            "page": r["page"],
+                            "document": document,
+                            "source": f"{path}#page={index + 1}",
+                            "split": split,
+                            "clean_image": f"images/{r['page']}-clean.png",
+                            "capture_plan": m["plan"],
+                        },
                     }
                     f.write(json.dumps(sample, ensure_ascii=False) + "\n")
                     n += 1
         counts[split] = n
-    summary = {"pages": {s: sorted(p for p, v in PAGES.items() if v[4] == s) for s in ("dev", "test")},
-               "questions": {s: sum(1 for r in rows if PAGES[r["page"]][4] == s) for s in ("dev", "test")},
-               "samples": counts, "conditions": {c: v[0] for c, v in CONDITIONS.items()}}
+    summary = {
+        "pages": {s: sorted(p for p, v in PAGES.items() if v[4] == s) for s in ("dev", "test")},
+        "questions": {s: sum(1 for r in rows if PAGES[r["page"]][4] == s) for s in ("dev", "test")},
+        "samples": counts,
+        "conditions": {c: v[0] for c, v in CONDITIONS.items()},
+    }
     (out / "manifest.json").write_text(json.dumps(summary, indent=2))
     return counts
 

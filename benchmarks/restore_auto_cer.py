@@ -94,16 +94,26 @@ def run_state(state: str, raw, reference: str, trace: bool) -> dict:
 
     def observe(before, after, step) -> None:
         if trace:
-            observed.append({"tool": step.tool, "verdict": step.verdict, "before": cers(before, reference),
-                             "after": cers(after, reference)})
+            observed.append(
+                {
+                    "tool": step.tool,
+                    "verdict": step.verdict,
+                    "before": cers(before, reference),
+                    "after": cers(after, reference),
+                }
+            )
 
     engine = "tesseract" if state == "auto-tesseract" else None
     t0 = time.perf_counter()
     page, steps = restore_auto(raw, engine=engine, observe=observe if trace else None)
     seconds = time.perf_counter() - t0
-    row = {"cer": cers(page, reference), "seconds": round(seconds, 1),
-           "steps": [f"{s.tool}:{s.verdict}" for s in steps], "step_seconds": [round(s.seconds, 1) for s in steps],
-           "reasons": [f"{s.why}; {s.reason}" for s in steps]}
+    row = {
+        "cer": cers(page, reference),
+        "seconds": round(seconds, 1),
+        "steps": [f"{s.tool}:{s.verdict}" for s in steps],
+        "step_seconds": [round(s.seconds, 1) for s in steps],
+        "reasons": [f"{s.why}; {s.reason}" for s in steps],
+    }
     if trace:
         row["trace"] = observed
     return row
@@ -138,25 +148,35 @@ def table(rows: list[dict], states: tuple[str, ...]) -> tuple[list[str], dict]:
         by_condition[next(iter(states_of.values()))["condition"]].append(states_of)
     by_condition["all"] = list(complete.values())
     columns = [(e, s) for e in ENGINES for s in states]
-    lines = ["| capture condition | n | " + " | ".join(f"{e} {s}" for e, s in columns) + " |",
-             "|---|---:|" + "---:|" * len(columns)]
+    lines = [
+        "| capture condition | n | " + " | ".join(f"{e} {s}" for e, s in columns) + " |",
+        "|---|---:|" + "---:|" * len(columns),
+    ]
     figures = {}
     for cond, group in sorted(by_condition.items(), key=lambda kv: (kv[0] == "all", kv[0])):
         if not group:
             continue
         means = {f"{e}/{s}": statistics.fmean(g[s]["cer"][e] for g in group) for e, s in columns}
         figures[cond] = {"n": len(group), **{k: round(100 * v, 2) for k, v in means.items()}}
-        lines.append(f"| {cond} | {len(group)} | " + " | ".join(f"{100 * means[f'{e}/{s}']:.1f}" for e, s in columns) + " |")
+        lines.append(
+            f"| {cond} | {len(group)} | " + " | ".join(f"{100 * means[f'{e}/{s}']:.1f}" for e, s in columns) + " |"
+        )
     return lines, figures
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", choices=("dev", "test"), default="test")
-    ap.add_argument("--pages", help="how many pages from the start of the split, or page names, comma-separated "
-                    "(default: every page of the split)")
-    ap.add_argument("--states", default=",".join(DEFAULT_STATES),
-                    help=f"page states to measure, some of {','.join(STATES)} (default {','.join(DEFAULT_STATES)})")
+    ap.add_argument(
+        "--pages",
+        help="how many pages from the start of the split, or page names, comma-separated "
+        "(default: every page of the split)",
+    )
+    ap.add_argument(
+        "--states",
+        default=",".join(DEFAULT_STATES),
+        help=f"page states to measure, some of {','.join(STATES)} (default {','.join(DEFAULT_STATES)})",
+    )
     ap.add_argument("--trace", action="store_true", help="record both engines' CER with and without every --auto step")
     ap.add_argument("--out", help="rows folder (default benchmarks/out/runs/restore-auto-cer-<split>)")
     ap.add_argument("--redo", default="", help="page states to measure again (e.g. auto after changing --auto)")
@@ -195,8 +215,13 @@ def main() -> None:
                 reference = render(s["meta"]["page"], dataset.parent / "pdf")[1]
                 raw = load_page(dataset / s["image"])
                 for state in todo:
-                    row = {"image": s["image"], "page": s["meta"]["page"], "condition": s["meta"]["condition"],
-                           "state": state, **run_state(state, raw, reference, args.trace)}
+                    row = {
+                        "image": s["image"],
+                        "page": s["meta"]["page"],
+                        "condition": s["meta"]["condition"],
+                        "state": state,
+                        **run_state(state, raw, reference, args.trace),
+                    }
                     rows.append(row)
                     f.write(json.dumps(row) + "\n")
                     f.flush()
@@ -204,11 +229,17 @@ def main() -> None:
     rows = [r for r in rows if r["image"] in chosen]
     lines, figures = table(rows, states)
     seconds = {st: sorted(r["seconds"] for r in rows if r["state"] == st and "seconds" in r) for st in states}
-    timing = [f"- `{st}`: median {statistics.median(v):.1f} s per capture (n={len(v)}, max {v[-1]:.1f} s)"
-              for st, v in seconds.items() if v]
+    timing = [
+        f"- `{st}`: median {statistics.median(v):.1f} s per capture (n={len(v)}, max {v[-1]:.1f} s)"
+        for st, v in seconds.items()
+        if v
+    ]
     pages = sorted({r["page"] for r in rows})
-    steps = "\n".join(f"- {r['image']} ({r['state']}): {', '.join(r['steps']) or 'no step'}"
-                      for r in rows if r["state"].startswith("auto"))
+    steps = "\n".join(
+        f"- {r['image']} ({r['state']}): {', '.join(r['steps']) or 'no step'}"
+        for r in rows
+        if r["state"].startswith("auto")
+    )
     load = os.getloadavg()
     dev_block: list[str] = []
     dev_rows = ROOT / "out" / "runs" / "restore-auto-cer-dev" / "rows.jsonl"
@@ -216,27 +247,54 @@ def main() -> None:
         dev = [json.loads(l) for l in dev_rows.read_text().splitlines() if l.strip()]
         dev_lines, dev_figures = table(dev, DEFAULT_STATES)
         dev_pages = sorted({r["page"] for r in dev})
-        dev_block = ["## Development split (the rules of --auto were chosen here)", "",
-                     f"{dev_figures.get('all', {}).get('n', 0)} captures of {len(dev_pages)} dev pages "
-                     f"({', '.join(dev_pages)}):", "", *dev_lines, ""]
+        dev_block = [
+            "## Development split (the rules of --auto were chosen here)",
+            "",
+            f"{dev_figures.get('all', {}).get('n', 0)} captures of {len(dev_pages)} dev pages "
+            f"({', '.join(dev_pages)}):",
+            "",
+            *dev_lines,
+            "",
+        ]
         figures = {"test": figures, "dev": dev_figures}
     else:
         figures = {args.split: figures}
     n = figures.get(args.split, {}).get("all", {}).get("n", 0)
-    text = "\n".join([
-        "# restore --auto: CER (%) of two OCR engines on real-page captures", "",
-        f"Split `{args.split}`: {n} captures of {len(pages)} pages "
-        f"({', '.join(pages)}); reference: the PDF text layer; lower is better.", "",
-        *lines, "", "## Seconds per capture", "", *timing,
-        f"- load average at the end of the run: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} (1 / 5 / 15 min)", "",
-        *dev_block, "## Steps --auto took", "", steps, ""])
+    text = "\n".join(
+        [
+            "# restore --auto: CER (%) of two OCR engines on real-page captures",
+            "",
+            f"Split `{args.split}`: {n} captures of {len(pages)} pages "
+            f"({', '.join(pages)}); reference: the PDF text layer; lower is better.",
+            "",
+            *lines,
+            "",
+            "## Seconds per capture",
+            "",
+            *timing,
+            f"- load average at the end of the run: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} (1 / 5 / 15 min)",
+            "",
+            *dev_block,
+            "## Steps --auto took",
+            "",
+            steps,
+            "",
+        ]
+    )
     print(text)
     if args.split == "test" and not args.pages:
         RESULTS.mkdir(exist_ok=True)
         (RESULTS / "restore_auto_cer.md").write_text(text)
-        (RESULTS / "restore_auto_cer.json").write_text(json.dumps(
-            {"pages": pages, "cer_percent": figures,
-             "seconds_median": {st: statistics.median(v) for st, v in seconds.items() if v}}, indent=2))
+        (RESULTS / "restore_auto_cer.json").write_text(
+            json.dumps(
+                {
+                    "pages": pages,
+                    "cer_percent": figures,
+                    "seconds_median": {st: statistics.median(v) for st, v in seconds.items() if v},
+                },
+                indent=2,
+            )
+        )
 
 
 if __name__ == "__main__":

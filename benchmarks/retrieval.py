@@ -65,7 +65,14 @@ def load_sets(corpus: Path, index: PageIndex, names: list[str]) -> dict[str, lis
                 q = json.loads(line)
                 if split[q["query_id"]]["split"] == name:
                     g = gold[q["query_id"]]
-                    rows.append({"id": q["query_id"], "query": q["query"], "kind": KINDS[g["level"]], "gold": {g["answer_page_id"]}})
+                    rows.append(
+                        {
+                            "id": q["query_id"],
+                            "query": q["query"],
+                            "kind": KINDS[g["level"]],
+                            "gold": {g["answer_page_id"]},
+                        }
+                    )
             sets[name] = rows
         elif name.startswith("handwritten"):
             from split_queries import split_of
@@ -96,7 +103,12 @@ def metrics(rankings: dict[str, list[str]], queries: list[dict]) -> dict:
                 mrr += 1 / (ranks[0] + 1)
                 r1 += ranks[0] == 0
         n = max(len(qs), 1)
-        return {"n": len(qs), "R@1": round(100 * r1 / n, 1), "R@10": round(100 * r10 / n, 1), "MRR@10": round(100 * mrr / n, 1)}
+        return {
+            "n": len(qs),
+            "R@1": round(100 * r1 / n, 1),
+            "R@10": round(100 * r10 / n, 1),
+            "MRR@10": round(100 * mrr / n, 1),
+        }
 
     out = {"all": block(queries)}
     for kind in ("direct", "one-bridge"):
@@ -213,10 +225,17 @@ def index_costs(corpus: Path) -> dict:
     pages = len(index)
     index.close()
     shutil.rmtree(tmp, ignore_errors=True)
-    core = sum(v for k, v in size.items() if k.startswith("index.sqlite") or k.startswith("bm25.") or k == "bm25_vocab.json")
+    core = sum(
+        v for k, v in size.items() if k.startswith("index.sqlite") or k.startswith("bm25.") or k == "bm25_vocab.json"
+    )
     derived = sum(v for k, v in size.items() if k.startswith(("bm25_head", "bm25_title")))
-    return {"pages": pages, "bm25_body_s": round(body_s, 2), "field_models_s": round(fields_s, 2),
-            "bytes_per_page_core": round(core / pages), "bytes_per_page_fields": round(derived / pages)}
+    return {
+        "pages": pages,
+        "bm25_body_s": round(body_s, 2),
+        "field_models_s": round(fields_s, 2),
+        "bytes_per_page_core": round(core / pages),
+        "bytes_per_page_fields": round(derived / pages),
+    }
 
 
 def defaults() -> dict:
@@ -225,10 +244,18 @@ def defaults() -> dict:
     from docintent.retrieval.index import INDEX_B, INDEX_K1
     from docintent.retrieval.text import INDEX_TOKENIZER
 
-    return {"tokenizer": INDEX_TOKENIZER, "k1": INDEX_K1, "b": INDEX_B, "head_weight": fields.HEAD_WEIGHT,
-            "title_weight": fields.TITLE_WEIGHT, "fusion_mode": retrievers.FUSION_MODE, "fusion_depth": retrievers.FUSION_DEPTH,
-            "fusion_weights": list(retrievers.FUSION_WEIGHTS), "fusion_head_weight": retrievers.FUSION_HEAD_WEIGHT,
-            "dense_temperature": retrievers.DENSE_TEMPERATURE}
+    return {
+        "tokenizer": INDEX_TOKENIZER,
+        "k1": INDEX_K1,
+        "b": INDEX_B,
+        "head_weight": fields.HEAD_WEIGHT,
+        "title_weight": fields.TITLE_WEIGHT,
+        "fusion_mode": retrievers.FUSION_MODE,
+        "fusion_depth": retrievers.FUSION_DEPTH,
+        "fusion_weights": list(retrievers.FUSION_WEIGHTS),
+        "fusion_head_weight": retrievers.FUSION_HEAD_WEIGHT,
+        "dense_temperature": retrievers.DENSE_TEMPERATURE,
+    }
 
 
 def refit_bm25(directory: Path) -> bool:
@@ -253,16 +280,21 @@ def refit_bm25(directory: Path) -> bool:
         con.close()
     for path in kept:
         path.touch()
-    print(f"refitted the BM25 body ({bm.tokenizer}, k1 {bm.k1}, b {bm.b} -> {INDEX_TOKENIZER}, k1 {INDEX_K1}, b {INDEX_B})",
-          file=sys.stderr)
+    print(
+        f"refitted the BM25 body ({bm.tokenizer}, k1 {bm.k1}, b {bm.b} -> {INDEX_TOKENIZER}, k1 {INDEX_K1}, b {INDEX_B})",
+        file=sys.stderr,
+    )
     return True
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", default="benchmarks/out/texlive")
-    ap.add_argument("--sets", default="test,handwritten,handwritten-test",
-                    help="comma list of dev, test, handwritten, handwritten-dev, handwritten-test")
+    ap.add_argument(
+        "--sets",
+        default="test,handwritten,handwritten-test",
+        help="comma list of dev, test, handwritten, handwritten-dev, handwritten-test",
+    )
     ap.add_argument("--embed", action="store_true", help="build the full passage embeddings (hours on 2 busy cores)")
     ap.add_argument("--embed-sample", type=int, default=32, help="passages timed for the throughput figure (0: skip)")
     ap.add_argument("--no-agent", action="store_true")
@@ -292,16 +324,29 @@ def main() -> int:
         dense = DenseRetriever(index, progress=False)
         fusion = FusionRetriever(index, dense=dense)
         retrievers.update(dense=dense, fusion=fusion)
-        methods += [("docintent dense", lambda q: [h.handle for h in dense.search(q, 10)]),
-                    ("docintent fusion", lambda q: [h.handle for h in fusion.search(q, 10)])]
+        methods += [
+            ("docintent dense", lambda q: [h.handle for h in dense.search(q, 10)]),
+            ("docintent fusion", lambda q: [h.handle for h in fusion.search(q, 10)]),
+        ]
     first_method = "fusion" if "fusion" in retrievers else "bm25"
-    results: dict = {"meta": {
-        "pages": len(index), "machine": f"{os.cpu_count()} CPU cores ({platform.machine()}), no GPU",
-        "sets": {k: {"n": len(v), "direct": sum(q["kind"] == "direct" for q in v), "one-bridge": sum(q["kind"] == "one-bridge" for q in v)}
-                 for k, v in sets.items()},
-        "agent_searches": first_method,
-        "defaults": defaults(),
-    }, "quality": {}, "latency_ms": {}}
+    results: dict = {
+        "meta": {
+            "pages": len(index),
+            "machine": f"{os.cpu_count()} CPU cores ({platform.machine()}), no GPU",
+            "sets": {
+                k: {
+                    "n": len(v),
+                    "direct": sum(q["kind"] == "direct" for q in v),
+                    "one-bridge": sum(q["kind"] == "one-bridge" for q in v),
+                }
+                for k, v in sets.items()
+            },
+            "agent_searches": first_method,
+            "defaults": defaults(),
+        },
+        "quality": {},
+        "latency_ms": {},
+    }
     for set_name, queries in sets.items():
         rows = {}
         for name, search in methods:
@@ -325,7 +370,9 @@ def main() -> int:
             first_all = rows["agent's first search"]["all"]
             print(f"{set_name} {name}: {rows[name]['all']} first {first_all}", file=sys.stderr, flush=True)
         results["quality"][set_name] = rows
-    results["latency_ms"] = {k: {"p50": pct(v, 50), "p95": pct(v, 95), "n": len(v)} for k, v in results["latency_ms"].items()}
+    results["latency_ms"] = {
+        k: {"p50": pct(v, 50), "p95": pct(v, 95), "n": len(v)} for k, v in results["latency_ms"].items()
+    }
     results["meta"]["load_average_end"] = round(os.getloadavg()[0], 1)
     if "dev" not in names:
         results["index"] = index_costs(corpus)
@@ -349,40 +396,64 @@ def markdown(res: dict) -> str:
         "# Page retrieval on the TeX Live documentation",
         "",
         f"{meta['pages']:,} pages (`benchmarks/build_corpus.py`). Query sets: "
-        + "; ".join(f"**{k}** {v['n']} ({v['direct']} direct, {v['one-bridge']} one-bridge)" for k, v in meta["sets"].items())
+        + "; ".join(
+            f"**{k}** {v['n']} ({v['direct']} direct, {v['one-bridge']} one-bridge)" for k, v in meta["sets"].items()
+        )
         + ". Percent. Parameters were chosen on the generated dev queries and the dev half of the hand-written questions; "
         "`test` and `handwritten-test` were never tuned on (`handwritten` is both halves). "
         f"{meta['machine']}, load average {meta['load_average_end']} at the end.",
     ]
     d = meta.get("defaults")
     if d:
-        lines += ["", f"Defaults measured: tokeniser {d['tokenizer']}, k1 {d['k1']}, b {d['b']}; bm25 field weights heading "
-                  f"{d['head_weight']}, title {d['title_weight']}; fusion {d['fusion_mode']} over the top {d['fusion_depth']} of "
-                  f"each list, weights (BM25, dense) {tuple(d['fusion_weights'])}, heading weight {d['fusion_head_weight']}; "
-                  f"dense soft-max temperature {d['dense_temperature']}."]
+        lines += [
+            "",
+            f"Defaults measured: tokeniser {d['tokenizer']}, k1 {d['k1']}, b {d['b']}; bm25 field weights heading "
+            f"{d['head_weight']}, title {d['title_weight']}; fusion {d['fusion_mode']} over the top {d['fusion_depth']} of "
+            f"each list, weights (BM25, dense) {tuple(d['fusion_weights'])}, heading weight {d['fusion_head_weight']}; "
+            f"dense soft-max temperature {d['dense_temperature']}.",
+        ]
     for set_name, rows in res["quality"].items():
-        lines += ["", f"## {set_name}", "", "| method | R@1 | R@10 | MRR@10 | direct R@1 / R@10 / MRR | one-bridge R@1 / R@10 / MRR |",
-                  "|---|---:|---:|---:|---:|---:|"]
+        lines += [
+            "",
+            f"## {set_name}",
+            "",
+            "| method | R@1 | R@10 | MRR@10 | direct R@1 / R@10 / MRR | one-bridge R@1 / R@10 / MRR |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
         for name, m in rows.items():
             a, d, b = m["all"], m["direct"], m["one-bridge"]
-            lines.append(f"| {name} | {a['R@1']} | {a['R@10']} | {a['MRR@10']} | {d['R@1']} / {d['R@10']} / {d['MRR@10']} | "
-                         f"{b['R@1']} / {b['R@10']} / {b['MRR@10']} |")
-    lines += ["", "## Query latency (all queries above, full corpus)", "", "| method | p50 ms | p95 ms | queries |", "|---|---:|---:|---:|"]
+            lines.append(
+                f"| {name} | {a['R@1']} | {a['R@10']} | {a['MRR@10']} | {d['R@1']} / {d['R@10']} / {d['MRR@10']} | "
+                f"{b['R@1']} / {b['R@10']} / {b['MRR@10']} |"
+            )
+    lines += [
+        "",
+        "## Query latency (all queries above, full corpus)",
+        "",
+        "| method | p50 ms | p95 ms | queries |",
+        "|---|---:|---:|---:|",
+    ]
     for name, v in res["latency_ms"].items():
         lines.append(f"| {name} | {v['p50']} | {v['p95']} | {v['n']} |")
     if "index" in res:
         ix = res["index"]
-        lines += ["", "## Index", "",
-                  f"- BM25 body model: {ix['bm25_body_s']} s for {ix['pages']:,} pages; heading and title field models "
-                  f"(derived files, built on first search): {ix['field_models_s']} s.",
-                  f"- Size: {ix['bytes_per_page_core'] / 1024:.1f} kB/page (SQLite text + provenance + BM25 body), "
-                  f"+{ix['bytes_per_page_fields'] / 1024:.1f} kB/page for the field models."]
+        lines += [
+            "",
+            "## Index",
+            "",
+            f"- BM25 body model: {ix['bm25_body_s']} s for {ix['pages']:,} pages; heading and title field models "
+            f"(derived files, built on first search): {ix['field_models_s']} s.",
+            f"- Size: {ix['bytes_per_page_core'] / 1024:.1f} kB/page (SQLite text + provenance + BM25 body), "
+            f"+{ix['bytes_per_page_fields'] / 1024:.1f} kB/page for the field models.",
+        ]
     if "embedding" in res:
         e = res["embedding"]
-        lines += [f"- Passages (160 words, stride 120): {e['passages']:,} ({e['passages_per_page']} per page), "
-                  f"{e['bytes_float16'] / 1024 / 1024:.1f} MiB as float16 embeddings. MiniLM embedded "
-                  f"{e['sample_passages_per_second']} passages/s on a sample of {e['sample']} (load average {e['load_average']}), "
-                  f"i.e. {e['full_corpus_hours_at_that_rate']} h for the corpus at that rate."]
+        lines += [
+            f"- Passages (160 words, stride 120): {e['passages']:,} ({e['passages_per_page']} per page), "
+            f"{e['bytes_float16'] / 1024 / 1024:.1f} MiB as float16 embeddings. MiniLM embedded "
+            f"{e['sample_passages_per_second']} passages/s on a sample of {e['sample']} (load average {e['load_average']}), "
+            f"i.e. {e['full_corpus_hours_at_that_rate']} h for the corpus at that rate."
+        ]
     return "\n".join(lines) + "\n"
 
 

@@ -104,8 +104,12 @@ def main() -> int:
     tables: dict[str, list[dict]] = {}
 
     def record(stage: str, params: dict, res: dict) -> None:
-        row = {**params, **{f"{n} MRR@10": res[n]["MRR@10"] for n in SETS}, **{f"{n} R@1": res[n]["R@1"] for n in SETS},
-               "objective": res["objective"]}
+        row = {
+            **params,
+            **{f"{n} MRR@10": res[n]["MRR@10"] for n in SETS},
+            **{f"{n} R@1": res[n]["R@1"] for n in SETS},
+            "objective": res["objective"],
+        }
         tables.setdefault(stage, []).append(row)
         print(stage, row, file=sys.stderr, flush=True)
 
@@ -113,7 +117,11 @@ def main() -> int:
         return max(tables[stage], key=lambda r: r["objective"])
 
     # 1. body BM25
-    stops = {"lucene33": LUCENE_STOPWORDS, "lucene33+question": LUCENE_STOPWORDS | QUESTION_WORDS, "docintent-v1": STOPWORDS}
+    stops = {
+        "lucene33": LUCENE_STOPWORDS,
+        "lucene33+question": LUCENE_STOPWORDS | QUESTION_WORDS,
+        "docintent-v1": STOPWORDS,
+    }
     for scheme in ("words2", "alnum"):
         for stop_name, stop in stops.items():
             for stemming in (False, True):
@@ -123,7 +131,11 @@ def main() -> int:
                     for b in (0.5, 0.75, 0.9):
                         model = BM25.fit(docs, k1=k1, b=b, stemming=False)
                         res = dev.score(lambda s, i, q, m=model, t=tok: m.scores(t(q)))
-                        record("1 body", {"tokens": scheme, "stop words": stop_name, "stemming": stemming, "k1": k1, "b": b}, res)
+                        record(
+                            "1 body",
+                            {"tokens": scheme, "stop words": stop_name, "stemming": stemming, "k1": k1, "b": b},
+                            res,
+                        )
     b1 = best("1 body")
     tok = scheme_tokens(b1["tokens"], stops[b1["stop words"]], b1["stemming"])
     body = BM25.fit([tok(t) for t in texts], k1=b1["k1"], b=b1["b"], stemming=False)
@@ -137,11 +149,17 @@ def main() -> int:
     title_scores = {name: [title.scores(t) for t in ts] for name, ts in qterms.items()}
     for wh in (0.0, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0):
         for wt in (0.0, 0.1, 0.2, 0.3, 0.5):
-            res = dev.score(lambda s, i, q, wh=wh, wt=wt: body_scores[s][i] + wh * head_scores[s][i] + wt * title_scores[s][i])
+            res = dev.score(
+                lambda s, i, q, wh=wh, wt=wt: body_scores[s][i] + wh * head_scores[s][i] + wt * title_scores[s][i]
+            )
             record("2 fields", {"head": wh, "title": wt}, res)
     b2 = best("2 fields")
-    lex = {s: [body_scores[s][i] + b2["head"] * head_scores[s][i] + b2["title"] * title_scores[s][i] for i in range(len(v))]
-           for s, v in body_scores.items()}
+    lex = {
+        s: [
+            body_scores[s][i] + b2["head"] * head_scores[s][i] + b2["title"] * title_scores[s][i] for i in range(len(v))
+        ]
+        for s, v in body_scores.items()
+    }
 
     # 2b. BM25 over the passages (the dense retriever's windows), a page scoring its best passage
     from docintent.retrieval.passages import split_passages
@@ -201,7 +219,9 @@ def main() -> int:
         pe = PassageEmbeddings(index.directory, texts, model=model, progress=False)
         t0 = time.perf_counter()
         qvec = {name: encode(model, qs) for name, qs in dev.queries.items()}
-        results["query_encode_ms"] = round(1000 * (time.perf_counter() - t0) / sum(len(v) for v in dev.queries.values()), 1)
+        results["query_encode_ms"] = round(
+            1000 * (time.perf_counter() - t0) / sum(len(v) for v in dev.queries.values()), 1
+        )
         sims = {name: [pe.passage_scores(v) for v in vs] for name, vs in qvec.items()}
         rows = pe.rows
         n_pages = len(texts)
@@ -220,8 +240,13 @@ def main() -> int:
             record("4 dense", {"temperature": temp}, dev.score(lambda s, i, q, d=dense_t: d[s][i]))
         b4 = best("4 dense")
         dense = {s: [page_scores(p, b4["temperature"]) for p in v] for s, v in sims.items()}
-        lexf = {s: [prf(lex[s][i], qterms[s][i], b3["docs"], b3["terms"], b3["alpha"], s, i) if b3["docs"] else lex[s][i]
-                    for i in range(len(v))] for s, v in lex.items()}
+        lexf = {
+            s: [
+                prf(lex[s][i], qterms[s][i], b3["docs"], b3["terms"], b3["alpha"], s, i) if b3["docs"] else lex[s][i]
+                for i in range(len(v))
+            ]
+            for s, v in lex.items()
+        }
 
         def rrf(a: np.ndarray, d: np.ndarray, k: int, wd: float, depth: int) -> np.ndarray:
             out = np.zeros(n_pages)
@@ -237,15 +262,29 @@ def main() -> int:
         rrf_lex: list[tuple[str, dict]] = [(f"fields head {b2['head']}", lexf if b3["docs"] else lex)]
         for wh in (0.3, 0.5, 0.75, 1.0):
             if wh != b2["head"]:
-                rrf_lex.append((f"fields head {wh}", {s: [body_scores[s][i] + wh * head_scores[s][i] + b2["title"] * title_scores[s][i]
-                                                          + b2b["passage weight"] * pmax[s][i] for i in range(len(v))]
-                                                      for s, v in body_scores.items()}))
+                rrf_lex.append(
+                    (
+                        f"fields head {wh}",
+                        {
+                            s: [
+                                body_scores[s][i]
+                                + wh * head_scores[s][i]
+                                + b2["title"] * title_scores[s][i]
+                                + b2b["passage weight"] * pmax[s][i]
+                                for i in range(len(v))
+                            ]
+                            for s, v in body_scores.items()
+                        },
+                    )
+                )
         lex_of = dict(rrf_lex)
         for lexname, lexs in rrf_lex:
             for k in (1, 2, 3, 5, 10, 20, 60):
                 for wd in (0.1, 0.15, 0.2, 0.25, 0.35, 0.5, 0.75, 1.0):
                     for depth in (20, 100, 1000):
-                        res = dev.score(lambda s, i, q, k=k, wd=wd, depth=depth, L=lexs: rrf(L[s][i], dense[s][i], k, wd, depth))
+                        res = dev.score(
+                            lambda s, i, q, k=k, wd=wd, depth=depth, L=lexs: rrf(L[s][i], dense[s][i], k, wd, depth)
+                        )
                         record("5 rrf", {"lexical": lexname, "k": k, "dense weight": wd, "depth": depth}, res)
 
         def norm(x: np.ndarray, how: str, depth: int) -> np.ndarray:
@@ -264,20 +303,29 @@ def main() -> int:
             for how in ("minmax", "z"):
                 for depth in (10, 20, 50, 100):
                     for wd in (0.2, 0.3, 0.4, 0.5, 0.6):
-                        res = dev.score(lambda s, i, q, h=how, depth=depth, wd=wd, L=lexs:
-                                        (1 - wd) * norm(L[s][i], h, depth) + wd * norm(dense[s][i], h, depth))
-                        record("5 score fusion", {"lexical": lexname, "norm": how, "depth": depth, "dense weight": wd}, res)
+                        res = dev.score(
+                            lambda s, i, q, h=how, depth=depth, wd=wd, L=lexs: (
+                                (1 - wd) * norm(L[s][i], h, depth) + wd * norm(dense[s][i], h, depth)
+                            )
+                        )
+                        record(
+                            "5 score fusion", {"lexical": lexname, "norm": how, "depth": depth, "dense weight": wd}, res
+                        )
         # 6. re-rank the fused top pages by their best passage under both matches (lexical and dense)
         b5, b5s = best("5 rrf"), best("5 score fusion")
         if b5["objective"] >= b5s["objective"]:
             lex5 = lex_of[b5["lexical"]]
-            fused = {s: [rrf(lex5[s][i], dense[s][i], b5["k"], b5["dense weight"], b5["depth"]) for i in range(len(v))]
-                     for s, v in lex5.items()}
+            fused = {
+                s: [rrf(lex5[s][i], dense[s][i], b5["k"], b5["dense weight"], b5["depth"]) for i in range(len(v))]
+                for s, v in lex5.items()
+            }
         else:
             lex5 = lex_of[b5s["lexical"]]
             wd5, h5, d5 = b5s["dense weight"], b5s["norm"], b5s["depth"]
-            fused = {s: [(1 - wd5) * norm(lex5[s][i], h5, d5) + wd5 * norm(dense[s][i], h5, d5) for i in range(len(v))]
-                     for s, v in lex5.items()}
+            fused = {
+                s: [(1 - wd5) * norm(lex5[s][i], h5, d5) + wd5 * norm(dense[s][i], h5, d5) for i in range(len(v))]
+                for s, v in lex5.items()
+            }
         p_lex = {name: [pbm.scores(t) for t in ts] for name, ts in qterms.items()}
 
         def rerank(f: np.ndarray, pl: np.ndarray, ps: np.ndarray, top_n: int, beta: float) -> np.ndarray:
@@ -321,7 +369,8 @@ def markdown(res: dict) -> str:
     lines = [
         "# Retrieval parameters chosen on the development queries",
         "",
-        "Development sets only: " + ", ".join(f"**{k}** {v}" for k, v in res["sets"].items())
+        "Development sets only: "
+        + ", ".join(f"**{k}** {v}" for k, v in res["sets"].items())
         + f". Objective: {res['objective']} (percent). Each stage keeps the best row of the stage before; stage 5 "
         "chooses the heading weight of the fusion's lexical half again. "
         f"`benchmarks/retrieval_tune.py`; load average {res['load_average_end']} at the end.",
@@ -336,7 +385,13 @@ def markdown(res: dict) -> str:
     for stage, rows in res["stages"].items():
         rows = sorted(rows, key=lambda r: -r["objective"])
         keys = list(rows[0])
-        lines += ["", f"## {stage} (best 12 of {len(rows)})", "", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+        lines += [
+            "",
+            f"## {stage} (best 12 of {len(rows)})",
+            "",
+            "| " + " | ".join(keys) + " |",
+            "|" + "---|" * len(keys),
+        ]
         lines += ["| " + " | ".join(str(r[k]) for k in keys) + " |" for r in rows[:12]]
     return "\n".join(lines) + "\n"
 

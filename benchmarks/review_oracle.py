@@ -79,13 +79,17 @@ def run(args: argparse.Namespace) -> list[dict]:
                 a_after = self.read(state, after).answer
                 s_before = score_row("doc", "", a_before, list(self.gold))
                 s_after = score_row("doc", "", a_after, list(self.gold))
-                self.judged.append({
-                    "tool": tool, "oracle": "keep" if s_after > s_before else "rollback" if s_after < s_before else "tie",
-                    "score_before": s_before, "score_after": s_after,
-                    **{rule: "keep" if verdict_of(evidence, rule) else "rollback" for rule in RULES},
-                    "measurements": evidence.measurements(),
-                    "why": evidence.describe(),
-                })
+                self.judged.append(
+                    {
+                        "tool": tool,
+                        "oracle": "keep" if s_after > s_before else "rollback" if s_after < s_before else "tie",
+                        "score_before": s_before,
+                        "score_after": s_after,
+                        **{rule: "keep" if verdict_of(evidence, rule) else "rollback" for rule in RULES},
+                        "measurements": evidence.measurements(),
+                        "why": evidence.describe(),
+                    }
+                )
             return verdict
 
     reader = Recording()
@@ -98,9 +102,14 @@ def run(args: argparse.Namespace) -> list[dict]:
             t0 = time.perf_counter()
             result = strategy.run(load_page(s.image), s.question, s.task, reader)
             row = {
-                "id": s.id, "condition": s.meta.get("condition", f"capture {s.capture}"), "answer": result.answer, "confidence": result.confidence,
-                "score": score_row(s.task, s.subset, result.answer, list(s.answers)), "judged": reader.judged,
-                "error": result.error, "seconds": round(time.perf_counter() - t0, 2),
+                "id": s.id,
+                "condition": s.meta.get("condition", f"capture {s.capture}"),
+                "answer": result.answer,
+                "confidence": result.confidence,
+                "score": score_row(s.task, s.subset, result.answer, list(s.answers)),
+                "judged": reader.judged,
+                "error": result.error,
+                "seconds": round(time.perf_counter() - t0, 2),
             }
             f.write(json.dumps(row) + "\n")
             f.flush()
@@ -119,12 +128,16 @@ def oracle_table(rows: list[dict]) -> tuple[list[str], dict]:
                 j.update({rule: "keep" if verdict_of(evidence, rule) else "rollback" for rule in RULES})
             by_tool[j["tool"]].append(j)
     by_tool["all"] = [j for js in list(by_tool.values()) for j in js]
-    lines = ["| tool | judged | oracle keep | oracle rollback | tie | rule | keeps | keep precision | keep recall | "
-             "rollback precision | rollback recall |", "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| tool | judged | oracle keep | oracle rollback | tie | rule | keeps | keep precision | keep recall | "
+        "rollback precision | rollback recall |",
+        "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|",
+    ]
     figures: dict = {}
     for tool, js in sorted(by_tool.items()):
         oracle = Counter(j["oracle"] for j in js)
         for rule in RULES:
+
             def pr(label: str, js: list[dict] = js, rule: str = rule) -> tuple[float | None, float | None]:
                 decisive = [j for j in js if j["oracle"] != "tie"]
                 said = [j for j in decisive if j[rule] == label]
@@ -136,10 +149,17 @@ def oracle_table(rows: list[dict]) -> tuple[list[str], dict]:
             rp, rr = pr("rollback")
             keeps = sum(1 for j in js if j[rule] == "keep")
             fmt = lambda v: "—" if v is None else f"{100 * v:.0f}%"  # noqa: E731
-            lines.append(f"| {tool} | {len(js)} | {oracle['keep']} | {oracle['rollback']} | {oracle['tie']} | {rule} | "
-                         f"{keeps} | {fmt(kp)} | {fmt(kr)} | {fmt(rp)} | {fmt(rr)} |")
-            figures.setdefault(tool, {})[rule] = {"keeps": keeps, "keep_precision": kp, "keep_recall": kr,
-                                                  "rollback_precision": rp, "rollback_recall": rr}
+            lines.append(
+                f"| {tool} | {len(js)} | {oracle['keep']} | {oracle['rollback']} | {oracle['tie']} | {rule} | "
+                f"{keeps} | {fmt(kp)} | {fmt(kr)} | {fmt(rp)} | {fmt(rr)} |"
+            )
+            figures.setdefault(tool, {})[rule] = {
+                "keeps": keeps,
+                "keep_precision": kp,
+                "keep_recall": kr,
+                "rollback_precision": rp,
+                "rollback_recall": rr,
+            }
         figures[tool]["oracle"] = dict(oracle)
     return lines, figures
 
@@ -175,15 +195,25 @@ def main() -> None:
     for cond, rs in sorted(by_condition.items()):
         lines, _ = calibration(rs)
         cal_lines += [f"**{cond}** (n={len(rs)})", "", *lines, ""]
-    text = "\n".join([
-        "# Phase B against an oracle; answer confidence against correctness", "",
-        f"docintent strategy, offline reader, {dataset} ({len(rows)} samples, {args.per_page} questions per "
-        "page x 4 captures). Oracle: the answer read with the tool kept vs rolled back, scored against gold; "
-        "precision / recall over restorations where the oracle has a preference.", "",
-        *table, "", f"## Calibration (final answer confidence vs score; expected calibration error {cal_figures['ece']:.1f})",
-        "", *cal, "", "### Per capture condition", "",
-        *cal_lines,
-    ])
+    text = "\n".join(
+        [
+            "# Phase B against an oracle; answer confidence against correctness",
+            "",
+            f"docintent strategy, offline reader, {dataset} ({len(rows)} samples, {args.per_page} questions per "
+            "page x 4 captures). Oracle: the answer read with the tool kept vs rolled back, scored against gold; "
+            "precision / recall over restorations where the oracle has a preference.",
+            "",
+            *table,
+            "",
+            f"## Calibration (final answer confidence vs score; expected calibration error {cal_figures['ece']:.1f})",
+            "",
+            *cal,
+            "",
+            "### Per capture condition",
+            "",
+            *cal_lines,
+        ]
+    )
     print(text)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"{args.name}.md").write_text(text + "\n")

@@ -78,8 +78,18 @@ def _text_images(folder: Path, n: int) -> list:
         shot = img * light + rng.normal(0, 6, img.shape)
         path = folder / f"page{i:05d}.png"
         cv2.imwrite(str(path), np.clip(shot, 0, 255).astype(np.uint8))
-        samples.append(Sample(id=f"p{i:05d}", image=str(path), question="What is the total?",
-                              answers=(f"{i * 7 % 1000}.00",), task="doc", subset="DocVQA", group=f"g{i}", capture=1))
+        samples.append(
+            Sample(
+                id=f"p{i:05d}",
+                image=str(path),
+                question="What is the total?",
+                answers=(f"{i * 7 % 1000}.00",),
+                task="doc",
+                subset="DocVQA",
+                group=f"g{i}",
+                capture=1,
+            )
+        )
     return samples
 
 
@@ -147,8 +157,9 @@ def part_model(args: argparse.Namespace, scratch: Path) -> dict:
     levels = [int(x) for x in args.levels.split(",")]
     modes = args.modes.split(",")
     uptime_start = _uptime()
-    server = subprocess.Popen([sys.executable, "-c", SERVER, str(LATENCY)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER, str(LATENCY)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         base_url = server.stdout.readline().strip()
         factory = BrainFactory("openai", {"base_url": base_url, "model": "fake-vl", "timeout": 60})
@@ -158,8 +169,14 @@ def part_model(args: argparse.Namespace, scratch: Path) -> dict:
         decode_ms = _decode_cpu_ms(samples[: max(50, min(400, len(samples)))])
         # Warm-up (imports, first connections, both paths), not recorded: the first measured run would pay for it.
         for mode in modes:
-            run_benchmark(samples[:16], ["none"], factory, scratch / f"model-warm-up-{mode}", progress=False,
-                          executor=LocalExecutor(concurrency=4, async_calls=MODES[mode]))
+            run_benchmark(
+                samples[:16],
+                ["none"],
+                factory,
+                scratch / f"model-warm-up-{mode}",
+                progress=False,
+                executor=LocalExecutor(concurrency=4, async_calls=MODES[mode]),
+            )
         configs = [(mode, c) for mode in modes for c in levels]
         runs = []
         for repeat in range(args.repeats):
@@ -168,31 +185,49 @@ def part_model(args: argparse.Namespace, scratch: Path) -> dict:
                 load = _load()
                 marks: list[float] = []
                 client0, server0 = _own_cpu(), _process_cpu(server.pid)
-                summary = run_benchmark(samples[: counts[c]], ["none"], factory,
-                                        scratch / f"model-{repeat}-{mode}-{c}", progress=False,
-                                        executor=_steady_executor(c, MODES[mode], marks))
+                summary = run_benchmark(
+                    samples[: counts[c]],
+                    ["none"],
+                    factory,
+                    scratch / f"model-{repeat}-{mode}-{c}",
+                    progress=False,
+                    executor=_steady_executor(c, MODES[mode], marks),
+                )
                 client_cpu, server_cpu = _own_cpu() - client0, _process_cpu(server.pid) - server0
                 steady_ms = 1000 * (marks[-1] - marks[0]) / (len(marks) - 1)
                 rows = read_results(summary.out_dir)
                 errors = [r["error"] for r in rows if r.get("error")]
-                calls = sum(1 for r in rows for step in (r.get("result") or {}).get("trace", [])
-                            if step.get("prompt_tokens"))
+                calls = sum(
+                    1 for r in rows for step in (r.get("result") or {}).get("trace", []) if step.get("prompt_tokens")
+                )
                 if errors:  # kept, and shown beside the figure: a failed call is faster than a real one
                     print(f"(a) {mode} x{c}: {len(errors)} rows failed, first: {errors[0][:300]}", file=sys.stderr)
                 n = summary.new_rows
                 per_call = n / max(1, calls)
-                run = {"repeat": repeat + 1, "mode": mode, "concurrency": c, "samples": n, "calls": calls,
-                       "failed": len(errors), "first_error": errors[0][:300] if errors else None,
-                       "seconds": round(summary.seconds, 3), "samples_per_second": summary.samples_per_second,
-                       "client_cpu_ms_per_sample": 1000 * client_cpu / n,
-                       "client_cpu_ms_per_sample_steady": steady_ms,
-                       "client_cpu_ms_per_call": (steady_ms - decode_ms) * per_call,
-                       "server_cpu_ms_per_call": 1000 * server_cpu / max(1, calls), "load_before": load}
+                run = {
+                    "repeat": repeat + 1,
+                    "mode": mode,
+                    "concurrency": c,
+                    "samples": n,
+                    "calls": calls,
+                    "failed": len(errors),
+                    "first_error": errors[0][:300] if errors else None,
+                    "seconds": round(summary.seconds, 3),
+                    "samples_per_second": summary.samples_per_second,
+                    "client_cpu_ms_per_sample": 1000 * client_cpu / n,
+                    "client_cpu_ms_per_sample_steady": steady_ms,
+                    "client_cpu_ms_per_call": (steady_ms - decode_ms) * per_call,
+                    "server_cpu_ms_per_call": 1000 * server_cpu / max(1, calls),
+                    "load_before": load,
+                }
                 runs.append(run)
-                print(f"(a) repeat {repeat + 1} {mode:>5} x {c:>2}: {run['samples_per_second']:6.2f} samples/s "
-                      f"({n} samples; client CPU-ms per sample {run['client_cpu_ms_per_sample']:.2f} whole run, "
-                      f"{steady_ms:.2f} first to last row, {run['client_cpu_ms_per_call']:.2f} per call without "
-                      f"decoding; server {run['server_cpu_ms_per_call']:.2f} per call; load {load})", file=sys.stderr)
+                print(
+                    f"(a) repeat {repeat + 1} {mode:>5} x {c:>2}: {run['samples_per_second']:6.2f} samples/s "
+                    f"({n} samples; client CPU-ms per sample {run['client_cpu_ms_per_sample']:.2f} whole run, "
+                    f"{steady_ms:.2f} first to last row, {run['client_cpu_ms_per_call']:.2f} per call without "
+                    f"decoding; server {run['server_cpu_ms_per_call']:.2f} per call; load {load})",
+                    file=sys.stderr,
+                )
     finally:
         server.stdin.close()
         server.wait(timeout=10)
@@ -200,14 +235,43 @@ def part_model(args: argparse.Namespace, scratch: Path) -> dict:
     def median(key: str, mode: str, c: int) -> float:
         return statistics.median(r[key] for r in runs if (r["mode"], r["concurrency"]) == (mode, c))
 
-    figures = {mode: {str(c): {key: median(key, mode, c) for key in
-                               ("samples_per_second", "client_cpu_ms_per_sample", "client_cpu_ms_per_sample_steady",
-                                "client_cpu_ms_per_call", "server_cpu_ms_per_call")} for c in levels} for mode in modes}
-    speedups = {mode: {f"{c}_over_{levels[0]}": figures[mode][str(c)]["samples_per_second"]
-                       / figures[mode][str(levels[0])]["samples_per_second"] for c in levels[1:]} for mode in modes}
-    result = {"latency_s": LATENCY, "levels": levels, "modes": modes, "repeats": args.repeats,
-              "decode_cpu_ms_per_sample": decode_ms, "uptime_start": uptime_start, "uptime_end": _uptime(),
-              "runs": runs, "median": figures, "speedup": speedups, "before": _before()}
+    figures = {
+        mode: {
+            str(c): {
+                key: median(key, mode, c)
+                for key in (
+                    "samples_per_second",
+                    "client_cpu_ms_per_sample",
+                    "client_cpu_ms_per_sample_steady",
+                    "client_cpu_ms_per_call",
+                    "server_cpu_ms_per_call",
+                )
+            }
+            for c in levels
+        }
+        for mode in modes
+    }
+    speedups = {
+        mode: {
+            f"{c}_over_{levels[0]}": figures[mode][str(c)]["samples_per_second"]
+            / figures[mode][str(levels[0])]["samples_per_second"]
+            for c in levels[1:]
+        }
+        for mode in modes
+    }
+    result = {
+        "latency_s": LATENCY,
+        "levels": levels,
+        "modes": modes,
+        "repeats": args.repeats,
+        "decode_cpu_ms_per_sample": decode_ms,
+        "uptime_start": uptime_start,
+        "uptime_end": _uptime(),
+        "runs": runs,
+        "median": figures,
+        "speedup": speedups,
+        "before": _before(),
+    }
     _save("model", result)
     (RESULTS / "scale_model.md").write_text(model_summary(result) + "\n", encoding="utf-8")
     return result
@@ -222,54 +286,79 @@ def _before() -> list[dict]:
     old = json.loads(path.read_text())
     if "before" in old:
         return old["before"]
-    return [old_entry(old, "the previous results file: one process, a synchronous openai client per item thread "
-                           "(chat.completions.create), the loopback server with Nagle's algorithm on")]
+    return [
+        old_entry(
+            old,
+            "the previous results file: one process, a synchronous openai client per item thread "
+            "(chat.completions.create), the loopback server with Nagle's algorithm on",
+        )
+    ]
 
 
 def old_entry(old: dict, note: str) -> dict:
     """A results file of (a) in its old format (one path, ``workers x concurrency`` keys) as a "before" entry."""
     runs = old.get("runs", [])
     rates = old.get("median_samples_per_second", {})
-    return {"note": note, "median_samples_per_second": rates, "speedup_32_over_1": old.get("speedup_32_over_1"),
-            "client_cpu_ms_per_sample": {key: statistics.median(
-                r["client_cpu_ms_per_sample"] for r in runs if f"{r.get('workers', 1)}x{r['concurrency']}" == key)
-                for key in rates},
-            "load": [min(r["load_before"] for r in runs), max(r["load_before"] for r in runs)] if runs else None}
+    return {
+        "note": note,
+        "median_samples_per_second": rates,
+        "speedup_32_over_1": old.get("speedup_32_over_1"),
+        "client_cpu_ms_per_sample": {
+            key: statistics.median(
+                r["client_cpu_ms_per_sample"] for r in runs if f"{r.get('workers', 1)}x{r['concurrency']}" == key
+            )
+            for key in rates
+        },
+        "load": [min(r["load_before"] for r in runs), max(r["load_before"] for r in runs)] if runs else None,
+    }
 
 
 def model_summary(m: dict) -> str:
     """(a) as Markdown: medians per path and level, every run with its load, and the figures before."""
     levels, first = m["levels"], str(m["levels"][0])
-    lines = [f"## (a) Model path: loopback server in its own process, {int(m['latency_s'] * 1000)} ms per call, "
-             f"strategy `none`", "",
-             f"Machine load: `{m['uptime_start']}` at the start, `{m['uptime_end']}` at the end (2 cores). "
-             f"Medians of {m['repeats']} runs. Client CPU per sample: the whole run (with its fixed costs: the "
-             "brain, the manifest), and from the first row to the last; per call: the latter without decoding "
-             f"the page file, which costs {m['decode_cpu_ms_per_sample']:.2f} CPU-ms per sample (measured apart "
-             "on the same files). Server: its process's CPU per call.", "",
-             "| path | in flight | samples/s | x concurrency 1 | client CPU-ms / sample (run; steady) "
-             "| client CPU-ms / call | server CPU-ms / call | runs: samples/s (load before) |",
-             "|---|---:|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        f"## (a) Model path: loopback server in its own process, {int(m['latency_s'] * 1000)} ms per call, "
+        f"strategy `none`",
+        "",
+        f"Machine load: `{m['uptime_start']}` at the start, `{m['uptime_end']}` at the end (2 cores). "
+        f"Medians of {m['repeats']} runs. Client CPU per sample: the whole run (with its fixed costs: the "
+        "brain, the manifest), and from the first row to the last; per call: the latter without decoding "
+        f"the page file, which costs {m['decode_cpu_ms_per_sample']:.2f} CPU-ms per sample (measured apart "
+        "on the same files). Server: its process's CPU per call.",
+        "",
+        "| path | in flight | samples/s | x concurrency 1 | client CPU-ms / sample (run; steady) "
+        "| client CPU-ms / call | server CPU-ms / call | runs: samples/s (load before) |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
     for mode in m["modes"]:
         for c in levels:
             f = m["median"][mode][str(c)]
             runs = [r for r in m["runs"] if (r["mode"], r["concurrency"]) == (mode, c)]
-            detail = ", ".join(f"{r['samples_per_second']:.1f} ({r['load_before']})"
-                               + (f" {r['failed']} failed" if r.get("failed") else "") for r in runs)
+            detail = ", ".join(
+                f"{r['samples_per_second']:.1f} ({r['load_before']})"
+                + (f" {r['failed']} failed" if r.get("failed") else "")
+                for r in runs
+            )
             ratio = f["samples_per_second"] / m["median"][mode][first]["samples_per_second"]
-            lines.append(f"| {mode} | {c} | {f['samples_per_second']:.2f} | {ratio:.1f}x | "
-                         f"{f['client_cpu_ms_per_sample']:.2f}; {f['client_cpu_ms_per_sample_steady']:.2f} | "
-                         f"{f['client_cpu_ms_per_call']:.2f} | "
-                         f"{f['server_cpu_ms_per_call']:.2f} | {detail} |")
+            lines.append(
+                f"| {mode} | {c} | {f['samples_per_second']:.2f} | {ratio:.1f}x | "
+                f"{f['client_cpu_ms_per_sample']:.2f}; {f['client_cpu_ms_per_sample_steady']:.2f} | "
+                f"{f['client_cpu_ms_per_call']:.2f} | "
+                f"{f['server_cpu_ms_per_call']:.2f} | {detail} |"
+            )
     if m.get("before"):
         lines += ["", "Before (processes x concurrency: samples/s, client CPU-ms per sample of the whole run):", ""]
     for before in m.get("before") or []:
         rates = before["median_samples_per_second"]
         cpu = before.get("client_cpu_ms_per_sample") or {}
         load = before.get("load")
-        lines.append(f"- {before['note']}" + (f", load {load[0]}-{load[1]}" if load else "") + ": "
-                     + ", ".join(f"{key} {value:.2f} ({cpu.get(key, float('nan')):.1f})" for key, value in rates.items())
-                     + f"; speed-up 1 -> 32: {before['speedup_32_over_1']:.1f}x.")
+        lines.append(
+            f"- {before['note']}"
+            + (f", load {load[0]}-{load[1]}" if load else "")
+            + ": "
+            + ", ".join(f"{key} {value:.2f} ({cpu.get(key, float('nan')):.1f})" for key, value in rates.items())
+            + f"; speed-up 1 -> 32: {before['speedup_32_over_1']:.1f}x."
+        )
     return "\n".join(lines)
 
 
@@ -294,15 +383,23 @@ def part_client(args: argparse.Namespace, scratch: Path) -> dict:
     from docintent.brains.mllm import ModelBrain
     from docintent.io import load_page
 
-    server = subprocess.Popen([sys.executable, "-c", SERVER, "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER, "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     uptime_start = _uptime()
     try:
         base_url = server.stdout.readline().strip()
         page = load_page(_text_images(scratch / "client-pages", 1)[0].image)
-        messages = [{"role": "system", "content": "You answer questions about one document page. " * 30},
-                    {"role": "user", "content": [{"type": "text", "text": "Question: What is the total?"},
-                                                 ModelBrain(base_url=base_url, model="fake-vl").image_part(page)]}]
+        messages = [
+            {"role": "system", "content": "You answer questions about one document page. " * 30},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Question: What is the total?"},
+                    ModelBrain(base_url=base_url, model="fake-vl").image_part(page),
+                ],
+            },
+        ]
         body = {"model": "fake-vl", "messages": messages, "temperature": 0.0, "top_p": 1.0, "max_tokens": 4096}
         sdk = openai.OpenAI(base_url=base_url, api_key="x", max_retries=0, timeout=60)
         endpoint = Endpoint(base_url, "fake-vl", top_p=1.0, max_tokens=4096)
@@ -344,9 +441,13 @@ def part_client(args: argparse.Namespace, scratch: Path) -> dict:
         }
         for c in (1, 32):
             variants[f"SDK AsyncOpenAI, chat.completions.create, {c} in flight"] = (
-                c, in_flight(lambda: async_sdk.chat.completions.create(**body), c))
+                c,
+                in_flight(lambda: async_sdk.chat.completions.create(**body), c),
+            )
             variants[f"SDK AsyncOpenAI, post, {c} in flight"] = (
-                c, in_flight(lambda: async_sdk.post("/chat/completions", body=body, cast_to=ChatCompletion), c))
+                c,
+                in_flight(lambda: async_sdk.post("/chat/completions", body=body, cast_to=ChatCompletion), c),
+            )
             variants[f"Endpoint.achat (httpx2), {c} in flight"] = (c, in_flight(lambda: endpoint.achat(messages), c))
         runs = []
         for repeat in range(args.repeats):
@@ -365,8 +466,13 @@ def part_client(args: argparse.Namespace, scratch: Path) -> dict:
             load = _load()
             start = time.process_time()
             on_event_loop(60, pause=LATENCY)
-            paused.append({"repeat": repeat + 1, "cpu_ms_per_call": 1000 * (time.process_time() - start) / 60,
-                           "load_before": load})
+            paused.append(
+                {
+                    "repeat": repeat + 1,
+                    "cpu_ms_per_call": 1000 * (time.process_time() - start) / 60,
+                    "load_before": load,
+                }
+            )
         loop.run_until_complete(async_sdk.close())
         loop.run_until_complete(endpoint.aclose())
         loop.close()
@@ -374,25 +480,41 @@ def part_client(args: argparse.Namespace, scratch: Path) -> dict:
         server.stdin.close()
         server.wait(timeout=10)
     median = {name: statistics.median(r["cpu_ms_per_call"] for r in runs if r["variant"] == name) for name in variants}
-    result = {"calls": CLIENT_CALLS, "uptime_start": uptime_start, "uptime_end": _uptime(), "runs": runs,
-              "median_cpu_ms_per_call": median, "paused_runs": paused,
-              "median_paused_cpu_ms_per_call": statistics.median(p["cpu_ms_per_call"] for p in paused)}
+    result = {
+        "calls": CLIENT_CALLS,
+        "uptime_start": uptime_start,
+        "uptime_end": _uptime(),
+        "runs": runs,
+        "median_cpu_ms_per_call": median,
+        "paused_runs": paused,
+        "median_paused_cpu_ms_per_call": statistics.median(p["cpu_ms_per_call"] for p in paused),
+    }
     _save("client", result)
     return result
 
 
 def client_summary(x: dict) -> str:
-    lines = ["## (a) The client's CPU per call, by way of sending it", "",
-             f"One request (the answer prompt with a 480x320 JPEG page), {x['calls']} calls per run against the "
-             f"loopback server answering at once; medians of {len(x['runs']) // len(x['median_cpu_ms_per_call'])} "
-             f"runs. Load: `{x['uptime_start']}` at the start, `{x['uptime_end']}` at the end.", "",
-             "| way | CPU-ms per call (median) | runs (load before) |", "|---|---:|---|"]
+    lines = [
+        "## (a) The client's CPU per call, by way of sending it",
+        "",
+        f"One request (the answer prompt with a 480x320 JPEG page), {x['calls']} calls per run against the "
+        f"loopback server answering at once; medians of {len(x['runs']) // len(x['median_cpu_ms_per_call'])} "
+        f"runs. Load: `{x['uptime_start']}` at the start, `{x['uptime_end']}` at the end.",
+        "",
+        "| way | CPU-ms per call (median) | runs (load before) |",
+        "|---|---:|---|",
+    ]
     for name, value in x["median_cpu_ms_per_call"].items():
-        detail = ", ".join(f"{r['cpu_ms_per_call']:.2f} ({r['load_before']})" for r in x["runs"] if r["variant"] == name)
+        detail = ", ".join(
+            f"{r['cpu_ms_per_call']:.2f} ({r['load_before']})" for r in x["runs"] if r["variant"] == name
+        )
         lines.append(f"| {name} | {value:.2f} | {detail} |")
     detail = ", ".join(f"{p['cpu_ms_per_call']:.2f} ({p['load_before']})" for p in x["paused_runs"])
-    lines += ["", f"`Endpoint.chat` on the event loop with a {int(LATENCY * 1000)} ms pause before each call: "
-                  f"**{x['median_paused_cpu_ms_per_call']:.2f}** CPU-ms per call (runs: {detail})."]
+    lines += [
+        "",
+        f"`Endpoint.chat` on the event loop with a {int(LATENCY * 1000)} ms pause before each call: "
+        f"**{x['median_paused_cpu_ms_per_call']:.2f}** CPU-ms per call (runs: {detail}).",
+    ]
     return "\n".join(lines)
 
 
@@ -440,8 +562,13 @@ def part_offline(args: argparse.Namespace, scratch: Path) -> dict:
     samples = _synth_samples(scratch, args.offline_samples)
     factory = BrainFactory("offline")
     t0 = time.perf_counter()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=256 * 1024**2,
-             logging_level="ERROR")
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        object_store_memory=256 * 1024**2,
+        logging_level="ERROR",
+    )
     ray_start = time.perf_counter() - t0
     try:
         runs = []
@@ -451,22 +578,38 @@ def part_offline(args: argparse.Namespace, scratch: Path) -> dict:
             measured = {}
             for name in names:
                 load = _load()
-                summary = run_benchmark(samples, ["none"], factory, scratch / f"offline-{repeat}-{name[:5]}",
-                                        progress=False, executor=executors[name])
+                summary = run_benchmark(
+                    samples,
+                    ["none"],
+                    factory,
+                    scratch / f"offline-{repeat}-{name[:5]}",
+                    progress=False,
+                    executor=executors[name],
+                )
                 if summary.failed:
                     raise SystemExit(f"{name}: {summary.failed} rows failed; the timing means nothing")
-                measured[name] = {"samples_per_second": summary.samples_per_second,
-                                  "seconds": round(summary.seconds, 3), "load_before": load}
+                measured[name] = {
+                    "samples_per_second": summary.samples_per_second,
+                    "seconds": round(summary.seconds, 3),
+                    "load_before": load,
+                }
             local, on_ray = measured["local --workers 2"], measured["ray, 2 actors"]
             overhead = local["samples_per_second"] / on_ray["samples_per_second"] - 1
             runs.append({"repeat": repeat + 1, **{k: v for k, v in measured.items()}, "ray_overhead": overhead})
-            print(f"(b) repeat {repeat + 1}: local {local['samples_per_second']:.3f}/s, ray "
-                  f"{on_ray['samples_per_second']:.3f}/s, overhead {100 * overhead:+.1f}%", file=sys.stderr)
+            print(
+                f"(b) repeat {repeat + 1}: local {local['samples_per_second']:.3f}/s, ray "
+                f"{on_ray['samples_per_second']:.3f}/s, overhead {100 * overhead:+.1f}%",
+                file=sys.stderr,
+            )
 
     finally:
         ray.shutdown()
-    result = {"samples": len(samples), "ray_start_seconds": round(ray_start, 2), "runs": runs,
-              "median_ray_overhead": statistics.median(r["ray_overhead"] for r in runs)}
+    result = {
+        "samples": len(samples),
+        "ray_start_seconds": round(ray_start, 2),
+        "runs": runs,
+        "median_ray_overhead": statistics.median(r["ray_overhead"] for r in runs),
+    }
     _save("offline", result)
     return result
 
@@ -478,8 +621,13 @@ def part_overhead(args: argparse.Namespace, scratch: Path) -> dict:
 
     from docintent.evaluation.executors import RayExecutor
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=256 * 1024**2,
-             logging_level="ERROR")
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        object_store_memory=256 * 1024**2,
+        logging_level="ERROR",
+    )
     noop = []
     try:
         for repeat in range(args.repeats):
@@ -488,17 +636,31 @@ def part_overhead(args: argparse.Namespace, scratch: Path) -> dict:
                 job.batch = batch
                 stamps: list[float] = []
                 load = _load()
-                RayExecutor(workers=2).map(list(range(args.noop_items)), job,
-                                           lambda r, stamps=stamps: stamps.append(time.perf_counter()))
+                RayExecutor(workers=2).map(
+                    list(range(args.noop_items)), job, lambda r, stamps=stamps: stamps.append(time.perf_counter())
+                )
                 per_item = (stamps[-1] - stamps[0]) / (len(stamps) - 1)
-                noop.append({"repeat": repeat + 1, "batch": batch, "items": len(stamps),
-                             "ms_per_item": 1000 * per_item, "load_before": load})
-                print(f"(b) no-op, {batch} item(s) per call, 2 actors: {1000 * per_item:.2f} ms per item "
-                      f"(load {load})", file=sys.stderr)
+                noop.append(
+                    {
+                        "repeat": repeat + 1,
+                        "batch": batch,
+                        "items": len(stamps),
+                        "ms_per_item": 1000 * per_item,
+                        "load_before": load,
+                    }
+                )
+                print(
+                    f"(b) no-op, {batch} item(s) per call, 2 actors: {1000 * per_item:.2f} ms per item (load {load})",
+                    file=sys.stderr,
+                )
     finally:
         ray.shutdown()
-    result = {"noop": noop, "median_ms_per_item": {
-        str(b): statistics.median(n["ms_per_item"] for n in noop if n["batch"] == b) for b in (1, 16)}}
+    result = {
+        "noop": noop,
+        "median_ms_per_item": {
+            str(b): statistics.median(n["ms_per_item"] for n in noop if n["batch"] == b) for b in (1, 16)
+        },
+    }
     _save("overhead", result)
     return result
 
@@ -519,9 +681,13 @@ def _make_pdfs(folder: Path, documents: int, pages: int) -> Path:
             for p in range(pages):
                 fig = plt.figure(figsize=(8.27, 11.69))
                 for line in range(30):
-                    fig.text(0.08, 0.92 - 0.028 * line,
-                             f"Document {d} page {p} line {line}: invoice {d * 1000 + p * 31 + line} total "
-                             f"{(d + p + line) * 13 % 997}.00 shipped to warehouse {line % 7}", fontsize=9)
+                    fig.text(
+                        0.08,
+                        0.92 - 0.028 * line,
+                        f"Document {d} page {p} line {line}: invoice {d * 1000 + p * 31 + line} total "
+                        f"{(d + p + line) * 13 % 997}.00 shipped to warehouse {line % 7}",
+                        fontsize=9,
+                    )
                 pdf.savefig(fig)
                 plt.close(fig)
     return folder
@@ -536,12 +702,20 @@ def part_index(args: argparse.Namespace, scratch: Path) -> dict:
     os.environ["DOCINTENT_CACHE"] = "0"
     text_pdfs = _make_pdfs(scratch / "text-pdfs", args.index_docs, args.index_pages)
     ocr_pdfs = _make_pdfs(scratch / "ocr-pdfs", 2, args.ocr_pages // 2)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=256 * 1024**2,
-             logging_level="ERROR")
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        object_store_memory=256 * 1024**2,
+        logging_level="ERROR",
+    )
     runs = []
     try:
-        executors = {"this process": None, "local --workers 2": LocalExecutor(workers=2),
-                     "ray, 2 actors": RayExecutor(workers=2)}
+        executors = {
+            "this process": None,
+            "local --workers 2": LocalExecutor(workers=2),
+            "ray, 2 actors": RayExecutor(workers=2),
+        }
         for mode, folder in (("pdf", text_pdfs), ("ocr", ocr_pdfs)):
             for repeat in range(args.repeats):
                 names = list(executors) if repeat % 2 == 0 else list(reversed(executors))
@@ -549,17 +723,30 @@ def part_index(args: argparse.Namespace, scratch: Path) -> dict:
                     out = Path(tempfile.mkdtemp(prefix="idx-", dir=scratch))
                     load = _load()
                     report = build_index([folder], out, text=mode, executor=executors[name])
-                    run = {"text": mode, "executor": name, "repeat": repeat + 1, "pages": report.pages_processed,
-                           "seconds": round(report.seconds, 3), "pages_per_minute": report.pages_per_minute,
-                           "load_before": load}
+                    run = {
+                        "text": mode,
+                        "executor": name,
+                        "repeat": repeat + 1,
+                        "pages": report.pages_processed,
+                        "seconds": round(report.seconds, 3),
+                        "pages_per_minute": report.pages_per_minute,
+                        "load_before": load,
+                    }
                     runs.append(run)
-                    print(f"(c) {mode} {name}: {run['pages_per_minute']:.0f} pages/min ({run['pages']} pages, "
-                          f"load {load})", file=sys.stderr)
+                    print(
+                        f"(c) {mode} {name}: {run['pages_per_minute']:.0f} pages/min ({run['pages']} pages, "
+                        f"load {load})",
+                        file=sys.stderr,
+                    )
     finally:
         ray.shutdown()
-    medians = {f"{mode} / {name}": statistics.median(r["pages_per_minute"] for r in runs
-                                                    if r["text"] == mode and r["executor"] == name)
-               for mode in ("pdf", "ocr") for name in ("this process", "local --workers 2", "ray, 2 actors")}
+    medians = {
+        f"{mode} / {name}": statistics.median(
+            r["pages_per_minute"] for r in runs if r["text"] == mode and r["executor"] == name
+        )
+        for mode in ("pdf", "ocr")
+        for name in ("this process", "local --workers 2", "ray, 2 actors")
+    }
     result = {"runs": runs, "median_pages_per_minute": medians}
     _save("index", result)
     return result
@@ -585,14 +772,24 @@ def summary() -> str:
     offline = RESULTS / "scale_offline.json"
     if offline.exists():
         o = json.loads(offline.read_text())
-        lines += [f"## (b) Offline reader: local `--workers 2` vs Ray (2 actors, 2 CPUs), {o['samples']} samples",
-                  "", "| repeat | local samples/s (load) | Ray samples/s (load) | Ray overhead |", "|---:|---:|---:|---:|"]
+        lines += [
+            f"## (b) Offline reader: local `--workers 2` vs Ray (2 actors, 2 CPUs), {o['samples']} samples",
+            "",
+            "| repeat | local samples/s (load) | Ray samples/s (load) | Ray overhead |",
+            "|---:|---:|---:|---:|",
+        ]
         for r in o["runs"]:
             loc, ray_ = r["local --workers 2"], r["ray, 2 actors"]
-            lines.append(f"| {r['repeat']} | {loc['samples_per_second']:.3f} ({loc['load_before']}) | "
-                         f"{ray_['samples_per_second']:.3f} ({ray_['load_before']}) | {100 * r['ray_overhead']:+.1f}% |")
-        lines += ["", f"**Median Ray overhead: {100 * o['median_ray_overhead']:+.1f}%** (target <= 15%); starting "
-                      f"the local Ray itself took {o['ray_start_seconds']} s (not counted).", ""]
+            lines.append(
+                f"| {r['repeat']} | {loc['samples_per_second']:.3f} ({loc['load_before']}) | "
+                f"{ray_['samples_per_second']:.3f} ({ray_['load_before']}) | {100 * r['ray_overhead']:+.1f}% |"
+            )
+        lines += [
+            "",
+            f"**Median Ray overhead: {100 * o['median_ray_overhead']:+.1f}%** (target <= 15%); starting "
+            f"the local Ray itself took {o['ray_start_seconds']} s (not counted).",
+            "",
+        ]
     overhead = RESULTS / "scale_overhead.json"
     if overhead.exists():
         v = json.loads(overhead.read_text())
@@ -605,12 +802,18 @@ def summary() -> str:
     index = RESULTS / "scale_index.json"
     if index.exists():
         x = json.loads(index.read_text())
-        lines += ["## (c) Index: pages per minute", "", "| text | executor | pages/min (median) | runs |",
-                  "|---|---|---:|---|"]
+        lines += [
+            "## (c) Index: pages per minute",
+            "",
+            "| text | executor | pages/min (median) | runs |",
+            "|---|---|---:|---|",
+        ]
         for key, value in x["median_pages_per_minute"].items():
             mode, name = key.split(" / ")
             runs = [r for r in x["runs"] if r["text"] == mode and r["executor"] == name]
-            detail = ", ".join(f"{_rate(r['pages_per_minute'])} ({r['pages']} p, load {r['load_before']})" for r in runs)
+            detail = ", ".join(
+                f"{_rate(r['pages_per_minute'])} ({r['pages']} p, load {r['load_before']})" for r in runs
+            )
             lines.append(f"| {mode} | {name} | {_rate(value)} | {detail} |")
         lines.append("")
     return "\n".join(lines)
@@ -618,8 +821,9 @@ def summary() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", choices=["model", "client", "offline", "overhead", "index", "all", "summary"],
-                        default="all")
+    parser.add_argument(
+        "--part", choices=["model", "client", "offline", "overhead", "index", "all", "summary"], default="all"
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--per-level", type=int, default=20, help="(a) samples per unit of concurrency")
     parser.add_argument("--levels", default=",".join(map(str, LEVELS)), help="(a) concurrency levels, first = base")
@@ -630,8 +834,13 @@ def main() -> None:
     parser.add_argument("--index-pages", type=int, default=60)
     parser.add_argument("--ocr-pages", type=int, default=12)
     args = parser.parse_args()
-    parts = {"model": part_model, "client": part_client, "offline": part_offline, "overhead": part_overhead,
-             "index": part_index}
+    parts = {
+        "model": part_model,
+        "client": part_client,
+        "offline": part_offline,
+        "overhead": part_overhead,
+        "index": part_index,
+    }
     chosen = list(parts) if args.part == "all" else [] if args.part == "summary" else [args.part]
     with tempfile.TemporaryDirectory(prefix="scale-") as tmp:
         for name in chosen:

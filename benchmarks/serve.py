@@ -50,8 +50,11 @@ def _multipart(path: Path, fields: dict[str, str]) -> tuple[bytes, str]:
     body = b""
     for name, value in fields.items():
         body += f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
-    body += (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{path.name}"\r\n\r\n'.encode()
-             + path.read_bytes() + f"\r\n--{boundary}--\r\n".encode())
+    body += (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{path.name}"\r\n\r\n'.encode()
+        + path.read_bytes()
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
     return body, f"multipart/form-data; boundary={boundary}"
 
 
@@ -153,8 +156,10 @@ def main() -> int:
     load_start = os.getloadavg()
 
     health = _health_rate(port, args.clients, 5.0)
-    print(f"GET /v1/health: {health['per_second']} requests/s ({health['requests']} in {health['seconds']} s, "
-          f"{args.clients} clients)")
+    print(
+        f"GET /v1/health: {health['per_second']} requests/s ({health['requests']} in {health['seconds']} s, "
+        f"{args.clients} clients)"
+    )
 
     # warm both paths once (OCR models, first-run imports)
     docintent.ask(page_path, question, strategy=args.strategy)
@@ -166,8 +171,10 @@ def main() -> int:
         marks = _events(port, _post(port, page_path, fields), t0)
         first_event.append(marks["first_event"])
         first_step.append(marks.get("first_step", float("nan")))
-    print(f"first SSE event: median {statistics.median(first_event) * 1000:.1f} ms; "
-          f"first step: median {statistics.median(first_step) * 1000:.0f} ms (n={args.sse})")
+    print(
+        f"first SSE event: median {statistics.median(first_event) * 1000:.1f} ms; "
+        f"first step: median {statistics.median(first_step) * 1000:.0f} ms (n={args.sse})"
+    )
 
     service, direct, inside, server_side, direct_inside = [], [], [], [], []
     answers = set()
@@ -187,11 +194,15 @@ def main() -> int:
                 answers.add(result.answer)
     overhead = statistics.median(service) / statistics.median(direct) - 1.0
     ratios = [s / d - 1.0 for s, d in zip(service, direct)]
-    print(f"service {statistics.median(service):.3f} s vs docintent.ask {statistics.median(direct):.3f} s "
-          f"(medians, n={args.pairs} pairs): overhead {overhead * 100:+.1f} % "
-          f"(per-pair median {statistics.median(ratios) * 100:+.1f} %); answers {sorted(answers)}")
-    print(f"  inside the strategy: service {statistics.median(inside):.3f} s, direct {statistics.median(direct_inside):.3f} s; "
-          f"server-side wall {statistics.median(server_side):.3f} s")
+    print(
+        f"service {statistics.median(service):.3f} s vs docintent.ask {statistics.median(direct):.3f} s "
+        f"(medians, n={args.pairs} pairs): overhead {overhead * 100:+.1f} % "
+        f"(per-pair median {statistics.median(ratios) * 100:+.1f} %); answers {sorted(answers)}"
+    )
+    print(
+        f"  inside the strategy: service {statistics.median(inside):.3f} s, direct {statistics.median(direct_inside):.3f} s; "
+        f"server-side wall {statistics.median(server_side):.3f} s"
+    )
 
     store = server.config.app.state.store if hasattr(server.config.app, "state") else None
     memory = []
@@ -206,8 +217,12 @@ def main() -> int:
         store.evict() if store is not None else None
         kept = len(store.runs) if store is not None else None
         on_disk = len(list((work / "service" / "runs").iterdir()))
-        memory.append({"runs": done, "rss_mb": round(_rss_mb(), 1), "kept_in_memory": kept, "run_folders_on_disk": on_disk})
-        print(f"after {done:4d} runs: RSS {memory[-1]['rss_mb']:.0f} MB, runs kept {kept}, run folders on disk {on_disk}")
+        memory.append(
+            {"runs": done, "rss_mb": round(_rss_mb(), 1), "kept_in_memory": kept, "run_folders_on_disk": on_disk}
+        )
+        print(
+            f"after {done:4d} runs: RSS {memory[-1]['rss_mb']:.0f} MB, runs kept {kept}, run folders on disk {on_disk}"
+        )
     server.should_exit = True
     thread.join(timeout=10)
     load_end = os.getloadavg()
@@ -216,34 +231,52 @@ def main() -> int:
     growth = round(at_limit[-1]["rss_mb"] - at_limit[0]["rss_mb"], 1) if len(at_limit) > 1 else None
     earlier = 2 + args.sse + args.pairs  # warm-up, first-event and overhead runs before the memory loop
     result = {
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "load_start": load_start,
-                    "load_end": load_end, "threads": os.environ.get("DOCINTENT_THREADS"),
-                    "cache": os.environ.get("DOCINTENT_CACHE")},
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "load_start": load_start,
+            "load_end": load_end,
+            "threads": os.environ.get("DOCINTENT_THREADS"),
+            "cache": os.environ.get("DOCINTENT_CACHE"),
+        },
         "page": "tests/server_helpers.damaged_page() (640 px wide invoice, shadow + blur)",
-        "strategy": args.strategy, "brain": "offline",
+        "strategy": args.strategy,
+        "brain": "offline",
         "health": health,
         "first_event_ms": {"median": round(statistics.median(first_event) * 1000, 1), "n": args.sse},
         "first_step_ms": {"median": round(statistics.median(first_step) * 1000, 1), "n": args.sse},
-        "overhead": {"service_s": [round(v, 4) for v in service], "direct_s": [round(v, 4) for v in direct],
-                     "median_service_s": round(statistics.median(service), 4),
-                     "median_direct_s": round(statistics.median(direct), 4),
-                     "overhead_pct": round(overhead * 100, 2),
-                     "per_pair_median_pct": round(statistics.median(ratios) * 100, 2), "pairs": args.pairs,
-                     "median_strategy_s_service": round(statistics.median(inside), 4),
-                     "median_strategy_s_direct": round(statistics.median(direct_inside), 4),
-                     "median_server_wall_s": round(statistics.median(server_side), 4)},
-        "memory": {"keep_runs": args.keep, "rss_start_mb": round(rss0, 1), "points": memory, "earlier_runs": earlier,
-                   "growth_after_limit_mb": growth},
+        "overhead": {
+            "service_s": [round(v, 4) for v in service],
+            "direct_s": [round(v, 4) for v in direct],
+            "median_service_s": round(statistics.median(service), 4),
+            "median_direct_s": round(statistics.median(direct), 4),
+            "overhead_pct": round(overhead * 100, 2),
+            "per_pair_median_pct": round(statistics.median(ratios) * 100, 2),
+            "pairs": args.pairs,
+            "median_strategy_s_service": round(statistics.median(inside), 4),
+            "median_strategy_s_direct": round(statistics.median(direct_inside), 4),
+            "median_server_wall_s": round(statistics.median(server_side), 4),
+        },
+        "memory": {
+            "keep_runs": args.keep,
+            "rss_start_mb": round(rss0, 1),
+            "points": memory,
+            "earlier_runs": earlier,
+            "growth_after_limit_mb": growth,
+        },
     }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")
     md = [
-        "# docintent serve: latency and memory", "",
+        "# docintent serve: latency and memory",
+        "",
         f"Load average at start {load_start[0]:.2f}, at end {load_end[0]:.2f}; {os.cpu_count()} CPUs; "
         f"DOCINTENT_THREADS={result['machine']['threads']}, DOCINTENT_CACHE={result['machine']['cache']}; "
-        f"brain offline, strategy {args.strategy}; page: {result['page']}.", "",
-        "| figure | value |", "|---|---:|",
+        f"brain offline, strategy {args.strategy}; page: {result['page']}.",
+        "",
+        "| figure | value |",
+        "|---|---:|",
         f"| GET /v1/health ({args.clients} keep-alive clients) | {health['per_second']} requests/s |",
         f"| POST -> first SSE event (median of {args.sse}) | {result['first_event_ms']['median']} ms |",
         f"| POST -> first step event (median of {args.sse}) | {result['first_step_ms']['median']} ms |",
@@ -251,10 +284,13 @@ def main() -> int:
         f"| docintent.ask on the same file (median of {args.pairs}) | {result['overhead']['median_direct_s']} s |",
         f"| overhead of the service | {result['overhead']['overhead_pct']:+.1f} % |",
         f"| RSS growth once {args.keep} runs are kept (from run {at_limit[0]['runs'] if at_limit else '-'} to {args.runs}) | "
-        f"{growth if growth is not None else '-'} MB |", "",
+        f"{growth if growth is not None else '-'} MB |",
+        "",
         f"The memory loop starts after {earlier} earlier runs (warm-up, first-event and overhead timings); "
-        f"RSS was {round(rss0, 1)} MB when it started.", "",
-        "| runs | RSS MB | runs in memory | run folders on disk |", "|---:|---:|---:|---:|",
+        f"RSS was {round(rss0, 1)} MB when it started.",
+        "",
+        "| runs | RSS MB | runs in memory | run folders on disk |",
+        "|---:|---:|---:|---:|",
     ] + [f"| {m['runs']} | {m['rss_mb']} | {m['kept_in_memory']} | {m['run_folders_on_disk']} |" for m in memory]
     out.with_suffix(".md").write_text("\n".join(md) + "\n")
     print(f"wrote {out.with_suffix('.json')} and {out.with_suffix('.md')}")

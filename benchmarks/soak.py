@@ -62,8 +62,17 @@ def make_dataset(folder: Path, samples: int) -> Path:
         name = f"img_{i:05d}.png"
         data = _png(24, 16, 40 + i % 200)
         (images / name).write_bytes(data[: len(data) // 2] if i % 50 == 49 else data)
-        rows.append({"id": f"s{i:05d}", "image": f"images/{name}", "question": f"What is item {i}?",
-                     "answers": [str(i)], "task": "doc", "subset": "DocVQA", "group": f"g{i // 4}"})
+        rows.append(
+            {
+                "id": f"s{i:05d}",
+                "image": f"images/{name}",
+                "question": f"What is item {i}?",
+                "answers": [str(i)],
+                "task": "doc",
+                "subset": "DocVQA",
+                "group": f"g{i // 4}",
+            }
+        )
     path = folder / "samples.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
@@ -103,8 +112,10 @@ def _pdf(pages: list[str]) -> bytes:
     return bytes(out)
 
 
-WORDS = ("invoice total amount shipment warranty battery engine valve sensor filter pump motor cable torque "
-         "pressure voltage current schedule payment balance account contract clause section table figure").split()
+WORDS = (
+    "invoice total amount shipment warranty battery engine valve sensor filter pump motor cable torque "
+    "pressure voltage current schedule payment balance account contract clause section table figure"
+).split()
 
 
 def make_corpus(folder: Path, pages: int, per_pdf: int = 100) -> Path:
@@ -199,8 +210,14 @@ def _run(cmd, kill_when, max_wait, out_file, err_file) -> dict:
                 break
             time.sleep(0.1)
         exit_seconds = time.perf_counter() - killed_at if seen_children else 0.0
-    return {"rc": proc.returncode, "killed": killed, "children": len(seen_children), "orphans": left,
-            "children_exit_seconds": exit_seconds, "seconds": time.perf_counter() - start}
+    return {
+        "rc": proc.returncode,
+        "killed": killed,
+        "children": len(seen_children),
+        "orphans": left,
+        "children_exit_seconds": exit_seconds,
+        "seconds": time.perf_counter() - start,
+    }
 
 
 def _kill_plan(rng: random.Random, done: int, total: int, kills_left: int, startup: float):
@@ -217,9 +234,25 @@ def _rows(path: Path) -> list[dict]:
 
 
 def _bench_cmd(dataset: Path, out: Path, workers: int) -> list[str]:
-    return [sys.executable, "-m", "docintent", "bench", "--dataset", f"jsonl:{dataset}", "--strategies", "none",
-            "--brain", "scripted", "--brain-opt", "final=42", "--no-progress", "--workers", str(workers),
-            "--out", str(out)]
+    return [
+        sys.executable,
+        "-m",
+        "docintent",
+        "bench",
+        "--dataset",
+        f"jsonl:{dataset}",
+        "--strategies",
+        "none",
+        "--brain",
+        "scripted",
+        "--brain-opt",
+        "final=42",
+        "--no-progress",
+        "--workers",
+        str(workers),
+        "--out",
+        str(out),
+    ]
 
 
 def _time_passed(t0: float, seconds: float):
@@ -241,8 +274,10 @@ def soak_bench(work: Path, samples: int, kills: int, rng: random.Random) -> dict
     dataset = make_dataset(work / "data", samples)
     clean = run(_bench_cmd(dataset, work / "clean", 1))
     assert clean["rc"] == 0, clean["stderr"]
-    reference = {(r["sample"]["id"], r["strategy"]): (r["answer"], r["error"], r["score"])
-                 for r in _rows(work / "clean" / "results.jsonl")}
+    reference = {
+        (r["sample"]["id"], r["strategy"]): (r["answer"], r["error"], r["score"])
+        for r in _rows(work / "clean" / "results.jsonl")
+    }
     startup = _startup_seconds()
     out = work / "killed"
     results = out / "results.jsonl"
@@ -254,9 +289,18 @@ def soak_bench(work: Path, samples: int, kills: int, rng: random.Random) -> dict
         t0 = time.perf_counter()
         when = _time_passed(t0, value) if kind == "time" else (lambda target=value: _count_lines(results) >= target)
         result = run(_bench_cmd(dataset, out, workers), kill_when=when)
-        log.append({"workers": workers, "killed": result["killed"], "rows": _count_lines(results),
-                    "children": result["children"], "orphans": len(result["orphans"]), "rc": result["rc"],
-                    "at": kind, "exit_s": result.get("children_exit_seconds", 0.0)})
+        log.append(
+            {
+                "workers": workers,
+                "killed": result["killed"],
+                "rows": _count_lines(results),
+                "children": result["children"],
+                "orphans": len(result["orphans"]),
+                "rc": result["rc"],
+                "at": kind,
+                "exit_s": result.get("children_exit_seconds", 0.0),
+            }
+        )
         for pid in result["orphans"]:  # do not leave anything running, whatever the check says
             os.kill(pid, signal.SIGKILL)
     final = run(_bench_cmd(dataset, out, 2))
@@ -266,12 +310,23 @@ def soak_bench(work: Path, samples: int, kills: int, rng: random.Random) -> dict
     mismatched = sum(1 for k, v in reference.items() if got.get(k) != v)
     orphans = sum(x["orphans"] for x in log)
     return {
-        "samples": samples, "clean_seconds": round(clean["seconds"], 2), "kills": sum(x["killed"] for x in log),
-        "attempts": log, "final_rc": final["rc"], "final_stderr": final["stderr"][-500:], "rows": len(rows),
-        "expected_rows": len(reference), "duplicates": len(keys) - len(set(keys)), "mismatched": mismatched,
-        "error_rows": sum(1 for v in got.values() if v[1]), "orphans": orphans,
+        "samples": samples,
+        "clean_seconds": round(clean["seconds"], 2),
+        "kills": sum(x["killed"] for x in log),
+        "attempts": log,
+        "final_rc": final["rc"],
+        "final_stderr": final["stderr"][-500:],
+        "rows": len(rows),
+        "expected_rows": len(reference),
+        "duplicates": len(keys) - len(set(keys)),
+        "mismatched": mismatched,
+        "error_rows": sum(1 for v in got.values() if v[1]),
+        "orphans": orphans,
         "slowest_exit": max((x["exit_s"] for x in log if x["children"]), default=0.0),
-        "ok": final["rc"] == 0 and len(rows) == len(reference) and len(keys) == len(set(keys)) and mismatched == 0
+        "ok": final["rc"] == 0
+        and len(rows) == len(reference)
+        and len(keys) == len(set(keys))
+        and mismatched == 0
         and orphans == 0,
     }
 
@@ -359,9 +414,16 @@ def soak_index(work: Path, pages: int, kills: int, rng: random.Random) -> dict:
     same_bm25 = a["matrix"] == b["matrix"] and a["vocab"] == b["vocab"]
     same_search = _search(work / "clean.idx") == _search(out)
     return {
-        "pages": pages, "clean_seconds": round(clean["seconds"], 2), "kills": sum(x["killed"] for x in log),
-        "attempts": log, "final_rc": final["rc"], "final_stderr": final["stderr"][-500:], "same_pages": same_pages,
-        "same_bm25": same_bm25, "same_top10": same_search, "search_failures_after_kill": search_failures,
+        "pages": pages,
+        "clean_seconds": round(clean["seconds"], 2),
+        "kills": sum(x["killed"] for x in log),
+        "attempts": log,
+        "final_rc": final["rc"],
+        "final_stderr": final["stderr"][-500:],
+        "same_pages": same_pages,
+        "same_bm25": same_bm25,
+        "same_top10": same_search,
+        "search_failures_after_kill": search_failures,
         "search_refusals_after_kill": refusals,
         "ok": final["rc"] == 0 and same_pages and same_bm25 and same_search and search_failures == 0,
     }
@@ -406,8 +468,11 @@ def main() -> int:
         "Bench attempts (workers, killed, rows in the file after the kill, child processes seen / left alive "
         f"after {ORPHAN_GRACE_SECONDS:.0f} s, seconds they took to exit):",
         "",
-        ", ".join(f"{a['workers']}w {'k' if a['killed'] else 'done'} {a['rows']} rows {a['children']}/{a['orphans']}"
-                  f" {a['exit_s']:.1f}s" for a in bench["attempts"]),
+        ", ".join(
+            f"{a['workers']}w {'k' if a['killed'] else 'done'} {a['rows']} rows {a['children']}/{a['orphans']}"
+            f" {a['exit_s']:.1f}s"
+            for a in bench["attempts"]
+        ),
         "",
         "Index attempts (killed, pages done after the kill):",
         "",

@@ -56,14 +56,24 @@ def clean_rows(dataset_dir: Path, groups: set[str] | None = None) -> list[dict]:
         page = load_page(dataset_dir / s.meta["clean_image"])
         answer = reader.answer(State(s.question, s.task, page, original=page, available_tools=[]))
         score = score_row(s.task, s.subset, answer.text, list(s.answers))
-        rows.append({"group": s.group or s.id, "task": s.task, "subset": s.subset, "family": s.meta.get("family"),
-                     "score": score, "correct": row_correct(s.task, score), "prediction": answer.text,
-                     "confidence": answer.confidence})
+        rows.append(
+            {
+                "group": s.group or s.id,
+                "task": s.task,
+                "subset": s.subset,
+                "family": s.meta.get("family"),
+                "score": score,
+                "correct": row_correct(s.task, score),
+                "prediction": answer.text,
+                "confidence": answer.confidence,
+            }
+        )
     return rows
 
 
-def clean_ceiling(dataset_dir: Path, groups: set[str] | None = None,
-                  rows: list[dict] | None = None) -> dict[str, float]:
+def clean_ceiling(
+    dataset_dir: Path, groups: set[str] | None = None, rows: list[dict] | None = None
+) -> dict[str, float]:
     """Score of the offline reader on the clean render of every question (capture 1 rows, clean image)."""
     scores: dict[str, list[float]] = defaultdict(list)
     for r in rows if rows is not None else clean_rows(dataset_dir, groups):
@@ -113,7 +123,12 @@ def breakdown_table(title: str, table: dict[str, dict[str, dict]]) -> list[str]:
     names = sorted({s for v in table.values() for s in v if s != "clean"})
     has_clean = any("clean" in v for v in table.values())
     second = "correct %" if any("correct" in e for v in table.values() for e in v.values()) else "cons."
-    head = "| " + title + (" | rows | " if second == "correct %" else " | questions | ") + " | ".join(f"{n} score | {n} {second}" for n in names)
+    head = (
+        "| "
+        + title
+        + (" | rows | " if second == "correct %" else " | questions | ")
+        + " | ".join(f"{n} score | {n} {second}" for n in names)
+    )
     head += " | clean score |" if has_clean else " |"
     lines = [head, "|---|---:|" + "---:|---:|" * len(names) + ("---:|" if has_clean else "")]
     for value, per in sorted(table.items()):
@@ -196,8 +211,13 @@ def error_analysis(run_dir: Path) -> dict:
                 tools[step["tool"]] += 1
             if step["phase"] == "B":
                 (kept if step["action"] == "keep" else rolled)[step["tool"]] += 1
-    return {"errors": dict(kinds), "errors_by_family": {k: dict(v) for k, v in per_family.items()},
-            "tools_applied": dict(tools), "kept": dict(kept), "rolled_back": dict(rolled)}
+    return {
+        "errors": dict(kinds),
+        "errors_by_family": {k: dict(v) for k, v in per_family.items()},
+        "tools_applied": dict(tools),
+        "kept": dict(kept),
+        "rolled_back": dict(rolled),
+    }
 
 
 def main() -> None:
@@ -209,14 +229,26 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=str(ROOT / "out" / "runs" / "strategies-s1-n60"))
     ap.add_argument("--skip-runs", action="store_true", help="only report on what the run directory holds")
-    ap.add_argument("--merge", default="", help="comma-separated run directories made in parallel (one per strategy) "
-                    "to report together with --out; implies --skip-runs")
+    ap.add_argument(
+        "--merge",
+        default="",
+        help="comma-separated run directories made in parallel (one per strategy) "
+        "to report together with --out; implies --skip-runs",
+    )
     ap.add_argument("--common", action="store_true", help="report only samples every strategy has finished")
     ap.add_argument("--name", default="strategies", help="base name of the result files (default: strategies)")
-    ap.add_argument("--breakdown", default="", help="comma-separated keys to break score and consistency down by: "
-                    "subset (the document type of the broad set) or a Sample.meta field (family, condition, source)")
-    ap.add_argument("--ceiling-on-run", action="store_true", help="compute the clean-page ceiling only for the "
-                    "questions the run directory holds (for a run over part of a set)")
+    ap.add_argument(
+        "--breakdown",
+        default="",
+        help="comma-separated keys to break score and consistency down by: "
+        "subset (the document type of the broad set) or a Sample.meta field (family, condition, source)",
+    )
+    ap.add_argument(
+        "--ceiling-on-run",
+        action="store_true",
+        help="compute the clean-page ceiling only for the "
+        "questions the run directory holds (for a run over part of a set)",
+    )
     ap.add_argument("--clean-rows", action="store_true", help="keep the clean-page answers in the JSON result")
     args = ap.parse_args()
     dataset, out = Path(args.dataset), Path(args.out)
@@ -228,8 +260,21 @@ def main() -> None:
         sh(*exe, "synth", "--out", str(dataset), "--n", str(args.n), "--seed", str(args.seed))
     if not args.skip_runs:
         for strategy in args.strategies.split(","):
-            sh(*exe, "bench", "--dataset", f"synth:{dataset}", "--strategies", strategy, "--brain", "offline",
-               "--workers", str(args.workers), "--no-progress", "--out", str(out))
+            sh(
+                *exe,
+                "bench",
+                "--dataset",
+                f"synth:{dataset}",
+                "--strategies",
+                strategy,
+                "--brain",
+                "offline",
+                "--workers",
+                str(args.workers),
+                "--no-progress",
+                "--out",
+                str(out),
+            )
     report_dir = RESULTS / f"{args.name}_report"
     sh(*exe, "report", str(out), "--out", str(report_dir))
     analysis = error_analysis(out)
@@ -238,8 +283,9 @@ def main() -> None:
     analysis["clean_ceiling"] = clean_ceiling(dataset, rows=clean)
     analysis["clean_questions"] = len(clean)
     # a defect the calibration must remove: a wrong answer on a clean page given with confidence >= 0.9
-    analysis["clean_wrong_confident_pct"] = _mean([float(not c["correct"] and (c["confidence"] or 0.0) >= 0.9)
-                                                   for c in clean])
+    analysis["clean_wrong_confident_pct"] = _mean(
+        [float(not c["correct"] and (c["confidence"] or 0.0) >= 0.9) for c in clean]
+    )
     analysis["by_condition"] = by_condition(out)
     keys = [k for k in args.breakdown.split(",") if k]
     analysis["breakdowns"] = {k: breakdown(out, k, clean) for k in keys}
@@ -247,27 +293,47 @@ def main() -> None:
         analysis["clean_rows"] = clean
     report = (report_dir / "report.md").read_text()
     table = report.split("## Failures")[0]
-    lines = [table.strip(), "", "## Where docintent loses points", "",
-             f"- docintent failures: {sum(analysis['errors'].values())} samples; decision errors (another strategy "
-             f"got it right) {analysis['errors'].get('decision', 0)}, reading errors (no strategy did) "
-             f"{analysis['errors'].get('reading', 0)}.",
-             "- by family: " + "; ".join(f"{f}: {dict(v)}" for f, v in sorted(analysis["errors_by_family"].items())),
-             "- tools docintent ran: " + ", ".join(f"{k} {v}" for k, v in sorted(analysis["tools_applied"].items())),
-             "- kept: " + ", ".join(f"{k} {v}" for k, v in sorted(analysis["kept"].items()))
-             + "; rolled back: " + ", ".join(f"{k} {v}" for k, v in sorted(analysis["rolled_back"].items())),
-             f"- reader ceiling (the same {analysis['clean_questions']} questions on the clean renders, score %): "
-             + ", ".join(f"{k} {v:.1f}" for k, v in sorted(analysis["clean_ceiling"].items()))
-             + f"; wrong at confidence >= 0.9 on clean pages: {analysis['clean_wrong_confident_pct']:.1f} %", ""]
+    lines = [
+        table.strip(),
+        "",
+        "## Where docintent loses points",
+        "",
+        f"- docintent failures: {sum(analysis['errors'].values())} samples; decision errors (another strategy "
+        f"got it right) {analysis['errors'].get('decision', 0)}, reading errors (no strategy did) "
+        f"{analysis['errors'].get('reading', 0)}.",
+        "- by family: " + "; ".join(f"{f}: {dict(v)}" for f, v in sorted(analysis["errors_by_family"].items())),
+        "- tools docintent ran: " + ", ".join(f"{k} {v}" for k, v in sorted(analysis["tools_applied"].items())),
+        "- kept: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(analysis["kept"].items()))
+        + "; rolled back: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(analysis["rolled_back"].items())),
+        f"- reader ceiling (the same {analysis['clean_questions']} questions on the clean renders, score %): "
+        + ", ".join(f"{k} {v:.1f}" for k, v in sorted(analysis["clean_ceiling"].items()))
+        + f"; wrong at confidence >= 0.9 on clean pages: {analysis['clean_wrong_confident_pct']:.1f} %",
+        "",
+    ]
     if analysis["by_condition"]:
         names = sorted({s for v in analysis["by_condition"].values() for s in v})
-        lines += ["## Score by capture condition", "", "| condition | n | " + " | ".join(names) + " |",
-                  "|---|---:|" + "---:|" * len(names)]
+        lines += [
+            "## Score by capture condition",
+            "",
+            "| condition | n | " + " | ".join(names) + " |",
+            "|---|---:|" + "---:|" * len(names),
+        ]
         for cond, scores in sorted(analysis["by_condition"].items()):
             n = max(v["n"] for v in scores.values())
-            lines.append(f"| {cond} | {n} | " + " | ".join(f"{scores[s]['score']:.2f}" if s in scores else "—" for s in names) + " |")
+            lines.append(
+                f"| {cond} | {n} | "
+                + " | ".join(f"{scores[s]['score']:.2f}" if s in scores else "—" for s in names)
+                + " |"
+            )
         lines.append("")
-    titles = {"subset": "document type", "family": "question family", "condition": "capture condition",
-              "source": "source"}
+    titles = {
+        "subset": "document type",
+        "family": "question family",
+        "condition": "capture condition",
+        "source": "source",
+    }
     for key, table in analysis["breakdowns"].items():
         lines += [f"## By {titles.get(key, key)}", ""] + breakdown_table(titles.get(key, key), table)
     text = "\n".join(lines)

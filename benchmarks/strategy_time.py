@@ -80,11 +80,15 @@ def causes(profile: dict[str, float], wall: float, top: int = 3) -> str:
     signals, each tool) and what none of them covers (recognition when it was not timed, layout and answer
     reading), then the reviews that held part of it."""
     inner = {k: v for k, v in profile.items() if k not in OUTER and not k.startswith(REVIEW)}
-    inner["other (reading, layout, answer)" if "recognition" in inner else "other (recognition, layout, answer)"] = (
-        max(0.0, wall - sum(inner.values())))
+    inner["other (reading, layout, answer)" if "recognition" in inner else "other (recognition, layout, answer)"] = max(
+        0.0, wall - sum(inner.values())
+    )
     parts = [f"{k} {v:.1f} s" for k, v in sorted(inner.items(), key=lambda kv: -kv[1])[:top] if v >= 0.05]
-    reviews = [f"{k[len(REVIEW):]} {v:.1f} s" for k, v in sorted(profile.items(), key=lambda kv: -kv[1])
-               if k.startswith(REVIEW) and v >= 0.5]
+    reviews = [
+        f"{k[len(REVIEW) :]} {v:.1f} s"
+        for k, v in sorted(profile.items(), key=lambda kv: -kv[1])
+        if k.startswith(REVIEW) and v >= 0.5
+    ]
     return ", ".join(parts) + (f"; reviews: {', '.join(reviews)}" if reviews else "") or "-"
 
 
@@ -130,16 +134,30 @@ def main() -> None:
             result = get_strategy(name).run(page, sample.question, sample.task, brain)
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             score = metrics.score_row(sample.task, sample.subset, result.answer, sample.answers)
-            runs[name].append({
-                "id": sample.id, "task": sample.task, "subset": sample.subset, "group": sample.group,
-                "answer": result.answer, "score": score, "seconds": wall, "cpu": cpu, "tools": result.tools_used,
-                "error": result.error, "load": os.getloadavg()[0], "work": dict(getattr(result, "work", {}) or {}),
-                "profile": {k: round(v, 3) for k, v in prof.seconds.items()},
-                "steps": [f"{s.phase}:{s.action}:{s.tool or ''}:{s.seconds:.2f}" for s in result.trace],
-            })
+            runs[name].append(
+                {
+                    "id": sample.id,
+                    "task": sample.task,
+                    "subset": sample.subset,
+                    "group": sample.group,
+                    "answer": result.answer,
+                    "score": score,
+                    "seconds": wall,
+                    "cpu": cpu,
+                    "tools": result.tools_used,
+                    "error": result.error,
+                    "load": os.getloadavg()[0],
+                    "work": dict(getattr(result, "work", {}) or {}),
+                    "profile": {k: round(v, 3) for k, v in prof.seconds.items()},
+                    "steps": [f"{s.phase}:{s.action}:{s.tool or ''}:{s.seconds:.2f}" for s in result.trace],
+                }
+            )
         loads.append(os.getloadavg()[0])
-        print(f"{i + 1}/{len(samples)} load {loads[-1]:.1f} "
-              + "  ".join(f"{n} {runs[n][-1]['seconds']:.1f}s" for n in names), flush=True)
+        print(
+            f"{i + 1}/{len(samples)} load {loads[-1]:.1f} "
+            + "  ".join(f"{n} {runs[n][-1]['seconds']:.1f}s" for n in names),
+            flush=True,
+        )
         # after every sample, so a run cut short still leaves its figures (the header says how many)
         table = write(args, samples[: i + 1], names, runs, loads, started, final=i + 1 == len(samples))
     print(table)
@@ -160,8 +178,15 @@ def rewrite(args: argparse.Namespace) -> str:
     return write(args, samples, list(runs), runs, data["loads"][: len(samples)], None, final=True)
 
 
-def write(args: argparse.Namespace, samples: list[Any], names: list[str], runs: dict[str, list[dict[str, Any]]],
-          loads: list[float], started: float | None, final: bool) -> str:
+def write(
+    args: argparse.Namespace,
+    samples: list[Any],
+    names: list[str],
+    runs: dict[str, list[dict[str, Any]]],
+    loads: list[float],
+    started: float | None,
+    final: bool,
+) -> str:
     """Write the tables and the raw figures for the samples run so far; returns the tables."""
     from docintent.evaluation import metrics
 
@@ -170,27 +195,30 @@ def write(args: argparse.Namespace, samples: list[Any], names: list[str], runs: 
     for name in names:
         secs = [r["seconds"] for r in runs[name]]
         summary = metrics.summarize(runs[name])
-        table_rows.append({
-            "strategy": name,
-            "median_s": round(statistics.median(secs), 3),
-            "p95_s": round(percentile(secs, 0.95), 3),
-            "max_s": round(max(secs), 3),
-            "median_cpu_s": round(statistics.median(r["cpu"] for r in runs[name]), 3),
-            "p95_cpu_s": round(percentile([r["cpu"] for r in runs[name]], 0.95), 3),
-            "max_cpu_s": round(max(r["cpu"] for r in runs[name]), 3),
-            "mean_tools": round(sum(r["tools"] for r in runs[name]) / len(secs), 2),
-            "ratio_to_first": round(statistics.median(secs) / base, 2),
-            "score": round(summary.average_score, 2),
-            "consistency": round(summary.average_consistency, 2),
-            "errors": sum(1 for r in runs[name] if r["error"]),
-        })
+        table_rows.append(
+            {
+                "strategy": name,
+                "median_s": round(statistics.median(secs), 3),
+                "p95_s": round(percentile(secs, 0.95), 3),
+                "max_s": round(max(secs), 3),
+                "median_cpu_s": round(statistics.median(r["cpu"] for r in runs[name]), 3),
+                "p95_cpu_s": round(percentile([r["cpu"] for r in runs[name]], 0.95), 3),
+                "max_cpu_s": round(max(r["cpu"] for r in runs[name]), 3),
+                "mean_tools": round(sum(r["tools"] for r in runs[name]) / len(secs), 2),
+                "ratio_to_first": round(statistics.median(secs) / base, 2),
+                "score": round(summary.average_score, 2),
+                "consistency": round(summary.average_consistency, 2),
+                "errors": sum(1 for r in runs[name] if r["error"]),
+            }
+        )
     questions = len({s.group for s in samples})
     lines = [
-        ("" if final else "(partial run) ") +
-        f"Seconds per sample at 2048 px, offline reader, caches off, {len(samples)} captures ({questions} questions x "
+        ("" if final else "(partial run) ")
+        + f"Seconds per sample at 2048 px, offline reader, caches off, {len(samples)} captures ({questions} questions x "
         f"their captures) from `{args.dataset}`; DOCINTENT_THREADS={os.environ.get('DOCINTENT_THREADS', 'unset')}; "
         f"1-minute load average during the run: median {statistics.median(loads):.1f} "
-        f"(min {min(loads):.1f}, max {max(loads):.1f})" + (f"; {time.time() - started:.0f} s in all." if started else "."),
+        f"(min {min(loads):.1f}, max {max(loads):.1f})"
+        + (f"; {time.time() - started:.0f} s in all." if started else "."),
         "",
         f"| strategy | median s | p95 s | max s | median CPU s | p95 CPU s | max CPU s | mean tools | median / {names[0]} "
         "| score | consistency | errors |",
@@ -205,25 +233,54 @@ def write(args: argparse.Namespace, samples: list[Any], names: list[str], runs: 
         pairs = list(zip(runs["none"], runs["docintent"]))
         wall = statistics.median(d["seconds"] / n["seconds"] for n, d in pairs)
         cpu = statistics.median(d["cpu"] / max(n["cpu"], 1e-9) for n, d in pairs)
-        lines += ["", f"Median of the per-sample ratio docintent / none (same capture, same load): wall {wall:.2f}, "
-                      f"CPU {cpu:.2f}."]
+        lines += [
+            "",
+            f"Median of the per-sample ratio docintent / none (same capture, same load): wall {wall:.2f}, "
+            f"CPU {cpu:.2f}.",
+        ]
     every = sorted(((name, r) for name in names for r in runs[name]), key=lambda nr: -nr[1]["seconds"])
-    lines += ["", "The 10 slowest samples (any strategy), with where their time went:", "",
-              "| strategy | sample | s | CPU s | load | tools | where the time went |", "|---|---|---:|---:|---:|---:|---|"]
-    lines += [f"| {name} | {r['id']} | {r['seconds']:.1f} | {r['cpu']:.1f} | {r['load']:.1f} | {r['tools']} | "
-              f"{causes(r['profile'], r['seconds'])} |" for name, r in every[:10]]
-    lines += ["", "The slowest 5 % per strategy:", "", "| strategy | sample | s | CPU s | where the time went |",
-              "|---|---|---:|---:|---|"]
+    lines += [
+        "",
+        "The 10 slowest samples (any strategy), with where their time went:",
+        "",
+        "| strategy | sample | s | CPU s | load | tools | where the time went |",
+        "|---|---|---:|---:|---:|---:|---|",
+    ]
+    lines += [
+        f"| {name} | {r['id']} | {r['seconds']:.1f} | {r['cpu']:.1f} | {r['load']:.1f} | {r['tools']} | "
+        f"{causes(r['profile'], r['seconds'])} |"
+        for name, r in every[:10]
+    ]
+    lines += [
+        "",
+        "The slowest 5 % per strategy:",
+        "",
+        "| strategy | sample | s | CPU s | where the time went |",
+        "|---|---|---:|---:|---|",
+    ]
     for name in names:
         slow = sorted(runs[name], key=lambda r: -r["seconds"])[: max(1, math.ceil(0.05 * len(runs[name])))]
-        lines += [f"| {name} | {r['id']} | {r['seconds']:.1f} | {r['cpu']:.1f} | {causes(r['profile'], r['seconds'])} |" for r in slow]
+        lines += [
+            f"| {name} | {r['id']} | {r['seconds']:.1f} | {r['cpu']:.1f} | {causes(r['profile'], r['seconds'])} |"
+            for r in slow
+        ]
     table = "\n".join(lines)
     RESULTS.mkdir(exist_ok=True)
     stem = "strategy_time" + (f"_{args.label}" if args.label else "")
     (RESULTS / f"{stem}.md").write_text(table + "\n")
-    (RESULTS / f"{stem}.json").write_text(json.dumps(
-        {"samples": len(samples), "dataset": args.dataset, "threads": os.environ.get("DOCINTENT_THREADS", ""),
-         "loads": loads, "rows": table_rows, "runs": runs}, indent=1))
+    (RESULTS / f"{stem}.json").write_text(
+        json.dumps(
+            {
+                "samples": len(samples),
+                "dataset": args.dataset,
+                "threads": os.environ.get("DOCINTENT_THREADS", ""),
+                "loads": loads,
+                "rows": table_rows,
+                "runs": runs,
+            },
+            indent=1,
+        )
+    )
     return table
 
 

@@ -49,29 +49,57 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             load_before = os.getloadavg()[0]
             summary = generate(tmp, n=n, seed=0, workers=workers)
-            runs.append({"workers": workers, "n_per_family": n, "documents": summary.documents,
-                         "images": summary.images, "samples": summary.samples,
-                         "seconds": round(summary.seconds, 1), "load_avg_1min_before": round(load_before, 2),
-                         "load_avg_1min_after": round(os.getloadavg()[0], 2)})
+            runs.append(
+                {
+                    "workers": workers,
+                    "n_per_family": n,
+                    "documents": summary.documents,
+                    "images": summary.images,
+                    "samples": summary.samples,
+                    "seconds": round(summary.seconds, 1),
+                    "load_avg_1min_before": round(load_before, 2),
+                    "load_avg_1min_after": round(os.getloadavg()[0], 2),
+                }
+            )
         print(f"workers={workers}: {summary.samples} samples, {summary.images} images in {summary.seconds:.1f} s")
     steps = time_steps()
-    lines = ["## Generation time (seed 0, all three families)", "",
-             "| workers | questions/family | documents | images | samples | seconds | load avg before / after |",
-             "|---:|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        "## Generation time (seed 0, all three families)",
+        "",
+        "| workers | questions/family | documents | images | samples | seconds | load avg before / after |",
+        "|---:|---:|---:|---:|---:|---:|---|",
+    ]
     for r in runs:
-        lines.append(f"| {r['workers']} | {r['n_per_family']} | {r['documents']} | {r['images']} | {r['samples']} "
-                     f"| {r['seconds']} | {r['load_avg_1min_before']} / {r['load_avg_1min_after']} |")
-    lines += ["", "## One capture with a single degradation (letter page, 1800 px, severity 0.6)", "",
-              "| degradation | ms |", "|---|---:|"]
+        lines.append(
+            f"| {r['workers']} | {r['n_per_family']} | {r['documents']} | {r['images']} | {r['samples']} "
+            f"| {r['seconds']} | {r['load_avg_1min_before']} / {r['load_avg_1min_after']} |"
+        )
+    lines += [
+        "",
+        "## One capture with a single degradation (letter page, 1800 px, severity 0.6)",
+        "",
+        "| degradation | ms |",
+        "|---|---:|",
+    ]
     lines += [f"| {name} | {secs * 1000:.0f} |" for name, secs in steps.items()]
     lines += ["", f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}."]
     table = "\n".join(lines)
     print(table)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "synth_speed.md").write_text(table + "\n", encoding="utf-8")
-    (RESULTS / "synth_speed.json").write_text(json.dumps(
-        {"runs": runs, "step_seconds": {k: round(v, 4) for k, v in steps.items()},
-         "cpus": os.cpu_count(), "python": platform.python_version()}, indent=2) + "\n", encoding="utf-8")
+    (RESULTS / "synth_speed.json").write_text(
+        json.dumps(
+            {
+                "runs": runs,
+                "step_seconds": {k: round(v, 4) for k, v in steps.items()},
+                "cpus": os.cpu_count(),
+                "python": platform.python_version(),
+            },
+            indent=2,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     return 0
 
 

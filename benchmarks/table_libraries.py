@@ -71,8 +71,12 @@ from table_structure import _f1, capture, relations, score_cells  # noqa: E402
 RESULTS = HERE / "results"
 # The Hugging Face hub is never contacted: huggingface_hub reads this when it is imported, so it is set first.
 os.environ["HF_HUB_OFFLINE"] = "1"
-OPENCV_DISTRIBUTIONS = ("opencv-python", "opencv-python-headless", "opencv-contrib-python",
-                        "opencv-contrib-python-headless")
+OPENCV_DISTRIBUTIONS = (
+    "opencv-python",
+    "opencv-python-headless",
+    "opencv-contrib-python",
+    "opencv-contrib-python-headless",
+)
 
 
 def _version(name: str) -> str | None:
@@ -99,8 +103,14 @@ def _page_image(data: Path, row: dict, n: int, condition: str):
 
 
 def _gold(row: dict, scale: float) -> list[dict]:
-    return [dict(c, text_box=[v * scale for v in c["text_box"]] if c["text_box"] else None,
-                 cell_box=[v * scale for v in c["cell_box"]]) for c in row["cells"]]
+    return [
+        dict(
+            c,
+            text_box=[v * scale for v in c["text_box"]] if c["text_box"] else None,
+            cell_box=[v * scale for v in c["cell_box"]],
+        )
+        for c in row["cells"]
+    ]
 
 
 def _words(ocr, width: int, height: int) -> list[tuple[str, tuple[float, float, float, float]]]:
@@ -158,8 +168,10 @@ class Tally:
         return {
             f"{prefix}cell_precision_recall_f1": [round(v, 4) for v in _f1(*self.cells)],
             f"{prefix}relation_precision_recall_f1": [round(v, 4) for v in _f1(*self.rel)],
-            f"{prefix}by_style": {s: {"cell_f1": round(_f1(*v[0])[2], 4), "relation_f1": round(_f1(*v[1])[2], 4)}
-                                  for s, v in sorted(self.by_style.items())},
+            f"{prefix}by_style": {
+                s: {"cell_f1": round(_f1(*v[0])[2], 4), "relation_f1": round(_f1(*v[1])[2], 4)}
+                for s, v in sorted(self.by_style.items())
+            },
         }
 
 
@@ -171,9 +183,20 @@ def docintent_tables(ocr, page) -> list[list[dict]]:
 
     w, h = page.width, page.height
     structure = page_structure(ocr, w, h, page=page)
-    return [[{"row": c.row, "col": c.col, "colspan": c.colspan, "native_text": c.text,
-              "box": (c.box.x0 * w, c.box.y0 * h, c.box.x1 * w, c.box.y1 * h)} for r in t.rows for c in r]
-            for t in structure.tables]
+    return [
+        [
+            {
+                "row": c.row,
+                "col": c.col,
+                "colspan": c.colspan,
+                "native_text": c.text,
+                "box": (c.box.x0 * w, c.box.y0 * h, c.box.x1 * w, c.box.y1 * h),
+            }
+            for r in t.rows
+            for c in r
+        ]
+        for t in structure.tables
+    ]
 
 
 def img2table_tables(png: bytes) -> list[list[dict]]:
@@ -249,9 +272,13 @@ def nemotron_architecture_seconds(repeats: int = 3) -> dict:
             t0 = time.perf_counter()
             model(x)
             seconds.append(time.perf_counter() - t0)
-    return {"input": list(exp.size), "parameters_millions": round(sum(p.numel() for p in model.parameters()) / 1e6, 1),
-            "torch_threads": torch.get_num_threads(), "forward_seconds": [round(s, 2) for s in seconds],
-            "forward_seconds_median": round(median(seconds), 2)}
+    return {
+        "input": list(exp.size),
+        "parameters_millions": round(sum(p.numel() for p in model.parameters()) / 1e6, 1),
+        "torch_threads": torch.get_num_threads(),
+        "forward_seconds": [round(s, 2) for s in seconds],
+        "forward_seconds_median": round(median(seconds), 2),
+    }
 
 
 class Nemotron:
@@ -274,7 +301,7 @@ class Nemotron:
         import torch
 
         x0, y0 = max(int(box[0]), 0), max(int(box[1]), 0)
-        crop = np.ascontiguousarray(rgb[y0:int(np.ceil(box[3])), x0:int(np.ceil(box[2]))])
+        crop = np.ascontiguousarray(rgb[y0 : int(np.ceil(box[3])), x0 : int(np.ceil(box[2]))])
         h, w = crop.shape[:2]
         with torch.inference_mode():
             pred = self.model(self.model.preprocess(crop), np.array([[h, w]]))[0]
@@ -299,21 +326,33 @@ class Nemotron:
 
 
 def _environment(library: str) -> dict:
-    names = {"docintent": ["docintent", "rapidocr", "onnxruntime"],
-             "img2table": ["img2table", "rapidocr", "onnxruntime"],
-             "nemotron": ["nemotron-table-structure-v1", "torch", "torchvision", "huggingface-hub"]}[library]
+    names = {
+        "docintent": ["docintent", "rapidocr", "onnxruntime"],
+        "img2table": ["img2table", "rapidocr", "onnxruntime"],
+        "nemotron": ["nemotron-table-structure-v1", "torch", "torchvision", "huggingface-hub"],
+    }[library]
     opencv = {n: v for n in OPENCV_DISTRIBUTIONS if (v := _version(n))}
-    return {"versions": {n: _version(n) for n in names}, "opencv_distributions": opencv,
-            "python": platform.python_version(), "cpus": os.cpu_count()}
+    return {
+        "versions": {n: _version(n) for n in names},
+        "opencv_distributions": opencv,
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+    }
 
 
 def run(args: argparse.Namespace) -> dict:
-    figures: dict = {"library": args.library, "split": args.split, "condition": args.condition,
-                     **_environment(args.library)}
+    figures: dict = {
+        "library": args.library,
+        "split": args.split,
+        "condition": args.condition,
+        **_environment(args.library),
+    }
     nemo = None
     if args.library == "nemotron":
         pkg, import_error = _nemotron_import()
-        figures["wheel_files"] = _files("nemotron-table-structure-v1") if _version("nemotron-table-structure-v1") else None
+        figures["wheel_files"] = (
+            _files("nemotron-table-structure-v1") if _version("nemotron-table-structure-v1") else None
+        )
         if _version("torchvision"):  # the registry's torchvision is a CUDA build: its ops do not load on +cpu torch
             figures["torchvision_cuda_libraries"] = _files("torchvision", "cuda")
         weights, weights_error = _nemotron_weights(args.weights)
@@ -366,13 +405,22 @@ def run(args: argparse.Namespace) -> dict:
         tables_found += bool(tables)
         if args.verbose:
             m, p, g = score_cells([c for t in tables for c in t], gold)
-            print(f"{row['id']}: tables {len(tables)} cells {_f1(m, p, g)[2]:.3f} ({m}/{p}/{g}) "
-                  f"{seconds[-1]:.2f} s", flush=True)
-    figures.update({"status": "ran", "tables": len(rows), "tables_found": tables_found,
-                    "text": "docintent OCR words filled into each predicted cell box", **tally.figures(),
-                    "seconds_median": round(median(seconds), 4) if seconds else None,
-                    "seconds_per": "table crop" if args.library == "nemotron" else "page",
-                    "ocr_reads_not_cached": ocr_fresh})
+            print(
+                f"{row['id']}: tables {len(tables)} cells {_f1(m, p, g)[2]:.3f} ({m}/{p}/{g}) {seconds[-1]:.2f} s",
+                flush=True,
+            )
+    figures.update(
+        {
+            "status": "ran",
+            "tables": len(rows),
+            "tables_found": tables_found,
+            "text": "docintent OCR words filled into each predicted cell box",
+            **tally.figures(),
+            "seconds_median": round(median(seconds), 4) if seconds else None,
+            "seconds_per": "table crop" if args.library == "nemotron" else "page",
+            "ocr_reads_not_cached": ocr_fresh,
+        }
+    )
     if args.library == "docintent":
         figures.update(native.figures("native_"))
     return figures
@@ -386,8 +434,9 @@ def main() -> None:
     parser.add_argument("--condition", choices=("clean", "captured"), default="clean")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--weights", default=None, help="nemotron: a local weights.pth (the hub is never contacted)")
-    parser.add_argument("--time-architecture", action="store_true",
-                        help="nemotron: time the network's forward pass with random weights")
+    parser.add_argument(
+        "--time-architecture", action="store_true", help="nemotron: time the network's forward pass with random weights"
+    )
     parser.add_argument("--no-save", action="store_true")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()

@@ -76,7 +76,13 @@ def build(args: argparse.Namespace) -> None:
     out = Path(args.out)
     (out / "pages").mkdir(parents=True, exist_ok=True)
     options = webdriver.ChromeOptions()
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1.5"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        "--force-device-scale-factor=1.5",
+    ):
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver"))
     rows = []
@@ -96,9 +102,20 @@ def build(args: argparse.Namespace) -> None:
                     name = f"{style}-{i:03d}.png"
                     driver.save_screenshot(str(out / "pages" / name))
                     split = "dev" if style in DEV_STYLES else "heldout"
-                    rows.append({"id": f"{style}-{i:03d}", "split": split, "style": style, "kind": spec.kind,
-                                 "font": spec.font, "image": f"pages/{name}", "header_rows": len(spec.header),
-                                 "cells": gold["cells"], "table_box": gold["table_box"], "questions": spec.questions})
+                    rows.append(
+                        {
+                            "id": f"{style}-{i:03d}",
+                            "split": split,
+                            "style": style,
+                            "kind": spec.kind,
+                            "font": spec.font,
+                            "image": f"pages/{name}",
+                            "header_rows": len(spec.header),
+                            "cells": gold["cells"],
+                            "table_box": gold["table_box"],
+                            "questions": spec.questions,
+                        }
+                    )
     finally:
         driver.quit()
     with open(out / "tables.jsonl", "w", encoding="utf-8") as f:
@@ -118,7 +135,7 @@ def capture(img: np.ndarray, seed: int) -> tuple[np.ndarray, float]:
     h, w = out.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     angle = rng.uniform(0, 2 * np.pi)
-    ramp = (np.cos(angle) * xx / w + np.sin(angle) * yy / h)
+    ramp = np.cos(angle) * xx / w + np.sin(angle) * yy / h
     ramp = (ramp - ramp.min()) / max(float(np.ptp(ramp)), 1e-6)
     out *= (1.0 - float(rng.uniform(0.25, 0.45)) * ramp)[..., None]
     out += rng.normal(0, float(rng.uniform(4, 9)), out.shape)
@@ -256,13 +273,28 @@ def run(args: argparse.Namespace) -> None:
         structure = page_structure(ocr, page.width, page.height, page=page)
         seconds.append(time.perf_counter() - t0)
         w, h = page.width, page.height
-        gold = [dict(c, text_box=[v * scale for v in c["text_box"]] if c["text_box"] else None,
-                     cell_box=[v * scale for v in c["cell_box"]]) for c in row["cells"]]
+        gold = [
+            dict(
+                c,
+                text_box=[v * scale for v in c["text_box"]] if c["text_box"] else None,
+                cell_box=[v * scale for v in c["cell_box"]],
+            )
+            for c in row["cells"]
+        ]
         pred: list[dict] = []
         pred_rel: set = set()
         for table in structure.tables:
-            cells = [{"text": c.text, "row": c.row, "col": c.col, "colspan": c.colspan,
-                      "box": (c.box.x0 * w, c.box.y0 * h, c.box.x1 * w, c.box.y1 * h)} for r in table.rows for c in r]
+            cells = [
+                {
+                    "text": c.text,
+                    "row": c.row,
+                    "col": c.col,
+                    "colspan": c.colspan,
+                    "box": (c.box.x0 * w, c.box.y0 * h, c.box.x1 * w, c.box.y1 * h),
+                }
+                for r in table.rows
+                for c in r
+            ]
             pred += cells
             pred_rel |= relations(cells)
         found += bool(structure.tables)
@@ -281,17 +313,26 @@ def run(args: argparse.Namespace) -> None:
                 if args.verbose and score < 1:
                     print(f"  qa {q['op']}: {q['question']!r} gold {q['answer']!r} got {got.text if got else None!r}")
         if args.verbose:
-            print(f"{row['id']}: cells {_f1(m, p, g)[2]:.3f} ({m}/{p}/{g}) relations {_f1(*rel)[2]:.3f} "
-                  f"tables {len(structure.tables)}", flush=True)
+            print(
+                f"{row['id']}: cells {_f1(m, p, g)[2]:.3f} ({m}/{p}/{g}) relations {_f1(*rel)[2]:.3f} "
+                f"tables {len(structure.tables)}",
+                flush=True,
+            )
     figures = {
-        "split": args.split, "condition": args.condition, "engine": args.engine, "tables": len(rows),
+        "split": args.split,
+        "condition": args.condition,
+        "engine": args.engine,
+        "tables": len(rows),
         "tables_found": found,
         "cell_precision_recall_f1": [round(v, 4) for v in _f1(*totals["cells"])],
         "relation_precision_recall_f1": [round(v, 4) for v in _f1(*totals["relations"])],
-        "by_style": {s: {"cell_f1": round(_f1(*v["cells"])[2], 4), "relation_f1": round(_f1(*v["relations"])[2], 4)}
-                     for s, v in sorted(by_style.items())},
+        "by_style": {
+            s: {"cell_f1": round(_f1(*v["cells"])[2], 4), "relation_f1": round(_f1(*v["relations"])[2], 4)}
+            for s, v in sorted(by_style.items())
+        },
         "structure_seconds_median": round(median(seconds), 4) if seconds else None,
-        "date": time.strftime("%Y-%m-%d"), "machine": platform.machine(),
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": platform.machine(),
     }
     if args.qa:
         every = [v for vs in qa.values() for v in vs]
@@ -305,14 +346,19 @@ def run(args: argparse.Namespace) -> None:
         saved = json.loads(path.read_text()) if path.exists() else {}
         saved[f"{args.split}/{args.condition}"] = figures
         path.write_text(json.dumps(saved, indent=1) + "\n")
-        lines = ["# Table structure on rendered tables (benchmarks/table_structure.py)", "",
-                 "| split | condition | tables | found | cell P / R / F1 | relation F1 | QA relaxed acc. | s / page (structure) |",
-                 "|---|---|---|---|---|---|---|---|"]
+        lines = [
+            "# Table structure on rendered tables (benchmarks/table_structure.py)",
+            "",
+            "| split | condition | tables | found | cell P / R / F1 | relation F1 | QA relaxed acc. | s / page (structure) |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for _key, f in sorted(saved.items()):
             p, r, f1 = f["cell_precision_recall_f1"]
-            lines.append(f"| {f['split']} | {f['condition']} | {f['tables']} | {f['tables_found']} | {p:.3f} / {r:.3f} / {f1:.3f} "
-                         f"| {f['relation_precision_recall_f1'][2]:.3f} | {f.get('qa_relaxed_accuracy', '-')} "
-                         f"| {f['structure_seconds_median']} |")
+            lines.append(
+                f"| {f['split']} | {f['condition']} | {f['tables']} | {f['tables_found']} | {p:.3f} / {r:.3f} / {f1:.3f} "
+                f"| {f['relation_precision_recall_f1'][2]:.3f} | {f.get('qa_relaxed_accuracy', '-')} "
+                f"| {f['structure_seconds_median']} |"
+            )
         (RESULTS / "table_structure.md").write_text("\n".join(lines) + "\n")
 
 

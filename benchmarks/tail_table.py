@@ -50,9 +50,15 @@ def figures(runs: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str, f
     for name, rows in runs.items():
         cpu = [r["cpu"] for r in rows.values()]
         wall = [r["seconds"] for r in rows.values()]
-        out[name] = {"cpu_p50": statistics.median(cpu), "cpu_p95": percentile(cpu, 0.95), "cpu_max": max(cpu),
-                     "wall_p50": statistics.median(wall), "wall_p95": percentile(wall, 0.95), "wall_max": max(wall),
-                     "score": 100 * statistics.mean(r["score"] for r in rows.values())}
+        out[name] = {
+            "cpu_p50": statistics.median(cpu),
+            "cpu_p95": percentile(cpu, 0.95),
+            "cpu_max": max(cpu),
+            "wall_p50": statistics.median(wall),
+            "wall_p95": percentile(wall, 0.95),
+            "wall_max": max(wall),
+            "score": 100 * statistics.mean(r["score"] for r in rows.values()),
+        }
     return out
 
 
@@ -68,31 +74,46 @@ def main() -> None:
     if ids != {sid for rows in after["runs"].values() for sid in rows}:
         raise SystemExit("tail_table.py: the two runs hold different samples; compare runs of the same subset")
     loads = [f"{min(x['data']['loads']):.1f}-{max(x['data']['loads']):.1f}" for x in (before, after)]
-    lines = [f"Tail of `{before['data']['dataset']}` ({before['data']['samples']} captures x "
-             f"{len(before['runs'])} strategies), caches off, one ONNX thread; load average {loads[0]} before, "
-             f"{loads[1]} after.", ""]
+    lines = [
+        f"Tail of `{before['data']['dataset']}` ({before['data']['samples']} captures x "
+        f"{len(before['runs'])} strategies), caches off, one ONNX thread; load average {loads[0]} before, "
+        f"{loads[1]} after.",
+        "",
+    ]
     fb, fa = figures(before["runs"]), figures(after["runs"])
-    lines += ["| strategy | CPU s p50 / p95 / max before | after | wall s p50 / p95 / max before | after | "
-              "mean score before | after |", "|---|---:|---:|---:|---:|---:|---:|"]
+    lines += [
+        "| strategy | CPU s p50 / p95 / max before | after | wall s p50 / p95 / max before | after | "
+        "mean score before | after |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for name in before["runs"]:
         b, a = fb[name], fa.get(name)
         if a is None:
             continue
-        lines.append(f"| {name} | {b['cpu_p50']:.2f} / {b['cpu_p95']:.2f} / {b['cpu_max']:.2f} | "
-                     f"{a['cpu_p50']:.2f} / {a['cpu_p95']:.2f} / {a['cpu_max']:.2f} | "
-                     f"{b['wall_p50']:.1f} / {b['wall_p95']:.1f} / {b['wall_max']:.1f} | "
-                     f"{a['wall_p50']:.1f} / {a['wall_p95']:.1f} / {a['wall_max']:.1f} | {b['score']:.2f} | "
-                     f"{a['score']:.2f} |")
+        lines.append(
+            f"| {name} | {b['cpu_p50']:.2f} / {b['cpu_p95']:.2f} / {b['cpu_max']:.2f} | "
+            f"{a['cpu_p50']:.2f} / {a['cpu_p95']:.2f} / {a['cpu_max']:.2f} | "
+            f"{b['wall_p50']:.1f} / {b['wall_p95']:.1f} / {b['wall_max']:.1f} | "
+            f"{a['wall_p50']:.1f} / {a['wall_p95']:.1f} / {a['wall_max']:.1f} | {b['score']:.2f} | "
+            f"{a['score']:.2f} |"
+        )
     for title, source, other in (("before", before, after), ("after", after, before)):
         then = "after" if title == "before" else "before"
-        lines += ["", f"The {args.n} slowest samples {title} (by CPU seconds), and the same sample {then}:", "",
-                  f"| strategy | sample | CPU s | wall s | load | where the time went | what it did | CPU s {then} | "
-                  f"what it did {then} |", "|---|---|---:|---:|---:|---|---|---:|---|"]
+        lines += [
+            "",
+            f"The {args.n} slowest samples {title} (by CPU seconds), and the same sample {then}:",
+            "",
+            f"| strategy | sample | CPU s | wall s | load | where the time went | what it did | CPU s {then} | "
+            f"what it did {then} |",
+            "|---|---|---:|---:|---:|---|---|---:|---|",
+        ]
         for name, sid in slowest(source["runs"], args.n):
             r, o = source["runs"][name][sid], other["runs"].get(name, {}).get(sid)
             then = f"{o['cpu']:.1f} | {what_it_did(o)}" if o else "- | -"
-            lines.append(f"| {name} | {sid} | {r['cpu']:.1f} | {r['seconds']:.1f} | {r['load']:.1f} | "
-                         f"{causes(r['profile'], r['seconds'])} | {what_it_did(r)} | {then} |")
+            lines.append(
+                f"| {name} | {sid} | {r['cpu']:.1f} | {r['seconds']:.1f} | {r['load']:.1f} | "
+                f"{causes(r['profile'], r['seconds'])} | {what_it_did(r)} | {then} |"
+            )
     table = "\n".join(lines)
     print(table)
     RESULTS.mkdir(exist_ok=True)

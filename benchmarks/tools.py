@@ -113,8 +113,11 @@ def quality(pages: int, rapid_pages: int, severity: float) -> dict:
                 row[engine_name]["after"].append(cer(engine.read(restored).text, ref))
                 row[engine_name]["clean"].append(base)
                 row["ops"].append(restored.ops[-1])
-                print(f"  {engine_name} page {seed} {label:<20} {row[engine_name]['before'][-1]:.3f} -> "
-                      f"{row[engine_name]['after'][-1]:.3f}  ({restored.ops[-1]})", flush=True)
+                print(
+                    f"  {engine_name} page {seed} {label:<20} {row[engine_name]['before'][-1]:.3f} -> "
+                    f"{row[engine_name]['after'][-1]:.3f}  ({restored.ops[-1]})",
+                    flush=True,
+                )
     summary = {}
     for label, row in rows.items():
         entry = {"tool": row["tool"], "ops": sorted(set(row["ops"]))}
@@ -127,8 +130,14 @@ def quality(pages: int, rapid_pages: int, severity: float) -> dict:
                 met = abs(after - base) < 1e-9
             else:
                 met = reduction >= 0.30
-            entry[engine_name] = {"clean": base, "before": before, "after": after, "reduction": reduction,
-                                  "target_met": met, "pages": len(row[engine_name]["before"])}
+            entry[engine_name] = {
+                "clean": base,
+                "before": before,
+                "after": after,
+                "reduction": reduction,
+                "target_met": met,
+                "pages": len(row[engine_name]["before"]),
+            }
         summary[label] = entry
     harm = {}
     for tool_name, per_engine in clean.items():
@@ -138,8 +147,12 @@ def quality(pages: int, rapid_pages: int, severity: float) -> dict:
         for engine_name, values in per_engine.items():
             base = statistics.mean(clean["clean"][engine_name])
             after = statistics.mean(values)
-            harm[tool_name][engine_name] = {"clean": base, "after": after, "change_points": 100 * (after - base),
-                                            "target_met": 100 * (after - base) <= 1.0}
+            harm[tool_name][engine_name] = {
+                "clean": base,
+                "after": after,
+                "change_points": 100 * (after - base),
+                "target_met": 100 * (after - base) <= 1.0,
+            }
     return {"severity": severity, "restoration": summary, "harm_on_clean": harm}
 
 
@@ -201,8 +214,14 @@ def latency(repeats: int) -> dict:
         limit = budget.get(name, 0.3)
         # CPU seconds (all threads of this process) are reported beside wall time because on a shared
         # machine the wall time mostly measures the other processes.
-        out[name] = {"median_s": statistics.median(times), "min_s": min(times), "cpu_s": statistics.median(cpu),
-                     "limit_s": limit, "target_met": statistics.median(times) < limit, "op": result.ops[-1]}
+        out[name] = {
+            "median_s": statistics.median(times),
+            "min_s": min(times),
+            "cpu_s": statistics.median(cpu),
+            "limit_s": limit,
+            "target_met": statistics.median(times) < limit,
+            "op": result.ops[-1],
+        }
     return {"page": "2048x1448", "repeats": repeats, "load_average_1min": os.getloadavg()[0], "tools": out}
 
 
@@ -231,15 +250,22 @@ def markdown(results: dict) -> str:
     q = results["quality"]
     engines = [e for e in ("tesseract", "rapidocr") if any(e in r for r in q["restoration"].values())]
     lines = [f"### Restoration: OCR CER before -> after the tool (severity {q['severity']})", ""]
-    head = "| damage | tool | " + " | ".join(
-        f"{e} clean | {e} damaged | {e} restored | {e} change" for e in engines) + f" | target ({' / '.join(engines)}) |"
+    head = (
+        "| damage | tool | "
+        + " | ".join(f"{e} clean | {e} damaged | {e} restored | {e} change" for e in engines)
+        + f" | target ({' / '.join(engines)}) |"
+    )
     lines += [head, "|" + "---|" * (2 + 4 * len(engines) + 1)]
     for label, row in q["restoration"].items():
         cells, verdicts = [], []
         for e in engines:
             r = row[e]
-            cells += [f"{100 * r['clean']:.1f} %", f"{100 * r['before']:.1f} %", f"{100 * r['after']:.1f} %",
-                      f"{-100 * r['reduction']:+.0f} %"]
+            cells += [
+                f"{100 * r['clean']:.1f} %",
+                f"{100 * r['before']:.1f} %",
+                f"{100 * r['after']:.1f} %",
+                f"{-100 * r['reduction']:+.0f} %",
+            ]
             if row["tool"].startswith("rotate_"):
                 verdicts.append("yes" if r["target_met"] else "NO")
             elif r["before"] - r["clean"] < 0.01:
@@ -248,29 +274,55 @@ def markdown(results: dict) -> str:
                 verdicts.append("yes" if r["reduction"] >= 0.30 else "NO")
         target = "back to clean" if row["tool"].startswith("rotate_") else ">= 30 % lower"
         lines.append(f"| {label} | {row['tool']} | " + " | ".join(cells) + f" | {target}: {' / '.join(verdicts)} |")
-    lines += ["", "### Harm on clean pages (CER change, points)", "",
-              "| tool | " + " | ".join(f"{e} clean -> after" for e in engines) + " | target <= +1 point |",
-              "|" + "---|" * (len(engines) + 2)]
+    lines += [
+        "",
+        "### Harm on clean pages (CER change, points)",
+        "",
+        "| tool | " + " | ".join(f"{e} clean -> after" for e in engines) + " | target <= +1 point |",
+        "|" + "---|" * (len(engines) + 2),
+    ]
     for tool, per in q["harm_on_clean"].items():
-        cells = [f"{100 * per[e]['clean']:.1f} -> {100 * per[e]['after']:.1f} % ({per[e]['change_points']:+.1f})"
-                 for e in engines]
-        lines.append(f"| {tool} | " + " | ".join(cells) + f" | {'yes' if all(per[e]['target_met'] for e in engines) else 'NO'} |")
+        cells = [
+            f"{100 * per[e]['clean']:.1f} -> {100 * per[e]['after']:.1f} % ({per[e]['change_points']:+.1f})"
+            for e in engines
+        ]
+        lines.append(
+            f"| {tool} | " + " | ".join(cells) + f" | {'yes' if all(per[e]['target_met'] for e in engines) else 'NO'} |"
+        )
     real = results["real_page"]
-    lines += ["", "### Real photographed page `skimage.data.page()` (CER)", "",
-              "| engine | raw | deshadowing | appearance |", "|---|---|---|---|"]
+    lines += [
+        "",
+        "### Real photographed page `skimage.data.page()` (CER)",
+        "",
+        "| engine | raw | deshadowing | appearance |",
+        "|---|---|---|---|",
+    ]
     for e, r in real.items():
-        lines.append(f"| {e} | {100 * r['raw']:.1f} % | {100 * r['deshadowing']:.1f} % | {100 * r['appearance']:.1f} % |")
+        lines.append(
+            f"| {e} | {100 * r['raw']:.1f} % | {100 * r['deshadowing']:.1f} % | {100 * r['appearance']:.1f} % |"
+        )
     lat = results["latency"]
-    lines += ["", f"### Tool latency on a {lat['page']} page (median of {lat['repeats']}; "
-              f"1-min load average {lat['load_average_1min']:.1f} on {os.cpu_count()} cores)", "",
-              "| tool | wall median | wall min | CPU (all threads) | limit | wall under limit | op |",
-              "|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        f"### Tool latency on a {lat['page']} page (median of {lat['repeats']}; "
+        f"1-min load average {lat['load_average_1min']:.1f} on {os.cpu_count()} cores)",
+        "",
+        "| tool | wall median | wall min | CPU (all threads) | limit | wall under limit | op |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name, r in lat["tools"].items():
-        lines.append(f"| {name} | {1000 * r['median_s']:.0f} ms | {1000 * r['min_s']:.0f} ms | "
-                     f"{1000 * r['cpu_s']:.0f} ms | {1000 * r['limit_s']:.0f} ms | "
-                     f"{'yes' if r['target_met'] else 'NO'} | {r['op']} |")
-    lines += ["", "### OCR seconds per 1200x1696 page", "", "| engine | cold (first read, model load) | warm |",
-              "|---|---|---|"]
+        lines.append(
+            f"| {name} | {1000 * r['median_s']:.0f} ms | {1000 * r['min_s']:.0f} ms | "
+            f"{1000 * r['cpu_s']:.0f} ms | {1000 * r['limit_s']:.0f} ms | "
+            f"{'yes' if r['target_met'] else 'NO'} | {r['op']} |"
+        )
+    lines += [
+        "",
+        "### OCR seconds per 1200x1696 page",
+        "",
+        "| engine | cold (first read, model load) | warm |",
+        "|---|---|---|",
+    ]
     for e, r in results["ocr_speed"].items():
         lines.append(f"| {e} | {r['cold_s']:.2f} s | {r['warm_s']:.2f} s |")
     return "\n".join(lines) + "\n"
@@ -310,8 +362,10 @@ def main() -> None:
         "# Restoration tools benchmark\n\nWritten by `python benchmarks/tools.py "
         f"--pages {args.pages} --rapidocr-pages {args.rapidocr_pages} --severity {args.severity}`.\n\n" + table
     )
-    results["command"] = (f"python benchmarks/tools.py --pages {args.pages} --rapidocr-pages {args.rapidocr_pages} "
-                          f"--severity {args.severity}")
+    results["command"] = (
+        f"python benchmarks/tools.py --pages {args.pages} --rapidocr-pages {args.rapidocr_pages} "
+        f"--severity {args.severity}"
+    )
     (RESULTS / "tools.json").write_text(json.dumps(results, indent=2))
 
 

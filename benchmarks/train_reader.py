@@ -60,11 +60,40 @@ RESULTS = ROOT / "results"
 NEGATIVES = 40
 #: Share of each part read through simulated OCR noise.
 NOISY_SHARE = 0.5
-CONFUSIONS = {"0": "O", "O": "0", "1": "l", "l": "1", "I": "l", "5": "S", "S": "5", "8": "B", "B": "8", ",": ".",
-              ".": ",", "e": "c", "c": "e", "rn": "m", "m": "rn", "€": "E", "£": "E"}
-PARAMS = {"objective": "binary", "learning_rate": 0.05, "num_leaves": 31, "max_depth": 6, "min_data_in_leaf": 40,
-          "feature_fraction": 0.8, "bagging_fraction": 0.8, "bagging_freq": 1, "lambda_l2": 1.0,
-          "deterministic": True, "force_row_wise": True, "num_threads": 2, "verbose": -1}
+CONFUSIONS = {
+    "0": "O",
+    "O": "0",
+    "1": "l",
+    "l": "1",
+    "I": "l",
+    "5": "S",
+    "S": "5",
+    "8": "B",
+    "B": "8",
+    ",": ".",
+    ".": ",",
+    "e": "c",
+    "c": "e",
+    "rn": "m",
+    "m": "rn",
+    "€": "E",
+    "£": "E",
+}
+PARAMS = {
+    "objective": "binary",
+    "learning_rate": 0.05,
+    "num_leaves": 31,
+    "max_depth": 6,
+    "min_data_in_leaf": 40,
+    "feature_fraction": 0.8,
+    "bagging_fraction": 0.8,
+    "bagging_freq": 1,
+    "lambda_l2": 1.0,
+    "deterministic": True,
+    "force_row_wise": True,
+    "num_threads": 2,
+    "verbose": -1,
+}
 ROUNDS = 300
 #: Ablations retrain on the train families alone, with fewer trees (they compare, they are not shipped).
 ABLATION_ROUNDS = 150
@@ -94,7 +123,7 @@ def split_families(docs: list[dict], seed: int) -> dict[str, str]:
 def _noisy_text(text: str, rng: random.Random) -> str:
     out, i = [], 0
     while i < len(text):
-        two = text[i:i + 2]
+        two = text[i : i + 2]
         if two in CONFUSIONS and rng.random() < 0.02:
             out.append(CONFUSIONS[two])
             i += 2
@@ -113,16 +142,23 @@ def _noisy_text(text: str, rng: random.Random) -> str:
 
 def layout_of(doc: dict, noisy: bool) -> Layout:
     """The document's lines as a layout; ``noisy``: read through simulated OCR noise (seeded by the doc id)."""
-    lines = [(ln["text"], Box(*ln["box"]), float(ln.get("confidence", 1.0))) for ln in doc["lines"]
-             if ln["text"].strip() and ln["box"][0] < ln["box"][2] and ln["box"][1] < ln["box"][3]]
+    lines = [
+        (ln["text"], Box(*ln["box"]), float(ln.get("confidence", 1.0)))
+        for ln in doc["lines"]
+        if ln["text"].strip() and ln["box"][0] < ln["box"][2] and ln["box"][1] < ln["box"][3]
+    ]
     if noisy:
         rng = random.Random(f"noise:{doc['doc']}")
         lines.sort(key=lambda t: (round(t[1].y0, 3), t[1].x0))
         merged: list[tuple[str, Box, float]] = []
         for text, box, _ in lines:
             prev = merged[-1] if merged else None
-            if (prev is not None and abs(prev[1].y0 - box.y0) < 0.3 * box.height and 0 <= box.x0 - prev[1].x1 < 4 * box.height
-                    and rng.random() < 0.3):
+            if (
+                prev is not None
+                and abs(prev[1].y0 - box.y0) < 0.3 * box.height
+                and 0 <= box.x0 - prev[1].x1 < 4 * box.height
+                and rng.random() < 0.3
+            ):
                 merged[-1] = (prev[0] + " " + text, prev[1].union(box), prev[2])
             else:
                 merged.append((text, box, 1.0))
@@ -151,17 +187,25 @@ def process(job: tuple[dict, bool]) -> list[dict]:
         keep = list(range(len(cands)))
         rules = next((c for c in cands if "rules" in c.votes), None)
         rules_text = format_answer(trim_span(rules.text, q.answer_type), q.info, q.task) if rules else ""
-        out.append({
-            "doc": doc["doc"], "qid": qd.get("id", qd["question"]), "kind": doc["kind"], "family": doc["family"], "qfamily": qd.get("family", ""),
-            "noisy": noisy, "answers": answers,
-            "rows": np.asarray([rows[i] for i in keep], dtype=np.float32).reshape(len(keep), len(FEATURE_NAMES)),
-            "labels": np.asarray([labels[i] for i in keep], dtype=np.int8),
-            "scores": np.asarray([scores[i] for i in keep], dtype=np.float32),
-            "texts": [texts[i] for i in keep],
-            "sources": [sorted(cands[i].votes) for i in keep],
-            "strong": np.asarray([bool(set(cands[i].votes) - {"typed"}) for i in keep], dtype=bool),
-            "rules_answer": rules_text, "rules_conf": float(rules.votes["rules"]) if rules else 0.0,
-        })
+        out.append(
+            {
+                "doc": doc["doc"],
+                "qid": qd.get("id", qd["question"]),
+                "kind": doc["kind"],
+                "family": doc["family"],
+                "qfamily": qd.get("family", ""),
+                "noisy": noisy,
+                "answers": answers,
+                "rows": np.asarray([rows[i] for i in keep], dtype=np.float32).reshape(len(keep), len(FEATURE_NAMES)),
+                "labels": np.asarray([labels[i] for i in keep], dtype=np.int8),
+                "scores": np.asarray([scores[i] for i in keep], dtype=np.float32),
+                "texts": [texts[i] for i in keep],
+                "sources": [sorted(cands[i].votes) for i in keep],
+                "strong": np.asarray([bool(set(cands[i].votes) - {"typed"}) for i in keep], dtype=bool),
+                "rules_answer": rules_text,
+                "rules_conf": float(rules.votes["rules"]) if rules else 0.0,
+            }
+        )
     return out
 
 
@@ -209,7 +253,9 @@ def reader_code_digest() -> str:
     return h.hexdigest()[:16]
 
 
-def cached_build(docs: list[dict], parts: dict[str, str], workers: int, corpus: str, cache: Path) -> dict[str, list[dict]]:
+def cached_build(
+    docs: list[dict], parts: dict[str, str], workers: int, corpus: str, cache: Path
+) -> dict[str, list[dict]]:
     """:func:`build`, kept in ``cache`` under the corpus digest and the reader code's digest."""
     path = cache / f"{corpus[:16]}-{reader_code_digest()}-{len(docs)}.pkl"
     if path.exists():
@@ -233,11 +279,12 @@ def _thin(rec: dict, seed: int) -> np.ndarray:
     hard = np.flatnonzero((labels == 0) & strong)
     weak = list(np.flatnonzero((labels == 0) & ~strong))
     random.Random(f"{seed}:{rec['doc']}:{rec['qid']}:{rec['noisy']}").shuffle(weak)
-    return np.sort(np.concatenate([pos, hard, np.asarray(weak[:max(NEGATIVES - len(hard), 0)], dtype=np.int64)]))
+    return np.sort(np.concatenate([pos, hard, np.asarray(weak[: max(NEGATIVES - len(hard), 0)], dtype=np.int64)]))
 
 
-def _matrix(recs: list[dict], columns: list[int], drop_sources: tuple[str, ...] = (),
-            seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def _matrix(
+    recs: list[dict], columns: list[int], drop_sources: tuple[str, ...] = (), seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     xs, ys = [], []
     for r in recs:
         keep = _thin(r, seed)
@@ -305,8 +352,16 @@ def flatten(booster, names: list[str]) -> dict:
 
     for tree in dump["tree_info"]:
         roots.append(walk(tree["tree_structure"], 0))
-    return {"feature": feature, "threshold": [round(t, 7) for t in threshold], "left": left, "right": right,
-            "value": [round(v, 7) for v in value], "roots": roots, "depth": depth + 1, "base": 0.0}
+    return {
+        "feature": feature,
+        "threshold": [round(t, 7) for t in threshold],
+        "left": left,
+        "right": right,
+        "value": [round(v, 7) for v in value],
+        "roots": roots,
+        "depth": depth + 1,
+        "base": 0.0,
+    }
 
 
 def choose(recs: list[dict], probs: list[np.ndarray]) -> list[dict]:
@@ -380,21 +435,34 @@ def evaluate(recs: list[dict], chosen: list[dict], cal: dict) -> dict:
     for r, c in zip(recs, chosen):
         conf = calibrated(cal, c["p1"], c["p2"])
         rules_right = bool(r["answers"]) and _score(r["rules_answer"], r["answers"]) > 0.5
-        rows.append({
-            "kind": r["kind"], "qfamily": r["qfamily"], "noisy": r["noisy"], "answerable": bool(r["answers"]),
-            "scorer": c["score"] if r["answers"] else None, "rules": _score(r["rules_answer"], r["answers"]) if r["answers"] else None,
-            "conf": conf, "right": _correct(c, r),
-            "rules_conf": RULES_CALIBRATION(r["rules_conf"], 0.0) if RULES_CALIBRATION else r["rules_conf"],
-            "rules_right": rules_right,
-        })
+        rows.append(
+            {
+                "kind": r["kind"],
+                "qfamily": r["qfamily"],
+                "noisy": r["noisy"],
+                "answerable": bool(r["answers"]),
+                "scorer": c["score"] if r["answers"] else None,
+                "rules": _score(r["rules_answer"], r["answers"]) if r["answers"] else None,
+                "conf": conf,
+                "right": _correct(c, r),
+                "rules_conf": RULES_CALIBRATION(r["rules_conf"], 0.0) if RULES_CALIBRATION else r["rules_conf"],
+                "rules_right": rules_right,
+            }
+        )
 
     def table(key) -> dict:
         groups: dict[str, list[dict]] = defaultdict(list)
         for row in rows:
             if row["answerable"]:
                 groups[key(row)].append(row)
-        return {g: {"n": len(v), "rules": round(100 * np.mean([x["rules"] for x in v]), 1),
-                    "scorer": round(100 * np.mean([x["scorer"] for x in v]), 1)} for g, v in sorted(groups.items())}
+        return {
+            g: {
+                "n": len(v),
+                "rules": round(100 * np.mean([x["rules"] for x in v]), 1),
+                "scorer": round(100 * np.mean([x["scorer"] for x in v]), 1),
+            }
+            for g, v in sorted(groups.items())
+        }
 
     def calib(sel: list[dict]) -> dict:
         conf = np.array([x["conf"] for x in sel])
@@ -402,11 +470,17 @@ def evaluate(recs: list[dict], chosen: list[dict], cal: dict) -> dict:
         rconf = np.array([x["rules_conf"] for x in sel])
         rright = np.array([x["rules_right"] for x in sel], dtype=float)
         hi, rhi = conf >= 0.9, rconf >= 0.9
-        return {"n": len(sel), "ece": round(ece(conf, right), 2), "aurc": round(aurc(conf, right), 2),
-                "at_0.9": int(hi.sum()), "wrong_at_0.9": round(100 * float(1 - right[hi].mean()), 1) if hi.any() else None,
-                "rules_ece": round(ece(rconf, rright), 2), "rules_aurc": round(aurc(rconf, rright), 2),
-                "rules_at_0.9": int(rhi.sum()),
-                "rules_wrong_at_0.9": round(100 * float(1 - rright[rhi].mean()), 1) if rhi.any() else None}
+        return {
+            "n": len(sel),
+            "ece": round(ece(conf, right), 2),
+            "aurc": round(aurc(conf, right), 2),
+            "at_0.9": int(hi.sum()),
+            "wrong_at_0.9": round(100 * float(1 - right[hi].mean()), 1) if hi.any() else None,
+            "rules_ece": round(ece(rconf, rright), 2),
+            "rules_aurc": round(aurc(rconf, rright), 2),
+            "rules_at_0.9": int(rhi.sum()),
+            "rules_wrong_at_0.9": round(100 * float(1 - rright[rhi].mean()), 1) if rhi.any() else None,
+        }
 
     clean = [x for x in rows if not x["noisy"]]
     noisy = [x for x in rows if x["noisy"]]
@@ -415,9 +489,12 @@ def evaluate(recs: list[dict], chosen: list[dict], cal: dict) -> dict:
         "by_kind_clean": table(lambda x: x["kind"] if not x["noisy"] else "~"),
         "by_kind_noisy": table(lambda x: x["kind"] if x["noisy"] else "~"),
         "by_family_clean": table(lambda x: x["qfamily"] if not x["noisy"] else "~"),
-        "calibration_clean": calib(clean), "calibration_noisy": calib(noisy),
-        "unanswerable": {"n": sum(1 for x in rows if not x["answerable"]),
-                         "mean_conf": round(float(np.mean([x["conf"] for x in rows if not x["answerable"]] or [0])), 3)},
+        "calibration_clean": calib(clean),
+        "calibration_noisy": calib(noisy),
+        "unanswerable": {
+            "n": sum(1 for x in rows if not x["answerable"]),
+            "mean_conf": round(float(np.mean([x["conf"] for x in rows if not x["answerable"]] or [0])), 3),
+        },
     }
 
 
@@ -436,40 +513,71 @@ def _restrict(recs: list[dict], drop: tuple[str, ...]) -> list[dict]:
     out = []
     for r in recs:
         keep = [i for i, s in enumerate(r["sources"]) if set(s) - set(drop)]
-        out.append(dict(r, texts=[r["texts"][i] for i in keep], scores=r["scores"][keep],
-                        sources=[r["sources"][i] for i in keep], rows=r["rows"], labels=r["labels"]))
+        out.append(
+            dict(
+                r,
+                texts=[r["texts"][i] for i in keep],
+                scores=r["scores"][keep],
+                sources=[r["sources"][i] for i in keep],
+                rows=r["rows"],
+                labels=r["labels"],
+            )
+        )
     return out
 
 
 def markdown(report: dict) -> str:
-    lines = [f"# Reader scorer: leave-layout-family-out ({report['corpus']['docs']} documents, "
-             f"{report['corpus']['questions']} questions, seed {report['seed']})", "",
-             "Figures on the **test** families only (never trained or calibrated on). ANLS in points, answerable "
-             "questions; `rules` = the rule cascade alone, `scorer` = every source chosen by the trained scorer.", ""]
+    lines = [
+        f"# Reader scorer: leave-layout-family-out ({report['corpus']['docs']} documents, "
+        f"{report['corpus']['questions']} questions, seed {report['seed']})",
+        "",
+        "Figures on the **test** families only (never trained or calibrated on). ANLS in points, answerable "
+        "questions; `rules` = the rule cascade alone, `scorer` = every source chosen by the trained scorer.",
+        "",
+    ]
     t = report["test"]
     lines += ["| part | n | rules | scorer |", "|---|---|---|---|"]
     lines += [f"| {k} | {v['n']} | {v['rules']} | {v['scorer']} |" for k, v in t["overall"].items()]
     one = report.get("test_one_part")
     if one:
-        lines += ["", "The shipped trees learn on the train and calibration families (the calibration is cross-fitted: "
-                  "each part predicted by trees trained on the other). Trained on the train families alone and "
-                  "calibrated on the calibration families, the same test families read: "
-                  + ", ".join(f"{k} {v['scorer']}" for k, v in one["overall"].items())
-                  + f"; clean ECE {one['calibration_clean']['ece']}, wrong at >= 0.9 "
-                  f"{one['calibration_clean']['wrong_at_0.9']} % of {one['calibration_clean']['at_0.9']}."]
+        lines += [
+            "",
+            "The shipped trees learn on the train and calibration families (the calibration is cross-fitted: "
+            "each part predicted by trees trained on the other). Trained on the train families alone and "
+            "calibrated on the calibration families, the same test families read: "
+            + ", ".join(f"{k} {v['scorer']}" for k, v in one["overall"].items())
+            + f"; clean ECE {one['calibration_clean']['ece']}, wrong at >= 0.9 "
+            f"{one['calibration_clean']['wrong_at_0.9']} % of {one['calibration_clean']['at_0.9']}.",
+        ]
     for name in ("by_kind_clean", "by_kind_noisy", "by_family_clean"):
         lines += ["", f"## {name.replace('_', ' ')}", "", "| group | n | rules | scorer |", "|---|---|---|---|"]
         lines += [f"| {k} | {v['n']} | {v['rules']} | {v['scorer']} |" for k, v in t[name].items() if k != "~"]
-    lines += ["", "## Confidence", "", "| pages | n | ECE | wrong at >= 0.9 (n) | AURC | rules: ECE | wrong at >= 0.9 (n) | AURC |",
-              "|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Confidence",
+        "",
+        "| pages | n | ECE | wrong at >= 0.9 (n) | AURC | rules: ECE | wrong at >= 0.9 (n) | AURC |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for name in ("calibration_clean", "calibration_noisy"):
         c = t[name]
-        lines.append(f"| {name.split('_')[1]} | {c['n']} | {c['ece']} | {c['wrong_at_0.9']} ({c['at_0.9']}) | {c['aurc']} | "
-                     f"{c['rules_ece']} | {c['rules_wrong_at_0.9']} ({c['rules_at_0.9']}) | {c['rules_aurc']} |")
-    lines += ["", f"Unanswerable questions: {t['unanswerable']['n']}, mean confidence {t['unanswerable']['mean_conf']}."]
+        lines.append(
+            f"| {name.split('_')[1]} | {c['n']} | {c['ece']} | {c['wrong_at_0.9']} ({c['at_0.9']}) | {c['aurc']} | "
+            f"{c['rules_ece']} | {c['rules_wrong_at_0.9']} ({c['rules_at_0.9']}) | {c['rules_aurc']} |"
+        )
+    lines += [
+        "",
+        f"Unanswerable questions: {t['unanswerable']['n']}, mean confidence {t['unanswerable']['mean_conf']}.",
+    ]
     if report.get("ablations"):
-        lines += ["", f"## Ablations (test families, clean / noisy ANLS; trees trained on the train families alone, "
-                  f"{ABLATION_ROUNDS} rounds)", "", "| removed | clean | noisy |", "|---|---|---|"]
+        lines += [
+            "",
+            f"## Ablations (test families, clean / noisy ANLS; trees trained on the train families alone, "
+            f"{ABLATION_ROUNDS} rounds)",
+            "",
+            "| removed | clean | noisy |",
+            "|---|---|---|",
+        ]
         for name, fig in report["ablations"].items():
             lines.append(f"| {name} | {fig['clean']} | {fig['noisy']} |")
     return "\n".join(lines) + "\n"
@@ -496,8 +604,11 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=ROUNDS)
     ap.add_argument("--ablations", action="store_true", help="retrain with each source / feature group removed")
     ap.add_argument("--limit", type=int, default=0, help="use only the first N documents (a quick check)")
-    ap.add_argument("--cache", default=str(ROOT / "out" / "reader_features"),
-                    help="where candidates and features are kept between runs (keyed by corpus and reader code)")
+    ap.add_argument(
+        "--cache",
+        default=str(ROOT / "out" / "reader_features"),
+        help="where candidates and features are kept between runs (keyed by corpus and reader code)",
+    )
     args = ap.parse_args()
 
     docs: list[dict] = []
@@ -511,8 +622,11 @@ def main() -> None:
     parts = split_families(docs, args.seed)
     start = time.time()
     recs = cached_build(docs, parts, args.workers, digest.hexdigest(), Path(args.cache))
-    print(f"candidates and features: {time.time() - start:.0f} s "
-          + ", ".join(f"{k} {len(v)} questions" for k, v in sorted(recs.items())), file=sys.stderr)
+    print(
+        f"candidates and features: {time.time() - start:.0f} s "
+        + ", ".join(f"{k} {len(v)} questions" for k, v in sorted(recs.items())),
+        file=sys.stderr,
+    )
     columns = list(range(len(FEATURE_NAMES)))
     train_recs, cal_recs, test_recs = recs["train"], recs["calibration"], recs["test"]
     # Cross-fitting: each of the two development parts is predicted by trees trained on the other, so the
@@ -520,22 +634,34 @@ def main() -> None:
     on_train = train(train_recs, columns, args.seed, args.rounds)
     on_cal = train(cal_recs, columns, args.seed, args.rounds)
     held = cal_recs + train_recs
-    cal = fit_calibration(choose(held, _predict(on_train, cal_recs, columns) + _predict(on_cal, train_recs, columns)), held)
+    cal = fit_calibration(
+        choose(held, _predict(on_train, cal_recs, columns) + _predict(on_cal, train_recs, columns)), held
+    )
     strict_cal = fit_calibration(choose(cal_recs, _predict(on_train, cal_recs, columns)), cal_recs)
     booster = train(train_recs + cal_recs, columns, args.seed, args.rounds)
     test_chosen = choose(test_recs, _predict(booster, test_recs, columns))
     n_q = sum(len(d["questions"]) for d in docs)
-    report = {"seed": args.seed, "corpus": {"docs": len(docs), "questions": n_q, "sha256": digest.hexdigest(),
-                                           "families": {p: sorted(f for f, v in parts.items() if v == p) for p in ("train", "calibration", "test")}},
-              "calibration": cal, "test": evaluate(test_recs, test_chosen, cal),
-              # the stricter scheme: trees trained on the train families alone, calibrated on the calibration ones
-              "test_one_part": evaluate(test_recs, choose(test_recs, _predict(on_train, test_recs, columns)), strict_cal)}
+    report = {
+        "seed": args.seed,
+        "corpus": {
+            "docs": len(docs),
+            "questions": n_q,
+            "sha256": digest.hexdigest(),
+            "families": {p: sorted(f for f, v in parts.items() if v == p) for p in ("train", "calibration", "test")},
+        },
+        "calibration": cal,
+        "test": evaluate(test_recs, test_chosen, cal),
+        # the stricter scheme: trees trained on the train families alone, calibrated on the calibration ones
+        "test_one_part": evaluate(test_recs, choose(test_recs, _predict(on_train, test_recs, columns)), strict_cal),
+    }
 
     if args.ablations:
         report["ablations"] = {}
         base = train(train_recs, columns, args.seed, ABLATION_ROUNDS)
         ev = evaluate(test_recs, choose(test_recs, _predict(base, test_recs, columns)), cal)["overall"]
-        report["ablations"]["nothing (the baseline of this table)"] = {k: ev.get(k, {}).get("scorer") for k in ("clean", "noisy")}
+        report["ablations"]["nothing (the baseline of this table)"] = {
+            k: ev.get(k, {}).get("scorer") for k in ("clean", "noisy")
+        }
         for group, names in GROUPS.items():
             cols = [i for i, n in enumerate(FEATURE_NAMES) if n not in names]
             b = train(train_recs, cols, args.seed, ABLATION_ROUNDS)
@@ -552,23 +678,39 @@ def main() -> None:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    model = {"version": f"scorer-{digest.hexdigest()[:12]}-seed{args.seed}", "features": list(FEATURE_NAMES),
-             "trees": flatten(booster, list(FEATURE_NAMES)), "calibration": cal}
+    model = {
+        "version": f"scorer-{digest.hexdigest()[:12]}-seed{args.seed}",
+        "features": list(FEATURE_NAMES),
+        "trees": flatten(booster, list(FEATURE_NAMES)),
+        "calibration": cal,
+    }
     model["tasks"], model["span_kinds"] = coverage(docs, parts)
     (out / "scorer.json").write_text(json.dumps(model, separators=(",", ":")), encoding="utf-8")
-    manifest = {"version": model["version"], "corpus_sha256": digest.hexdigest(), "corpus": [Path(p).name for p in args.corpus],
-                "documents": len(docs), "questions": n_q, "seed": args.seed, "params": dict(PARAMS, rounds=args.rounds),
-                "negatives_per_question": NEGATIVES, "noisy_share": NOISY_SHARE,
-                "families": {p: len(v) for p, v in report["corpus"]["families"].items()},
-                "tasks": model["tasks"], "span_kinds": model["span_kinds"],
-                "split": report["corpus"]["families"], "libraries": versions(),
-                "test": {"clean": report["test"]["overall"].get("clean"), "noisy": report["test"]["overall"].get("noisy")}}
+    manifest = {
+        "version": model["version"],
+        "corpus_sha256": digest.hexdigest(),
+        "corpus": [Path(p).name for p in args.corpus],
+        "documents": len(docs),
+        "questions": n_q,
+        "seed": args.seed,
+        "params": dict(PARAMS, rounds=args.rounds),
+        "negatives_per_question": NEGATIVES,
+        "noisy_share": NOISY_SHARE,
+        "families": {p: len(v) for p, v in report["corpus"]["families"].items()},
+        "tasks": model["tasks"],
+        "span_kinds": model["span_kinds"],
+        "split": report["corpus"]["families"],
+        "libraries": versions(),
+        "test": {"clean": report["test"]["overall"].get("clean"), "noisy": report["test"]["overall"].get("noisy")},
+    }
     (out / "scorer.manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "reader_scorer.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     (RESULTS / "reader_scorer.md").write_text(markdown(report), encoding="utf-8")
     print(markdown(report))
-    print(f"total {time.time() - start:.0f} s; model {(out / 'scorer.json').stat().st_size / 1e6:.2f} MB", file=sys.stderr)
+    print(
+        f"total {time.time() - start:.0f} s; model {(out / 'scorer.json').stat().st_size / 1e6:.2f} MB", file=sys.stderr
+    )
 
 
 if __name__ == "__main__":

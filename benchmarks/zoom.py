@@ -181,10 +181,16 @@ def evidence_part(n_docs: int, pages_per_doc: int, engine, brain_kind: str) -> d
 
 def markdown(result: dict) -> str:
     t, e = result["tables"], result["evidence"]
-    lines = ["# Zoom and evidence", "", f"Machine: {result['machine']}; date {result['date']}.", "",
-             "## Table mode (`zoom`, type=table) on rendered financial tables", "",
-             "| condition | tables | cell accuracy | min | exact tables | header rows right | s / table | plain | spanning | stacked |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "# Zoom and evidence",
+        "",
+        f"Machine: {result['machine']}; date {result['date']}.",
+        "",
+        "## Table mode (`zoom`, type=table) on rendered financial tables",
+        "",
+        "| condition | tables | cell accuracy | min | exact tables | header rows right | s / table | plain | spanning | stacked |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for cond, r in t.items():
         st = r["by_style"]
         lines.append(
@@ -192,21 +198,31 @@ def markdown(result: dict) -> str:
             f"{r['header_rows_right']:.0%} | {r['seconds_per_table']:.2f} | {st.get('plain', 0):.1%} | "
             f"{st.get('spanning', 0):.1%} | {st.get('stacked', 0):.1%} |"
         )
-    lines += ["", "## Evidence over many pages", "",
-              f"{e['documents']} documents x {e['pages_per_document']} pages, {e['answer_pages']} answer pages; "
-              f"page-level recall **{e['page_recall']:.1%}**, precision **{e['page_precision']:.1%}**; near-distractor pages "
-              f"(same field, another contract) flagged: {e['near_distractor_pages_flagged']}; finding evidence "
-              f"{e['seconds_per_document_find']:.1f} s per document (median, OCR included).", "",
-              f"| context | input tokens / question (mean) | vs page+ocr | {e['brain']} reader ANLS ({e['answered_questions']} single-field questions) | s / answer |",
-              "|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Evidence over many pages",
+        "",
+        f"{e['documents']} documents x {e['pages_per_document']} pages, {e['answer_pages']} answer pages; "
+        f"page-level recall **{e['page_recall']:.1%}**, precision **{e['page_precision']:.1%}**; near-distractor pages "
+        f"(same field, another contract) flagged: {e['near_distractor_pages_flagged']}; finding evidence "
+        f"{e['seconds_per_document_find']:.1f} s per document (median, OCR included).",
+        "",
+        f"| context | input tokens / question (mean) | vs page+ocr | {e['brain']} reader ANLS ({e['answered_questions']} single-field questions) | s / answer |",
+        "|---|---|---|---|---|",
+    ]
     base = e["tokens"]["page+ocr"]
     for mode, tok in e["tokens"].items():
         a = e["answer_anls"][mode]
         s = e["answer_seconds"][mode]
-        lines.append(f"| {mode} | {tok:,.0f} | {tok / base:.0%} | {'-' if a is None else f'{a:.3f}'} | {'-' if s is None else f'{s:.2f}'} |")
-    lines += ["", "Tokens are estimates: images resized to at most 2048 px on the longest side, one token per 28x28 px "
-              "(Qwen-VL rule); text ~4 characters per token. The offline reader reads only the image, so its `page` and "
-              "`page+ocr` answers are the same run."]
+        lines.append(
+            f"| {mode} | {tok:,.0f} | {tok / base:.0%} | {'-' if a is None else f'{a:.3f}'} | {'-' if s is None else f'{s:.2f}'} |"
+        )
+    lines += [
+        "",
+        "Tokens are estimates: images resized to at most 2048 px on the longest side, one token per 28x28 px "
+        "(Qwen-VL rule); text ~4 characters per token. The offline reader reads only the image, so its `page` and "
+        "`page+ocr` answers are the same run.",
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -47,8 +47,19 @@ def run(samples, zoom: bool) -> list[dict]:
             zooms = sum(1 for step in result.trace if step.tool == "zoom" and step.phase == "inspect")
         except Exception as err:  # a failed sample is a row with its error
             prediction, error, zooms = "", f"{type(err).__name__}: {err}", 0
-        rows.append({"id": s.id, "task": s.task, "subset": s.subset, "group": s.group, "answers": list(s.answers),
-                     "prediction": prediction, "error": error, "zooms": zooms, "seconds": time.perf_counter() - t0})
+        rows.append(
+            {
+                "id": s.id,
+                "task": s.task,
+                "subset": s.subset,
+                "group": s.group,
+                "answers": list(s.answers),
+                "prediction": prediction,
+                "error": error,
+                "zooms": zooms,
+                "seconds": time.perf_counter() - t0,
+            }
+        )
     return rows
 
 
@@ -63,9 +74,13 @@ def main() -> None:
     from docintent.evaluation.metrics import score_row, summarize
 
     samples = load_dataset(args.dataset)[: args.limit]
-    out = {"dataset": args.dataset, "samples": len(samples),
-           "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}",
-           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "runs": {}}
+    out = {
+        "dataset": args.dataset,
+        "samples": len(samples),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}",
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "runs": {},
+    }
     for zoom in (False, True):
         rows = run(samples, zoom)
         for r in rows:
@@ -82,17 +97,27 @@ def main() -> None:
             "errors": sum(1 for r in rows if r["error"]),
             "rows": rows,
         }
-    lines = ["# DocIntent with and without zoom (offline reader)", "",
-             f"{out['samples']} samples from `{args.dataset}`; machine {out['machine']}; {out['date']}.", "",
-             "| strategy | family | score | consistency | s / sample | zoom calls | rows |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "# DocIntent with and without zoom (offline reader)",
+        "",
+        f"{out['samples']} samples from `{args.dataset}`; machine {out['machine']}; {out['date']}.",
+        "",
+        "| strategy | family | score | consistency | s / sample | zoom calls | rows |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name, r in out["runs"].items():
         for task, split in r["summary"]["tasks"].items():
-            lines.append(f"| {name} | {task} | {split['score']:.2f} | {split['consistency']:.2f} | "
-                         f"{r['seconds_per_sample'][task]:.1f} | {r['zoom_calls'][task]} | {split['rows']} |")
+            lines.append(
+                f"| {name} | {task} | {split['score']:.2f} | {split['consistency']:.2f} | "
+                f"{r['seconds_per_sample'][task]:.1f} | {r['zoom_calls'][task]} | {split['rows']} |"
+            )
         avg = r["summary"]["average"]
         lines.append(f"| {name} | average | {avg['score']:.2f} | {avg['consistency']:.2f} | | | |")
-    lines += ["", "Runs go one after the other in one process: the first pays for loading the OCR and layout models, "
-              "and the machine's load changes between them, so compare seconds with care."]
+    lines += [
+        "",
+        "Runs go one after the other in one process: the first pays for loading the OCR and layout models, "
+        "and the machine's load changes between them, so compare seconds with care.",
+    ]
     md = "\n".join(lines) + "\n"
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "zoom_strategy.md").write_text(md)

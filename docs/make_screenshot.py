@@ -25,8 +25,14 @@ from server_helpers import live_server  # noqa: E402
 
 from docintent.server import ServeConfig  # noqa: E402
 
-LINES = ["ACME Supplies Ltd.", "Invoice number: INV-2041", "Date: 12 March 2024", "Subtotal: $1,150.00",
-         "Tax: $100.00", "Total amount due: $1,250.00"]
+LINES = [
+    "ACME Supplies Ltd.",
+    "Invoice number: INV-2041",
+    "Date: 12 March 2024",
+    "Subtotal: $1,150.00",
+    "Tax: $100.00",
+    "Total amount due: $1,250.00",
+]
 
 
 def damaged() -> np.ndarray:
@@ -49,9 +55,19 @@ def main() -> int:
     cv2.imwrite(str(image), damaged()[..., ::-1])
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1400,1500", "--hide-scrollbars", f"--user-data-dir={work / 'profile'}"):
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1400,1500",
+        "--hide-scrollbars",
+        f"--user-data-dir={work / 'profile'}",
+    ):
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"))
     try:

@@ -27,8 +27,10 @@ def main() -> None:
     strategies = ["none", "docintent"]
     first = run_benchmark(samples, strategies, BrainFactory("offline"), folder / "run", progress=False)
     again = run_benchmark(samples, strategies, BrainFactory("offline"), folder / "run", progress=False)
-    print(f"first run: {first.new_rows} rows in {first.seconds:.1f} s; second run: {again.new_rows} new, "
-          f"{again.skipped} already done")
+    print(
+        f"first run: {first.new_rows} rows in {first.seconds:.1f} s; second run: {again.new_rows} new, "
+        f"{again.skipped} already done"
+    )
     print(table_markdown(strategy_rows([("tiny", read_results(folder / "run"))])))
     print(f"rows: {folder / 'run' / 'results.jsonl'}  (docintent score {folder / 'run'}; docintent report ...)")
     assert first.new_rows == len(samples) * len(strategies) and again.new_rows == 0 and first.failed == 0

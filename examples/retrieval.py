@@ -19,17 +19,26 @@ from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 from docintent.retrieval import PageIndex, build_index, get_retriever  # noqa: E402
 
 MANUALS = {
-    "printer.pdf": ["Loading paper\nOpen the tray and push the guides against the stack.",
-                    "Clearing a paper jam\nSwitch the printer off, open the rear cover and pull the sheet out slowly.",
-                    "Replacing the toner\nShake the new cartridge five times before you insert it."],
-    "router.pdf": ["Connecting the router\nPlug the grey cable into the port marked WAN.",
-                   "Changing the Wi-Fi password\nOpen the admin page, choose Wireless and type the new key.",
-                   "Resetting\nHold the reset button for ten seconds to restore the factory settings."],
-    "kettle.pdf": ["Filling\nNever fill the kettle above the MAX mark.",
-                   "Descaling\nBoil a mixture of water and vinegar, leave it for an hour, then rinse twice."],
+    "printer.pdf": [
+        "Loading paper\nOpen the tray and push the guides against the stack.",
+        "Clearing a paper jam\nSwitch the printer off, open the rear cover and pull the sheet out slowly.",
+        "Replacing the toner\nShake the new cartridge five times before you insert it.",
+    ],
+    "router.pdf": [
+        "Connecting the router\nPlug the grey cable into the port marked WAN.",
+        "Changing the Wi-Fi password\nOpen the admin page, choose Wireless and type the new key.",
+        "Resetting\nHold the reset button for ten seconds to restore the factory settings.",
+    ],
+    "kettle.pdf": [
+        "Filling\nNever fill the kettle above the MAX mark.",
+        "Descaling\nBoil a mixture of water and vinegar, leave it for an hour, then rinse twice.",
+    ],
 }
-QUESTIONS = ["how do I get a stuck sheet out of the printer?", "what is the factory reset procedure?",
-             "can I descale it with vinegar?"]
+QUESTIONS = [
+    "how do I get a stuck sheet out of the printer?",
+    "what is the factory reset procedure?",
+    "can I descale it with vinegar?",
+]
 
 
 def write_pdf(path: Path, pages: list[str]) -> None:
@@ -62,7 +71,9 @@ def main() -> None:
         answers.append((Path(best.doc_path).name, best.page_no + 1))
         for hit in hits:
             record = index.record(hit.handle)
-            print(f"  {hit.score:6.2f}  {Path(record.doc_path).name} page {record.page_no + 1}: {record.text.splitlines()[0]}")
+            print(
+                f"  {hit.score:6.2f}  {Path(record.doc_path).name} page {record.page_no + 1}: {record.text.splitlines()[0]}"
+            )
     index.close()
     assert answers == [("printer.pdf", 2), ("router.pdf", 3), ("kettle.pdf", 2)], answers
 

@@ -64,7 +64,12 @@ def render_text_page(lines: list[str], *, size: int = 28, width: int = 1000, mar
 def text_page():
     from docintent.page import Page
 
-    lines = ["Invoice number: INV-2041", "Date: 12 March 2024", "Total amount due: $1,250.00", "Thank you for your order"]
+    lines = [
+        "Invoice number: INV-2041",
+        "Date: 12 March 2024",
+        "Total amount due: $1,250.00",
+        "Thank you for your order",
+    ]
     return Page.from_array(render_text_page(lines), source="rendered"), lines
 
 

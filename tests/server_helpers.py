@@ -45,8 +45,10 @@ def scripted_factory(answer: str = ANSWER, delay: float = 0.0, gate: threading.E
     from docintent.brains import Answer, FunctionBrain, Keep, Rollback, UseTool
 
     def make():
-        decisions = [UseTool("deshadowing", "a shadow darkens the right half"),
-                     UseTool("deblurring", "the strokes are soft")]
+        decisions = [
+            UseTool("deshadowing", "a shadow darkens the right half"),
+            UseTool("deblurring", "the strokes are soft"),
+        ]
         reviews = [Keep("the total reads more clearly"), Rollback("sharpening added ringing around the digits")]
 
         def decide(state):
@@ -55,8 +57,11 @@ def scripted_factory(answer: str = ANSWER, delay: float = 0.0, gate: threading.E
             time.sleep(delay)
             return decisions.pop(0) if decisions else Answer(answer, 0.9, "read the total line")
 
-        return FunctionBrain(decide=decide, review=lambda state, change: reviews.pop(0),
-                             answer=lambda state: Answer(answer, 0.9, "read the total line"))
+        return FunctionBrain(
+            decide=decide,
+            review=lambda state, change: reviews.pop(0),
+            answer=lambda state: Answer(answer, 0.9, "read the total line"),
+        )
 
     return make
 
@@ -68,8 +73,7 @@ FIGURES = {
     "docintent": [(1, 1, 2.0), (1, 2, 3.0), (0, 1, 2.0), (1, 0, 1.0)],
     "agres": [(1, 2, 2.0), (0, 2, 2.0), (0, 3, 2.0), (1, 1, 1.0)],
 }
-SAMPLES = [("s1", "doc", ["shadow"]), ("s2", "doc", ["blur", "shadow"]), ("s3", "chart", ["warp"]),
-           ("s4", "chart", [])]
+SAMPLES = [("s1", "doc", ["shadow"]), ("s2", "doc", ["blur", "shadow"]), ("s3", "chart", ["warp"]), ("s4", "chart", [])]
 
 
 def make_benchmark_run(root: Path, name: str = "offline-synth") -> Path:
@@ -85,14 +89,30 @@ def make_benchmark_run(root: Path, name: str = "offline-synth") -> Path:
             if not image.exists():
                 image.parent.mkdir(parents=True, exist_ok=True)
                 cv2.imwrite(str(image), damaged_page(320))
-            rows.append({
-                "sample": {"id": sid, "image": str(image), "question": f"What is the total of {sid}?",
-                           "answers": ["1250"], "task": task, "subset": "DocVQA" if task == "doc" else "ChartQA",
-                           "group": sid, "capture": 1, "degradations": degradations, "meta": {}},
-                "strategy": strategy, "brain": "offline", "answer": "1250" if score else "125", "score": float(score),
-                "correct": bool(score), "seconds": seconds, "error": None,
-                "result": {"tools_used": tools, "prompt_tokens": 0, "completion_tokens": 0, "trace": []},
-            })
+            rows.append(
+                {
+                    "sample": {
+                        "id": sid,
+                        "image": str(image),
+                        "question": f"What is the total of {sid}?",
+                        "answers": ["1250"],
+                        "task": task,
+                        "subset": "DocVQA" if task == "doc" else "ChartQA",
+                        "group": sid,
+                        "capture": 1,
+                        "degradations": degradations,
+                        "meta": {},
+                    },
+                    "strategy": strategy,
+                    "brain": "offline",
+                    "answer": "1250" if score else "125",
+                    "score": float(score),
+                    "correct": bool(score),
+                    "seconds": seconds,
+                    "error": None,
+                    "result": {"tools_used": tools, "prompt_tokens": 0, "completion_tokens": 0, "trace": []},
+                }
+            )
     (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (run / "manifest.json").write_text(json.dumps({"brain": "offline", "seed": 7, "config": {"dataset": "synth:test"}}))
     return run

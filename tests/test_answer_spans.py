@@ -55,9 +55,12 @@ TOC = layout(
     ("2.3 Commands for Getting Help . . . . . . . . . 21", 0.12, 0.18, 0.9),
 )
 CARD = layout(
-    ("C-a", 0.05, 0.3, 0.1), ("move to the start of the line", 0.15, 0.3, 0.45),
-    ("C-e", 0.05, 0.32, 0.1), ("move to the end of the line", 0.15, 0.32, 0.45),
-    ("pwd", 0.05, 0.34, 0.1), ("print working directory", 0.15, 0.34, 0.45),
+    ("C-a", 0.05, 0.3, 0.1),
+    ("move to the start of the line", 0.15, 0.3, 0.45),
+    ("C-e", 0.05, 0.32, 0.1),
+    ("move to the end of the line", 0.15, 0.32, 0.45),
+    ("pwd", 0.05, 0.34, 0.1),
+    ("print working directory", 0.15, 0.34, 0.45),
 )
 
 
@@ -73,8 +76,8 @@ def answer(question: str, lay: Layout) -> str:
         ("What is the author's e-mail address?", TITLE, "paul.gaborit@gmail.com"),
         ("Who is the author of the sankey package?", TITLE, "Paul Gaborit"),
         ('On which page does the section "Quitting Octave" begin?', TOC, "19"),
-        ("On which page does chapter 2 \"Getting Started\" begin?", TOC, "15"),
-        ("On which page does the section \"Citing Octave in Publications\" begin?", TOC, "5"),
+        ('On which page does chapter 2 "Getting Started" begin?', TOC, "15"),
+        ('On which page does the section "Citing Octave in Publications" begin?', TOC, "5"),
         ("What is the title of section 2.3?", TOC, "Commands for Getting Help"),
         ("Which key sequence moves the cursor to the start of the line?", CARD, "C-a"),
         ("What does the command pwd do?", CARD, "print working directory"),
@@ -107,9 +110,19 @@ def test_connectives_are_trimmed_from_names():
 
 
 def evidence(**changes) -> ReviewEvidence:
-    base = dict(tool="deshadowing", scope="evidence region", legibility_before=0.482, legibility_after=0.479,
-                severity_before=0.8, severity_after=0.2, confidence_before=0.5, confidence_after=0.5,
-                answer_before="x", answer_after="x", degradation="shadow")
+    base = dict(
+        tool="deshadowing",
+        scope="evidence region",
+        legibility_before=0.482,
+        legibility_after=0.479,
+        severity_before=0.8,
+        severity_after=0.2,
+        confidence_before=0.5,
+        confidence_after=0.5,
+        answer_before="x",
+        answer_after="x",
+        degradation="shadow",
+    )
     base.update(changes)
     return ReviewEvidence(**base)
 
@@ -130,6 +143,7 @@ def test_review_rolls_back_when_the_answer_became_less_certain_or_the_text_read_
 def test_a_change_within_measurement_noise_is_a_tie_decided_by_one_rule():
     # Severity 0.80 -> 0.75 is below its measured floor (0.115), legibility -0.6 % below 1.2 %: nothing moved.
     from docintent.brains.offline.review import NoiseFloors
+
     tie = evidence(severity_after=0.75)
     keep, why = tie.verdict("evidence")
     assert not keep and why.startswith("no change needed") and "floor 1.2 %" in why
@@ -164,7 +178,9 @@ def test_date_finder_returns_the_date_not_the_line(line, expected):
 
 def test_entity_finders_close_up_ocr_spacing_and_skip_years():
     assert find_emails("Paul Gaborit paul.gaborit @ gmail.com.") == ["paul.gaborit@gmail.com"]
-    assert find_urls("Repository: https : //github.com/cgnieder/chemmacros.") == ["https://github.com/cgnieder/chemmacros"]
+    assert find_urls("Repository: https : //github.com/cgnieder/chemmacros.") == [
+        "https://github.com/cgnieder/chemmacros"
+    ]
     assert find_urls("mail gnuplot-info@lists.sourceforge.net") == []
     assert find_postal_codes("Toernooiveld, 6525 ED Nijmegen") == ["6525 ED"]
     assert find_postal_codes("Pittsburgh, PA 15213-3890") == ["15213-3890"]
@@ -192,8 +208,10 @@ def test_the_finders_decide_which_lines_are_names():
     """The typed-span step reads names through its finders: another name test changes the answer
     (this is how benchmarks/entities.py puts a library in the rule's place)."""
     lines = [("Paulo Ney de Souza", 0.14), ("Richard J. Fateman", 0.17), ("19th September 2004", 0.3)]
-    book = Layout([Item("The Maxima Book", Box(0.3, 0.06, 0.7, 0.1), 0.95, 0)]
-                  + [Item(t, Box(0.35, y, 0.65, y + 0.015), 0.95, i + 1) for i, (t, y) in enumerate(lines)])
+    book = Layout(
+        [Item("The Maxima Book", Box(0.3, 0.06, 0.7, 0.1), 0.95, 0)]
+        + [Item(t, Box(0.35, y, 0.65, y + 0.015), 0.95, i + 1) for i, (t, y) in enumerate(lines)]
+    )
     question = "Who is the first author of the book?"
     matcher = Matcher(analyse(question), book)
     best = best_candidate(span_candidates(question, book, matcher))

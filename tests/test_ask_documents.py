@@ -21,18 +21,30 @@ from process_helpers import png_bytes
 from retrieval_helpers import make_pdf
 
 TESTS = Path(__file__).resolve().parent
-INVOICE = ["ACME Supplies Ltd", "12 Harbour Road, Leeds", "Invoice number: INV-2041", "Date: 12 March 2024",
-           "Garden chairs x 4: $1,000.00", "Delivery: $250.00", "Total amount due: $1,250.00",
-           "Payment within 30 days", "Thank you for your order"]
+INVOICE = [
+    "ACME Supplies Ltd",
+    "12 Harbour Road, Leeds",
+    "Invoice number: INV-2041",
+    "Date: 12 March 2024",
+    "Garden chairs x 4: $1,000.00",
+    "Delivery: $250.00",
+    "Total amount due: $1,250.00",
+    "Payment within 30 days",
+    "Thank you for your order",
+]
 QUESTION = "What is the total amount due?"
 
 
 @pytest.fixture
 def two_pages(tmp_path) -> Path:
     """A letter on page 1, the invoice with its total on page 2 (a PDF with a text layer)."""
-    return make_pdf(tmp_path / "letter.pdf", ["Dear customer\nThank you for your order of garden chairs.\n"
-                                               "Our shop opens at nine.",
-                                               "Invoice INV-2041\nDate: 12 March 2024\nTotal amount due: $1,250.00"])
+    return make_pdf(
+        tmp_path / "letter.pdf",
+        [
+            "Dear customer\nThank you for your order of garden chairs.\nOur shop opens at nine.",
+            "Invoice INV-2041\nDate: 12 March 2024\nTotal amount due: $1,250.00",
+        ],
+    )
 
 
 def test_a_two_page_pdf_is_answered_from_page_2_in_text_and_json(two_pages, tmp_path, capsys):
@@ -63,10 +75,15 @@ def test_pages_limit_the_pages_read_and_count_from_1(two_pages, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["answer"] != "$1,250.00" and data["page"] == 1
     assert not any(s["phase"] == "locate" for s in data["trace"])  # one page: nothing to rank
-    for argv, words in ((["--page", "1"], "--page counted pages from 0 and is gone; pages now count from 1: use "
-                                          "--pages N (--pages 1 is the first page)"),
-                        (["--pages", "0"], "pages count from 1 (1 is the first page)"),
-                        (["--pages", "3"], "--pages '3': page 3 is outside this 2-page document (pages 1-2; pages count from 1)")):
+    for argv, words in (
+        (
+            ["--page", "1"],
+            "--page counted pages from 0 and is gone; pages now count from 1: use "
+            "--pages N (--pages 1 is the first page)",
+        ),
+        (["--pages", "0"], "pages count from 1 (1 is the first page)"),
+        (["--pages", "3"], "--pages '3': page 3 is outside this 2-page document (pages 1-2; pages count from 1)"),
+    ):
         assert main(["ask", str(two_pages), QUESTION, *argv]) == 1
         err = capsys.readouterr().err.strip()
         assert words in err and len(err.splitlines()) == 1, err
@@ -111,11 +128,27 @@ def test_a_folder_of_six_files_with_one_broken_resumes_after_a_kill_with_nothing
     questions = tmp_path / "questions.txt"
     questions.write_text("# one question for every page\nWhat is the total?\n")
     out = tmp_path / "answers.jsonl"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parent / "src"), str(TESTS),
-                                                       os.environ.get("PYTHONPATH", "")]), "DOCINTENT_THREADS": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(TESTS.parent / "src"), str(TESTS), os.environ.get("PYTHONPATH", "")]),
+        "DOCINTENT_THREADS": "1",
+    }
     argv = ["ask", str(folder), "--questions", str(questions), "--out", str(out), "--no-progress"]
-    proc = subprocess.Popen([sys.executable, str(TESTS / "process_helpers.py"), "cli", *argv, "--brain", "slow",
-                             "--brain-opt", "delay=0.6"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(TESTS / "process_helpers.py"),
+            "cli",
+            *argv,
+            "--brain",
+            "slow",
+            "--brain-opt",
+            "delay=0.6",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 120
         while len(_rows(out)) < 2:
@@ -148,8 +181,10 @@ def test_a_folder_of_six_files_with_one_broken_resumes_after_a_kill_with_nothing
 def test_batch_options_are_checked_before_any_work(tmp_path, capsys):
     folder = _folder(tmp_path / "scans")
     cases = [
-        (["ask", str(folder), "--questions", str(tmp_path / "q.csv"), "--out", str(tmp_path / "a.jsonl")],
-         "a questions file must be .txt (one question per line) or .jsonl"),
+        (
+            ["ask", str(folder), "--questions", str(tmp_path / "q.csv"), "--out", str(tmp_path / "a.jsonl")],
+            "a questions file must be .txt (one question per line) or .jsonl",
+        ),
         (["ask", str(folder), "What is the total?"], "needs --out FILE"),
         (["ask", str(folder), "--out", str(tmp_path / "a.jsonl")], "give the questions"),
         (["ask", str(folder), "q?", "--out", str(tmp_path / "a.jsonl"), "--json"], "--json is for one question"),
@@ -165,10 +200,28 @@ def test_batch_options_are_checked_before_any_work(tmp_path, capsys):
 def test_questions_from_jsonl_with_tasks_over_a_glob(tmp_path):
     _folder(tmp_path / "scans", broken=-1)
     questions = tmp_path / "questions.jsonl"
-    questions.write_text('{"question": "What is the total?", "id": "q1"}\n{"question": "Which year?", "task": "chart"}\n')
+    questions.write_text(
+        '{"question": "What is the total?", "id": "q1"}\n{"question": "Which year?", "task": "chart"}\n'
+    )
     out = tmp_path / "answers.jsonl"
-    assert main(["ask", str(tmp_path / "scans" / "*.png"), "--questions", str(questions), "--out", str(out),
-                 "--brain", "scripted", "--brain-opt", "final=7", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "ask",
+                str(tmp_path / "scans" / "*.png"),
+                "--questions",
+                str(questions),
+                "--out",
+                str(out),
+                "--brain",
+                "scripted",
+                "--brain-opt",
+                "final=7",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     rows = _rows(out)
     assert len(rows) == 3 * 2  # three pages at the top level x two questions
     assert {(r["id"], r["task"]) for r in rows} == {("q1", "doc"), (None, "chart")}
@@ -186,8 +239,15 @@ def test_restore_auto_on_a_folder_writes_a_page_each_and_resumes(tmp_path, capsy
     broken = [r for r in rows if r["error"]]
     assert [Path(r["file"]).name for r in broken] == ["page1.png"]
     written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.png"))
-    assert written == ["manual-p1.png", "manual-p2.png", "page0.png", "page2.png", "page4.png", "sub/page3.png",
-                       "sub/page5.png"]
+    assert written == [
+        "manual-p1.png",
+        "manual-p2.png",
+        "page0.png",
+        "page2.png",
+        "page4.png",
+        "sub/page3.png",
+        "sub/page5.png",
+    ]
     assert main(["restore", "--auto", str(folder), "-o", str(out), "--no-progress"]) == 0
     assert "0 new, 8 already done" in capsys.readouterr().out
     assert _rows(out / "restore.jsonl") == rows
@@ -227,8 +287,9 @@ def _stderr_on_a_terminal(argv: list[str]) -> tuple[int, str]:
     # a terminal 120 columns wide: a new pseudo-terminal has no size, and a line 0 columns wide shows nothing
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parent / "src"), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.Popen([sys.executable, "-m", "docintent", *argv], stdout=subprocess.DEVNULL, stderr=slave,
-                            env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "docintent", *argv], stdout=subprocess.DEVNULL, stderr=slave, env=env
+    )
     os.close(slave)
     chunks = []
     while True:
@@ -253,8 +314,9 @@ def test_a_long_ask_shows_progress_on_a_terminal_and_not_with_no_progress(two_pa
     code, quiet = _stderr_on_a_terminal(["ask", str(two_pages), QUESTION, "--no-progress"])
     assert code == 0 and quiet.strip() == ""
     folder = _folder(tmp_path / "scans", broken=-1)
-    code, batch = _stderr_on_a_terminal(["ask", str(folder), "q?", "--out", str(tmp_path / "a.jsonl"),
-                                         "--brain", "scripted"])
+    code, batch = _stderr_on_a_terminal(
+        ["ask", str(folder), "q?", "--out", str(tmp_path / "a.jsonl"), "--brain", "scripted"]
+    )
     assert code == 0 and "a.jsonl: 6/6 rows" in batch and "row/s" in batch and "ETA" in batch
 
 
@@ -279,8 +341,13 @@ def test_a_long_scan_is_ranked_within_its_budget_and_a_damaged_page_never_stops_
     from docintent.document import Document
     from docintent.errors import InputError
 
-    lines = [["Meeting notes", "Nothing to report"], ["Invoice INV-2041", "Total amount due: $1,250.00"],
-             ["Appendix", "Tables follow"], ["Index", "See above"], ["Back matter", "End"]]
+    lines = [
+        ["Meeting notes", "Nothing to report"],
+        ["Invoice INV-2041", "Total amount due: $1,250.00"],
+        ["Appendix", "Tables follow"],
+        ["Index", "See above"],
+        ["Back matter", "End"],
+    ]
     images = [Image.fromarray(render_text_page(page)) for page in lines]
     scan = tmp_path / "scan.pdf"
     images[0].save(scan, save_all=True, append_images=images[1:])
@@ -310,8 +377,13 @@ def test_a_long_scan_reports_progress_out_of_the_pages_its_ocr_budget_reads(tmp_
     from docintent.document import Document
     from docintent.evaluation.executors import Activity
 
-    lines = [["Meeting notes", "Nothing to report"], ["Invoice INV-2041", "Total amount due: $1,250.00"],
-             ["Appendix", "Tables follow"], ["Index", "See above"], ["Back matter", "End"]]
+    lines = [
+        ["Meeting notes", "Nothing to report"],
+        ["Invoice INV-2041", "Total amount due: $1,250.00"],
+        ["Appendix", "Tables follow"],
+        ["Index", "See above"],
+        ["Back matter", "End"],
+    ]
     images = [Image.fromarray(render_text_page(page)) for page in lines]
     scan = tmp_path / "scan.pdf"
     images[0].save(scan, save_all=True, append_images=images[1:])
@@ -331,5 +403,7 @@ def test_a_long_scan_reports_progress_out_of_the_pages_its_ocr_budget_reads(tmp_
     located = [(text, pages) for text, pages in said if text.startswith("looking for the pages to read")]
     assert located == [("looking for the pages to read: 1/2", [1]), ("looking for the pages to read: 2/2", [1, 2])]
     assert "answer: $1,250.00" in out and "page: 2" in out
-    assert ("looked through 2 of 5 pages (the other 3 have no text layer and are past the OCR budget: ranked last): "
-            "reading page 2") in out
+    assert (
+        "looked through 2 of 5 pages (the other 3 have no text layer and are past the OCR budget: ranked last): "
+        "reading page 2"
+    ) in out

@@ -59,8 +59,18 @@ def test_every_layout_prints_what_its_questions_ask(broadset):
             for shown in question.must_show():
                 assert re.sub(r"\s+", " ", shown) in text, (layout, question.question, shown)
             families.add(question.family)
-    assert families == {"relation", "entity_type", "role", "multi_token", "lookup", "reverse_lookup", "schedule",
-                        "arithmetic", "chart", "prose_value"}
+    assert families == {
+        "relation",
+        "entity_type",
+        "role",
+        "multi_token",
+        "lookup",
+        "reverse_lookup",
+        "schedule",
+        "arithmetic",
+        "chart",
+        "prose_value",
+    }
 
 
 def test_documents_are_seeded(broadset):
@@ -96,6 +106,14 @@ def test_documents_do_not_depend_on_the_hash_seed(broadset):
                 h.update(LAYOUTS[name][1](Ctx(seed, LOCALE_NAMES[(seed >> 3) % len(LOCALE_NAMES)])).html.encode())
         print(h.hexdigest())
         """)
-    digests = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                              env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in (1, 2)}
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout
+        for seed in (1, 2)
+    }
     assert len(digests) == 1

@@ -78,7 +78,7 @@ def plain_bars(values: list[float], top: float = 100.0) -> tuple[np.ndarray, lis
     for k, v in enumerate(values):
         x0 = 150 + 110 * k
         y_top = int(round(400 * (0.75 - 0.45 * v / top)))
-        px[y_top:300, x0:x0 + 60] = COLOURS[0]
+        px[y_top:300, x0 : x0 + 60] = COLOURS[0]
         xs.append((x0 + 30) / 600)
     return px, xs
 
@@ -109,9 +109,11 @@ def test_a_tick_row_the_ocr_read_as_one_line_is_split_into_its_ticks():
     values = [75.0, 40.0, 90.0]
     for k, v in enumerate(values):
         y0 = 60 + 90 * k
-        px[y0:y0 + 50, 150:150 + int(round(400 * v / 100))] = COLOURS[1]
-    cats = [(name, 0.05, (85 + 90 * k) / 400 - 0.025, 0.2, (85 + 90 * k) / 400 + 0.025)
-            for k, name in enumerate(["Oslo", "Lima", "Rome"])]
+        px[y0 : y0 + 50, 150 : 150 + int(round(400 * v / 100))] = COLOURS[1]
+    cats = [
+        (name, 0.05, (85 + 90 * k) / 400 - 0.025, 0.2, (85 + 90 * k) / 400 + 0.025)
+        for k, name in enumerate(["Oslo", "Lima", "Rome"])
+    ]
     # one line box over the five labels, digits 12 px wide: "0" centred on the bars' base (x = 150 px), "100" on
     # x = 550 px
     row = [("0 25 50 75 100", 144 / 600, 0.9, 568 / 600, 0.95)]
@@ -137,14 +139,19 @@ def test_a_legend_over_horizontal_bars_is_not_taken_for_a_category():
     plan, actual = [60.0, 20.0, 45.0], [30.0, 50.0, 25.0]
     for k, (a, b) in enumerate(zip(plan, actual)):
         y0 = 90 + 90 * k
-        px[y0:y0 + 30, 150:150 + int(round(4 * a))] = COLOURS[0]
-        px[y0 + 30:y0 + 60, 150:150 + int(round(4 * b))] = COLOURS[1]
+        px[y0 : y0 + 30, 150 : 150 + int(round(4 * a))] = COLOURS[0]
+        px[y0 + 30 : y0 + 60, 150 : 150 + int(round(4 * b))] = COLOURS[1]
     px[40:52, 160:172] = COLOURS[0]
     px[40:52, 260:272] = COLOURS[1]
-    spec = [("Spending by city", 0.35, 0.01, 0.65, 0.07),
-            ("Plan", 176 / 600, 0.09, 230 / 600, 0.13), ("Actual", 276 / 600, 0.09, 340 / 600, 0.13)]
-    spec += [(name, 0.05, (120 + 90 * k) / 400 - 0.025, 0.22, (120 + 90 * k) / 400 + 0.025)
-             for k, name in enumerate(["Oslo", "Lima", "Rome"])]
+    spec = [
+        ("Spending by city", 0.35, 0.01, 0.65, 0.07),
+        ("Plan", 176 / 600, 0.09, 230 / 600, 0.13),
+        ("Actual", 276 / 600, 0.09, 340 / 600, 0.13),
+    ]
+    spec += [
+        (name, 0.05, (120 + 90 * k) / 400 - 0.025, 0.22, (120 + 90 * k) / 400 + 0.025)
+        for k, name in enumerate(["Oslo", "Lima", "Rome"])
+    ]
     # the OCR lost the ticks "0" and "25": the labels' column reaches over the legend
     spec += [(str(v), (150 + 4 * v) / 600 - 0.02, 0.9, (150 + 4 * v) / 600 + 0.02, 0.95) for v in (50, 75, 100)]
     chart = read_chart(items(spec), Page.from_array(px, source="legend-row"))

@@ -21,8 +21,13 @@ GROUPED = {"2022": [40.0, 70.0, 25.0], "2023": [55.0, 45.0, 65.0]}
 COLOURS = [(31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189)]
 
 
-def draw_bars(values: dict[str, list[float]], categories: list[str], *, labelled: bool = False,
-              skip: tuple[int, int] | None = None) -> tuple[np.ndarray, dict[tuple[str, str], tuple[int, int, int, int]]]:
+def draw_bars(
+    values: dict[str, list[float]],
+    categories: list[str],
+    *,
+    labelled: bool = False,
+    skip: tuple[int, int] | None = None,
+) -> tuple[np.ndarray, dict[tuple[str, str], tuple[int, int, int, int]]]:
     """A vertical bar chart (grouped when ``values`` has several series, with a legend) on a 0-100 axis; returns the
     image and each bar's pixel box. ``skip``: (series, category) index of a bar not drawn."""
     from PIL import Image, ImageDraw, ImageFont
@@ -71,15 +76,18 @@ def draw_pie(shares: list[int], names: list[str]) -> np.ndarray:
     font = ImageFont.truetype(font_path(), 22)
     img = Image.new("RGB", (760, 620), "white")
     draw = ImageDraw.Draw(img)
-    draw.text((230, 14), "Orders by channel", fill="black", font=ImageFont.truetype(font_path("DejaVuSans-Bold.ttf"), 26))
+    draw.text(
+        (230, 14), "Orders by channel", fill="black", font=ImageFont.truetype(font_path("DejaVuSans-Bold.ttf"), 26)
+    )
     cx, cy, r = 380, 330, 200
     angle = -90.0
     for k, (share, name) in enumerate(zip(shares, names)):
         sweep = 360.0 * share / sum(shares)
         draw.pieslice([cx - r, cy - r, cx + r, cy + r], angle, angle + sweep, fill=COLOURS[k], outline="white", width=2)
         mid = math.radians(angle + sweep / 2)
-        draw.text((cx + (r + 50) * math.cos(mid), cy + (r + 30) * math.sin(mid)), name, fill="black", font=font,
-                  anchor="mm")
+        draw.text(
+            (cx + (r + 50) * math.cos(mid), cy + (r + 30) * math.sin(mid)), name, fill="black", font=font, anchor="mm"
+        )
         angle += sweep
     return np.asarray(img)
 
@@ -112,8 +120,9 @@ def test_bars_without_printed_values_are_measured_on_the_axis(bars):
 
 
 def test_printed_value_labels_are_preferred_and_a_missing_bar_is_unread_not_guessed():
-    pixels, _ = draw_bars({"2022": GROUPED["2022"], "2023": GROUPED["2023"]}, ["Lyon", "Oslo", "Turin"],
-                          labelled=True, skip=(1, 2))
+    pixels, _ = draw_bars(
+        {"2022": GROUPED["2022"], "2023": GROUPED["2023"]}, ["Lyon", "Oslo", "Turin"], labelled=True, skip=(1, 2)
+    )
     chart, _page = _read(pixels)
     assert chart is not None and chart.series == ["2022", "2023"]
     table = {(v.series, v.category): (v.value, v.how) for v in chart.values}
@@ -127,18 +136,23 @@ def test_a_pie_without_printed_shares_is_read_from_its_angles():
     assert chart is not None and chart.kind == "pie"
     shares = {v.category: v.value for v in chart.values}
     assert set(shares) == {"Online", "Phone", "Store", "Mail"}
-    assert all(abs(shares[n] - s) <= 1.5 for n, s in zip(["Online", "Phone", "Store", "Mail"], [45, 30, 15, 10])), shares
+    assert all(abs(shares[n] - s) <= 1.5 for n, s in zip(["Online", "Phone", "Store", "Mail"], [45, 30, 15, 10])), (
+        shares
+    )
 
 
-@pytest.mark.parametrize(("question", "expected"), [
-    ("What is the value for East?", "60"),
-    ("Which region has the highest sales?", "North"),
-    ("Which region has the lowest value?", "West"),
-    ("What is the difference between North and South?", "45"),
-    ("How many regions are shown?", "4"),
-    ("Did sales increase or decrease from North to East?", "decrease"),
-    ("What share of the total does North have, in percent?", "42.1"),
-])
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What is the value for East?", "60"),
+        ("Which region has the highest sales?", "North"),
+        ("Which region has the lowest value?", "West"),
+        ("What is the difference between North and South?", "45"),
+        ("How many regions are shown?", "4"),
+        ("Did sales increase or decrease from North to East?", "decrease"),
+        ("What share of the total does North have, in percent?", "42.1"),
+    ],
+)
 def test_chart_questions_are_answered_over_the_data_table(bars, question, expected):
     """Values measured off unlabelled bars are as close as a reader with a ruler gets: within 1 % of the axis."""
     chart, _page, _boxes = bars
@@ -188,9 +202,29 @@ def test_a_version_1_0_extract_is_still_valid_under_the_1_1_schema():
     import jsonschema
 
     schema = json.loads(resources.files("docintent").joinpath("data", "extract.schema.json").read_text())
-    old = {"schema": "docintent.extract", "version": "1.0", "docintent": "0.1.0", "documents": [{"file": "a.png", "pages": [
-        {"page": 1, "width": 10, "height": 10, "source": "ocr", "restored": [], "tables": [],
-         "blocks": [{"order": 0, "kind": "paragraph", "text": "Hello", "box": [0, 0, 1, 0.1], "confidence": 0.9}]}]}]}
+    old = {
+        "schema": "docintent.extract",
+        "version": "1.0",
+        "docintent": "0.1.0",
+        "documents": [
+            {
+                "file": "a.png",
+                "pages": [
+                    {
+                        "page": 1,
+                        "width": 10,
+                        "height": 10,
+                        "source": "ocr",
+                        "restored": [],
+                        "tables": [],
+                        "blocks": [
+                            {"order": 0, "kind": "paragraph", "text": "Hello", "box": [0, 0, 1, 0.1], "confidence": 0.9}
+                        ],
+                    }
+                ],
+            }
+        ],
+    }
     jsonschema.validate(old, schema)
     old["documents"][0]["pages"][0]["charts"] = [{"index": 0, "kind": "donut"}]
     with pytest.raises(jsonschema.ValidationError):
@@ -200,6 +234,15 @@ def test_a_version_1_0_extract_is_still_valid_under_the_1_1_schema():
 def test_a_page_of_text_has_no_chart():
     from conftest import render_text_page
 
-    chart, _page = _read(render_text_page(["Dear Ms Moreno,", "thank you for your letter of 3 May.",
-                                           "1. The order", "2. The invoice", "3. The delivery"]))
+    chart, _page = _read(
+        render_text_page(
+            [
+                "Dear Ms Moreno,",
+                "thank you for your letter of 3 May.",
+                "1. The order",
+                "2. The invoice",
+                "3. The delivery",
+            ]
+        )
+    )
     assert chart is None

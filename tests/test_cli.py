@@ -35,14 +35,18 @@ def test_tools_command_lists_every_tool_with_its_degradation(capsys):
 def test_ask_command_prints_answer_steps_and_writes_trace_and_step_images(invoice_png, tmp_path, capsys):
     trace = tmp_path / "trace.json"
     steps = tmp_path / "steps"
-    code = main(["ask", str(invoice_png), "What is the total amount due?", "--trace", str(trace), "--save-steps", str(steps)])
+    code = main(
+        ["ask", str(invoice_png), "What is the total amount due?", "--trace", str(trace), "--save-steps", str(steps)]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "answer: $1,250.00" in out and "steps:" in out
     data = json.loads(trace.read_text())
     assert data["answer"] == "$1,250.00" and data["strategy"] == "docintent" and data["trace"]
     # the input page (nothing needed restoring) and the same page with the answer's box drawn on it
-    assert sorted(p.name for p in steps.iterdir()) == sorted([f"00_{data['trace'][0]['before']}.png", "answer_page1.png"])
+    assert sorted(p.name for p in steps.iterdir()) == sorted(
+        [f"00_{data['trace'][0]['before']}.png", "answer_page1.png"]
+    )
     assert "page: 1   box: " in out and "evidence: " in out
 
 
@@ -58,14 +62,34 @@ def test_bench_with_the_openai_brain_against_a_loopback_server(tmp_path):
 
     image = tmp_path / "p.png"
     Image.fromarray(render_text_page(["Total: 42"])).save(image)
-    rows = [Sample(f"s{i}", str(image), "What is the total?", answers=("42",), task="doc", subset="form", group=f"g{i}").to_dict() for i in range(2)]
+    rows = [
+        Sample(
+            f"s{i}", str(image), "What is the total?", answers=("42",), task="doc", subset="form", group=f"g{i}"
+        ).to_dict()
+        for i in range(2)
+    ]
     dataset = tmp_path / "samples.jsonl"
     dataset.write_text("\n".join(json.dumps(r) for r in rows))
     script = [tool_call("answer", answer="42", confidence="high")] * 2
     with FakeOpenAI(script) as server:
-        code = main(["bench", "--dataset", f"jsonl:{dataset}", "--strategies", "docintent", "--brain", "openai",
-                     "--brain-opt", f"base_url={server.base_url}", "--brain-opt", "model=fake-vl", "--no-progress",
-                     "--out", str(tmp_path / "run")])
+        code = main(
+            [
+                "bench",
+                "--dataset",
+                f"jsonl:{dataset}",
+                "--strategies",
+                "docintent",
+                "--brain",
+                "openai",
+                "--brain-opt",
+                f"base_url={server.base_url}",
+                "--brain-opt",
+                "model=fake-vl",
+                "--no-progress",
+                "--out",
+                str(tmp_path / "run"),
+            ]
+        )
         assert code == 0 and len(server.chat_requests) == 2
     results = [json.loads(l) for l in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     assert [(r["answer"], r["error"]) for r in results] == [("42", None), ("42", None)]
@@ -103,8 +127,11 @@ def test_third_party_tools_arrive_through_entry_points(monkeypatch, caplog):
         def apply(self, page):
             return page.derive(page.pixels, self.name)
 
-    points = [_FakeEntryPoint("learned_sharpen", Sharpen), _FakeEntryPoint("broken", ImportError("no weights")),
-              _FakeEntryPoint("deblurring", Impostor)]
+    points = [
+        _FakeEntryPoint("learned_sharpen", Sharpen),
+        _FakeEntryPoint("broken", ImportError("no weights")),
+        _FakeEntryPoint("deblurring", Impostor),
+    ]
     monkeypatch.setattr(registry.metadata, "entry_points", lambda group: points if group == "docintent.tools" else [])
     fresh = tool_registry.ToolRegistry("tool", group="docintent.tools", loader=tool_registry._load_builtin)
     for name in tool_registry.TOOLS.kinds():  # the built-ins, as an installed docintent registers them
@@ -117,7 +144,10 @@ def test_third_party_tools_arrive_through_entry_points(monkeypatch, caplog):
     assert [t.name for t in list_tools("blur")] == ["deblurring", "learned_sharpen"]
     # the built-in stays; the plug-in that took its name is refused, with both named
     assert type(get_tool("deblurring")).__module__ == "docintent.tools.deblur"
-    assert "tool 'deblurring' from entry point 'deblurring' (tests:deblurring) is refused: the name is taken by built-in" in caplog.text
+    assert (
+        "tool 'deblurring' from entry point 'deblurring' (tests:deblurring) is refused: the name is taken by built-in"
+        in caplog.text
+    )
 
 
 def test_demo_picks_differently_damaged_captures_across_families():
@@ -125,10 +155,27 @@ def test_demo_picks_differently_damaged_captures_across_families():
     from docintent.sample import Sample
 
     def s(i, task, *deg):
-        return Sample(f"{task}-{i}", "x.png", "q?", answers=("a",), task=task, subset=task, group=f"{task}-g{i}", capture=1, degradations=deg)
+        return Sample(
+            f"{task}-{i}",
+            "x.png",
+            "q?",
+            answers=("a",),
+            task=task,
+            subset=task,
+            group=f"{task}-g{i}",
+            capture=1,
+            degradations=deg,
+        )
 
-    samples = [s(0, "doc", "rotation_90"), s(1, "doc", "defocus"), s(2, "doc", "shadow", "noise", "jpeg"),
-               s(0, "chart", "rotation_180"), s(1, "chart", "moire"), s(0, "table", "perspective"), s(1, "table")]
+    samples = [
+        s(0, "doc", "rotation_90"),
+        s(1, "doc", "defocus"),
+        s(2, "doc", "shadow", "noise", "jpeg"),
+        s(0, "chart", "rotation_180"),
+        s(1, "chart", "moire"),
+        s(0, "table", "perspective"),
+        s(1, "table"),
+    ]
     picked = pick_samples(samples, 4)
     assert [p.task for p in picked] == ["doc", "chart", "table", "doc"]
     assert [p.id for p in picked] == ["doc-0", "chart-1", "table-0", "doc-1"]  # rotation, moire, warp, blur

@@ -83,8 +83,10 @@ def test_the_lookup_stops_at_the_top_of_the_checkout(tmp_path):
     write(tmp_path / "tool" / "pyproject.toml", "[project]\nname = 'x'\n")
     write(tmp_path / "tool" / "docintent.toml", "[settings]\nthreads = 3\n")
     (tmp_path / "tool" / "src").mkdir()
-    assert project_config_path(tmp_path / "tool" / "src", home=tmp_path / "elsewhere") == \
-        tmp_path / "tool" / "docintent.toml"
+    assert (
+        project_config_path(tmp_path / "tool" / "src", home=tmp_path / "elsewhere")
+        == tmp_path / "tool" / "docintent.toml"
+    )
 
 
 def test_environment_wins_over_the_file_and_the_file_over_the_defaults(project, monkeypatch):
@@ -117,7 +119,9 @@ def test_ask_with_a_profile_talks_to_the_profiles_endpoint(project, tmp_path, ca
     Image.fromarray(render_text_page(["Total: 42"])).save(image)
     with FakeOpenAI([tool_call("answer", answer="42", confidence="high")]) as server:
         # phase_tokens off: every request then carries the profile's max_tokens as it is
-        profile = PROFILES.replace("http://127.0.0.1:9/v1", server.base_url).replace("timeout = 30", "timeout = 30\nphase_tokens = false")
+        profile = PROFILES.replace("http://127.0.0.1:9/v1", server.base_url).replace(
+            "timeout = 30", "timeout = 30\nphase_tokens = false"
+        )
         write(project / "docintent.toml", profile)
         assert main(["ask", str(image), "What is the total?", "--profile", "local", "--strategy", "none"]) == 0
         assert server.chat_requests[0]["max_tokens"] == 16384
@@ -141,7 +145,9 @@ def test_an_unknown_key_is_one_line_naming_the_file_the_key_and_the_valid_keys(p
     assert "profiles.p.max_token: unknown option of the openai brain; valid keys: kind, model, base_url" in err
     write(project / "docintent.toml", "colour = 1\n")
     assert main(["config", "show"]) == 1
-    assert "colour: unknown key; valid keys at the top level: default_profile, settings, profiles" in _one_line_error(capsys)
+    assert "colour: unknown key; valid keys at the top level: default_profile, settings, profiles" in _one_line_error(
+        capsys
+    )
 
 
 def test_a_bad_value_is_one_line_naming_the_file_and_the_key(project, capsys):
@@ -163,8 +169,10 @@ def test_config_show_prints_each_value_with_its_source(project, monkeypatch, cap
     assert main(["config", "show"]) == 0
     lines = [" ".join(line.split()) for line in capsys.readouterr().out.splitlines()]
     path = str(project / "docintent.toml")
-    assert lines[:2] == ["config files (a later one wins):",
-                         f"{path} (the project's file (the project's top, {project}, holds .git))"]
+    assert lines[:2] == [
+        "config files (a later one wins):",
+        f"{path} (the project's file (the project's top, {project}, holds .git))",
+    ]
     assert f"threads 1 {path}" in lines
     assert "max_side 2048 default" in lines
     assert "model from-env environment (DOCINTENT_MODEL)" in lines
@@ -192,8 +200,10 @@ def test_no_config_file_anywhere_says_where_it_looked(tmp_path, monkeypatch, cap
 
 def test_a_file_planted_in_a_parent_folder_outside_any_project_is_ignored(tmp_path, monkeypatch, capsys):
     shared = tmp_path / "shared-tmp"
-    write(shared / "docintent.toml", 'default_profile = "evil"\n[profiles.evil]\nkind = "openai"\n'
-          'base_url = "http://127.0.0.1:9/v1"\n')
+    write(
+        shared / "docintent.toml",
+        'default_profile = "evil"\n[profiles.evil]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\n',
+    )
     here = shared / "job" / "work"
     here.mkdir(parents=True)
     monkeypatch.chdir(here)
@@ -220,8 +230,7 @@ def _key_seen(server) -> list[str]:
     return [r.headers.get("authorization", "") for r in server.requests]
 
 
-def test_an_environment_key_never_reaches_an_endpoint_only_a_config_file_names(project, tmp_path, monkeypatch,
-                                                                                capsys):
+def test_an_environment_key_never_reaches_an_endpoint_only_a_config_file_names(project, tmp_path, monkeypatch, capsys):
     image = tmp_path / "page.png"
     Image.fromarray(render_text_page(["Total: 42"])).save(image)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env-secret-0042")
@@ -232,8 +241,24 @@ def test_an_environment_key_never_reaches_an_endpoint_only_a_config_file_names(p
         seen = _key_seen(server)
         assert seen and not any("sk-env-secret-0042" in header for header in seen)
         # named on the command line, the endpoint is the user's own choice: the key goes with it
-        assert main(["ask", str(image), "What is the total?", "--brain", "openai", "--brain-opt",
-                     f"base_url={server.base_url}", "--brain-opt", "model=fake-vl", "--strategy", "none"]) == 0
+        assert (
+            main(
+                [
+                    "ask",
+                    str(image),
+                    "What is the total?",
+                    "--brain",
+                    "openai",
+                    "--brain-opt",
+                    f"base_url={server.base_url}",
+                    "--brain-opt",
+                    "model=fake-vl",
+                    "--strategy",
+                    "none",
+                ]
+            )
+            == 0
+        )
         assert _key_seen(server)[-1] == "Bearer sk-env-secret-0042"
     capsys.readouterr()
     assert main(["config", "show", "--json", "--profile", "local"]) == 0
@@ -262,8 +287,10 @@ def test_deeply_nested_arrays_are_one_line(project, capsys):
 
 
 def test_doctor_with_max_retries_in_the_profile_checks_instead_of_crashing(project, capsys):
-    write(project / "docintent.toml", '[profiles.m]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\n'
-          "max_retries = 0\ntimeout = 2\n")
+    write(
+        project / "docintent.toml",
+        '[profiles.m]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\nmax_retries = 0\ntimeout = 2\n',
+    )
     assert main(["doctor", "--profile", "m"]) == 1
     captured = capsys.readouterr()
     assert "unexpected error" not in captured.err and "TypeError" not in captured.err

@@ -9,9 +9,18 @@ from docintent.synth import degrade
 from docintent.synth.render import render_page
 
 FUNCTIONS = [
-    degrade.perspective, degrade.curl, degrade.shadow, degrade.defocus, degrade.motion_blur,
-    degrade.low_contrast, degrade.color_cast, degrade.stain, degrade.uneven_light, degrade.moire,
-    degrade.noise, degrade.jpeg,
+    degrade.perspective,
+    degrade.curl,
+    degrade.shadow,
+    degrade.defocus,
+    degrade.motion_blur,
+    degrade.low_contrast,
+    degrade.color_cast,
+    degrade.stain,
+    degrade.uneven_light,
+    degrade.moire,
+    degrade.noise,
+    degrade.jpeg,
 ]
 
 
@@ -87,7 +96,7 @@ def test_glare_washes_out_one_spot_and_leaves_the_rest_readable():
     # the hot spot: where the darkest ink got lightest; there black text is lifted to a pale grey
     lifted = cv2.blur(grey_out - grey_in, (41, 41))
     y, x = np.unravel_index(int(np.argmax(lifted)), lifted.shape)
-    spot_in, spot_out = grey_in[y - 20:y + 20, x - 20:x + 20], grey_out[y - 20:y + 20, x - 20:x + 20]
+    spot_in, spot_out = grey_in[y - 20 : y + 20, x - 20 : x + 20], grey_out[y - 20 : y + 20, x - 20 : x + 20]
     assert spot_in.min() < 60 and spot_out.min() > 150, "text under the hot spot is nearly washed out"
     assert np.percentile(spot_out, 90) >= 245, "the hot spot reaches near saturation"
     # a line far from the hot spot is still read word for word
@@ -125,8 +134,9 @@ def test_distance_makes_the_page_small_and_loses_detail():
 def test_capture_plans_apply_the_new_kinds_the_planner_never_draws(page):
     from docintent.synth.capture import EXTRA, CapturePlan, Planner, Step, apply
 
-    plan = CapturePlan((Step("crumple", 0.7, 1), Step("distance", 0.6, 2), Step("glare", 0.8, 3),
-                        Step("jpeg", 0.3, 4)), 90, 300, 5)
+    plan = CapturePlan(
+        (Step("crumple", 0.7, 1), Step("distance", 0.6, 2), Step("glare", 0.8, 3), Step("jpeg", 0.3, 4)), 90, 300, 5
+    )
     out, meta = apply(page, plan)
     assert max(out.shape[:2]) == 300 and out.shape[0] < out.shape[1]  # turned a quarter, longest side kept
     assert [s["name"] for s in meta["steps"]] == ["crumple", "distance", "glare", "jpeg"]

@@ -22,7 +22,9 @@ def test_the_demo_picks_a_turned_page_first_even_with_two_other_kinds_of_damage(
     from docintent.demo import pick_samples
 
     def capture(qid: str, task: str, *damage: str) -> Sample:
-        return Sample(qid, "x.png", "q?", answers=("a",), task=task, subset="k", group=qid.rsplit("-", 1)[0], degradations=damage)
+        return Sample(
+            qid, "x.png", "q?", answers=("a",), task=task, subset="k", group=qid.rsplit("-", 1)[0], degradations=damage
+        )
 
     samples = [
         capture("doc-a-c1", "doc", "shadow"),
@@ -44,12 +46,24 @@ def test_the_demo_opens_with_a_question_restoration_decided_with_its_page_and_bo
     from docintent.trace import Action, AnswerStep, DecideStep, Phase, Provenance, Result, ReviewStep, ToolStep
 
     def result(answer: str, restored: bool) -> Result:
-        trace = [DecideStep(Phase.DECIDE, Action.USE_TOOL, "rotate_180", need="the page is not upright"),
-                 ToolStep(Phase.TOOL, Action.APPLIED, "rotate_180"),
-                 ReviewStep(Phase.REVIEW, Action.KEEP, "rotate_180", measurements={"because": "the page is upright now"}),
-                 AnswerStep(Phase.ANSWER, Action.ANSWER, answer=answer)] if restored else []
-        return Result(answer, "docintent" if restored else "none", trace=trace,
-                      provenance=Provenance(1, Box(0.1, 0.6, 0.5, 0.7), lines=(("Due: May 12, 2024", 0.99, Box.FULL),)))
+        trace = (
+            [
+                DecideStep(Phase.DECIDE, Action.USE_TOOL, "rotate_180", need="the page is not upright"),
+                ToolStep(Phase.TOOL, Action.APPLIED, "rotate_180"),
+                ReviewStep(
+                    Phase.REVIEW, Action.KEEP, "rotate_180", measurements={"because": "the page is upright now"}
+                ),
+                AnswerStep(Phase.ANSWER, Action.ANSWER, answer=answer),
+            ]
+            if restored
+            else []
+        )
+        return Result(
+            answer,
+            "docintent" if restored else "none",
+            trace=trace,
+            provenance=Provenance(1, Box(0.1, 0.6, 0.5, 0.7), lines=(("Due: May 12, 2024", 0.99, Box.FULL),)),
+        )
 
     same = row("same", 1.0, 1.0)
     same.results = {"none": result("x", False), "docintent": result("x", True)}
@@ -59,7 +73,10 @@ def test_the_demo_opens_with_a_question_restoration_decided_with_its_page_and_bo
     assert lines[0] == "Restoration decided this answer:"
     assert lines[1] == "  question (doc): question decided?"
     assert "  none       '' (wrong)" in lines[:6] and "  docintent  'May 12, 2024' (right)" in lines[:6]
-    assert "  read on page 1, box 0.10, 0.60, 0.50, 0.70 on the page as given (x0, y0, x1, y1 as fractions of the page)" in lines
+    assert (
+        "  read on page 1, box 0.10, 0.60, 0.50, 0.70 on the page as given (x0, y0, x1, y1 as fractions of the page)"
+        in lines
+    )
     assert "    1. the page is not upright: ran rotate_180; kept - the page is upright now" in lines
     assert f"  none            {STRATEGY_WORDS['none']}" in lines
     assert f"  docintent       {STRATEGY_WORDS['docintent']}" in lines

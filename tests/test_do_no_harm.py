@@ -12,9 +12,18 @@ from docintent.trace import Action, ReviewStep
 
 
 def _evidence(leg: tuple[float, float], conf: tuple[float, float], answers=("$28.78", "$28.78")) -> ReviewEvidence:
-    return ReviewEvidence("deshadowing", "evidence region", leg[0], legibility_after=leg[1], severity_before=0.6,
-                          severity_after=0.6, confidence_before=conf[0], confidence_after=conf[1],
-                          answer_before=answers[0], answer_after=answers[1])
+    return ReviewEvidence(
+        "deshadowing",
+        "evidence region",
+        leg[0],
+        legibility_after=leg[1],
+        severity_before=0.6,
+        severity_after=0.6,
+        confidence_before=conf[0],
+        confidence_after=conf[1],
+        answer_before=answers[0],
+        answer_after=answers[1],
+    )
 
 
 @pytest.mark.parametrize("rule", ["evidence", "answer"])
@@ -53,8 +62,18 @@ def _contents_page() -> np.ndarray:
     img = Image.new("RGB", (1000, 1300), "white")
     draw = ImageDraw.Draw(img)
     draw.text((80, 70), "Contents", fill="black", font=ImageFont.truetype(font_path("DejaVuSans-Bold.ttf"), 40))
-    entries = ["Introduction", "Installation", "Getting started", "Configuration", "Tables", "Charts", "Batches",
-               "The service", "Troubleshooting", "Index"]
+    entries = [
+        "Introduction",
+        "Installation",
+        "Getting started",
+        "Configuration",
+        "Tables",
+        "Charts",
+        "Batches",
+        "The service",
+        "Troubleshooting",
+        "Index",
+    ]
     for i, entry in enumerate(entries):
         y = 170 + 95 * i
         draw.text((80, y), entry, fill="black", font=font)

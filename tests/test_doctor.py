@@ -28,8 +28,20 @@ def model(body):
 def doctor(server, capsys, *extra) -> tuple[int, str]:
     from docintent.cli import main
 
-    code = main(["doctor", "--base-url", server.base_url, "--model", server.model, "--max-side", "1024",
-                 "--timeout", "5", *extra])
+    code = main(
+        [
+            "doctor",
+            "--base-url",
+            server.base_url,
+            "--model",
+            server.model,
+            "--max-side",
+            "1024",
+            "--timeout",
+            "5",
+            *extra,
+        ]
+    )
     return code, capsys.readouterr().out
 
 
@@ -70,8 +82,9 @@ def test_a_context_too_small_for_phase_b_fails_with_the_context_fix(capsys):
     # whole pages at 2048 px: Phase A is ~5,000 prompt tokens (one page), a whole-page review ~8,000 (two);
     # 4,096 more for the reply
     with FakeOpenAI(model, context_length=4096 + 6000) as server:
-        code, out = doctor(server, capsys, "--max-side", "2048", "--brain-opt", "max_pixels=0",
-                           "--brain-opt", "phase_tokens=false")
+        code, out = doctor(
+            server, capsys, "--max-side", "2048", "--brain-opt", "max_pixels=0", "--brain-opt", "phase_tokens=false"
+        )
     assert code == 1 and "[ ok ] Phase A" in out and "[fail] Phase B" in out
     (fix,) = fixes(out)
     assert "max_side" in fix and "context" in fix and "max_tokens=4096" in fix
@@ -87,8 +100,9 @@ def test_a_one_image_server_fails_phase_b_with_the_image_limit_fix(capsys):
 
 def test_a_truncating_server_is_detected(capsys):
     with FakeOpenAI(model, truncate_at=4096) as server:  # Ollama's default num_ctx: the prompt is cut silently
-        code, out = doctor(server, capsys, "--max-side", "2048", "--brain-opt", "max_pixels=0",
-                           "--brain-opt", "phase_tokens=false")
+        code, out = doctor(
+            server, capsys, "--max-side", "2048", "--brain-opt", "max_pixels=0", "--brain-opt", "phase_tokens=false"
+        )
     assert code == 1 and "truncat" in out
     (fix,) = fixes(out)
     assert "num_ctx" in fix or "context length" in fix

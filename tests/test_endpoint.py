@@ -13,14 +13,22 @@ from docintent.testing.fake_openai import FakeOpenAI, http_error, text, tool_cal
 
 
 def test_a_reply_carries_text_calls_finish_reason_and_usage():
-    content = "<think>maybe rotate first</think>\n<tool_call>\n{\"name\": \"answer\", \"arguments\": {\"answer\": \"7\"}}\n</tool_call>"
+    content = (
+        '<think>maybe rotate first</think>\n<tool_call>\n{"name": "answer", "arguments": {"answer": "7"}}\n</tool_call>'
+    )
     with FakeOpenAI([text(content), tool_call("rollback", reason="smeared")]) as server:
         endpoint = Endpoint(server.base_url, server.model, max_tokens=300)
         first = endpoint.chat([{"role": "user", "content": "q"}])
-        second = endpoint.chat([{"role": "user", "content": "q"}], [{"type": "function", "function": {"name": "rollback"}}])
+        second = endpoint.chat(
+            [{"role": "user", "content": "q"}], [{"type": "function", "function": {"name": "rollback"}}]
+        )
     assert first.reasoning == "maybe rotate first" and first.text.startswith("<tool_call>")
     assert [(c.name, c.arguments, c.native) for c in first.calls] == [("answer", {"answer": "7"}, False)]
-    assert (second.calls[0].name, second.calls[0].arguments, second.finish_reason) == ("rollback", {"reason": "smeared"}, "tool_calls")
+    assert (second.calls[0].name, second.calls[0].arguments, second.finish_reason) == (
+        "rollback",
+        {"reason": "smeared"},
+        "tool_calls",
+    )
     assert first.usage.calls == 1 and endpoint.usage.calls == 2 and endpoint.usage.prompt_tokens > 0
     assert server.chat_requests[0]["max_tokens"] == 300 and server.chat_requests[0]["temperature"] == 0
 
@@ -37,7 +45,9 @@ def test_the_planner_honours_retry_after_through_the_endpoint():
 
 
 def test_the_planner_reports_a_refused_request_with_its_fix():
-    with FakeOpenAI([http_error(400, message="At most 1 image(s) may be provided in one request.")], models=["tiny"]) as server:
+    with FakeOpenAI(
+        [http_error(400, message="At most 1 image(s) may be provided in one request.")], models=["tiny"]
+    ) as server:
         planner = OpenAIPlanner(model="tiny", base_url=server.base_url)
         with pytest.raises(RequestRejected) as err:
             planner.judge("q", [("page_000001", "text")], tools=None)

@@ -63,8 +63,10 @@ def test_evidence_is_the_fact_line_with_its_box(found):
 
 
 def test_evidence_context_costs_far_fewer_tokens_than_whole_pages(found):
-    costs = {m: context([d for d in found if d.relevant] if m == "evidence+ocr" else found, m)[2]
-             for m in ("page", "page+ocr", "evidence+ocr")}
+    costs = {
+        m: context([d for d in found if d.relevant] if m == "evidence+ocr" else found, m)[2]
+        for m in ("page", "page+ocr", "evidence+ocr")
+    }
     assert costs["page"].images == 5 and costs["page"].text_tokens == 0
     assert costs["page+ocr"].text_tokens > 0 and costs["page+ocr"].image_tokens == costs["page"].image_tokens
     assert costs["evidence+ocr"].images == 2
@@ -105,8 +107,22 @@ def test_cli_prints_per_page_evidence_and_the_answer(tmp_path, capsys):
     pdf = tmp_path / "contract.pdf"
     images = [Image.fromarray(a) for a in _document(n_pages=3, lines_per_page=3)]
     images[0].save(pdf, save_all=True, append_images=images[1:], resolution=100)
-    code = main(["evidence", str(pdf), QUESTION, "--pages", "1-3", "--dpi", "100", "--json",
-                 "--brain", "scripted", "--brain-opt", "final=8,430.75 EUR"])
+    code = main(
+        [
+            "evidence",
+            str(pdf),
+            QUESTION,
+            "--pages",
+            "1-3",
+            "--dpi",
+            "100",
+            "--json",
+            "--brain",
+            "scripted",
+            "--brain-opt",
+            "final=8,430.75 EUR",
+        ]
+    )
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     assert data["pages"]["1"] == [] and data["pages"]["3"] == []

@@ -47,15 +47,22 @@ def test_text_layer_gives_lines_with_boxes_in_reading_order(news):
 
 def test_month_and_year_question_finds_the_masthead_without_ocr(news):
     _, pages, numbers, texts = news
-    found = collect_evidence(pages, "In which month and year was this issue of Widget News published?",
-                             numbers=numbers, texts=texts, engine=NoOcr())
+    found = collect_evidence(
+        pages,
+        "In which month and year was this issue of Widget News published?",
+        numbers=numbers,
+        texts=texts,
+        engine=NoOcr(),
+    )
     assert [d.number for d in found if d.relevant] == [1]
     assert "October 2019" in found[0].items[0].evidence
 
 
 def test_unrelated_question_flags_nothing_and_the_answer_says_so(news):
     _, pages, numbers, texts = news
-    found = collect_evidence(pages, "What is the boiling point of mercury?", numbers=numbers, texts=texts, engine=NoOcr())
+    found = collect_evidence(
+        pages, "What is the boiling point of mercury?", numbers=numbers, texts=texts, engine=NoOcr()
+    )
     assert not any(d.relevant for d in found)
     brain = ScriptedBrain(final="2019")  # would answer from page 1 if it were asked
     result = answer(found, "What is the boiling point of mercury?", brain, mode="evidence+ocr")
@@ -67,8 +74,9 @@ def test_fused_matching_flags_a_paraphrase_that_shares_too_few_words(news):
     _, pages, numbers, texts = news
     question = "Are quotes still needed for file names with spaces and dots?"
     lexical = collect_evidence(pages, question, numbers=numbers, texts=texts, engine=NoOcr(), threshold=0.9)
-    fused = collect_evidence(pages, question, numbers=numbers, texts=texts, engine=NoOcr(), threshold=0.9,
-                             dense=HashingModel())
+    fused = collect_evidence(
+        pages, question, numbers=numbers, texts=texts, engine=NoOcr(), threshold=0.9, dense=HashingModel()
+    )
     assert not any(d.relevant for d in lexical)
     assert [d.number for d in fused if d.relevant] == [3]
 

@@ -18,11 +18,18 @@ from docintent.page import Box, Page
 from docintent.reader.table_qa import answer
 
 HEAD = ["Bird", "Price", "Weight (kg)", "Stock"]
-ROWS = [["Emu", "$12.00", "36.5", "140"], ["Heron", "$8.50", "2.1", "95"], ["Ibis", "$4.75", "1.4", "310"],
-        ["Kestrel", "$21.30", "0.2", "12"], ["Wren", "$3.10", "0.1", "870"]]
+ROWS = [
+    ["Emu", "$12.00", "36.5", "140"],
+    ["Heron", "$8.50", "2.1", "95"],
+    ["Ibis", "$4.75", "1.4", "310"],
+    ["Kestrel", "$21.30", "0.2", "12"],
+    ["Wren", "$3.10", "0.1", "870"],
+]
 
 
-def draw_table(style: str, *, title: str = "Price list") -> tuple[np.ndarray, dict[tuple[int, int], tuple[int, int, int, int]]]:
+def draw_table(
+    style: str, *, title: str = "Price list"
+) -> tuple[np.ndarray, dict[tuple[int, int], tuple[int, int, int, int]]]:
     """A page with a heading and the table in ``style`` (ruled, zebra or borderless); returns the image and each
     cell's pixel box (the cell's area, rules and padding included), keyed by (row, col) with the header row 0."""
     from PIL import Image, ImageDraw, ImageFont
@@ -64,7 +71,9 @@ def _lines(rows: list[list[str]], top: float = 0.2) -> OcrResult:
         y = top + 0.04 * r
         for c, text in enumerate(row):
             out.append(OcrLine(text, Box(0.1 + 0.2 * c, y, 0.1 + 0.2 * c + 0.012 * len(text), y + 0.02), 0.95))
-    out.append(OcrLine("All figures are unaudited and given in dollars for the period.", Box(0.1, 0.5, 0.8, 0.52), 0.97))
+    out.append(
+        OcrLine("All figures are unaudited and given in dollars for the period.", Box(0.1, 0.5, 0.8, 0.52), 0.97)
+    )
     return OcrResult(tuple(out), "test", "")
 
 
@@ -77,8 +86,14 @@ def test_a_table_on_a_page_is_found_between_its_text_and_read_as_cells():
     assert table.lookup("Ibis", "Stock").text == "310"
     data = s.to_dict(page=3)
     assert data["page"] == 3 and data["tables"][0]["cells"][0] == {
-        "row": 0, "col": 0, "colspan": 1, "header": True, "text": "Bird", "box": data["tables"][0]["cells"][0]["box"],
-        "confidence": 0.95}
+        "row": 0,
+        "col": 0,
+        "colspan": 1,
+        "header": True,
+        "text": "Bird",
+        "box": data["tables"][0]["cells"][0]["box"],
+        "confidence": 0.95,
+    }
 
 
 def test_two_columns_of_text_are_read_column_by_column():
@@ -90,15 +105,18 @@ def test_two_columns_of_text_are_read_column_by_column():
     assert order == [0, 1, 3, 5, 7, 9, 2, 4, 6, 8, 10]
 
 
-@pytest.mark.parametrize(("question", "expected", "cells"), [
-    ("What is the price of Heron?", "$8.50", 1),
-    ("Which bird has the highest stock?", "Wren", 2),
-    ("Which bird has the lowest weight?", "Wren", 2),
-    ("What is the total stock?", "1427", 5),
-    ("What is the average price?", "$9.93", 5),
-    ("What is the difference in stock between Ibis and Heron?", "215", 2),
-    ("How many rows are listed?", "5", 5),
-])
+@pytest.mark.parametrize(
+    ("question", "expected", "cells"),
+    [
+        ("What is the price of Heron?", "$8.50", 1),
+        ("Which bird has the highest stock?", "Wren", 2),
+        ("Which bird has the lowest weight?", "Wren", 2),
+        ("What is the total stock?", "1427", 5),
+        ("What is the average price?", "$9.93", 5),
+        ("What is the difference in stock between Ibis and Heron?", "215", 2),
+        ("How many rows are listed?", "5", 5),
+    ],
+)
 def test_table_questions_are_answered_over_the_grid_with_the_cells_they_came_from(question, expected, cells):
     table = page_structure(_lines([HEAD] + ROWS), 1000, 1400).tables[0]
     got = answer([table], question)
@@ -135,8 +153,23 @@ def test_extract_writes_the_schema_markdown_and_csv(tmp_path):
     image = tmp_path / "table.png"
     save_page(Page.from_array(pixels), image)
     out = tmp_path / "out.json"
-    done = subprocess.run([sys.executable, "-m", "docintent", "extract", str(image), "--out", str(out), "--tables",
-                           str(tmp_path / "csv"), "--no-progress"], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "docintent",
+            "extract",
+            str(image),
+            "--out",
+            str(out),
+            "--tables",
+            str(tmp_path / "csv"),
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text())
     schema = json.loads(resources.files("docintent").joinpath("data", "extract.schema.json").read_text())
@@ -148,8 +181,12 @@ def test_extract_writes_the_schema_markdown_and_csv(tmp_path):
     csv_file = tmp_path / "csv" / "table-p1-t0.csv"
     assert csv_file.read_text().splitlines()[3] == "Ibis,$4.75,1.4,310"
     md = tmp_path / "out.md"
-    subprocess.run([sys.executable, "-m", "docintent", "extract", str(image), "--out", str(md), "--no-progress"],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "docintent", "extract", str(image), "--out", str(md), "--no-progress"],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     assert "| Ibis | $4.75 | 1.4 | 310 |" in md.read_text()
 
 
@@ -195,7 +232,9 @@ def test_a_stopped_extract_resumes_without_reading_a_page_twice(tmp_path, monkey
     assert len(journal.read_text().splitlines()) == 1
     monkeypatch.setattr(extraction, "extract_page", real)
     seen: list[int] = []
-    monkeypatch.setattr(extraction, "extract_page", lambda page, number=1, **kw: seen.append(number) or real(page, number, **kw))
+    monkeypatch.setattr(
+        extraction, "extract_page", lambda page, number=1, **kw: seen.append(number) or real(page, number, **kw)
+    )
     summary = extraction.extract_to(folder, out, restore=False, progress=False)
     assert (summary.pages, summary.new_pages, summary.skipped) == (3, 2, 1)
     assert len(seen) == 2 and not journal.exists()
@@ -204,8 +243,12 @@ def test_a_stopped_extract_resumes_without_reading_a_page_twice(tmp_path, monkey
 
 
 def test_extract_of_a_missing_file_is_one_line(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "docintent", "extract", str(tmp_path / "nope.pdf"), "--out",
-                           str(tmp_path / "o.json")], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "docintent", "extract", str(tmp_path / "nope.pdf"), "--out", str(tmp_path / "o.json")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 1
     assert len(done.stderr.strip().splitlines()) == 1 and "nope.pdf" in done.stderr
     assert "Traceback" not in done.stderr
@@ -218,8 +261,13 @@ def test_any_words_give_a_structure_and_never_an_error():
     from hypothesis import given
     from hypothesis import strategies as st
 
-    word = st.tuples(st.sampled_from(["Item", "12", "$4.50", "Total", "(3.1)", "2024", "a b", "x"]),
-                     st.floats(0, 0.9), st.floats(0, 0.95), st.floats(0.005, 0.1), st.floats(0.005, 0.04))
+    word = st.tuples(
+        st.sampled_from(["Item", "12", "$4.50", "Total", "(3.1)", "2024", "a b", "x"]),
+        st.floats(0, 0.9),
+        st.floats(0, 0.95),
+        st.floats(0.005, 0.1),
+        st.floats(0.005, 0.04),
+    )
 
     @given(st.lists(word, min_size=1, max_size=40))
     @hypothesis.settings(max_examples=150, deadline=None)

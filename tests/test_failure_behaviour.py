@@ -36,13 +36,13 @@ def _env() -> dict[str, str]:
 
 
 def _start(args: list[str], **kw) -> subprocess.Popen:
-    return subprocess.Popen(HELPER + args, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            **kw)
+    return subprocess.Popen(HELPER + args, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
 
 def _docintent(args: list[str], timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "docintent", *args], env=_env(), capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "docintent", *args], env=_env(), capture_output=True, text=True, timeout=timeout
+    )
 
 
 def _wait_for(condition, timeout: float = 60.0, what: str = "condition") -> None:
@@ -86,8 +86,17 @@ def _one_error_line(err: str) -> str:
 
 
 def _bench_args(dataset: Path, out: Path, *extra: str) -> list[str]:
-    return ["bench", "--dataset", f"jsonl:{dataset}", "--strategies", "none", "--no-progress", "--out", str(out),
-            *extra]
+    return [
+        "bench",
+        "--dataset",
+        f"jsonl:{dataset}",
+        "--strategies",
+        "none",
+        "--no-progress",
+        "--out",
+        str(out),
+        *extra,
+    ]
 
 
 # --- one writer per folder (two real processes) --------------------------------------------------------
@@ -167,6 +176,7 @@ def test_killing_a_bench_with_workers_leaves_no_worker_running(tmp_path):
     proc = _start(["cli", *_bench_args(dataset, out, "--brain", "slow", "--brain-opt", "delay=0.5", "--workers", "2")])
     children: set[int] = set()
     try:
+
         def started() -> bool:
             children.update(_children(proc.pid))
             return len(_lines(out / "results.jsonl")) >= 1
@@ -196,6 +206,7 @@ def test_ctrl_c_stops_a_bench_with_workers_cleanly_and_it_resumes(tmp_path):
     proc = _start(args, start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     children: set[int] = set()
     try:
+
         def started() -> bool:
             children.update(_children(proc.pid))
             return len(_lines(out / "results.jsonl")) >= 2
@@ -224,9 +235,17 @@ def test_the_lock_names_its_holder_and_is_free_again_after_a_kill(tmp_path):
     from docintent.io.lock import folder_lock
 
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from docintent.io.lock import FolderLock; "
-         "FolderLock(sys.argv[1]).acquire(); print('held', flush=True); time.sleep(60)", str(tmp_path)],
-        env=_env(), stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from docintent.io.lock import FolderLock; "
+            "FolderLock(sys.argv[1]).acquire(); print('held', flush=True); time.sleep(60)",
+            str(tmp_path),
+        ],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         with pytest.raises(FolderBusyError, match=f"pid {holder.pid} on host"), folder_lock(tmp_path):
@@ -344,9 +363,23 @@ def test_unexpected_errors_print_where_the_traceback_went(page_png, monkeypatch,
 
 
 def test_errors_go_to_stderr_not_stdout(page_png, capsys):
-    code = main(["ask", str(page_png), "What is the total?", "--strategy", "none", "--brain", "openai",
-                 "--brain-opt", "base_url=http://127.0.0.1:9/v1", "--brain-opt", "model=m",
-                 "--brain-opt", "max_retries=0"])
+    code = main(
+        [
+            "ask",
+            str(page_png),
+            "What is the total?",
+            "--strategy",
+            "none",
+            "--brain",
+            "openai",
+            "--brain-opt",
+            "base_url=http://127.0.0.1:9/v1",
+            "--brain-opt",
+            "model=m",
+            "--brain-opt",
+            "max_retries=0",
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 1
     assert not [line for line in captured.out.splitlines() if line.lower().startswith(("error", "docintent"))]
@@ -366,8 +399,21 @@ def test_agent_search_with_an_unreachable_planner_fails(tmp_path):
             return type("R", (), {"text": f"invoice {page.hash}"})()
 
     build_index([images], tmp_path / "idx", text="ocr", ocr=Ocr(), progress=False)
-    result = _docintent(["search", str(tmp_path / "idx"), "invoice", "--method", "agent", "--planner", "openai",
-                         "--base-url", "http://127.0.0.1:9/v1", "--model", "m"])
+    result = _docintent(
+        [
+            "search",
+            str(tmp_path / "idx"),
+            "invoice",
+            "--method",
+            "agent",
+            "--planner",
+            "openai",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+        ]
+    )
     line = _one_error_line(result.stderr)
     assert result.returncode == 1 and "127.0.0.1:9" in line and result.stdout == ""
 
@@ -378,8 +424,12 @@ def test_agent_search_with_an_unreachable_planner_fails(tmp_path):
 def test_score_reads_a_gold_answer_given_as_a_string_as_one_answer(tmp_path):
     from docintent.evaluation.scoring import score_path
 
-    row = {"sample": {"id": "a", "task": "doc", "subset": "DocVQA", "answers": "40"}, "strategy": "none",
-           "answer": "40", "error": None}
+    row = {
+        "sample": {"id": "a", "task": "doc", "subset": "DocVQA", "answers": "40"},
+        "strategy": "none",
+        "answer": "40",
+        "error": None,
+    }
     (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
     (score,) = score_path(tmp_path)
     assert score.summary.to_dict()["tasks"]["doc"]["score"] == pytest.approx(100.0)
@@ -436,9 +486,20 @@ def test_invalid_base64_in_one_wilddoc_row_is_that_rows_error(tmp_path):
 def test_credentials_in_a_base_url_are_never_recorded(tmp_path):
     dataset = make_dataset(tmp_path / "data", 1)
     out = tmp_path / "run"
-    code = main(_bench_args(dataset, out, "--brain", "openai", "--brain-opt",
-                            "base_url=http://alice:s3cret-token@127.0.0.1:9/v1", "--brain-opt", "model=m",
-                            "--brain-opt", "max_retries=0"))
+    code = main(
+        _bench_args(
+            dataset,
+            out,
+            "--brain",
+            "openai",
+            "--brain-opt",
+            "base_url=http://alice:s3cret-token@127.0.0.1:9/v1",
+            "--brain-opt",
+            "model=m",
+            "--brain-opt",
+            "max_retries=0",
+        )
+    )
     assert code == 0
     written = "".join(p.read_text() for p in out.iterdir() if p.is_file())
     assert "127.0.0.1:9" in written  # the endpoint is recorded ...
@@ -533,7 +594,9 @@ def test_a_bad_image_is_skipped_with_its_reason_and_the_index_resumes_when_input
     clean = build_index([images], tmp_path / "clean", text="ocr", ocr=_FixedOcr(), progress=False)
     assert clean.pages_total == 5
     a, b = PageIndex.open(tmp_path / "idx"), PageIndex.open(tmp_path / "clean")
-    assert [(r.handle, r.doc_path, r.text) for r in a.records()] == [(r.handle, r.doc_path, r.text) for r in b.records()]
+    assert [(r.handle, r.doc_path, r.text) for r in a.records()] == [
+        (r.handle, r.doc_path, r.text) for r in b.records()
+    ]
     a.close()
     b.close()
 
@@ -576,7 +639,10 @@ def test_a_damaged_index_is_named_not_a_traceback(tmp_path):
     assert result.returncode == 1 and "bm25.npz" in line and "docintent index" in line
     (tmp_path / "garbage").mkdir()
     (tmp_path / "garbage" / "index.sqlite").write_bytes(b"this is not a database" * 100)
-    for argv in (["search", str(tmp_path / "garbage"), "q"], ["index", str(images), "--out", str(tmp_path / "garbage")]):
+    for argv in (
+        ["search", str(tmp_path / "garbage"), "q"],
+        ["index", str(images), "--out", str(tmp_path / "garbage")],
+    ):
         result = _docintent(argv)
         line = _one_error_line(result.stderr)
         assert result.returncode == 1 and "index.sqlite" in line
@@ -654,8 +720,10 @@ def test_a_failed_bm25_save_leaves_the_previous_files_whole(tmp_path, monkeypatc
 def _jsonl(folder: Path, rows: list[dict], *, prefix: str = "") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "samples.jsonl"
-    path.write_text(prefix + "".join(json.dumps({"question": "q", "answers": ["42"], "task": "doc", **r}) + "\n"
-                                     for r in rows), encoding="utf-8")
+    path.write_text(
+        prefix + "".join(json.dumps({"question": "q", "answers": ["42"], "task": "doc", **r}) + "\n" for r in rows),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -691,13 +759,22 @@ def test_a_run_folder_is_bound_to_its_dataset_and_edited_samples_run_again(tmp_p
 
     def run(path: Path, **kw):
         spec = f"jsonl:{path}"
-        return run_benchmark(load_dataset(spec, allow_outside_paths=True), ["none"], brain, out, progress=False,
-                             config={"dataset": spec}, **kw)
+        return run_benchmark(
+            load_dataset(spec, allow_outside_paths=True),
+            ["none"],
+            brain,
+            out,
+            progress=False,
+            config={"dataset": spec},
+            **kw,
+        )
 
     assert run(first).new_rows == 2
     with pytest.raises(ConfigError, match=r"holds a run of the dataset .*a/samples.jsonl.*--dataset.*another --out"):
         run(other)
-    _jsonl(tmp_path / "a", [{"id": "s0", "image": "p.png", "answers": ["nine hundred"]}, {"id": "s1", "image": "p.png"}])
+    _jsonl(
+        tmp_path / "a", [{"id": "s0", "image": "p.png", "answers": ["nine hundred"]}, {"id": "s1", "image": "p.png"}]
+    )
     again = run(first)
     rows = {r["sample"]["id"]: r for r in read_results(out)}
     assert (again.new_rows, again.changed, again.skipped) == (1, 1, 1)
@@ -714,12 +791,18 @@ def test_a_row_that_is_not_valid_unicode_is_an_error_row_and_resume_does_not_cra
     folder = tmp_path / "set"
     folder.mkdir()
     (folder / "p.png").write_bytes(png_bytes())
-    lines = ['{"id": "ok", "image": "p.png", "question": "q", "answers": ["42"], "task": "doc"}',
-             '{"id": "bad\\ud800", "image": "p.png", "question": "q\\udfff", "answers": ["42"], "task": "doc"}']
+    lines = [
+        '{"id": "ok", "image": "p.png", "question": "q", "answers": ["42"], "task": "doc"}',
+        '{"id": "bad\\ud800", "image": "p.png", "question": "q\\udfff", "answers": ["42"], "task": "doc"}',
+    ]
     (folder / "s.jsonl").write_text("\ufeff" + "\n".join(lines) + "\n")  # a byte-order mark is fine
     image = base64.b64encode(png_bytes()).decode()
-    (folder / "w.tsv").write_bytes(f"\ufeffindex\tquestion\tanswer\timage\nDocVQA-val-1-1\tq\t42\t{image}\n".encode()
-                                   + b"DocVQA-val-2-1\tcaf\xe9?\t42\t" + image.encode() + b"\n")
+    (folder / "w.tsv").write_bytes(
+        f"\ufeffindex\tquestion\tanswer\timage\nDocVQA-val-1-1\tq\t42\t{image}\n".encode()
+        + b"DocVQA-val-2-1\tcaf\xe9?\t42\t"
+        + image.encode()
+        + b"\n"
+    )
     for spec in (f"jsonl:{folder / 's.jsonl'}", f"wilddoc:{folder / 'w.tsv'}"):
         out = tmp_path / spec.split(":")[0]
         for _ in range(2):  # the second run resumes over the error row without crashing
@@ -850,8 +933,12 @@ def test_the_orientation_of_a_long_strip_reads_only_its_windows(turn, monkeypatc
     from docintent.page import Page
 
     strip = Image.new("RGB", (9000, 48), "white")
-    ImageDraw.Draw(strip).text((10, 8), "Receipt 7731  Subtotal 18.40  Total 21.95  " * 40, fill="black",
-                               font=ImageFont.truetype(font_path(), 26))
+    ImageDraw.Draw(strip).text(
+        (10, 8),
+        "Receipt 7731  Subtotal 18.40  Total 21.95  " * 40,
+        fill="black",
+        font=ImageFont.truetype(font_path(), 26),
+    )
     page = Page.from_array(np.asarray(strip.rotate(turn)))
     windowed = orientation.detect_orientation(page)
     monkeypatch.setattr(orientation, "_WHOLE_RESIZE_PIXELS", 1 << 40)
@@ -860,10 +947,17 @@ def test_the_orientation_of_a_long_strip_reads_only_its_windows(turn, monkeypatc
     assert max(abs(windowed.probabilities[k] - whole.probabilities[k]) for k in whole.probabilities) < 0.08
 
 
-@pytest.mark.parametrize("value, message", [
-    ([0, 0, 0.5, 1000], "mixes fractions"), ([0, 0, 1100, 900], "outside the page"), ([0.5, 0, 0.5, 1], "no area"),
-    ([0, 0, 1, float("nan")], "finite"), (["a", 0, 1, 1], "numbers"), ("0,0,1,1", "list of 4"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ([0, 0, 0.5, 1000], "mixes fractions"),
+        ([0, 0, 1100, 900], "outside the page"),
+        ([0.5, 0, 0.5, 1], "no area"),
+        ([0, 0, 1, float("nan")], "finite"),
+        (["a", 0, 1, 1], "numbers"),
+        ("0,0,1,1", "list of 4"),
+    ],
+)
 def test_one_region_rule_for_box_parse_and_the_command_line(value, message, page_png, capsys):
     from docintent.errors import InvalidBoxError
     from docintent.page import Box
@@ -875,10 +969,14 @@ def test_one_region_rule_for_box_parse_and_the_command_line(value, message, page
         assert message in _one_error_line(capsys.readouterr().err)
 
 
-@pytest.mark.parametrize("variable, value, message", [
-    ("DOCINTENT_MAX_PIXELS", "abc", "must be a whole number"), ("DOCINTENT_PDF_DPI", "0", "must be at least 1"),
-    ("DOCINTENT_CACHE", "perhaps", "true or false"),
-])
+@pytest.mark.parametrize(
+    "variable, value, message",
+    [
+        ("DOCINTENT_MAX_PIXELS", "abc", "must be a whole number"),
+        ("DOCINTENT_PDF_DPI", "0", "must be at least 1"),
+        ("DOCINTENT_CACHE", "perhaps", "true or false"),
+    ],
+)
 def test_bad_settings_are_one_line_naming_the_variable(variable, value, message, page_png, monkeypatch, capsys):
     from docintent.settings import get_settings
 
@@ -893,36 +991,51 @@ def test_bad_settings_are_one_line_naming_the_variable(variable, value, message,
     assert variable in line and message in line
 
 
-@pytest.mark.parametrize("argv", [["index", "{img}", "--out", "{tmp}/i", "--workers", "0"],
-                                  ["index", "{img}", "--out", "{tmp}/i", "--workers", "-2"],
-                                  ["bench", "--dataset", "jsonl:x", "--out", "{tmp}/r", "--max-rpm", "nan"],
-                                  ["bench", "--dataset", "jsonl:x", "--out", "{tmp}/r", "--concurrency", "0"],
-                                  ["serve", "--port", "70000"], ["serve", "--max-upload-mb", "inf"],
-                                  ["serve", "--timeout", "nan"], ["doctor", "--timeout", "nan"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["index", "{img}", "--out", "{tmp}/i", "--workers", "0"],
+        ["index", "{img}", "--out", "{tmp}/i", "--workers", "-2"],
+        ["bench", "--dataset", "jsonl:x", "--out", "{tmp}/r", "--max-rpm", "nan"],
+        ["bench", "--dataset", "jsonl:x", "--out", "{tmp}/r", "--concurrency", "0"],
+        ["serve", "--port", "70000"],
+        ["serve", "--max-upload-mb", "inf"],
+        ["serve", "--timeout", "nan"],
+        ["doctor", "--timeout", "nan"],
+    ],
+)
 def test_options_that_mean_nothing_are_refused(argv, page_png, tmp_path, capsys):
     code = main([a.format(img=page_png, tmp=tmp_path) for a in argv])
     assert code == 1 and argv[-2] in _one_error_line(capsys.readouterr().err)
 
 
 def test_score_refuses_a_row_without_gold_answers(tmp_path, capsys):
-    rows = [{"sample": {"id": "a", "task": "doc", "answers": ["42"]}, "strategy": "none", "answer": "42"},
-            {"sample": {"id": "b", "task": "doc", "answers": []}, "strategy": "none", "answer": "7"}]
+    rows = [
+        {"sample": {"id": "a", "task": "doc", "answers": ["42"]}, "strategy": "none", "answer": "42"},
+        {"sample": {"id": "b", "task": "doc", "answers": []}, "strategy": "none", "answer": "7"},
+    ]
     (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert main(["score", str(tmp_path)]) == 1
     assert "'b' has no gold answer" in _one_error_line(capsys.readouterr().err)
 
 
 def test_report_refuses_text_where_numbers_belong(tmp_path, capsys):
-    row = {"sample": {"id": "a", "task": "doc", "answers": ["42"]}, "strategy": "none", "answer": "42",
-           "score": "abc", "error": None}
+    row = {
+        "sample": {"id": "a", "task": "doc", "answers": ["42"]},
+        "strategy": "none",
+        "answer": "42",
+        "score": "abc",
+        "error": None,
+    }
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "results.jsonl").write_text(json.dumps(row) + "\n")
     assert main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "rep")]) == 1
     assert "'score' must be a number, got 'abc'" in _one_error_line(capsys.readouterr().err)
 
 
-@pytest.mark.parametrize("change", [{"vocab": ["a"]}, {"vocab": {"invoice": "x"}}, {"vocab": {"invoice": 10**6}},
-                                    {"k1": "high"}])
+@pytest.mark.parametrize(
+    "change", [{"vocab": ["a"]}, {"vocab": {"invoice": "x"}}, {"vocab": {"invoice": 10**6}}, {"k1": "high"}]
+)
 def test_a_junk_bm25_vocabulary_is_a_damaged_index(change, tmp_path):
     from docintent.errors import DatasetError
     from docintent.retrieval import PageIndex, build_index
@@ -939,10 +1052,15 @@ def test_a_junk_bm25_vocabulary_is_a_damaged_index(change, tmp_path):
         index.close()
 
 
-@pytest.mark.parametrize("image, question, message", [
-    ("page", 42, "question must be text"), (42, "q", "image must be a Page"),
-    (np.zeros((0, 0)), "q", "shape"), (np.array([["a"]]), "q", "dtype"),
-])
+@pytest.mark.parametrize(
+    "image, question, message",
+    [
+        ("page", 42, "question must be text"),
+        (42, "q", "image must be a Page"),
+        (np.zeros((0, 0)), "q", "shape"),
+        (np.array([["a"]]), "q", "dtype"),
+    ],
+)
 def test_the_python_api_checks_its_arguments(image, question, message):
     import docintent
     from docintent.errors import DocIntentError

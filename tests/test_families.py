@@ -72,7 +72,9 @@ def test_one_builtin_tool_per_measured_family_and_the_pipeline_runs_them_in_orde
 def test_every_builtin_family_is_measured_in_one_pass_of_the_page(monkeypatch):
     calls = []
     real = analysis._analyse
-    monkeypatch.setattr(analysis, "_analyse", lambda page, orientation: calls.append(orientation) or real(page, orientation))
+    monkeypatch.setattr(
+        analysis, "_analyse", lambda page, orientation: calls.append(orientation) or real(page, orientation)
+    )
     analysis.clear_cache()
     page = Page.from_array(render_text_page(["One pass over the page", "serves every family"], width=500))
     signals = measure(page, orientation=False)
@@ -99,8 +101,15 @@ def scribble_severity(page: Page, region: Box | None = None) -> float:
     return float(min(1.0, _blue(target.pixels).mean() * 10.0))
 
 
-SCRIBBLE = Degradation("scribble", "blue pen scribbles over the text", ("scribbl", "pen mark"), measure=scribble_severity,
-                       threshold=0.2, order=35, plain="pen marks cover the text")
+SCRIBBLE = Degradation(
+    "scribble",
+    "blue pen scribbles over the text",
+    ("scribbl", "pen mark"),
+    measure=scribble_severity,
+    threshold=0.2,
+    order=35,
+    plain="pen marks cover the text",
+)
 
 
 class Describble(Tool):

@@ -83,4 +83,6 @@ def test_the_answer_is_placed_on_the_page_as_given_through_the_turns_that_were_k
     # from bottom to top at the x its row had as y
     assert abs(given.y0 - (1 - read.x1)) < 1e-6 and abs(given.x0 - read.y0) < 1e-6
     assert given.x0 <= row + 0.1 <= given.x1
-    assert turned.to_dict()["provenance"]["page"] == 1 and turned.to_dict()["box"] == [round(v, 6) for v in given.as_tuple()]
+    assert turned.to_dict()["provenance"]["page"] == 1 and turned.to_dict()["box"] == [
+        round(v, 6) for v in given.as_tuple()
+    ]

@@ -32,10 +32,12 @@ def test_every_command_says_what_it_does_and_its_examples_parse(name):
 
 def test_no_help_text_is_masked_as_a_secret():
     names = sorted(_commands())
-    script = ("import contextlib, io, sys\nfrom docintent.cli import main\n"
-              f"for name in {names!r}:\n"
-              "    with contextlib.suppress(SystemExit):\n"
-              "        main([name, '--help'])\n")
+    script = (
+        "import contextlib, io, sys\nfrom docintent.cli import main\n"
+        f"for name in {names!r}:\n"
+        "    with contextlib.suppress(SystemExit):\n"
+        "        main([name, '--help'])\n"
+    )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "usage: docintent serve" in done.stdout and "Bearer TOKEN" in done.stdout
@@ -43,7 +45,9 @@ def test_no_help_text_is_masked_as_a_secret():
 
 
 def test_a_mistyped_option_or_command_gets_the_nearest_valid_one():
-    run = lambda *a: subprocess.run([sys.executable, "-m", "docintent", *a], capture_output=True, text=True, timeout=120)
+    run = lambda *a: subprocess.run(
+        [sys.executable, "-m", "docintent", *a], capture_output=True, text=True, timeout=120
+    )
     option = run("ask", "page.png", "What?", "--stratgy", "none")
     assert option.returncode == 1 and "did you mean --strategy?" in option.stderr
     command = run("extrct", "x.pdf")
@@ -55,6 +59,7 @@ def test_a_mistyped_option_or_command_gets_the_nearest_valid_one():
 @pytest.mark.parametrize("command", ["ask", "bench", "serve", "mcp"])
 def test_an_empty_brain_kind_is_refused_not_taken_for_the_default(command):
     extra = {"ask": ["page.png", "What?"], "bench": ["--dataset", "synth:x"], "serve": [], "mcp": []}[command]
-    done = subprocess.run([sys.executable, "-m", "docintent", command, *extra, "--brain", ""], capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "docintent", command, *extra, "--brain", ""], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 1 and "argument --brain: empty; give a brain kind: offline" in done.stderr

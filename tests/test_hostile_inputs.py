@@ -115,7 +115,10 @@ def test_a_folder_with_looping_links_an_alias_a_pipe_and_a_tsv_reads_each_docume
     assert files == [str(folder / "page0.png"), str(folder / "page1.png"), str(folder / "sub" / "inner.png")]
     printed = capsys.readouterr().out
     assert f"not read: {folder / 'notes.tsv'} (.tsv: not a document type docintent reads)" in printed
-    assert f"not read: {folder / 'letter.docx'} (.docx: an office document, read by converting it to PDF with LibreOffice, which is not installed" in printed
+    assert (
+        f"not read: {folder / 'letter.docx'} (.docx: an office document, read by converting it to PDF with LibreOffice, which is not installed"
+        in printed
+    )
     assert "sudo apt-get install libreoffice-writer (it brings libreoffice-core)" in printed
     assert f"not read: {folder / 'waiting.png'} (a named pipe (FIFO)" in printed
     assert f"not read: {folder / 'alias.png'} (the same file as {folder / 'sub' / 'inner.png'})" in printed
@@ -148,8 +151,13 @@ def test_a_pipe_given_as_the_document_is_one_line_and_never_opened(tmp_path):
     pipe = tmp_path / "page.png"
     os.mkfifo(pipe)
     env = {**os.environ, "PYTHONPATH": str(SRC)}
-    proc = subprocess.run([sys.executable, "-m", "docintent", "ask", str(pipe), "What is the total?"],
-                          capture_output=True, text=True, timeout=60, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "docintent", "ask", str(pipe), "What is the total?"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 1 and len(lines) == 1 and str(pipe) in lines[0] and "named pipe" in lines[0]
 
@@ -238,8 +246,12 @@ def test_codes_with_digits_match_exactly_when_pages_are_ranked(tmp_path):
     ranking = Document(pdf).locate("What is the total amount due on invoice INV-00377?")
     assert ranking[0].number == 3 and ranking[0].evidence and "INV-00377" in ranking[0].evidence
     assert all(choice.evidence is None for choice in ranking[1:])
-    result = docintent.ask(pdf, "What is the total amount due on invoice INV-00377?", strategy="none",
-                           brain=get_brain("scripted", final="$377.00"))
+    result = docintent.ask(
+        pdf,
+        "What is the total amount due on invoice INV-00377?",
+        strategy="none",
+        brain=get_brain("scripted", final="$377.00"),
+    )
     assert result.page == 3
     pdf = make_pdf(tmp_path / "words.pdf", ["keyword1777 appears here", "keyword1 appears here"])
     assert Document(pdf).locate("Which page mentions keyword1?")[0].number == 2

@@ -31,14 +31,30 @@ def _page() -> Page:
 
 def _mact_brain() -> ScriptedBrain:
     """A scripted brain that plays MACT: a plan of two steps, judged wrong once (re-planned), then accepted."""
-    first = Plan("p1", "diff", (PlanStep("s1", "read A", "number", op="lookup"),
-                                PlanStep("s2", "subtract", "number", inputs=("s1",), op="compute")))
-    second = Plan("p2", "diff", (PlanStep("s1", "read every label", "series", op="series"),
-                                 PlanStep("s2", "difference in the series", "number", inputs=("s1",), op="compute")))
+    first = Plan(
+        "p1",
+        "diff",
+        (
+            PlanStep("s1", "read A", "number", op="lookup"),
+            PlanStep("s2", "subtract", "number", inputs=("s1",), op="compute"),
+        ),
+    )
+    second = Plan(
+        "p2",
+        "diff",
+        (
+            PlanStep("s1", "read every label", "series", op="series"),
+            PlanStep("s2", "difference in the series", "number", inputs=("s1",), op="compute"),
+        ),
+    )
     return ScriptedBrain(
         plans=[first, second],
-        executions=[Execution("", "reader", "24", value=24.0), Execution("", "calculator", "24", value=24.0),
-                    Execution("", "reader", "27, 24", value=[["A", 27], ["B", 24]]), Execution("", "calculator", "3", value=3.0)],
+        executions=[
+            Execution("", "reader", "24", value=24.0),
+            Execution("", "calculator", "24", value=24.0),
+            Execution("", "reader", "27, 24", value=[["A", 27], ["B", 24]]),
+            Execution("", "calculator", "3", value=3.0),
+        ],
         verdicts=[Verdict.flag_plan("the subtraction has only one input"), Verdict.ok(("recomputed 27 - 24",))],
         conclusion=Answer("3", 0.9, "the accepted plan's result"),
         final=Answer("no restoration needed", 0.95),
@@ -46,8 +62,11 @@ def _mact_brain() -> ScriptedBrain:
 
 
 def _roles(trace: list[dict]) -> list[tuple[str, str, str | None]]:
-    return [(s["phase"], s["action"], s["data"].get("plan_id")) for s in trace if s["phase"] in
-            ("plan", "execute", "judge", "answer")]
+    return [
+        (s["phase"], s["action"], s["data"].get("plan_id"))
+        for s in trace
+        if s["phase"] in ("plan", "execute", "judge", "answer")
+    ]
 
 
 @pytest.mark.parametrize("strategy", ["mact", "docintent+mact"])
@@ -60,17 +79,20 @@ def test_mact_through_the_service_plays_every_role_as_docintent_ask_does(strateg
     from docintent.server import ServeConfig, create_app
 
     page = _page()
-    direct = docintent.ask(page, "By how much does Catalogue exceed Wholesale?", task="table", strategy=strategy,
-                           brain=_mact_brain())
+    direct = docintent.ask(
+        page, "By how much does Catalogue exceed Wholesale?", task="table", strategy=strategy, brain=_mact_brain()
+    )
     expected = _roles([s.to_dict() for s in direct.trace])
     assert direct.answer == "3" and ("plan", "replanned", "p2") in expected and ("judge", "accepted", "p2") in expected
 
     config = ServeConfig(brains={"scripted": _mact_brain}, default_brain="scripted", warm_up=False)
     with TestClient(create_app(config)) as client:
         png, _ = encode(page, "png")
-        reply = client.post("/v1/ask", files={"file": ("t.png", png, "image/png")},
-                            data={"question": "By how much does Catalogue exceed Wholesale?", "task": "table",
-                                  "strategy": strategy})
+        reply = client.post(
+            "/v1/ask",
+            files={"file": ("t.png", png, "image/png")},
+            data={"question": "By how much does Catalogue exceed Wholesale?", "task": "table", "strategy": strategy},
+        )
         assert reply.status_code == 202, reply.text
         run_id = reply.json()["id"]
         deadline = time.monotonic() + 60
@@ -131,10 +153,13 @@ print(json.dumps(out))
 
 
 def test_a_plugin_degradation_family_and_its_tool_are_offered_by_every_restoring_strategy(tmp_path):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PLUGINS), str(Path(__file__).parent),
-                                                         os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, "-c", _PLUGIN_SCRIPT], capture_output=True, text=True, env=env,
-                          timeout=600, cwd=tmp_path)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(PLUGINS), str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")]),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", _PLUGIN_SCRIPT], capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
     records = out["records"]
@@ -151,8 +176,11 @@ def test_a_plugin_degradation_family_and_its_tool_are_offered_by_every_restoring
     assert out["docintent"][:1] == ["destamp"] and "stamp severity" in out["docintent_reason"]
     # the plug-in that took a built-in's name was refused, and the built-in stayed
     assert out["deshadowing_module"] == "docintent.tools.deshadow"
-    assert any("tool 'deshadowing' from entry point 'deshadowing' (docintent_stamp:Impostor) is refused: the name is "
-               "taken by built-in" in r for r in out["refused"])
+    assert any(
+        "tool 'deshadowing' from entry point 'deshadowing' (docintent_stamp:Impostor) is refused: the name is "
+        "taken by built-in" in r
+        for r in out["refused"]
+    )
 
 
 class KeywordApi:
@@ -177,9 +205,12 @@ class KeywordApi:
         from docintent.brains.endpoint import Reply
         from docintent.brains.toolcalls import ParsedCall
 
-        prompt = "\n".join(part["text"] for m in messages for part in (
-            m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}])
-            if part.get("type") == "text")
+        prompt = "\n".join(
+            part["text"]
+            for m in messages
+            for part in (m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}])
+            if part.get("type") == "text"
+        )
         word = self._api(prompt)
         self.usage = self.usage + Usage(len(prompt.split()), 1, 1)
         if tools:
@@ -252,11 +283,25 @@ def test_a_dataset_with_a_new_metric_is_one_loader_and_one_metric(tmp_path):
     save_page(_page(), image)
 
     def load_words(path, cache_dir=None, allow_outside_paths=False):
-        return [Sample(f"w{i}", str(image), "word?", answers=(gold,), task="doc", subset="words", group=f"w{i}", meta={"metric": "exact_fold"})
-                for i, gold in enumerate(("FORTY-TWO", "Forty-two!"))]
+        return [
+            Sample(
+                f"w{i}",
+                str(image),
+                "word?",
+                answers=(gold,),
+                task="doc",
+                subset="words",
+                group=f"w{i}",
+                meta={"metric": "exact_fold"},
+            )
+            for i, gold in enumerate(("FORTY-TWO", "Forty-two!"))
+        ]
 
-    exact = Metric("exact_fold", lambda p, a, s: float(any(p.strip().lower() == g.strip().lower() for g in a)),
-                   lambda score: score >= 1.0)
+    exact = Metric(
+        "exact_fold",
+        lambda p, a, s: float(any(p.strip().lower() == g.strip().lower() for g in a)),
+        lambda score: score >= 1.0,
+    )
     with DATASETS.scoped("words", load_words), METRICS.scoped("exact_fold", exact):
         from docintent.evaluation.datasets import load_dataset
 
@@ -280,18 +325,29 @@ def test_each_registry_names_the_valid_options_or_kinds():
     from docintent.tools import get_tool
 
     cases = [
-        (lambda: get_brain("offline", answer_treshold=0.9), "unknown option 'answer_treshold' (did you mean "
-                                                             "'answer_threshold'?); valid options: answer_threshold"),
+        (
+            lambda: get_brain("offline", answer_treshold=0.9),
+            "unknown option 'answer_treshold' (did you mean 'answer_threshold'?); valid options: answer_threshold",
+        ),
         (lambda: get_brain("offline", review_rule="strict"), "option 'review_rule'='strict'"),
         (lambda: get_brain("openai", base_url="http://127.0.0.1:9/v1", max_tokns=9), "unknown option 'max_tokns'"),
         (lambda: get_brain("telepathy"), "unknown brain 'telepathy'; valid brains: offline, openai, scripted"),
         (lambda: get_strategy("mact", ne="many"), "option 'ne'='many': input should be a valid integer"),
         (lambda: get_strategy("none", max_rounds=3), "strategy 'none' (mode direct): unknown option 'max_rounds'"),
-        (lambda: get_engine("rapidocr", det_sid=640), "OCR engine 'rapidocr': unknown option 'det_sid' (did you "
-                                                       "mean 'det_side'?); valid options: det_side, text_score"),
+        (
+            lambda: get_engine("rapidocr", det_sid=640),
+            "OCR engine 'rapidocr': unknown option 'det_sid' (did you "
+            "mean 'det_side'?); valid options: det_side, text_score",
+        ),
         (lambda: get_engine("easyocr"), "unknown OCR engine 'easyocr'; valid OCR engines: rapidocr, tesseract"),
-        (lambda: Thresholds(shdow=0.3), "unknown degradation 'shdow' (did you mean 'shadow'?); valid degradations: appearance"),
-        (lambda: get_tool("deshadow"), "unknown tool 'deshadow' (did you mean 'deshadowing'?); valid tools: appearance"),
+        (
+            lambda: Thresholds(shdow=0.3),
+            "unknown degradation 'shdow' (did you mean 'shadow'?); valid degradations: appearance",
+        ),
+        (
+            lambda: get_tool("deshadow"),
+            "unknown tool 'deshadow' (did you mean 'deshadowing'?); valid tools: appearance",
+        ),
         (lambda: PLANNERS.get("offline", methd="bm25"), "planner 'offline': unknown option 'methd'"),
         (lambda: load_dataset("csv:x.csv"), "unknown kind 'csv'; valid kinds: synth, wilddoc, jsonl"),
         (lambda: score_row("doc", "", "a", ["a"], metric="bleu"), "unknown metric 'bleu'; valid metrics: anls"),
@@ -303,14 +359,18 @@ def test_each_registry_names_the_valid_options_or_kinds():
         assert message in text and "\n" not in text, text
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["--brain-opt", "answer_treshold=0.9"], "unknown option 'answer_treshold' (did you mean 'answer_threshold'?)"),
-    (["--brain-opt", "review_rule=strict"], "option 'review_rule'='strict'"),
-    (["--strategy-opt", "np=2"], "strategy 'docintent' (mode loop): unknown option 'np'; valid options: tools"),
-    (["--strategy-opt", "max_rounds=lots"], "option 'max_rounds'='lots': input should be a valid integer"),
-])
-def test_option_typos_on_the_command_line_are_one_line_without_a_crash_file(tmp_path, argv, message, capsys,
-                                                                            monkeypatch):
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--brain-opt", "answer_treshold=0.9"], "unknown option 'answer_treshold' (did you mean 'answer_threshold'?)"),
+        (["--brain-opt", "review_rule=strict"], "option 'review_rule'='strict'"),
+        (["--strategy-opt", "np=2"], "strategy 'docintent' (mode loop): unknown option 'np'; valid options: tools"),
+        (["--strategy-opt", "max_rounds=lots"], "option 'max_rounds'='lots': input should be a valid integer"),
+    ],
+)
+def test_option_typos_on_the_command_line_are_one_line_without_a_crash_file(
+    tmp_path, argv, message, capsys, monkeypatch
+):
     from docintent.cli import main
     from docintent.io import save_page
 
@@ -354,9 +414,14 @@ def _private_uses(paths: list[Path]) -> list[str]:
                 for alias in node.names:
                     if alias.name.startswith("_") and not alias.name.startswith("__") and alias.name != "_version":
                         found.append(f"{path.name}:{node.lineno}: imports {alias.name} from {node.module}")
-            elif (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
-                  and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
-                  and node.attr in everywhere and node.attr not in defined[path]):
+            elif (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+                and node.attr in everywhere
+                and node.attr not in defined[path]
+            ):
                 found.append(f"{path.name}:{node.lineno}: uses {ast.unparse(node)}, private to another module")
     return found
 

@@ -29,7 +29,10 @@ def _rgb(w=40, h=30):
     return rng.integers(0, 255, (h, w, 3), dtype=np.uint8)
 
 
-@pytest.mark.parametrize("fmt,suffix", [("PNG", ".png"), ("JPEG", ".jpg"), ("TIFF", ".tif"), ("WEBP", ".webp"), ("BMP", ".bmp"), ("GIF", ".gif")])
+@pytest.mark.parametrize(
+    "fmt,suffix",
+    [("PNG", ".png"), ("JPEG", ".jpg"), ("TIFF", ".tif"), ("WEBP", ".webp"), ("BMP", ".bmp"), ("GIF", ".gif")],
+)
 def test_loads_every_raster_format_as_rgb_uint8(tmp_path, fmt, suffix):
     path = tmp_path / f"img{suffix}"
     Image.fromarray(_rgb()).save(path, format=fmt)
@@ -165,7 +168,9 @@ def test_pdf_pages_render_at_dpi(tmp_path):
 
 def test_pdf_page_out_of_range(tmp_path):
     _make_pdf(tmp_path / "doc.pdf")
-    with pytest.raises(PdfPageOutOfRangeError, match=r"doc.pdf: page 6 requested, but the PDF has 2 page\(s\) \(pages count from 1\)"):
+    with pytest.raises(
+        PdfPageOutOfRangeError, match=r"doc.pdf: page 6 requested, but the PDF has 2 page\(s\) \(pages count from 1\)"
+    ):
         load_page(tmp_path / "doc.pdf", page=5)
 
 
@@ -212,7 +217,9 @@ def test_load_document_reads_pdf_pages_or_the_one_image_page(tmp_path):
     assert page_count(tmp_path / "doc.pdf") == 2 and page_count(tmp_path / "one.png") == 1
     assert [p.size for p in load_document(tmp_path / "doc.pdf", pages=[1], dpi=72)] == [(200, 100)]
     assert [p.size for p in load_document(tmp_path / "one.png")] == [(40, 30)]
-    with pytest.raises(PdfPageOutOfRangeError, match=r"one.png: page 3 requested, but an image has one page \(pages count from 1\)"):
+    with pytest.raises(
+        PdfPageOutOfRangeError, match=r"one.png: page 3 requested, but an image has one page \(pages count from 1\)"
+    ):
         load_document(tmp_path / "one.png", pages=[2])
 
 
@@ -244,8 +251,12 @@ def test_every_pdfium_call_of_concurrent_pdf_work_holds_the_one_lock(tmp_path, m
     def work(i: int) -> tuple:
         barrier.wait()
         source = data if i % 2 else pdf
-        return (pdf_page_count(source), len(load_pdf(source, pages=[i % 2], dpi=50)),
-                text_layer(source, None, [1])[0] is not None, Document(source).page(2).width > 0)
+        return (
+            pdf_page_count(source),
+            len(load_pdf(source, pages=[i % 2], dpi=50)),
+            text_layer(source, None, [1])[0] is not None,
+            Document(source).page(2).width > 0,
+        )
 
     with ThreadPoolExecutor(8) as pool:
         results = list(pool.map(work, range(8)))

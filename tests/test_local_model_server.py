@@ -31,8 +31,12 @@ def _port() -> int:
 @pytest.fixture()
 def server():
     port = _port()
-    proc = subprocess.Popen([sys.executable, "-m", "docintent", "serve-model", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "docintent", "serve-model", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:

@@ -47,14 +47,17 @@ def test_calculator_does_arithmetic_on_read_numbers():
     assert calculate("-(2 + 3) * 4 / 2") == -10.0
 
 
-@pytest.mark.parametrize("expr, message", [
-    ("__import__('os')", "unexpected character '_'"),
-    ("().__class__", "unexpected character '.'"),
-    ("open(1)", "unknown function 'open'"),
-    ("2 ** 3", "unexpected '*'"),
-    ("5 / (3 - 3)", "division by zero"),
-    ("(1 + 2", "expected ')'"),
-])
+@pytest.mark.parametrize(
+    "expr, message",
+    [
+        ("__import__('os')", "unexpected character '_'"),
+        ("().__class__", "unexpected character '.'"),
+        ("open(1)", "unknown function 'open'"),
+        ("2 ** 3", "unexpected '*'"),
+        ("5 / (3 - 3)", "division by zero"),
+        ("(1 + 2", "expected ')'"),
+    ],
+)
 def test_calculator_refuses_anything_but_arithmetic(expr, message):
     with pytest.raises(CalculatorError, match=re.escape(message)):
         calculate(expr)
@@ -68,21 +71,28 @@ def test_a_difference_question_plans_two_look_ups_and_a_subtraction_without_tool
     assert (intent.kind, intent.targets) == ("diff", ["Catalogue", "Wholesale"])
     plans = make_plans("By how many points does Catalogue differ from Wholesale?", "chart", 3)
     first = plans[0]
-    assert [(s.op, s.args.get("target")) for s in first.steps] == [("lookup", "Catalogue"), ("lookup", "Wholesale"), ("compute", None)]
+    assert [(s.op, s.args.get("target")) for s in first.steps] == [
+        ("lookup", "Catalogue"),
+        ("lookup", "Wholesale"),
+        ("compute", None),
+    ]
     assert first.steps[2].inputs == ("s1", "s2") and first.steps[2].expected == "number"
     assert [p.id for p in plans] == ["p1", "p2", "p3"] and plans[2].steps[0].op == "read"
     # a plan names operations, never tools
     assert not any("tool" in s.args for p in plans for s in p.steps)
 
 
-@pytest.mark.parametrize("question, task, kind, detail", [
-    ("Which country has the second highest value?", "chart", "extreme", ("max", 2)),
-    ("How many districts have Turnout (%) above 49?", "table", "count", ("above", 49.0)),
-    ("What is the sum of Capital expenditures in 2008 and 2006?", "table", "sum", ["2008", "2006"]),
-    ("What is the average of Peru and Egypt in 2020?", "chart", "avg", ["Peru", "Egypt"]),
-    ("What is the total for Kenya across all years shown?", "chart", "sum", ["Kenya"]),
-    ("What was the value in 2003?", "chart", "lookup", []),
-])
+@pytest.mark.parametrize(
+    "question, task, kind, detail",
+    [
+        ("Which country has the second highest value?", "chart", "extreme", ("max", 2)),
+        ("How many districts have Turnout (%) above 49?", "table", "count", ("above", 49.0)),
+        ("What is the sum of Capital expenditures in 2008 and 2006?", "table", "sum", ["2008", "2006"]),
+        ("What is the average of Peru and Egypt in 2020?", "chart", "avg", ["Peru", "Egypt"]),
+        ("What is the total for Kenya across all years shown?", "chart", "sum", ["Kenya"]),
+        ("What was the value in 2003?", "chart", "lookup", []),
+    ],
+)
 def test_question_intents(question, task, kind, detail):
     intent = parse_intent(question, task)
     assert intent.kind == kind
@@ -104,17 +114,31 @@ def test_a_plan_mistake_moves_planning_to_the_next_alternative():
 
 # -- the orchestration with scripted roles --------------------------------------------------------------------
 
-TWO_STEPS = Plan("p1", "diff", (PlanStep("s1", "read A", "number", op="lookup"), PlanStep("s2", "subtract", "number", inputs=("s1",), op="compute")))
+TWO_STEPS = Plan(
+    "p1",
+    "diff",
+    (
+        PlanStep("s1", "read A", "number", op="lookup"),
+        PlanStep("s2", "subtract", "number", inputs=("s1",), op="compute"),
+    ),
+)
 
 
 def test_a_judge_that_flags_twice_then_accepts_makes_two_corrections(page):
     brain = ScriptedBrain(
         plans=[TWO_STEPS],
-        executions=[Execution("", "reader", "24", value=24.0), Execution("", "calculator", "24", value=24.0),
-                    Execution("", "reader", "27", value=27.0), Execution("", "calculator", "3", value=3.0),
-                    Execution("", "calculator", "3", value=3.0)],
-        verdicts=[Verdict.flag_execution("s1", "a zoomed re-read gives 27, not 24"),
-                  Verdict.flag_execution("s2", "the subtraction is missing"), Verdict.ok()],
+        executions=[
+            Execution("", "reader", "24", value=24.0),
+            Execution("", "calculator", "24", value=24.0),
+            Execution("", "reader", "27", value=27.0),
+            Execution("", "calculator", "3", value=3.0),
+            Execution("", "calculator", "3", value=3.0),
+        ],
+        verdicts=[
+            Verdict.flag_execution("s1", "a zoomed re-read gives 27, not 24"),
+            Verdict.flag_execution("s2", "the subtraction is missing"),
+            Verdict.ok(),
+        ],
     )
     result = get_strategy("mact").run(page, "By how much does A differ from B?", "chart", brain)
     assert result.answer == "3"
@@ -141,8 +165,12 @@ def test_ne_candidates_keep_the_most_confident_and_np_runs_every_plan(page):
     plan_b = Plan("p2", "lookup", (PlanStep("s1", "read", "number"),))
     brain = ScriptedBrain(
         plans=[[Plan("p1", "lookup", (PlanStep("s1", "read", "number"),)), plan_b]],
-        executions=[Execution("", "reader", "7", value=7.0, confidence=0.4), Execution("", "zoom", "9", value=9.0, confidence=0.8),
-                    Execution("", "reader", "5", value=5.0, confidence=0.3), Execution("", "zoom", "5", value=5.0, confidence=0.2)],
+        executions=[
+            Execution("", "reader", "7", value=7.0, confidence=0.4),
+            Execution("", "zoom", "9", value=9.0, confidence=0.8),
+            Execution("", "reader", "5", value=5.0, confidence=0.3),
+            Execution("", "zoom", "5", value=5.0, confidence=0.2),
+        ],
         verdicts=[Verdict.ok(), Verdict.ok()],
     )
     result = get_strategy("mact", np=2, ne=2).run(page, "q?", "doc", brain)
@@ -195,8 +223,13 @@ def pie_page():
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 5), dpi=110)
-    ax.pie([27, 24, 31, 18], labels=["Catalogue", "Wholesale", "Online", "Phone"], autopct="%d%%", startangle=90,
-           wedgeprops={"edgecolor": "white"})
+    ax.pie(
+        [27, 24, 31, 18],
+        labels=["Catalogue", "Wholesale", "Online", "Phone"],
+        autopct="%d%%",
+        startangle=90,
+        wedgeprops={"edgecolor": "white"},
+    )
     ax.set_title("Sales by channel, 2021")
     fig.canvas.draw()
     image = np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()
@@ -237,8 +270,11 @@ def model_script(judge_replies):
     def reply(body):
         role = role_of(body)
         if role == "planning agent":
-            steps = [{"goal": "read Catalogue", "expected": "number"}, {"goal": "read Wholesale", "expected": "number"},
-                     {"goal": "subtract", "expected": "number", "inputs": ["s1", "s2"]}]
+            steps = [
+                {"goal": "read Catalogue", "expected": "number"},
+                {"goal": "read Wholesale", "expected": "number"},
+                {"goal": "subtract", "expected": "number", "inputs": ["s1", "s2"]},
+            ]
             return tool_call("submit_plans", plans=[{"steps": steps}])
         if role == "execution agent":
             step = re.search(r"Your step: (s\d)", str(body["messages"][1]["content"])).group(1)
@@ -260,10 +296,15 @@ def model_brain(server: FakeOpenAI) -> ModelBrain:
 
 def test_each_role_request_carries_its_own_prompt_and_only_its_tools(page):
     with FakeOpenAI(model_script([])) as server:
-        result = get_strategy("mact").run(page, "By how much does Catalogue differ from Wholesale?", "chart", model_brain(server))
+        result = get_strategy("mact").run(
+            page, "By how much does Catalogue differ from Wholesale?", "chart", model_brain(server)
+        )
     assert result.answer == "3"
     requests = server.chat_requests
-    assert [role_of(b) for b in requests] == ["planning agent"] + ["execution agent"] * 4 + ["judgment agent", "answer agent"]
+    assert [role_of(b) for b in requests] == ["planning agent"] + ["execution agent"] * 4 + [
+        "judgment agent",
+        "answer agent",
+    ]
     for body in requests:
         assert set(offered_tools(body)) == ROLE_TOOLS[role_of(body)]
     calc = [s for s in steps_of(result, "execute") if s.step_id == "s3"][0]
@@ -274,9 +315,14 @@ def test_each_role_request_carries_its_own_prompt_and_only_its_tools(page):
 
 
 def test_model_judge_that_flags_twice_then_accepts_gives_two_corrections(page):
-    flags = [tool_call("flag_execution", step_id="s1", mistake="Catalogue misread"), tool_call("flag_plan", mistake="wrong order")]
+    flags = [
+        tool_call("flag_execution", step_id="s1", mistake="Catalogue misread"),
+        tool_call("flag_plan", mistake="wrong order"),
+    ]
     with FakeOpenAI(model_script(flags)) as server:
-        result = get_strategy("mact").run(page, "By how much does Catalogue differ from Wholesale?", "chart", model_brain(server))
+        result = get_strategy("mact").run(
+            page, "By how much does Catalogue differ from Wholesale?", "chart", model_brain(server)
+        )
     fixes = corrections(result)
     assert [(c["target"], c["mistake"]) for c in fixes] == [("execution", "Catalogue misread"), ("plan", "wrong order")]
     assert [s.action for s in steps_of(result, "judge")] == ["flagged", "flagged", "accepted"]
@@ -288,7 +334,9 @@ def test_model_judge_that_flags_twice_then_accepts_gives_two_corrections(page):
 def test_model_nc_bounds_the_loop(page):
     always = [tool_call("flag_plan", mistake="still wrong")] * 10
     with FakeOpenAI(model_script(always)) as server:
-        result = get_strategy("mact", nc=1).run(page, "By how much does Catalogue differ from Wholesale?", "chart", model_brain(server))
+        result = get_strategy("mact", nc=1).run(
+            page, "By how much does Catalogue differ from Wholesale?", "chart", model_brain(server)
+        )
     assert len(corrections(result)) == 1
     assert sum(role_of(b) == "judgment agent" for b in server.chat_requests) == 2
 
@@ -305,11 +353,16 @@ def test_a_malformed_role_reply_gets_the_phase_a_corrective_turn(page):
         return script(body)
 
     with FakeOpenAI(reply) as server:
-        result = get_strategy("mact").run(page, "By how much does Catalogue differ from Wholesale?", "chart", model_brain(server))
+        result = get_strategy("mact").run(
+            page, "By how much does Catalogue differ from Wholesale?", "chart", model_brain(server)
+        )
     first, second = server.chat_requests[:2]
     assert role_of(first) == role_of(second) == "planning agent"
     correction = second["messages"][-1]
-    assert correction["role"] == "user" and "Your reply could not be used: the reply contains no function call" in correction["content"]
+    assert (
+        correction["role"] == "user"
+        and "Your reply could not be used: the reply contains no function call" in correction["content"]
+    )
     assert "submit_plans" in correction["content"] and result.answer == "3"
 
 
@@ -319,9 +372,19 @@ def test_a_malformed_role_reply_gets_the_phase_a_corrective_turn(page):
 def test_multistep_set_asks_multistep_questions_about_the_same_documents(tmp_path):
     from docintent.synth import generate
 
-    plain = generate(tmp_path / "plain", n=2, seed=5, families=["table"], questions_per_document=2, workers=1, contact_sheet=False)
-    multi = generate(tmp_path / "multi", n=2, seed=5, families=["table"], questions_per_document=2, workers=1,
-                     contact_sheet=False, multistep=True)
+    plain = generate(
+        tmp_path / "plain", n=2, seed=5, families=["table"], questions_per_document=2, workers=1, contact_sheet=False
+    )
+    multi = generate(
+        tmp_path / "multi",
+        n=2,
+        seed=5,
+        families=["table"],
+        questions_per_document=2,
+        workers=1,
+        contact_sheet=False,
+        multistep=True,
+    )
     assert plain.samples == multi.samples == 8
     for name in ("clean/table-00000.png", "images/table-00000-c1.jpg", "images/table-00000-c4.jpg"):
         assert (tmp_path / "plain" / name).read_bytes() == (tmp_path / "multi" / name).read_bytes()
@@ -341,8 +404,21 @@ def test_ask_takes_strategy_options_and_shows_the_roles(pie_page, tmp_path, caps
 
     image = tmp_path / "pie.png"
     save_page(pie_page, image)
-    code = main(["ask", str(image), "By how many percentage points does Catalogue differ from Wholesale?", "--task", "chart",
-                 "--strategy", "mact", "--strategy-opt", "np=2", "--strategy-opt", "nc=1"])
+    code = main(
+        [
+            "ask",
+            str(image),
+            "By how many percentage points does Catalogue differ from Wholesale?",
+            "--task",
+            "chart",
+            "--strategy",
+            "mact",
+            "--strategy-opt",
+            "np=2",
+            "--strategy-opt",
+            "nc=1",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0 and "answer: 3" in out
     # the roles in plain words: the plans with their goals, each execution with its tool and output
@@ -371,5 +447,7 @@ def test_the_demo_pie_difference_is_answered_by_docintent_then_mact(tmp_path):
     generate(tmp_path, n=2, seed=7)
     sample = next(s for s in pick_samples(load_dataset(f"synth:{tmp_path}"), 6) if "differ from" in s.question)
     assert "Catalogue differ from Wholesale" in sample.question and sample.answers[0] == "3"
-    result = get_strategy("docintent+mact").run(load_page(sample.image), sample.question, sample.task, get_brain("offline"))
+    result = get_strategy("docintent+mact").run(
+        load_page(sample.image), sample.question, sample.task, get_brain("offline")
+    )
     assert "docintent+mact" in DEMO_STRATEGIES and result.answer == "3"

@@ -105,9 +105,7 @@ def test_sub_splits_are_listed_in_leaderboard_order_then_by_name():
     rows = [
         dict(task="table", subset=name, group=name, prediction="1", answers="1")
         for name in ("zeta_syn", "vwtq", "alpha_syn", "fintabnetqa")
-    ] + [
-        dict(task="doc", subset=name, group=name, prediction="x", answers=["x"]) for name in ("receipts", "forms")
-    ]
+    ] + [dict(task="doc", subset=name, group=name, prediction="x", answers=["x"]) for name in ("receipts", "forms")]
     s = summarize(rows)
     assert list(s.tasks["table"].subsets) == ["fintabnetqa", "vwtq", "alpha_syn", "zeta_syn"]
     assert list(s.tasks["doc"].subsets) == ["forms", "receipts"]
@@ -117,12 +115,13 @@ def test_sub_splits_are_listed_in_leaderboard_order_then_by_name():
 
 def test_summaries_serialise_with_their_sub_splits():
     """Catches ``SplitScore.to_dict`` / ``Summary.to_dict`` losing their result (``--json`` output)."""
-    rows = [dict(task="table", subset="vwtq", group="g", prediction="1", answers="1"),
-            dict(task="table", subset="vtabfact", group="h", prediction="false", answers="1")]
+    rows = [
+        dict(task="table", subset="vwtq", group="g", prediction="1", answers="1"),
+        dict(task="table", subset="vtabfact", group="h", prediction="false", answers="1"),
+    ]
     d = summarize(rows).to_dict()
     assert d["average"] == {"score": 50.0, "consistency": 50.0}
-    assert d["tasks"]["table"]["subsets"]["vwtq"] == {"score": 100.0, "consistency": 100.0, "rows": 1,
-                                                       "questions": 1}
+    assert d["tasks"]["table"]["subsets"]["vwtq"] == {"score": 100.0, "consistency": 100.0, "rows": 1, "questions": 1}
     assert "subsets" not in d["tasks"]["table"]["subsets"]["vwtq"]
 
 

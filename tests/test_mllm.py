@@ -105,7 +105,11 @@ def test_keep_continues_from_the_restored_page(page):
 
 # -- context strategies -----------------------------------------------------------------------------
 
-CONTEXT_SCRIPT = [tool_call("rotate_90", content="sideways"), tool_call("continue"), tool_call("answer", answer="7", confidence="high")]
+CONTEXT_SCRIPT = [
+    tool_call("rotate_90", content="sideways"),
+    tool_call("continue"),
+    tool_call("answer", answer="7", confidence="high"),
+]
 
 
 @pytest.mark.parametrize("context", ["none", "text", "full"])
@@ -148,8 +152,11 @@ def test_text_context_sends_fewer_tokens_than_full(page):
 
 @pytest.mark.parametrize("style", ["tags", "fenced", "json"])
 def test_tool_calls_written_as_text_are_parsed(page, style):
-    script = [text_tool_call("rotate_180", style=style), text_tool_call("continue", style=style),
-              text_tool_call("answer", style=style, answer="Net income", confidence="high")]
+    script = [
+        text_tool_call("rotate_180", style=style),
+        text_tool_call("continue", style=style),
+        text_tool_call("answer", style=style, answer="Net income", confidence="high"),
+    ]
     with FakeOpenAI(script) as server:
         result, _ = run(page, server, history="full")
     assert result.tools_kept == ["rotate_180"] and result.answer == "Net income"
@@ -166,7 +173,10 @@ def test_a_bare_answer_object_is_an_answer(page):
 
 
 def test_malformed_arguments_get_one_corrective_message(page):
-    script = [{"tool": "answer", "arguments": '{"answer": "12", "confidence": '}, tool_call("answer", answer="12", confidence="high")]
+    script = [
+        {"tool": "answer", "arguments": '{"answer": "12", "confidence": '},
+        tool_call("answer", answer="12", confidence="high"),
+    ]
     with FakeOpenAI(script) as server:
         result, _ = run(page, server)
     first, second = server.chat_requests
@@ -214,7 +224,10 @@ def test_the_loop_never_exceeds_t_rounds(page):
 
 
 def test_429_with_retry_after_is_honoured_then_succeeds(page):
-    script = [http_error(429, retry_after=1, message="rate limited"), tool_call("answer", answer="9", confidence="high")]
+    script = [
+        http_error(429, retry_after=1, message="rate limited"),
+        tool_call("answer", answer="9", confidence="high"),
+    ]
     with FakeOpenAI(script) as server:
         t0 = time.perf_counter()
         result, _ = run(page, server)  # backoff=0: only the Retry-After header makes it wait
@@ -278,9 +291,14 @@ def test_the_only_served_model_is_used_when_none_is_configured(page):
 
 
 def test_token_totals_and_cost_come_from_the_servers_usage(page):
-    script = [{**tool_call("rotate_90"), "usage": {"prompt_tokens": 1000, "completion_tokens": 20}},
-              {**tool_call("continue"), "usage": {"prompt_tokens": 2000, "completion_tokens": 5}},
-              {**tool_call("answer", answer="5", confidence="high"), "usage": {"prompt_tokens": 1500, "completion_tokens": 30}}]
+    script = [
+        {**tool_call("rotate_90"), "usage": {"prompt_tokens": 1000, "completion_tokens": 20}},
+        {**tool_call("continue"), "usage": {"prompt_tokens": 2000, "completion_tokens": 5}},
+        {
+            **tool_call("answer", answer="5", confidence="high"),
+            "usage": {"prompt_tokens": 1500, "completion_tokens": 30},
+        },
+    ]
     with FakeOpenAI(script) as server:
         result, brain = run(page, server, price_in=2.0, price_out=10.0)
     assert (result.prompt_tokens, result.completion_tokens) == (4500, 55)
@@ -291,9 +309,17 @@ def test_token_totals_and_cost_come_from_the_servers_usage(page):
 
 def test_options_arrive_as_strings_from_the_command_line(page):
     with FakeOpenAI([text('{"answer": "B"}')]) as server:
-        brain = get_brain("openai", base_url=server.base_url, model=server.model, max_tokens="512",
-                          temperature="0.2", max_side="48", image_format="png", history="none",
-                          phase_tokens="false")
+        brain = get_brain(
+            "openai",
+            base_url=server.base_url,
+            model=server.model,
+            max_tokens="512",
+            temperature="0.2",
+            max_side="48",
+            image_format="png",
+            history="none",
+            phase_tokens="false",
+        )
         brain.answer(State("q?", "chart", page, original=page, available_tools=[]))
     (request,) = server.chat_requests
     assert request["max_tokens"] == 512 and request["temperature"] == 0.2
@@ -343,8 +369,12 @@ def test_max_pixels_caps_each_image(page):
 
 
 def test_text_tool_mode_describes_functions_in_the_prompt(page):
-    script = [text('{"name": "rotate_180", "arguments": {}}'), text("rollback, the text is mirrored"),
-              text("I still need a function"), text('{"answer": "E"}')]
+    script = [
+        text('{"name": "rotate_180", "arguments": {}}'),
+        text("rollback, the text is mirrored"),
+        text("I still need a function"),
+        text('{"answer": "E"}'),
+    ]
     with FakeOpenAI(script) as server:
         result, _ = run(page, server, native_tools=False)
     a1 = server.chat_requests[0]
@@ -383,12 +413,29 @@ def test_ask_command_with_the_openai_brain(page, tmp_path, capsys):
 
     image = tmp_path / "page.png"
     save_page(page, image)
-    script = [tool_call("rotate_180", content="upside down"), tool_call("continue"),
-              tool_call("answer", answer="Invoice 7", confidence="high")]
+    script = [
+        tool_call("rotate_180", content="upside down"),
+        tool_call("continue"),
+        tool_call("answer", answer="Invoice 7", confidence="high"),
+    ]
     with FakeOpenAI(script) as server:
-        code = main(["ask", str(image), "Which invoice?", "--brain", "openai",
-                     "--brain-opt", f"base_url={server.base_url}", "--brain-opt", "model=fake-vl",
-                     "--brain-opt", "context=full", "--brain-opt", "max_side=64"])
+        code = main(
+            [
+                "ask",
+                str(image),
+                "Which invoice?",
+                "--brain",
+                "openai",
+                "--brain-opt",
+                f"base_url={server.base_url}",
+                "--brain-opt",
+                "model=fake-vl",
+                "--brain-opt",
+                "context=full",
+                "--brain-opt",
+                "max_side=64",
+            ]
+        )
     out = capsys.readouterr().out
     assert code == 0
     assert "answer: Invoice 7" in out and "kept: rotate_180" in out
@@ -407,8 +454,11 @@ def test_fake_server_runs_from_a_shell_with_a_script_file(page, tmp_path, capsys
 
     script = tmp_path / "replies.json"
     script.write_text(json.dumps([tool_call("answer", answer="from the shell", confidence="medium")]))
-    proc = subprocess.Popen([sys.executable, "-m", "docintent.testing.fake_openai", "--port", "0", "--script", str(script)],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "docintent.testing.fake_openai", "--port", "0", "--script", str(script)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stdout.readline()
         base_url = re.search(r"(http://\S+/v1)", line).group(1)
@@ -424,7 +474,8 @@ def test_fake_server_runs_from_a_shell_with_a_script_file(page, tmp_path, capsys
 def test_reasoning_models_get_max_completion_tokens(page):
     with FakeOpenAI([text('{"answer": "F"}')]) as server:
         brain_for(server, max_tokens_param="max_completion_tokens", max_tokens=900, phase_tokens=False).answer(
-            State("q?", "doc", page, original=page, available_tools=[]))
+            State("q?", "doc", page, original=page, available_tools=[])
+        )
     (request,) = server.chat_requests
     assert request["max_completion_tokens"] == 900 and "max_tokens" not in request
 

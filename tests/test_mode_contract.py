@@ -68,12 +68,14 @@ def run_review_once(run, config):
 
 @pytest.fixture
 def plugins():
-    with MODES.scoped("settings-echo", Mode(SettingsConfig, run_settings_echo)), \
-            NAMED.scoped("settings-echo", lambda: SettingsConfig(name="settings-echo")), \
-            MODES.scoped("plain-echo", Mode(PlainConfig, run_settings_echo)), \
-            NAMED.scoped("plain-echo", lambda: PlainConfig(name="plain-echo")), \
-            MODES.scoped("review-once", Mode(ReviewOnceConfig, run_review_once)), \
-            NAMED.scoped("review-once", lambda: ReviewOnceConfig(name="review-once")):
+    with (
+        MODES.scoped("settings-echo", Mode(SettingsConfig, run_settings_echo)),
+        NAMED.scoped("settings-echo", lambda: SettingsConfig(name="settings-echo")),
+        MODES.scoped("plain-echo", Mode(PlainConfig, run_settings_echo)),
+        NAMED.scoped("plain-echo", lambda: PlainConfig(name="plain-echo")),
+        MODES.scoped("review-once", Mode(ReviewOnceConfig, run_review_once)),
+        NAMED.scoped("review-once", lambda: ReviewOnceConfig(name="review-once")),
+    ):
         yield
 
 
@@ -82,7 +84,8 @@ def plugins():
 
 def test_a_plugin_mode_gets_the_run_settings_its_config_declares(page, plugins):
     result = get_strategy("settings-echo", max_rounds=4, seed=7, tools="rotate_90+rotate_180").run(
-        page, "q?", "doc", ScriptedBrain())
+        page, "q?", "doc", ScriptedBrain()
+    )
     rounds, draw, tools = result.answer.split("|")
     assert rounds == "4" and tools == "rotate_90,rotate_180"
     same_seed = get_strategy("settings-echo", seed=7).run(page, "q?", "doc", ScriptedBrain())
@@ -107,8 +110,13 @@ def test_a_declared_toolbox_is_checked_before_any_work(page, plugins):
 
 def test_the_built_in_configs_declare_what_they_use():
     assert {name: config.uses for name, config in CONFIGS.items()} == {
-        "direct": (), "pipeline": ("tools", "seed"), "judge": ("tools", "seed"),
-        "loop": ("tools", "max_rounds", "inspection"), "page": ("max_rounds",), "mact": ("tools", "max_rounds")}
+        "direct": (),
+        "pipeline": ("tools", "seed"),
+        "judge": ("tools", "seed"),
+        "loop": ("tools", "max_rounds", "inspection"),
+        "page": ("max_rounds",),
+        "mact": ("tools", "max_rounds"),
+    }
     assert get_strategy("docintent", max_rounds=3, tools="rotate_90").settings == RunSettings(3, 0, ("rotate_90",))
 
 
@@ -116,8 +124,12 @@ def test_the_built_in_configs_declare_what_they_use():
 
 
 def test_a_misnamed_run_setting_is_refused_when_the_config_is_defined():
-    with pytest.raises(ConfigError, match=r"^Rounds\.uses: 'max_round' is not a run setting \(did you mean "
-                                          r"'max_rounds'\?\); run settings: max_rounds, seed, tools, inspection$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^Rounds\.uses: 'max_round' is not a run setting \(did you mean "
+        r"'max_rounds'\?\); run settings: max_rounds, seed, tools, inspection$",
+    ):
+
         class Rounds(StrategyConfig):
             mode: Literal["rounds"] = "rounds"
             uses: ClassVar[tuple[str, ...]] = ("max_round",)
@@ -125,8 +137,12 @@ def test_a_misnamed_run_setting_is_refused_when_the_config_is_defined():
 
 
 def test_a_knob_named_as_a_run_setting_but_not_declared_is_refused():
-    with pytest.raises(ConfigError, match=r"^Quiet has knob 'seed', a run setting it does not declare: "
-                                          r"add 'seed' to Quiet\.uses$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^Quiet has knob 'seed', a run setting it does not declare: "
+        r"add 'seed' to Quiet\.uses$",
+    ):
+
         class Quiet(StrategyConfig):
             mode: Literal["quiet"] = "quiet"
             seed: int = 1
@@ -134,6 +150,7 @@ def test_a_knob_named_as_a_run_setting_but_not_declared_is_refused():
 
 def test_a_declared_run_setting_without_its_knob_is_refused():
     with pytest.raises(ConfigError, match=r"^Empty\.uses declares run setting 'seed' but Empty has no knob 'seed'$"):
+
         class Empty(StrategyConfig):
             mode: Literal["empty"] = "empty"
             uses: ClassVar[tuple[str, ...]] = ("seed",)
@@ -144,8 +161,9 @@ def test_a_misnamed_option_is_refused_in_one_line_naming_it(plugins):
         get_strategy("settings-echo", max_round=3)
     message = str(err.value)
     assert "\n" not in message
-    assert message.startswith("strategy 'settings-echo' (mode settings-echo): unknown option 'max_round' "
-                              "(did you mean 'max_rounds'?)")
+    assert message.startswith(
+        "strategy 'settings-echo' (mode settings-echo): unknown option 'max_round' (did you mean 'max_rounds'?)"
+    )
     with pytest.raises(ConfigError, match=r"unknown option 'rounds'"):
         SettingsConfig(name="x", rounds=3)
 
@@ -162,7 +180,10 @@ def test_a_plugin_mode_reviewing_through_the_run_rolls_back_on_rollback(page, pl
     result = get_strategy("review-once").run(page, "q?", "doc", brain)
     assert result.answer == "done"
     assert [(type(s), s.action) for s in result.trace] == [
-        (ToolStep, Action.APPLIED), (ReviewStep, Action.ROLLBACK), (AnswerStep, Action.ANSWER)]
+        (ToolStep, Action.APPLIED),
+        (ReviewStep, Action.ROLLBACK),
+        (AnswerStep, Action.ANSWER),
+    ]
     (review,) = _review(result)
     assert (review.tool, review.reason, review.measurements) == ("rotate_90", "worse", {"score": 0.2})
     assert review.before == page.hash and review.after != page.hash

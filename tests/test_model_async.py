@@ -45,6 +45,7 @@ def _ask(endpoint: Endpoint, mode: str, tools=None):
     if mode == "sync":
         return endpoint.chat(MESSAGES, tools)
     if mode == "achat":
+
         async def send():
             try:
                 return await endpoint.achat(MESSAGES, tools)
@@ -68,8 +69,15 @@ def _outcome(script, mode: str, **options) -> tuple:
         endpoint = Endpoint(server.base_url, server.model, backoff=0.0, **options)
         try:
             reply = _ask(endpoint, mode, [{"type": "function", "function": {"name": "answer"}}])
-            seen: tuple = ("reply", reply.content, reply.reasoning, [(c.name, c.arguments, c.native) for c in reply.calls],
-                           reply.finish_reason, reply.usage, endpoint.usage)
+            seen: tuple = (
+                "reply",
+                reply.content,
+                reply.reasoning,
+                [(c.name, c.arguments, c.native) for c in reply.calls],
+                reply.finish_reason,
+                reply.usage,
+                endpoint.usage,
+            )
         except ModelEndpointError as err:
             kind = err.kind if isinstance(err, RequestRejected) else None
             seen = ("error", type(err).__name__, kind, str(err).replace(server.base_url, "URL"))
@@ -78,28 +86,39 @@ def _outcome(script, mode: str, **options) -> tuple:
 
 def _raw_completion(message: dict, content_type: str = "application/json") -> dict:
     """A completion sent as the body of a reply, for fields the scripted server does not write itself."""
-    body = {"id": "c1", "object": "chat.completion", "created": 0, "model": "fake-vl",
-            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}}
+    body = {
+        "id": "c1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake-vl",
+        "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15},
+    }
     return {"raw": json.dumps(body), "content_type": content_type}
 
 
 SCRIPTS = {
     "answer": [tool_call("answer", answer="42", confidence="high")],
-    "reasoning beside the content": [_raw_completion({"content": '{"answer": "8"}',
-                                                      "reasoning_content": "the total row reads 8"})],
+    "reasoning beside the content": [
+        _raw_completion({"content": '{"answer": "8"}', "reasoning_content": "the total row reads 8"})
+    ],
     "JSON labelled as text": [_raw_completion({"content": "nine"}, content_type="text/plain")],
-    "a tool call without id or arguments": [_raw_completion({"content": None,
-                                                            "tool_calls": [{"type": "function",
-                                                                            "function": {"name": "answer"}}]})],
+    "a tool call without id or arguments": [
+        _raw_completion({"content": None, "tool_calls": [{"type": "function", "function": {"name": "answer"}}]})
+    ],
     "JSON that is not a completion": [{"raw": json.dumps({"detail": "queue full"}), "content_type": "application/json"}]
     * 3,
     "429 then answer": [http_error(429, retry_after=0.2, message="slow down"), tool_call("answer", answer="1")],
     "5xx twice then answer": [http_error(503), http_error(500), text('{"answer": "2"}')],
-    "refused (400)": [http_error(400, message="At most 1 image(s) may be provided in one request."),
-                      tool_call("answer", answer="never sent")],
-    "not a completion, then answer": [{"raw": "<html>Sign in</html>", "content_type": "text/html"}, {"choices": []},
-                                      tool_call("answer", answer="3")],
+    "refused (400)": [
+        http_error(400, message="At most 1 image(s) may be provided in one request."),
+        tool_call("answer", answer="never sent"),
+    ],
+    "not a completion, then answer": [
+        {"raw": "<html>Sign in</html>", "content_type": "text/html"},
+        {"choices": []},
+        tool_call("answer", answer="3"),
+    ],
     "5xx every time": [http_error(502, message="bad gateway")] * 3,
     "timeout twice then answer": [delayed(2, text("late")), delayed(2, text("late")), text('{"answer": "4"}')],
 }
@@ -110,10 +129,19 @@ def test_the_async_client_follows_the_synchronous_rules(name):
     outcomes = {mode: _outcome(SCRIPTS[name], mode, timeout=0.4, max_retries=2) for mode in MODES}
     assert outcomes["loop"] == outcomes["sync"] and outcomes["achat"] == outcomes["sync"], outcomes
     seen, requests = outcomes["sync"]
-    expected_requests = {"answer": 1, "reasoning beside the content": 1, "JSON labelled as text": 1,
-                         "a tool call without id or arguments": 1, "JSON that is not a completion": 3,
-                         "429 then answer": 2, "5xx twice then answer": 3, "refused (400)": 1,
-                         "not a completion, then answer": 3, "5xx every time": 3, "timeout twice then answer": 3}
+    expected_requests = {
+        "answer": 1,
+        "reasoning beside the content": 1,
+        "JSON labelled as text": 1,
+        "a tool call without id or arguments": 1,
+        "JSON that is not a completion": 3,
+        "429 then answer": 2,
+        "5xx twice then answer": 3,
+        "refused (400)": 1,
+        "not a completion, then answer": 3,
+        "5xx every time": 3,
+        "timeout twice then answer": 3,
+    }
     assert requests == expected_requests[name]
     if name == "refused (400)":
         assert seen[:3] == ("error", "RequestRejected", "image_limit") and "--limit-mm-per-prompt" in seen[3]
@@ -170,8 +198,18 @@ def _samples(folder: Path, n: int) -> list[Sample]:
         cv2.putText(img, f"item {i}", (10, 60), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 0, 0), 2)
         path = folder / f"p{i}.png"
         cv2.imwrite(str(path), img)
-        out.append(Sample(id=f"s{i}", image=str(path), question=f"what is item {i}?", answers=(str(i if i % 3 else 0),),
-                          task="doc", subset="DocVQA", group=f"g{i}", capture=1))
+        out.append(
+            Sample(
+                id=f"s{i}",
+                image=str(path),
+                question=f"what is item {i}?",
+                answers=(str(i if i % 3 else 0),),
+                task="doc",
+                subset="DocVQA",
+                group=f"g{i}",
+                capture=1,
+            )
+        )
     return out
 
 
@@ -195,22 +233,32 @@ def _rows(folder: Path) -> dict:
     out = {}
     for r in read_results(folder):
         result = r.get("result") or {}
-        steps = [(s["phase"], s["action"], s["tool"], s["reason"], s["before"], s["after"], s["prompt_tokens"],
-                  s["data"]) for s in result.get("trace", [])]
-        out[(r["sample"]["id"], r["strategy"])] = (r["answer"], r["score"], r["error"], steps,
-                                                   result.get("prompt_tokens"), result.get("completion_tokens"),
-                                                   result.get("final_page"))
+        steps = [
+            (s["phase"], s["action"], s["tool"], s["reason"], s["before"], s["after"], s["prompt_tokens"], s["data"])
+            for s in result.get("trace", [])
+        ]
+        out[(r["sample"]["id"], r["strategy"])] = (
+            r["answer"],
+            r["score"],
+            r["error"],
+            steps,
+            result.get("prompt_tokens"),
+            result.get("completion_tokens"),
+            result.get("final_page"),
+        )
     return out
 
 
 def test_rows_are_the_same_on_both_paths_at_any_concurrency(tmp_path):
     samples = _samples(tmp_path, 9)
-    runs = {"sync, 1 in flight": LocalExecutor(concurrency=1),
-            "sync threads, 4 in flight": LocalExecutor(concurrency=4, async_calls=False),
-            "event loop, 1 in flight": LocalExecutor(concurrency=1, async_calls=True),
-            "event loop, 3 in flight": LocalExecutor(concurrency=3),
-            "event loop, 8 in flight": LocalExecutor(concurrency=8),
-            "event loop, 2 processes x 3 in flight": LocalExecutor(workers=2, concurrency=3)}
+    runs = {
+        "sync, 1 in flight": LocalExecutor(concurrency=1),
+        "sync threads, 4 in flight": LocalExecutor(concurrency=4, async_calls=False),
+        "event loop, 1 in flight": LocalExecutor(concurrency=1, async_calls=True),
+        "event loop, 3 in flight": LocalExecutor(concurrency=3),
+        "event loop, 8 in flight": LocalExecutor(concurrency=8),
+        "event loop, 2 processes x 3 in flight": LocalExecutor(workers=2, concurrency=3),
+    }
     rows = {}
     with FakeOpenAI(_scripted) as server:
         factory = BrainFactory("openai", {"base_url": server.base_url, "model": server.model})
@@ -246,8 +294,9 @@ def test_the_event_loop_keeps_n_requests_in_flight(tmp_path):
     with FakeOpenAI(slow) as server:
         factory = BrainFactory("openai", {"base_url": server.base_url, "model": server.model})
         t0 = time.perf_counter()
-        summary = run_benchmark(samples, ["none"], factory, tmp_path / "run", progress=False,
-                                executor=LocalExecutor(concurrency=8))
+        summary = run_benchmark(
+            samples, ["none"], factory, tmp_path / "run", progress=False, executor=LocalExecutor(concurrency=8)
+        )
         elapsed = time.perf_counter() - t0
     assert summary.new_rows == 17 and summary.failed == 0
     assert state["peak"] == 8
@@ -260,8 +309,14 @@ def test_the_requests_per_minute_budget_holds_on_the_event_loop(tmp_path):
     samples = _samples(tmp_path, 30)
     with FakeOpenAI(lambda body: text('{"answer": "1"}')) as server:
         factory = BrainFactory("openai", {"base_url": server.base_url, "model": server.model})
-        summary = run_benchmark(samples, ["none"], factory, tmp_path / "run", progress=False,
-                                executor=LocalExecutor(concurrency=8, rate_limit=RateLimit(requests_per_minute=600)))
+        summary = run_benchmark(
+            samples,
+            ["none"],
+            factory,
+            tmp_path / "run",
+            progress=False,
+            executor=LocalExecutor(concurrency=8, rate_limit=RateLimit(requests_per_minute=600)),
+        )
     times = sorted(r.time for r in server.requests if r.method == "POST" and not is_probe(r.body))
     assert summary.new_rows == 30 and len(times) == 30
     # 10 a second, a second's budget at once: 30 requests span at least 29 x 0.1 - 1 = 1.9 s of slots (the

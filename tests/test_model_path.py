@@ -47,7 +47,7 @@ def document() -> Page:
     img = np.full((800, 600, 3), 250, dtype=np.uint8)
     img[:, :, :] = (np.linspace(170, 250, 600)[None, :, None]).astype(np.uint8)
     for y in range(60, 760, 40):
-        img[y:y + 12, 50:550] = 20
+        img[y : y + 12, 50:550] = 20
     return Page.from_array(img, source="document")
 
 
@@ -65,8 +65,10 @@ def run(page, server, question="What is the total?", strategy="docintent", tools
 
 def test_a_malformed_call_is_not_replayed_to_a_server_that_reparses_arguments(page):
     # vLLM re-parses the arguments of replayed assistant calls and answers 400 on invalid JSON
-    script = [{"tool": "answer", "arguments": '{"answer": "12", "confidence": "high",}'},
-              tool_call("answer", answer="12", confidence="high")]
+    script = [
+        {"tool": "answer", "arguments": '{"answer": "12", "confidence": "high",}'},
+        tool_call("answer", answer="12", confidence="high"),
+    ]
     with FakeOpenAI(script, strict_arguments=True) as server:
         result, _ = run(page, server)
     assert result.error is None and result.answer == "12"
@@ -123,8 +125,11 @@ def test_an_html_page_with_status_200_is_retried_then_named(page):
 
 
 def test_a_body_that_is_not_json_and_an_empty_choices_list_are_retried(page):
-    script = [{"raw": "{not json", "content_type": "application/json"}, {"choices": []},
-              tool_call("answer", answer="5", confidence="high")]
+    script = [
+        {"raw": "{not json", "content_type": "application/json"},
+        {"choices": []},
+        tool_call("answer", answer="5", confidence="high"),
+    ]
     with FakeOpenAI(script) as server:
         result, _ = run(page, server)
     assert result.answer == "5" and len(server.chat_requests) == 3
@@ -137,8 +142,21 @@ def test_a_body_that_is_not_json_reaches_the_command_line_as_one_line(page, tmp_
     image = tmp_path / "page.png"
     save_page(page, image)
     with FakeOpenAI([{"raw": "{not json", "content_type": "application/json"}] * 5) as server:
-        code = main(["ask", str(image), "q?", "--brain", "openai", "--brain-opt", f"base_url={server.base_url}",
-                     "--brain-opt", "max_retries=1", "--brain-opt", "backoff=0"])
+        code = main(
+            [
+                "ask",
+                str(image),
+                "q?",
+                "--brain",
+                "openai",
+                "--brain-opt",
+                f"base_url={server.base_url}",
+                "--brain-opt",
+                "max_retries=1",
+                "--brain-opt",
+                "backoff=0",
+            ]
+        )
     captured = capsys.readouterr()
     assert code == 1 and "Traceback" not in captured.err and "JSONDecodeError" not in captured.err + captured.out
     assert "not JSON" in captured.err + captured.out
@@ -149,17 +167,21 @@ def test_a_body_that_is_not_json_reaches_the_command_line_as_one_line(page, tmp_
 
 def test_a_json_example_inside_reasoning_does_not_run(page):
     # Qwen3 templates open <think> in the prompt, so the content holds only the closing tag
-    content = ('The page might be sideways; a call like {"name": "rotate_90", "arguments": {}} would turn it. '
-               'But the text reads fine.</think>\n{"name": "answer", "arguments": '
-               '{"answer": "1,250", "confidence": "high"}}')
+    content = (
+        'The page might be sideways; a call like {"name": "rotate_90", "arguments": {}} would turn it. '
+        'But the text reads fine.</think>\n{"name": "answer", "arguments": '
+        '{"answer": "1,250", "confidence": "high"}}'
+    )
     with FakeOpenAI([text(content)]) as server:
         result, _ = run(page, server)
     assert result.answer == "1,250" and result.tools_used == 0
 
 
 def test_a_call_naming_an_offered_function_wins_over_an_unknown_one(page):
-    content = ('{"name": "think_harder", "arguments": {}}\n'
-               '{"name": "answer", "arguments": {"answer": "B", "confidence": "low"}}')
+    content = (
+        '{"name": "think_harder", "arguments": {}}\n'
+        '{"name": "answer", "arguments": {"answer": "B", "confidence": "low"}}'
+    )
     with FakeOpenAI([text(content)]) as server:
         result, _ = run(page, server)
     assert result.answer == "B" and len(server.chat_requests) == 1
@@ -169,16 +191,24 @@ def test_a_call_naming_an_offered_function_wins_over_an_unknown_one(page):
 
 
 def test_a_text_verdict_reads_negation(page):
-    script = [tool_call("rotate_180"), text("Nothing is worse, no need to roll back. Verdict: continue."),
-              text("still no call"), tool_call("answer", answer="ok", confidence="high")]
+    script = [
+        tool_call("rotate_180"),
+        text("Nothing is worse, no need to roll back. Verdict: continue."),
+        text("still no call"),
+        tool_call("answer", answer="ok", confidence="high"),
+    ]
     with FakeOpenAI(script) as server:
         result, _ = run(page, server)
     assert result.tools_kept == ["rotate_180"] and result.tools_rolled_back == []
 
 
 def test_a_text_verdict_that_rolls_back_still_rolls_back(page):
-    script = [tool_call("rotate_180"), text("The digits are worse now, I would not continue."),
-              text("roll back"), tool_call("answer", answer="ok", confidence="high")]
+    script = [
+        tool_call("rotate_180"),
+        text("The digits are worse now, I would not continue."),
+        text("roll back"),
+        tool_call("answer", answer="ok", confidence="high"),
+    ]
     with FakeOpenAI(script) as server:
         result, _ = run(page, server)
     assert result.tools_rolled_back == ["rotate_180"]
@@ -188,7 +218,7 @@ def test_a_text_verdict_that_rolls_back_still_rolls_back(page):
 
 
 def test_a_reply_cut_by_max_tokens_is_asked_again_with_more_room(page):
-    cut = {"content": '<think>The total row is at the bottom, the digits are', "finish_reason": "length"}
+    cut = {"content": "<think>The total row is at the bottom, the digits are", "finish_reason": "length"}
     with FakeOpenAI([cut, tool_call("answer", answer="3", confidence="high")]) as server:
         result, _ = run(page, server, max_tokens=256)
     first, second = server.chat_requests
@@ -206,16 +236,28 @@ def test_a_reply_cut_twice_tells_the_user_to_raise_max_tokens(page):
 
 # -- 8. hints ---------------------------------------------------------------------------------------------
 
-VLLM_CONTEXT = ("This model's maximum context length is 8192 tokens. However, you requested 9000 tokens "
-                "(4904 in the messages, 4096 in the completion). Please reduce the length of the messages or completion.")
+VLLM_CONTEXT = (
+    "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens "
+    "(4904 in the messages, 4096 in the completion). Please reduce the length of the messages or completion."
+)
 
 
-@pytest.mark.parametrize("message, wanted, unwanted", [
-    (VLLM_CONTEXT, ["max_tokens=4096", "max_side", "--max-model-len"], ["vision-language"]),
-    ("At most 1 image(s) may be provided in one request.", ["--limit-mm-per-prompt"], ["vision-language", "context"]),
-    ("Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.",
-     ["temperature=1"], ["context", "vision-language"]),
-])
+@pytest.mark.parametrize(
+    "message, wanted, unwanted",
+    [
+        (VLLM_CONTEXT, ["max_tokens=4096", "max_side", "--max-model-len"], ["vision-language"]),
+        (
+            "At most 1 image(s) may be provided in one request.",
+            ["--limit-mm-per-prompt"],
+            ["vision-language", "context"],
+        ),
+        (
+            "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.",
+            ["temperature=1"],
+            ["context", "vision-language"],
+        ),
+    ],
+)
 def test_each_rejection_names_its_own_fix(page, message, wanted, unwanted):
     with FakeOpenAI([http_error(400, message=message)]) as server:
         result, _ = run(page, server, phase_tokens=False)  # every request reserves max_tokens=4096
@@ -279,8 +321,9 @@ def test_parallel_tool_calls_are_not_dropped_silently(page):
     assert use.tool == "rotate_90" and "rotate_270" in use.reason
 
 
-def test_a_server_that_times_out_twice_then_answers_is_answered_and_the_log_counts_right(page, tmp_path, capsys,
-                                                                                        caplog):
+def test_a_server_that_times_out_twice_then_answers_is_answered_and_the_log_counts_right(
+    page, tmp_path, capsys, caplog
+):
     from docintent.cli import main
     from docintent.io import save_page
 
@@ -289,8 +332,21 @@ def test_a_server_that_times_out_twice_then_answers_is_answered_and_the_log_coun
     late = delayed(2, tool_call("answer", answer="late", confidence="high"))
     script = [late, late, tool_call("answer", answer="42", confidence="high")]
     with caplog.at_level("WARNING", logger="docintent.brains.endpoint"), FakeOpenAI(script) as server:
-        code = main(["ask", str(image), "What is the total?", "--brain", "openai", "--brain-opt",
-                     f"base_url={server.base_url}", "--brain-opt", "timeout=0.3", "--brain-opt", "backoff=0"])
+        code = main(
+            [
+                "ask",
+                str(image),
+                "What is the total?",
+                "--brain",
+                "openai",
+                "--brain-opt",
+                f"base_url={server.base_url}",
+                "--brain-opt",
+                "timeout=0.3",
+                "--brain-opt",
+                "backoff=0",
+            ]
+        )
     out = capsys.readouterr().out
     assert code == 0 and "42" in out
     assert len(server.chat_requests) == 3
@@ -300,8 +356,10 @@ def test_a_server_that_times_out_twice_then_answers_is_answered_and_the_log_coun
 
 
 def test_a_hung_call_is_retried_like_any_transient_failure_and_the_message_counts_every_attempt(page, caplog):
-    with caplog.at_level("WARNING", logger="docintent.brains.endpoint"), \
-            FakeOpenAI([delayed(3, tool_call("answer", answer="late"))] * 6) as server:
+    with (
+        caplog.at_level("WARNING", logger="docintent.brains.endpoint"),
+        FakeOpenAI([delayed(3, tool_call("answer", answer="late"))] * 6) as server,
+    ):
         t0 = time.perf_counter()
         result, _ = run(page, server, timeout=0.3, max_retries=2)
         elapsed = time.perf_counter() - t0
@@ -323,8 +381,11 @@ def test_the_default_timeout_is_a_minute():
 
 
 def test_phase_b_sends_crops_of_the_evidence_region_and_a_thumbnail(document):
-    script = [tool_call("deshadowing", region=[0.1, 0.05, 0.6, 0.2]), tool_call("continue"),
-              tool_call("answer", answer="7", confidence="high")]
+    script = [
+        tool_call("deshadowing", region=[0.1, 0.05, 0.6, 0.2]),
+        tool_call("continue"),
+        tool_call("answer", answer="7", confidence="high"),
+    ]
     with FakeOpenAI(script) as server:
         result, _ = run(document, server, tools=("deshadowing",))
     assert result.tools_kept == ["deshadowing"] and result.answer == "7"
@@ -336,16 +397,22 @@ def test_phase_b_sends_crops_of_the_evidence_region_and_a_thumbnail(document):
 
 
 def test_the_whole_page_review_stays_available(document):
-    script = [tool_call("deshadowing", region=[0.1, 0.05, 0.6, 0.2]), tool_call("continue"),
-              tool_call("answer", answer="7", confidence="high")]
+    script = [
+        tool_call("deshadowing", region=[0.1, 0.05, 0.6, 0.2]),
+        tool_call("continue"),
+        tool_call("answer", answer="7", confidence="high"),
+    ]
     with FakeOpenAI(script) as server:
         run(document, server, tools=("deshadowing",), review="page")
     assert [data_url_size(u) for u in images(server.chat_requests[1])] == [(600, 800), (600, 800)]
 
 
 def test_the_region_argument_is_offered_and_never_reaches_the_tool(document):
-    script = [tool_call("deshadowing", region=[0, 0, 1, 0.5]), tool_call("continue"),
-              tool_call("answer", answer="7", confidence="high")]
+    script = [
+        tool_call("deshadowing", region=[0, 0, 1, 0.5]),
+        tool_call("continue"),
+        tool_call("answer", answer="7", confidence="high"),
+    ]
     with FakeOpenAI(script) as server:
         result, _ = run(document, server, tools=("deshadowing",))
     spec = server.chat_requests[0]["tools"][1]["function"]
@@ -365,9 +432,14 @@ def test_an_image_budget_downsizes_later_images_first(document):
 
 
 def test_tokens_per_phase_are_recorded_in_the_result(page):
-    script = [{**tool_call("rotate_90"), "usage": {"prompt_tokens": 1000, "completion_tokens": 20}},
-              {**tool_call("continue"), "usage": {"prompt_tokens": 700, "completion_tokens": 5}},
-              {**tool_call("answer", answer="5", confidence="high"), "usage": {"prompt_tokens": 900, "completion_tokens": 30}}]
+    script = [
+        {**tool_call("rotate_90"), "usage": {"prompt_tokens": 1000, "completion_tokens": 20}},
+        {**tool_call("continue"), "usage": {"prompt_tokens": 700, "completion_tokens": 5}},
+        {
+            **tool_call("answer", answer="5", confidence="high"),
+            "usage": {"prompt_tokens": 900, "completion_tokens": 30},
+        },
+    ]
     with FakeOpenAI(script) as server:
         result, _ = run(page, server)
     row = result.to_dict()
@@ -389,7 +461,9 @@ def test_a_region_a_zoom_read_is_reviewed_when_phase_a_named_none(document):
     brain = ModelBrain(base_url="http://localhost:1/v1", model="m", context="image", native_tools=True)
     box = Box(0.1, 0.1, 0.5, 0.3)
     zoom = ZoomEvidence("total row", "text", box, angle=0, crop=document, page_hash=document.hash)
-    state = State("What is the total?", "doc", document, original=document, available_tools=["deshadowing"], evidence=[zoom])
+    state = State(
+        "What is the total?", "doc", document, original=document, available_tools=["deshadowing"], evidence=[zoom]
+    )
     after = document.derive(np.ascontiguousarray(255 - document.pixels), "invert")
     messages, functions = brain.phase_b_request(state, document, after, tool="deshadowing")
     sizes = [data_url_size(part["image_url"]["url"]) for part in messages[-1]["content"] if part["type"] == "image_url"]

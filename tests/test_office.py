@@ -27,7 +27,8 @@ SCRIPTED = ["--brain", "scripted", "--brain-opt", "final=42", "--no-progress"]
 INVOICE = ["Invoice number: INV-2041", "Date: 12 March 2024", "Total amount due: $1,250.00"]
 LIBREOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
 needs_libreoffice = pytest.mark.skipif(
-    LIBREOFFICE is None, reason="LibreOffice is not installed (Debian: apt-get install libreoffice-writer)")
+    LIBREOFFICE is None, reason="LibreOffice is not installed (Debian: apt-get install libreoffice-writer)"
+)
 
 
 def make_docx(path: Path, paragraphs: list[str]) -> Path:
@@ -38,17 +39,23 @@ def make_docx(path: Path, paragraphs: list[str]) -> Path:
         '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
         '<Default Extension="xml" ContentType="application/xml"/>'
         '<Override PartName="/word/document.xml" '
-        'ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>')
+        'ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>'
+    )
     relations = (
         '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
         '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
         '<Relationship Id="rId1" Target="word/document.xml" '
-        'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"/></Relationships>')
-    body = "".join(f'<w:p><w:r><w:rPr><w:sz w:val="32"/></w:rPr><w:t xml:space="preserve">{text}</w:t></w:r></w:p>'
-                   for text in paragraphs)
-    document = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
-                '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
-                f'<w:body>{body}</w:body></w:document>')
+        'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"/></Relationships>'
+    )
+    body = "".join(
+        f'<w:p><w:r><w:rPr><w:sz w:val="32"/></w:rPr><w:t xml:space="preserve">{text}</w:t></w:r></w:p>'
+        for text in paragraphs
+    )
+    document = (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+        '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+        f"<w:body>{body}</w:body></w:document>"
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("[Content_Types].xml", content_types)
@@ -91,8 +98,9 @@ def _rows(path: Path) -> list[dict]:
 # -- without LibreOffice ---------------------------------------------------------------------------------------
 
 
-def test_without_libreoffice_a_folder_names_the_docx_and_the_tsv_as_not_read_and_reads_the_png(tmp_path, capsys,
-                                                                                                monkeypatch):
+def test_without_libreoffice_a_folder_names_the_docx_and_the_tsv_as_not_read_and_reads_the_png(
+    tmp_path, capsys, monkeypatch
+):
     monkeypatch.setenv("PATH", str(tmp_path / "no-programs"))
     folder = _mixed_folder(tmp_path)
     out = tmp_path / "answers.jsonl"
@@ -100,14 +108,17 @@ def test_without_libreoffice_a_folder_names_the_docx_and_the_tsv_as_not_read_and
     assert [row["file"] for row in _rows(out)] == [str(folder / "photo.png")]
     printed = capsys.readouterr().out
     assert "rows for 1 document(s)" in printed
-    assert (f"not read: {folder / 'invoice.docx'} (.docx: an office document, read by converting it to PDF with "
-            "LibreOffice, which is not installed (no soffice or libreoffice on PATH); on Debian or Ubuntu: sudo "
-            "apt-get install libreoffice-writer (it brings libreoffice-core))") in printed
+    assert (
+        f"not read: {folder / 'invoice.docx'} (.docx: an office document, read by converting it to PDF with "
+        "LibreOffice, which is not installed (no soffice or libreoffice on PATH); on Debian or Ubuntu: sudo "
+        "apt-get install libreoffice-writer (it brings libreoffice-core))"
+    ) in printed
     assert f"not read: {folder / 'notes.tsv'} (.tsv: not a document type docintent reads)" in printed
 
 
-def test_without_libreoffice_asking_about_a_docx_is_one_line_naming_the_file_and_the_package(tmp_path, capsys,
-                                                                                              monkeypatch):
+def test_without_libreoffice_asking_about_a_docx_is_one_line_naming_the_file_and_the_package(
+    tmp_path, capsys, monkeypatch
+):
     monkeypatch.setenv("PATH", str(tmp_path / "no-programs"))
     document = make_docx(tmp_path / "minutes.docx", ["Minutes of the meeting"])
     sheet = tmp_path / "budget.xlsx"
@@ -115,7 +126,9 @@ def test_without_libreoffice_asking_about_a_docx_is_one_line_naming_the_file_and
     assert main(["ask", str(document), "Who chaired the meeting?", *SCRIPTED]) == 1
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
-    assert f"{document}: an office document, read by converting it to PDF with LibreOffice, which is not installed" in err
+    assert (
+        f"{document}: an office document, read by converting it to PDF with LibreOffice, which is not installed" in err
+    )
     assert "sudo apt-get install libreoffice-writer" in err
     assert main(["ask", str(sheet), "What is the budget?", *SCRIPTED]) == 1
     assert "sudo apt-get install libreoffice-calc" in capsys.readouterr().err  # a spreadsheet needs Calc
@@ -131,21 +144,25 @@ def test_a_conversion_past_the_time_limit_is_stopped_and_the_error_names_the_fil
     with pytest.raises(OfficeConversionError) as caught:
         office_pdf(document, timeout_s=1.0)
     assert time.monotonic() - started < 15
-    assert str(caught.value) == (f"{document}: LibreOffice took longer than 1 s to convert it to PDF and was stopped "
-                                 "(DOCINTENT_OFFICE_TIMEOUT_S sets the limit)")
+    assert str(caught.value) == (
+        f"{document}: LibreOffice took longer than 1 s to convert it to PDF and was stopped "
+        "(DOCINTENT_OFFICE_TIMEOUT_S sets the limit)"
+    )
     assert not list(own_cache.glob("office/*.pdf"))  # nothing half-made is kept
 
 
-def test_a_conversion_that_makes_no_pdf_says_what_libreoffice_said_and_what_to_install(tmp_path, monkeypatch,
-                                                                                        own_cache):
+def test_a_conversion_that_makes_no_pdf_says_what_libreoffice_said_and_what_to_install(
+    tmp_path, monkeypatch, own_cache
+):
     monkeypatch.setenv("PATH", str(_stand_in(tmp_path, "echo 'Error: source file could not be loaded'\n")))
     sheet = tmp_path / "budget.xlsx"
     sheet.write_bytes(b"PK\x03\x04 a spreadsheet")
     with pytest.raises(OfficeConversionError) as caught:
         office_pdf(sheet)
     message = str(caught.value)
-    assert message.startswith(f"{sheet}: LibreOffice could not convert it to PDF (exit status 0: Error: source "
-                              "file could not be loaded)")
+    assert message.startswith(
+        f"{sheet}: LibreOffice could not convert it to PDF (exit status 0: Error: source file could not be loaded)"
+    )
     assert message.endswith("sudo apt-get install libreoffice-calc")
 
 

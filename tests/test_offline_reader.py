@@ -27,7 +27,12 @@ from docintent.tools import get_tool
         ("What is the difference between 2008 and 2012?", "chart", "number", "diff"),
         ("By how much did Revenue change from 2014 to 2016?", "table", "number", "diff"),
         ("Which has more points, Albion or Olympic?", "table", "category", "compare"),
-        ("Is the following statement true or false? Sales were higher in 2020 than in 2019.", "table", "truefalse", "verify"),
+        (
+            "Is the following statement true or false? Sales were higher in 2020 than in 2019.",
+            "table",
+            "truefalse",
+            "verify",
+        ),
     ],
 )
 def test_question_analysis(question, task, answer_type, intent):
@@ -42,7 +47,11 @@ def test_targets_and_conditions_are_extracted():
 
 def test_values_in_text():
     nums = find_numbers("Total: $1,250.00, loss (3,400) and -12.5%")
-    assert [(n.value, n.money, n.percent) for n in nums] == [(1250.0, True, False), (-3400.0, False, False), (-12.5, False, True)]
+    assert [(n.value, n.money, n.percent) for n in nums] == [
+        (1250.0, True, False),
+        (-3400.0, False, False),
+        (-12.5, False, True),
+    ]
     assert parse_number("(1,234)") == -1234 and parse_number("Total 12 apples and pears") is None
     assert find_dates("Issued 12 March 2024, due 2024-04-01") == ["12 March 2024", "2024-04-01"]
     assert format_number(12.0) == "12" and format_number(3.14159) == "3.14"
@@ -54,13 +63,19 @@ def _invoice() -> Page:
     f = ImageFont.truetype(font_path("DejaVuSerif.ttf"), 30)
     b = ImageFont.truetype(font_path("DejaVuSerif-Bold.ttf"), 44)
     d.text((60, 50), "Northwind Supplies Ltd.", font=b, fill="black")
-    for i, (k, v) in enumerate([("Invoice No.", "NW-58213"), ("Issue date", "4 June 2023"), ("Customer", "Alder & Finch LLP")]):
+    for i, (k, v) in enumerate(
+        [("Invoice No.", "NW-58213"), ("Issue date", "4 June 2023"), ("Customer", "Alder & Finch LLP")]
+    ):
         d.text((60, 160 + 50 * i), k, font=f, fill="black")
         d.text((420, 160 + 50 * i), v, font=f, fill="black")
     cols = [60, 560, 820, 1100]
     for x, h in zip(cols, ["Item", "Qty", "Unit price", "Amount"]):
         d.text((x, 380), h, font=f, fill="black")
-    items = [("Copy paper", "12", "$4.50", "$54.00"), ("Toner cartridge", "3", "$61.20", "$183.60"), ("Stapler", "5", "$8.00", "$40.00")]
+    items = [
+        ("Copy paper", "12", "$4.50", "$54.00"),
+        ("Toner cartridge", "3", "$61.20", "$183.60"),
+        ("Stapler", "5", "$8.00", "$40.00"),
+    ]
     for r, row in enumerate(items):
         for x, cell in zip(cols, row):
             d.text((x, 440 + 50 * r), cell, font=f, fill="black")
@@ -127,14 +142,22 @@ def test_reads_a_labelled_bar_chart(reader, bar_chart, question, expected):
 
 def test_decide_rotates_a_sideways_page_first(reader):
     page = get_tool("rotate_90").run(_invoice())
-    state = State("What is the total due?", "doc", page, original=page, available_tools=["rotate_90", "rotate_180", "rotate_270", "deblurring"])
+    state = State(
+        "What is the total due?",
+        "doc",
+        page,
+        original=page,
+        available_tools=["rotate_90", "rotate_180", "rotate_270", "deblurring"],
+    )
     decision = reader.decide(state)
     assert isinstance(decision, UseTool) and decision.name == "rotate_270"
 
 
 def test_decide_answers_when_the_evidence_reads(reader):
     page = _invoice()
-    state = State("What is the total due?", "doc", page, original=page, available_tools=["rotate_90", "deblurring", "deshadowing"])
+    state = State(
+        "What is the total due?", "doc", page, original=page, available_tools=["rotate_90", "deblurring", "deshadowing"]
+    )
     decision = reader.decide(state)
     assert isinstance(decision, Answer) and decision.text == "$277.60"
 
@@ -184,7 +207,9 @@ def test_measured_damage_lowers_confidence_and_sends_phase_a_to_the_tool():
     clean = calibrated.answer(State(question, "doc", page, original=page, available_tools=[]))
     assert clean.text == "$277.60" and clean.confidence == pytest.approx(wary(raw.confidence, 0.0))
     # The command line passes the calibration as a mapping; anything else is refused with its name.
-    assert OfflineReader(calibration={"bias": 0.0, "confidence": 1.0, "damage": 0.0}).calibration == Calibration(0.0, 1.0, 0.0)
+    assert OfflineReader(calibration={"bias": 0.0, "confidence": 1.0, "damage": 0.0}).calibration == Calibration(
+        0.0, 1.0, 0.0
+    )
     with pytest.raises(ValueError, match="calibration"):
         OfflineReader(calibration=0.5)
 
@@ -194,8 +219,12 @@ def test_upside_down_verdicts_are_checked_against_the_text_lines(reader):
     turned = get_tool("rotate_180").run(page)
     from docintent.perception.service import reads_upside_down
 
-    assert not reads_upside_down(page, reader.reading_session(State("q", "doc", page, original=page, available_tools=[])))
-    assert reads_upside_down(turned, reader.reading_session(State("q", "doc", turned, original=turned, available_tools=[])))
+    assert not reads_upside_down(
+        page, reader.reading_session(State("q", "doc", page, original=page, available_tools=[]))
+    )
+    assert reads_upside_down(
+        turned, reader.reading_session(State("q", "doc", turned, original=turned, available_tools=[]))
+    )
 
 
 def test_a_turn_that_leaves_the_page_needing_another_turn_is_kept_and_one_to_undo_is_rolled_back():
@@ -214,8 +243,12 @@ def test_a_turn_that_leaves_the_page_needing_another_turn_is_kept_and_one_to_und
     sideways = get_tool("rotate_270").run(page)
     half = get_tool("rotate_180").run(sideways)  # turned 90 now: needs rotate_270 to be upright
     reader = Verdicts()
-    state = State("What is the total due?", "doc", sideways, original=sideways, available_tools=["rotate_180", "rotate_270"])
-    state.history.append(Step(Phase.TOOL, Action.APPLIED, "rotate_180", reason="", before=sideways.hash, after=half.hash))
+    state = State(
+        "What is the total due?", "doc", sideways, original=sideways, available_tools=["rotate_180", "rotate_270"]
+    )
+    state.history.append(
+        Step(Phase.TOOL, Action.APPLIED, "rotate_180", reason="", before=sideways.hash, after=half.hash)
+    )
     turn = Change("rotate_180", sideways, half, degradation="orientation", geometric=True)
     reader.fixes = {sideways.hash: "rotate_180", half.hash: "rotate_270"}
     assert isinstance(reader.review(state, turn), Keep)

@@ -34,8 +34,7 @@ from hypothesis import strategies as st
 from docintent.cli import main
 
 SECRET_WORD = "SECRET-7f3c9e"
-fixture_ok = settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-                      deadline=None)
+fixture_ok = settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], deadline=None)
 
 # --- what is opened -------------------------------------------------------------------------------------------
 
@@ -79,8 +78,14 @@ def _real(path: str) -> Path:
     return Path(os.path.realpath(path))
 
 
-def _check_opened(opened: list[tuple[str, bool]], world: Path, *, writable: list[Path], readable: list[Path],
-                  hashed: set[Path] | None = None) -> None:
+def _check_opened(
+    opened: list[tuple[str, bool]],
+    world: Path,
+    *,
+    writable: list[Path],
+    readable: list[Path],
+    hashed: set[Path] | None = None,
+) -> None:
     """No pipe opened; inside ``world``, files written only under ``writable``, read only under ``readable`` (or
     ``writable``) or among ``hashed``."""
     for path, writing in opened:
@@ -91,8 +96,9 @@ def _check_opened(opened: list[tuple[str, bool]], world: Path, *, writable: list
         if writing:
             assert any(real.is_relative_to(w) for w in writable), f"written outside the report: {path}"
         else:
-            assert any(real.is_relative_to(r) for r in [*readable, *writable]) or real in (hashed or set()), \
+            assert any(real.is_relative_to(r) for r in [*readable, *writable]) or real in (hashed or set()), (
                 f"read outside the run folder: {path}"
+            )
 
 
 def _tree(root: Path, skip: tuple[Path, ...] = ()) -> dict[str, Any]:
@@ -137,11 +143,28 @@ def _grey(path: Path, shade: int) -> None:
 
 
 def _row(sid: str, strategy: str = "none", **changes: Any) -> dict[str, Any]:
-    row = {"sample": {"id": sid, "image": "images/s1.png", "question": f"What is {sid}?", "answers": ["7"],
-                      "task": "doc", "subset": "DocVQA", "group": sid, "capture": 1, "degradations": [], "meta": {}},
-           "strategy": strategy, "brain": "offline", "answer": "1", "score": 0.0, "correct": False, "seconds": 1.0,
-           "error": None, "result": {"tools_used": 1, "prompt_tokens": 0, "completion_tokens": 0,
-                                     "input_page": "abc123", "trace": []}}
+    row = {
+        "sample": {
+            "id": sid,
+            "image": "images/s1.png",
+            "question": f"What is {sid}?",
+            "answers": ["7"],
+            "task": "doc",
+            "subset": "DocVQA",
+            "group": sid,
+            "capture": 1,
+            "degradations": [],
+            "meta": {},
+        },
+        "strategy": strategy,
+        "brain": "offline",
+        "answer": "1",
+        "score": 0.0,
+        "correct": False,
+        "seconds": 1.0,
+        "error": None,
+        "result": {"tools_used": 1, "prompt_tokens": 0, "completion_tokens": 0, "input_page": "abc123", "trace": []},
+    }
     row.update(changes)
     return row
 
@@ -177,30 +200,82 @@ def _world(tmp: Path) -> dict[str, Path]:
     return {"tmp": tmp, "outside": outside, "run": run, "runs": tmp / "runs", "allowed": allowed}
 
 
-_SEGMENT = st.sampled_from(["..", ".", "", "steps", "abc123", "abc123.jpg", "out.jpg", "pipe.jpg", "pipe.png", "link",
-                            "loop", "images", "s1.png", "out.png", "secret.png", "secret.jpg", "outside", "run",
-                            "runs", "away", "%2e%2e", "..%2f..", "..\\..", "\\", "~", "C:\\Windows"])
+_SEGMENT = st.sampled_from(
+    [
+        "..",
+        ".",
+        "",
+        "steps",
+        "abc123",
+        "abc123.jpg",
+        "out.jpg",
+        "pipe.jpg",
+        "pipe.png",
+        "link",
+        "loop",
+        "images",
+        "s1.png",
+        "out.png",
+        "secret.png",
+        "secret.jpg",
+        "outside",
+        "run",
+        "runs",
+        "away",
+        "%2e%2e",
+        "..%2f..",
+        "..\\..",
+        "\\",
+        "~",
+        "C:\\Windows",
+    ]
+)
 
 
 def _path_texts(world: dict[str, Path]) -> st.SearchStrategy[str]:
     """Path strings a hostile file or client would write."""
     relative = st.lists(_SEGMENT, min_size=1, max_size=6).map("/".join)
-    anchors = st.sampled_from([str(world["outside"]), str(world["run"]), str(world["allowed"]), str(world["tmp"]),
-                               "", "~", "/", "/dev", "/proc/self"])
+    anchors = st.sampled_from(
+        [
+            str(world["outside"]),
+            str(world["run"]),
+            str(world["allowed"]),
+            str(world["tmp"]),
+            "",
+            "~",
+            "/",
+            "/dev",
+            "/proc/self",
+        ]
+    )
     return st.one_of(
         relative,
         st.tuples(anchors, relative).map("/".join),
-        st.sampled_from([str(world["outside"] / "secret.png"), str(world["run"] / "link" / "secret.png"),
-                         str(world["run"] / "pipe.png"), "page\x00.png", "/dev/zero", "/etc/passwd",
-                         "%2e%2e/%2e%2e/outside/secret.png", "..\\..\\outside\\secret.png"]),
+        st.sampled_from(
+            [
+                str(world["outside"] / "secret.png"),
+                str(world["run"] / "link" / "secret.png"),
+                str(world["run"] / "pipe.png"),
+                "page\x00.png",
+                "/dev/zero",
+                "/etc/passwd",
+                "%2e%2e/%2e%2e/outside/secret.png",
+                "..\\..\\outside\\secret.png",
+            ]
+        ),
         st.text(max_size=24),
     )
 
 
 def _path_strings(world: dict[str, Path]) -> st.SearchStrategy[Any]:
     """:func:`_path_texts`, and values in their place that are no text at all."""
-    return st.one_of(_path_texts(world), st.none(), st.integers(-2, 2), st.lists(st.text(max_size=4), max_size=2),
-                     st.dictionaries(st.text(max_size=3), st.text(max_size=3), max_size=1))
+    return st.one_of(
+        _path_texts(world),
+        st.none(),
+        st.integers(-2, 2),
+        st.lists(st.text(max_size=4), max_size=2),
+        st.dictionaries(st.text(max_size=3), st.text(max_size=3), max_size=1),
+    )
 
 
 def _place(path: Path, kind: str, content: bytes, outside: Path) -> None:
@@ -221,12 +296,23 @@ def _place(path: Path, kind: str, content: bytes, outside: Path) -> None:
         path.symlink_to(outside / "no-such-file")
 
 
-_json_junk = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-9, 10**12), st.floats(allow_nan=False),
-                                    st.text(max_size=8)),
-                          lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
-                                                                                      max_size=3), max_leaves=8)
-_MANIFEST_KEYS = ("brain", "seed", "started", "finished", "prompt_version", "config", "git", "reproducibility",
-                  "versions", "sessions")
+_json_junk = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-9, 10**12), st.floats(allow_nan=False), st.text(max_size=8)),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+_MANIFEST_KEYS = (
+    "brain",
+    "seed",
+    "started",
+    "finished",
+    "prompt_version",
+    "config",
+    "git",
+    "reproducibility",
+    "versions",
+    "sessions",
+)
 
 
 @st.composite
@@ -242,15 +328,20 @@ def _run_files(draw, world: dict[str, Path], traps: bool | None = None) -> dict[
         if draw(st.booleans()):
             row["steps_dir"] = draw(paths)
         row["result"]["input_page"] = draw(paths)
-        row["result"]["trace"] = [{"phase": "tool", "action": "applied", "tool": "deshadowing", "after": draw(paths)}
-                                  for _ in range(draw(st.integers(0, 2)))]
+        row["result"]["trace"] = [
+            {"phase": "tool", "action": "applied", "tool": "deshadowing", "after": draw(paths)}
+            for _ in range(draw(st.integers(0, 2)))
+        ]
         digest = draw(st.sampled_from(["absent", "hex", "text"]))
         if digest != "absent":
             row["sample_digest"] = "0" * 32 if digest == "hex" else draw(st.text(max_size=8))
         rows.append(row)
     texts = _path_texts(world)
-    manifest: dict[str, Any] = {"brain": "offline", "config": {"dataset": draw(texts), "dataset_id": draw(texts)},
-                                "git": {"commit": draw(texts)}}
+    manifest: dict[str, Any] = {
+        "brain": "offline",
+        "config": {"dataset": draw(texts), "dataset_id": draw(texts)},
+        "git": {"commit": draw(texts)},
+    }
     for key in ("started", "finished", "prompt_version"):
         if draw(st.booleans()):
             manifest[key] = draw(texts)
@@ -260,11 +351,18 @@ def _run_files(draw, world: dict[str, Path], traps: bool | None = None) -> dict[
         return {"rows": rows, "results": "file", "manifest": "file", "manifest_bytes": json.dumps(manifest).encode()}
     for key in draw(st.lists(st.sampled_from(_MANIFEST_KEYS), max_size=3, unique=True)):
         manifest[key] = draw(st.one_of(_json_junk, paths))
-    manifest_bytes = draw(st.sampled_from([json.dumps(manifest).encode(), b"[1, 2]", b"\xff\xfe not UTF-8",
-                                           b"[" * 5000 + b"]" * 5000, b"{"]))
+    manifest_bytes = draw(
+        st.sampled_from(
+            [json.dumps(manifest).encode(), b"[1, 2]", b"\xff\xfe not UTF-8", b"[" * 5000 + b"]" * 5000, b"{"]
+        )
+    )
     kinds = ["file", "link out", "pipe", "folder", "dangling link"]
-    return {"rows": rows, "results": draw(st.sampled_from(kinds)),
-            "manifest": draw(st.sampled_from([*kinds, "none"])), "manifest_bytes": manifest_bytes}
+    return {
+        "rows": rows,
+        "results": draw(st.sampled_from(kinds)),
+        "manifest": draw(st.sampled_from([*kinds, "none"])),
+        "manifest_bytes": manifest_bytes,
+    }
 
 
 def _write_run(world: dict[str, Path], files: dict[str, Any]) -> None:
@@ -315,14 +413,34 @@ def test_any_path_in_a_row_or_a_manifest_gives_a_report_from_inside_the_run_only
 
     @fixture_ok
     @given(files=_run_files(world, traps=False))
-    @example(files={"rows": [_row("s1", steps_dir="steps"), _row("s2", steps_dir="link"),
-                             _row("s3", steps_dir="../../outside")],
-                    "results": "file", "manifest": "file", "manifest_bytes": b"{}"})
-    @example(files={"rows": [_row("s1", sample={**_row("s1")["sample"], "image": str(world["outside"] / "secret.png")},
-                                  sample_digest="0" * 32),
-                             _row("s2", sample={**_row("s2")["sample"], "image": "../../outside/secret.png"}),
-                             _row("s3", sample={**_row("s3")["sample"], "image": "images/out.png"})],
-                    "results": "file", "manifest": "file", "manifest_bytes": b"{}"})
+    @example(
+        files={
+            "rows": [
+                _row("s1", steps_dir="steps"),
+                _row("s2", steps_dir="link"),
+                _row("s3", steps_dir="../../outside"),
+            ],
+            "results": "file",
+            "manifest": "file",
+            "manifest_bytes": b"{}",
+        }
+    )
+    @example(
+        files={
+            "rows": [
+                _row(
+                    "s1",
+                    sample={**_row("s1")["sample"], "image": str(world["outside"] / "secret.png")},
+                    sample_digest="0" * 32,
+                ),
+                _row("s2", sample={**_row("s2")["sample"], "image": "../../outside/secret.png"}),
+                _row("s3", sample={**_row("s3")["sample"], "image": "images/out.png"}),
+            ],
+            "results": "file",
+            "manifest": "file",
+            "manifest_bytes": b"{}",
+        }
+    )
     def check(files):
         code, err = _report(world, files, tmp_path / "report", capsys)
         assert code == 0, err
@@ -356,11 +474,18 @@ def test_a_report_shows_a_dataset_image_outside_the_run_only_when_the_row_was_wr
 
     data = tmp_path / "data"
     _grey(data / "page.png", 200)
-    (data / "samples.jsonl").write_text(json.dumps({"id": "s1", "image": "page.png", "question": "What is it?",
-                                                    "answers": ["7"], "task": "doc"}) + "\n")
+    (data / "samples.jsonl").write_text(
+        json.dumps({"id": "s1", "image": "page.png", "question": "What is it?", "answers": ["7"], "task": "doc"}) + "\n"
+    )
     run = tmp_path / "run"
-    run_benchmark(load_dataset(f"jsonl:{data / 'samples.jsonl'}"), ["none"], BrainFactory("scripted", {"final": "1"}),
-                  run, progress=False, config={"dataset": f"jsonl:{data / 'samples.jsonl'}"})
+    run_benchmark(
+        load_dataset(f"jsonl:{data / 'samples.jsonl'}"),
+        ["none"],
+        BrainFactory("scripted", {"final": "1"}),
+        run,
+        progress=False,
+        config={"dataset": f"jsonl:{data / 'samples.jsonl'}"},
+    )
     assert main(["report", str(run), "--out", str(tmp_path / "report")]) == 0
     (picture,) = (tmp_path / "report" / "images").iterdir()
     assert _flat(picture.read_bytes())
@@ -370,8 +495,10 @@ def test_a_report_shows_a_dataset_image_outside_the_run_only_when_the_row_was_wr
     (run / "results.jsonl").write_text(json.dumps(row) + "\n")
     assert main(["report", str(run), "--out", str(tmp_path / "report2")]) == 0
     assert not (tmp_path / "report2" / "images").exists()
-    assert '"images": []' in (tmp_path / "report2" / "report.json").read_text().replace("\n", "").replace(" ", "") \
+    assert (
+        '"images": []' in (tmp_path / "report2" / "report.json").read_text().replace("\n", "").replace(" ", "")
         or not json.loads((tmp_path / "report2" / "report.json").read_text())["failures"][0]["images"]
+    )
 
 
 @pytest.mark.parametrize("which", ["results.jsonl", "manifest.json"])
@@ -387,15 +514,26 @@ def test_a_run_file_that_leads_out_or_is_no_file_is_one_line_naming_it(tmp_path,
     _check_opened(opened, tmp_path, writable=[tmp_path / "report"], readable=[world["run"]])
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and str(world["run"] / which) in err, err
-    expected = {"link out": "a link out of the run folder", "pipe": "not a regular file", "folder": "not a regular file"}
+    expected = {
+        "link out": "a link out of the run folder",
+        "pipe": "not a regular file",
+        "folder": "not a regular file",
+    }
     assert expected[kind] in err
 
 
-@pytest.mark.parametrize(("content", "words"), [
-    (b"[1]", "must be a JSON object, got list"), (b'{"config": "x"}', "'config' must be an object, got str"),
-    (b'{"git": {"commit": 5}}', "'git.commit' must be text, got int"), (b'{"sessions": 3}', "'sessions' must be a list"),
-    (b"\xff\xfe{}", "not valid UTF-8"), (b"[" * 100_000, "nested too deeply"),
-], ids=["list", "config-text", "commit-number", "sessions-number", "not-utf8", "deep"])
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b"[1]", "must be a JSON object, got list"),
+        (b'{"config": "x"}', "'config' must be an object, got str"),
+        (b'{"git": {"commit": 5}}', "'git.commit' must be text, got int"),
+        (b'{"sessions": 3}', "'sessions' must be a list"),
+        (b"\xff\xfe{}", "not valid UTF-8"),
+        (b"[" * 100_000, "nested too deeply"),
+    ],
+    ids=["list", "config-text", "commit-number", "sessions-number", "not-utf8", "deep"],
+)
 def test_a_manifest_of_the_wrong_shape_is_one_line_in_report_and_bench(tmp_path, capsys, content, words):
     world = _world(tmp_path)
     _write_run(world, {"rows": [_row("s1")], "results": "file", "manifest": "file", "manifest_bytes": content})
@@ -405,10 +543,24 @@ def test_a_manifest_of_the_wrong_shape_is_one_line_in_report_and_bench(tmp_path,
     assert len(err.splitlines()) == 1 and "manifest.json" in err and words in err, err
     data = tmp_path / "data"
     _grey(data / "page.png", 200)
-    (data / "samples.jsonl").write_text(json.dumps({"id": "s1", "image": "page.png", "question": "What is it?",
-                                                    "answers": ["7"], "task": "doc"}) + "\n")
-    assert main(["bench", "--dataset", f"jsonl:{data / 'samples.jsonl'}", "--brain", "scripted", "--no-progress",
-                 "--out", str(world["run"])]) == 1
+    (data / "samples.jsonl").write_text(
+        json.dumps({"id": "s1", "image": "page.png", "question": "What is it?", "answers": ["7"], "task": "doc"}) + "\n"
+    )
+    assert (
+        main(
+            [
+                "bench",
+                "--dataset",
+                f"jsonl:{data / 'samples.jsonl'}",
+                "--brain",
+                "scripted",
+                "--no-progress",
+                "--out",
+                str(world["run"]),
+            ]
+        )
+        == 1
+    )
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "manifest.json" in err and words in err, err
 
@@ -425,10 +577,16 @@ def test_any_path_in_a_browsed_run_or_a_request_stays_inside_the_runs_and_data_f
 
     world = _world(tmp_path)
     data = tmp_path / "data"
-    config = ServeConfig(brains={"scripted": scripted_factory()}, default_brain="scripted", warm_up=False,
-                         runs_dir=world["runs"], data_dir=data)
-    names = st.one_of(_path_texts(world), st.sampled_from(["run", "away", "..", "%2e%2e", "run/..",
-                                                                       "run%2f..%2f..%2foutside"]))
+    config = ServeConfig(
+        brains={"scripted": scripted_factory()},
+        default_brain="scripted",
+        warm_up=False,
+        runs_dir=world["runs"],
+        data_dir=data,
+    )
+    names = st.one_of(
+        _path_texts(world), st.sampled_from(["run", "away", "..", "%2e%2e", "run/..", "run%2f..%2f..%2foutside"])
+    )
 
     with TestClient(create_app(config)) as client:
         listing = client.get("/v1/benchmarks").json()
@@ -441,10 +599,15 @@ def test_any_path_in_a_browsed_run_or_a_request_stays_inside_the_runs_and_data_f
             before = _tree(tmp_path, skip=(data,))
             quoted = urllib.parse.quote(name, safe="")
             with _watching() as opened:
-                replies = [client.get("/v1/benchmarks"), client.get("/v1/benchmarks/run"),
-                           client.get(f"/v1/benchmarks/{quoted}"), client.get(f"/v1/benchmarks/run/files/{quoted}"),
-                           client.get(f"/v1/benchmarks/{quoted}/files/{urllib.parse.quote(index, safe='')}"),
-                           client.get(f"/v1/runs/{quoted}"), client.get(f"/v1/runs/{quoted}/pages/{quoted}.jpg")]
+                replies = [
+                    client.get("/v1/benchmarks"),
+                    client.get("/v1/benchmarks/run"),
+                    client.get(f"/v1/benchmarks/{quoted}"),
+                    client.get(f"/v1/benchmarks/run/files/{quoted}"),
+                    client.get(f"/v1/benchmarks/{quoted}/files/{urllib.parse.quote(index, safe='')}"),
+                    client.get(f"/v1/runs/{quoted}"),
+                    client.get(f"/v1/runs/{quoted}/pages/{quoted}.jpg"),
+                ]
                 report = replies[1]
                 if report.status_code == 200:
                     for failure in report.json()["failures"]:
@@ -507,8 +670,9 @@ def test_any_path_given_to_an_mcp_tool_is_inside_an_allowed_folder_or_refused(tm
 def test_bench_never_writes_through_a_results_file_that_leads_out_of_its_run(tmp_path, capsys):
     data = tmp_path / "data"
     _grey(data / "page.png", 200)
-    (data / "samples.jsonl").write_text(json.dumps({"id": "s1", "image": "page.png", "question": "What is it?",
-                                                    "answers": ["7"], "task": "doc"}) + "\n")
+    (data / "samples.jsonl").write_text(
+        json.dumps({"id": "s1", "image": "page.png", "question": "What is it?", "answers": ["7"], "task": "doc"}) + "\n"
+    )
     outside = tmp_path / "elsewhere" / "notes.txt"
     outside.parent.mkdir()
     outside.write_text("a file of somebody else's\n")
@@ -516,8 +680,21 @@ def test_bench_never_writes_through_a_results_file_that_leads_out_of_its_run(tmp
     run.mkdir()
     os.symlink(outside, run / "results.jsonl")
     capsys.readouterr()
-    assert main(["bench", "--dataset", f"jsonl:{data / 'samples.jsonl'}", "--brain", "scripted", "--no-progress",
-                 "--out", str(run)]) == 1
+    assert (
+        main(
+            [
+                "bench",
+                "--dataset",
+                f"jsonl:{data / 'samples.jsonl'}",
+                "--brain",
+                "scripted",
+                "--no-progress",
+                "--out",
+                str(run),
+            ]
+        )
+        == 1
+    )
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "a link out of the run folder" in err, err
     assert outside.read_text() == "a file of somebody else's\n"  # nothing appended, nothing cut off

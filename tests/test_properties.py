@@ -137,8 +137,10 @@ def test_wilddoc_score_is_a_number_in_unit_interval(task, subset, prediction, an
     assert isinstance(row_correct(task, score), bool)
 
 
-@given(answer=_texts.filter(lambda s: s.strip() != "" and not s.strip().startswith("[")),
-       number=st.from_regex(r"-?[1-9]\d{0,6}(\.\d{1,3})?%?", fullmatch=True))
+@given(
+    answer=_texts.filter(lambda s: s.strip() != "" and not s.strip().startswith("[")),
+    number=st.from_regex(r"-?[1-9]\d{0,6}(\.\d{1,3})?%?", fullmatch=True),
+)
 def test_a_prediction_equal_to_its_gold_answer_scores_one(answer, number):
     from docintent.evaluation.metrics import score_row
 
@@ -254,8 +256,14 @@ def test_every_refusal_is_a_docintent_error():
 
 _surrogate = st.integers(0xD800, 0xDFFF).map(chr)
 _row_text = st.one_of(st.text(max_size=12), st.lists(st.one_of(st.characters(), _surrogate), max_size=6).map("".join))
-_row_value = st.one_of(_row_text, st.integers(-3, 3), st.none(), st.booleans(), st.lists(_row_text, max_size=3),
-                       st.dictionaries(_row_text, _row_text, max_size=2))
+_row_value = st.one_of(
+    _row_text,
+    st.integers(-3, 3),
+    st.none(),
+    st.booleans(),
+    st.lists(_row_text, max_size=3),
+    st.dictionaries(_row_text, _row_text, max_size=2),
+)
 _ROW_KEYS = ("id", "image", "question", "answers", "task", "subset", "group", "capture", "degradations", "meta")
 
 
@@ -265,8 +273,13 @@ def _dataset_lines(draw) -> bytes:
     fields), rows encoded as invalid UTF-8, junk lines, an optional byte-order mark."""
     lines = []
     for index in range(draw(st.integers(1, 4))):
-        row: dict = {"id": f"s{index}", "image": "page.png", "question": "What is the total?", "answers": ["42"],
-                     "task": "doc"}
+        row: dict = {
+            "id": f"s{index}",
+            "image": "page.png",
+            "question": "What is the total?",
+            "answers": ["42"],
+            "task": "doc",
+        }
         for key in draw(st.lists(st.sampled_from(_ROW_KEYS), max_size=3, unique=True)):
             if draw(st.booleans()):
                 row[key] = draw(_row_value)
@@ -308,8 +321,9 @@ def test_a_dataset_loads_or_is_refused_and_its_bad_rows_are_error_rows(tmp_path_
     for sample, row in zip(samples, rows):
         if sample.meta.get("row_error") or sample.meta.get("image_error"):
             assert row["error"]
-    again = run_benchmark(load_dataset(f"jsonl:{folder / 'samples.jsonl'}"), ["none"], brain, folder / "run",
-                          progress=False)
+    again = run_benchmark(
+        load_dataset(f"jsonl:{folder / 'samples.jsonl'}"), ["none"], brain, folder / "run", progress=False
+    )
     assert again.new_rows == 0 and again.rows == len(samples)  # the resume neither crashes nor repeats
 
 
@@ -341,10 +355,11 @@ def built_index(tmp_path_factory):
     return out
 
 
-_json_junk = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-(10**12), 10**12), st.floats(),
-                                    st.text(max_size=8)),
-                          lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
-                                                                                      max_size=3), max_leaves=8)
+_json_junk = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(10**12), 10**12), st.floats(), st.text(max_size=8)),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
 
 
 @fixture_ok
@@ -354,14 +369,21 @@ _json_junk = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-(10**
     edits=st.lists(st.tuples(st.integers(0, 1 << 16), st.integers(0, 255)), min_size=1, max_size=8),
     junk=_json_junk,
     field=st.sampled_from(["vocab", "k1", "b", "idf", "stemming", "tokenizer"]),
-    sql=st.sampled_from([
-        "UPDATE pages SET page_no = {v}", "UPDATE pages SET handle = '{s}' WHERE rowid = 1", "UPDATE meta SET value = '{s}'",
-        "UPDATE documents SET path = '{s}'", "UPDATE pages SET text = NULL", "DELETE FROM documents",
-        "UPDATE documents SET n_pages = {v}", "UPDATE pages SET width = '{s}'", "DROP TABLE meta",
-    ]),
+    sql=st.sampled_from(
+        [
+            "UPDATE pages SET page_no = {v}",
+            "UPDATE pages SET handle = '{s}' WHERE rowid = 1",
+            "UPDATE meta SET value = '{s}'",
+            "UPDATE documents SET path = '{s}'",
+            "UPDATE pages SET text = NULL",
+            "DELETE FROM documents",
+            "UPDATE documents SET n_pages = {v}",
+            "UPDATE pages SET width = '{s}'",
+            "DROP TABLE meta",
+        ]
+    ),
 )
-def test_a_damaged_index_folder_is_a_named_error(tmp_path_factory, built_index, target, how, edits, junk, field,
-                                                 sql):
+def test_a_damaged_index_folder_is_a_named_error(tmp_path_factory, built_index, target, how, edits, junk, field, sql):
     import shutil
     import sqlite3
 
@@ -418,8 +440,12 @@ def service():
     config = ServeConfig(brains={"scripted": brain}, default_brain="scripted", warm_up=False, token="a-long-token")
     with TestClient(create_app(config)) as client:
         auth = {"Authorization": "Bearer a-long-token"}
-        run_id = client.post("/v1/ask", headers=auth, files={"file": ("p.png", SEEDS["PNG"])},
-                             data={"question": "What is the total?", "strategy": "none"}).json()["id"]
+        run_id = client.post(
+            "/v1/ask",
+            headers=auth,
+            files={"file": ("p.png", SEEDS["PNG"])},
+            data={"question": "What is the total?", "strategy": "none"},
+        ).json()["id"]
         deadline = time.monotonic() + 30
         while client.get(f"/v1/runs/{run_id}", headers=auth).json()["status"] not in ("done", "failed"):
             assert time.monotonic() < deadline
@@ -428,10 +454,23 @@ def service():
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow])
-@given(last=_header_bytes, authorization=_header_bytes, extra=_header_bytes,
-       path=st.sampled_from(["/v1/runs/{id}/events", "/v1/runs/{id}", "/v1/health", "/v1/tools", "/v1/config",
-                             "/v1/runs/{id}/pages/{x}.jpg", "/v1/runs/{x}"]),
-       x=st.text(max_size=30))
+@given(
+    last=_header_bytes,
+    authorization=_header_bytes,
+    extra=_header_bytes,
+    path=st.sampled_from(
+        [
+            "/v1/runs/{id}/events",
+            "/v1/runs/{id}",
+            "/v1/health",
+            "/v1/tools",
+            "/v1/config",
+            "/v1/runs/{id}/pages/{x}.jpg",
+            "/v1/runs/{x}",
+        ]
+    ),
+    x=st.text(max_size=30),
+)
 def test_any_header_value_gets_an_answer_below_500(service, last, authorization, extra, path, x):
     import urllib.parse
 
@@ -448,13 +487,20 @@ def test_any_header_value_gets_an_answer_below_500(service, last, authorization,
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow])
-@given(page=st.text(max_size=12), max_rounds=st.text(max_size=12), question=st.text(max_size=30),
-       task=st.text(max_size=8), strategy=st.sampled_from(["none", "docintent", "", "nosuch"]))
+@given(
+    page=st.text(max_size=12),
+    max_rounds=st.text(max_size=12),
+    question=st.text(max_size=30),
+    task=st.text(max_size=8),
+    strategy=st.sampled_from(["none", "docintent", "", "nosuch"]),
+)
 def test_any_form_value_gets_an_answer_below_500(service, page, max_rounds, question, task, strategy):
     client, _ = service
-    response = client.post("/v1/ask", headers={"Authorization": "Bearer a-long-token"},
-                           files={"file": ("p.png", SEEDS["PNG"])},
-                           data={"question": question, "page": page, "max_rounds": max_rounds, "task": task,
-                                 "strategy": strategy})
+    response = client.post(
+        "/v1/ask",
+        headers={"Authorization": "Bearer a-long-token"},
+        files={"file": ("p.png", SEEDS["PNG"])},
+        data={"question": question, "page": page, "max_rounds": max_rounds, "task": task, "strategy": strategy},
+    )
     assert response.status_code < 500, response.text[:200]
     assert response.status_code in (202, 400, 413, 415, 503), response.status_code

@@ -41,11 +41,14 @@ def test_demo_without_out_writes_into_a_new_temporary_folder_and_says_where(tmp_
     assert build_parser().parse_args(["demo"]).out is None
     # A process of its own: the generator forks worker processes, which is unsafe in a test process that other
     # tests have filled with server and monitor threads.
-    code = ("from docintent.brains import ScriptedBrain; from docintent.demo import run_demo; "
-            "run_demo(None, count=1, strategies=('none',), brain=ScriptedBrain(final='x'))")
+    code = (
+        "from docintent.brains import ScriptedBrain; from docintent.demo import run_demo; "
+        "run_demo(None, count=1, strategies=('none',), brain=ScriptedBrain(final='x'))"
+    )
     env = {**os.environ, "TMPDIR": str(tmp_path)}
-    lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env,
-                           timeout=300).stdout.splitlines()
+    lines = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, timeout=300
+    ).stdout.splitlines()
     folders = [p for p in tmp_path.iterdir() if p.name.startswith("docintent-demo-") and (p / "index.html").is_file()]
     assert len(folders) == 1
     assert f"Every step, with the page before and after each restoration: {folders[0] / 'index.html'}" in lines

@@ -25,32 +25,48 @@ def _layout(rows: list[tuple[str, tuple[float, float, float, float]]], conf: flo
 
 
 def _invoice() -> Layout:
-    return _layout([
-        ("Harbour Tools GmbH", (0.08, 0.05, 0.55, 0.09)),
-        ("Rechnung", (0.08, 0.11, 0.30, 0.14)),
-        ("Invoice No.", (0.08, 0.18, 0.25, 0.20)), ("HT-20931", (0.40, 0.18, 0.55, 0.20)),
-        ("Date", (0.08, 0.21, 0.15, 0.23)), ("14 May 2024", (0.40, 0.21, 0.58, 0.23)),
-        ("Customer", (0.08, 0.24, 0.22, 0.26)), ("Marion Rogers", (0.40, 0.24, 0.60, 0.26)),
-        ("Item", (0.08, 0.34, 0.15, 0.36)), ("Qty", (0.50, 0.34, 0.56, 0.36)), ("Unit price", (0.62, 0.34, 0.76, 0.36)),
-        ("Amount", (0.82, 0.34, 0.93, 0.36)),
-        ("Hex bolts", (0.08, 0.38, 0.22, 0.40)), ("12", (0.52, 0.38, 0.55, 0.40)), ("€3,50", (0.64, 0.38, 0.72, 0.40)),
-        ("€42,00", (0.83, 0.38, 0.92, 0.40)),
-        ("Spanner set", (0.08, 0.41, 0.25, 0.43)), ("2", (0.53, 0.41, 0.55, 0.43)), ("€19,90", (0.64, 0.41, 0.73, 0.43)),
-        ("€39,80", (0.83, 0.41, 0.92, 0.43)),
-        ("Total", (0.62, 0.47, 0.70, 0.49)), ("€81,80", (0.83, 0.47, 0.92, 0.49)),
-        ("Marion Rogers", (0.08, 0.60, 0.30, 0.62)), ("Kastanienweg 4", (0.08, 0.63, 0.30, 0.65)),
-        ("80331 München", (0.08, 0.66, 0.30, 0.68)),
-    ])
+    return _layout(
+        [
+            ("Harbour Tools GmbH", (0.08, 0.05, 0.55, 0.09)),
+            ("Rechnung", (0.08, 0.11, 0.30, 0.14)),
+            ("Invoice No.", (0.08, 0.18, 0.25, 0.20)),
+            ("HT-20931", (0.40, 0.18, 0.55, 0.20)),
+            ("Date", (0.08, 0.21, 0.15, 0.23)),
+            ("14 May 2024", (0.40, 0.21, 0.58, 0.23)),
+            ("Customer", (0.08, 0.24, 0.22, 0.26)),
+            ("Marion Rogers", (0.40, 0.24, 0.60, 0.26)),
+            ("Item", (0.08, 0.34, 0.15, 0.36)),
+            ("Qty", (0.50, 0.34, 0.56, 0.36)),
+            ("Unit price", (0.62, 0.34, 0.76, 0.36)),
+            ("Amount", (0.82, 0.34, 0.93, 0.36)),
+            ("Hex bolts", (0.08, 0.38, 0.22, 0.40)),
+            ("12", (0.52, 0.38, 0.55, 0.40)),
+            ("€3,50", (0.64, 0.38, 0.72, 0.40)),
+            ("€42,00", (0.83, 0.38, 0.92, 0.40)),
+            ("Spanner set", (0.08, 0.41, 0.25, 0.43)),
+            ("2", (0.53, 0.41, 0.55, 0.43)),
+            ("€19,90", (0.64, 0.41, 0.73, 0.43)),
+            ("€39,80", (0.83, 0.41, 0.92, 0.43)),
+            ("Total", (0.62, 0.47, 0.70, 0.49)),
+            ("€81,80", (0.83, 0.47, 0.92, 0.49)),
+            ("Marion Rogers", (0.08, 0.60, 0.30, 0.62)),
+            ("Kastanienweg 4", (0.08, 0.63, 0.30, 0.65)),
+            ("80331 München", (0.08, 0.66, 0.30, 0.68)),
+        ]
+    )
 
 
-@pytest.mark.parametrize("question,answer", [
-    ("What is the invoice number?", "HT-20931"),
-    ("What is the date?", "14 May 2024"),
-    ("What is the total?", "€81,80"),
-    ("What is the unit price of the spanner set?", "€19,90"),
-    ("How many hex bolts were ordered?", "12"),
-    ("In which city does Marion Rogers live?", "München"),
-])
+@pytest.mark.parametrize(
+    "question,answer",
+    [
+        ("What is the invoice number?", "HT-20931"),
+        ("What is the date?", "14 May 2024"),
+        ("What is the total?", "€81,80"),
+        ("What is the unit price of the spanner set?", "€19,90"),
+        ("How many hex bolts were ordered?", "12"),
+        ("In which city does Marion Rogers live?", "München"),
+    ],
+)
 def test_scored_reader_answers_an_invoice(question, answer):
     choice = READERS.get("scored").read(understand(question), _invoice())
     assert choice.answer == answer
@@ -60,8 +76,12 @@ def test_scored_reader_answers_an_invoice(question, answer):
 def test_the_answer_does_not_depend_on_the_order_of_the_lines():
     layout = _invoice()
     reader = ScoredReader()
-    questions = ["What is the invoice number?", "What is the total?", "In which city does Marion Rogers live?",
-                 "Who is the customer?"]
+    questions = [
+        "What is the invoice number?",
+        "What is the total?",
+        "In which city does Marion Rogers live?",
+        "Who is the customer?",
+    ]
     before = [reader.read(understand(q), layout) for q in questions]
     for seed in range(3):
         items = list(layout.items)
@@ -69,14 +89,20 @@ def test_the_answer_does_not_depend_on_the_order_of_the_lines():
         shuffled = Layout([Item(it.text, it.box, it.confidence, i) for i, it in enumerate(items)])
         after = [reader.read(understand(q), shuffled) for q in questions]
         assert [(c.answer, round(c.confidence, 6), c.box) for c in after] == [
-            (c.answer, round(c.confidence, 6), c.box) for c in before]
+            (c.answer, round(c.confidence, 6), c.box) for c in before
+        ]
 
 
 def test_each_source_proposes_on_a_fixed_page():
     layout = _invoice()
     by_source = {s: set() for s in SOURCE_NAMES}
-    for question in ("What is the invoice number?", "In which city does Marion Rogers live?", "What is the title?",
-                     "What is the highest amount?", "What is the date?"):
+    for question in (
+        "What is the invoice number?",
+        "In which city does Marion Rogers live?",
+        "What is the title?",
+        "What is the highest amount?",
+        "What is the date?",
+    ):
         for cand in propose(understand(question), layout):
             for source in cand.votes:
                 by_source[source].add(cand.text)
@@ -88,7 +114,11 @@ def test_each_source_proposes_on_a_fixed_page():
 
 
 def test_typed_values_and_places_in_one_line():
-    assert line_values("Invoice INV-2041 dated 12 March 2024, total $1,250.00") == ["12 March 2024", "INV-2041", "$1,250.00"]
+    assert line_values("Invoice INV-2041 dated 12 March 2024, total $1,250.00") == [
+        "12 March 2024",
+        "INV-2041",
+        "$1,250.00",
+    ]
     assert place_of("1841PY Lisse") == "Lisse" and place_of("Springfield, IL 62704") == "Springfield"
     assert place_of("Kastanienweg 4") == ""
 

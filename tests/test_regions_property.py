@@ -97,11 +97,20 @@ class RandomTools(Restorer, MactRoles):
         return self.reader.conclude(*args, **kwargs)
 
 
-LINES = ["Invoice number: INV-2041", "Date: 12 March 2024", "Total amount due: $1,250.00", "Customer: Ada Lovelace",
-         "Item 1 Widgets 24", "Item 2 Gadgets 17"]
-QUESTIONS = [("What is the total amount due?", "doc"), ("What is the invoice number?", "doc"),
-             ("Which item has the higher count?", "table"), ("What is the difference between Widgets and Gadgets?",
-                                                              "chart")]
+LINES = [
+    "Invoice number: INV-2041",
+    "Date: 12 March 2024",
+    "Total amount due: $1,250.00",
+    "Customer: Ada Lovelace",
+    "Item 1 Widgets 24",
+    "Item 2 Gadgets 17",
+]
+QUESTIONS = [
+    ("What is the total amount due?", "doc"),
+    ("What is the invoice number?", "doc"),
+    ("Which item has the higher count?", "table"),
+    ("What is the difference between Widgets and Gadgets?", "chart"),
+]
 DAMAGE = ("none", "curl", "perspective", "shadow", "motion_blur", "moire", "rotate90", "rotate180")
 
 
@@ -121,17 +130,28 @@ def pages(draw) -> Page:
     return Page.from_array(image)
 
 
-boxes = st.one_of(st.none(), st.tuples(st.floats(0, 0.8), st.floats(0, 0.8), st.floats(0.05, 0.2),
-                                       st.floats(0.05, 0.2)).map(lambda t: Box(t[0], t[1], t[0] + t[2], t[1] + t[3])))
+boxes = st.one_of(
+    st.none(),
+    st.tuples(st.floats(0, 0.8), st.floats(0, 0.8), st.floats(0.05, 0.2), st.floats(0.05, 0.2)).map(
+        lambda t: Box(t[0], t[1], t[0] + t[2], t[1] + t[3])
+    ),
+)
 
 
-@settings(max_examples=2000 if LONG else 6, deadline=None, derandomize=not LONG,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(page=pages(), question=st.sampled_from(QUESTIONS), strategy=st.sampled_from(sorted(STRATEGIES)),
-       tools=st.lists(st.sampled_from(sorted(restoration_tools()) + ["shift_crop"]), max_size=5),
-       regions=st.lists(boxes, max_size=5),
-       diagnosis=st.lists(st.sampled_from(list(family_names())),
-                          max_size=3, unique=True))
+@settings(
+    max_examples=2000 if LONG else 6,
+    deadline=None,
+    derandomize=not LONG,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    page=pages(),
+    question=st.sampled_from(QUESTIONS),
+    strategy=st.sampled_from(sorted(STRATEGIES)),
+    tools=st.lists(st.sampled_from(sorted(restoration_tools()) + ["shift_crop"]), max_size=5),
+    regions=st.lists(boxes, max_size=5),
+    diagnosis=st.lists(st.sampled_from(list(family_names())), max_size=3, unique=True),
+)
 def test_random_tool_sequences_never_raise_under_any_strategy(page, question, strategy, tools, regions, diagnosis):
     brain = RandomTools(tools, regions, tuple(diagnosis))
     options = {"max_rounds": 4} if "max_rounds" in STRATEGIES[strategy].knobs() else {}

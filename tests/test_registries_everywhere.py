@@ -62,8 +62,15 @@ def stamp_severity(page: Page, region: Box | None = None) -> float:
     return min(1.0, red_share(target.pixels) * 10.0)
 
 
-STAMP = Degradation("stamp", "a red rubber stamp printed over the text", ("stamp", "red ink"), measure=stamp_severity,
-                    threshold=0.2, order=45, plain="a red stamp covers the text")
+STAMP = Degradation(
+    "stamp",
+    "a red rubber stamp printed over the text",
+    ("stamp", "red ink"),
+    measure=stamp_severity,
+    threshold=0.2,
+    order=45,
+    plain="a red stamp covers the text",
+)
 
 
 class Destamp(Tool):
@@ -114,8 +121,13 @@ def run_clean_first(run, config):
     return run.answer()
 
 
-STAMPED = Task("stamped", "stamped form", "Answer format (stamped forms):\n- Give the share of red ink as a whole "
-               "percent followed by '% red', e.g. \"3% red\".", metric="percent_points")
+STAMPED = Task(
+    "stamped",
+    "stamped form",
+    "Answer format (stamped forms):\n- Give the share of red ink as a whole "
+    "percent followed by '% red', e.g. \"3% red\".",
+    metric="percent_points",
+)
 
 
 def _percent(text: str) -> float | None:
@@ -136,8 +148,10 @@ POINTS = Metric("percent_points", percent_points, lambda score: score >= 0.9)
 
 def load_stamps(path: Path, cache_dir: Any = None, allow_outside_paths: bool = False) -> list[Sample]:
     """Every PNG of a folder, asked how much of it is red; the gold answer is 0 (a form as it was printed)."""
-    return [Sample(image.stem, str(image), QUESTION, answers=("0% red",), task="stamped", subset="forms", group=image.stem)
-            for image in sorted(Path(path).glob("*.png"))]
+    return [
+        Sample(image.stem, str(image), QUESTION, answers=("0% red",), task="stamped", subset="forms", group=image.stem)
+        for image in sorted(Path(path).glob("*.png"))
+    ]
 
 
 class InkOcr(OcrEngine):
@@ -157,7 +171,9 @@ class InkOcr(OcrEngine):
         if not len(xs):
             return []
         x0, y0, x1, y1 = float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1)
-        return [(f"{self.label} {round(100 * dark.mean())} percent", [[x0, y0], [x1, y0], [x1, y1], [x0, y1]], 0.99, [])]
+        return [
+            (f"{self.label} {round(100 * dark.mean())} percent", [[x0, y0], [x1, y0], [x1, y1], [x0, y1]], 0.99, [])
+        ]
 
 
 class LongestLine:
@@ -281,12 +297,19 @@ def helped(capsys, command: str) -> str:
 # -- --help: every command lists the plug-ins of the registries its options name ---------------------------------
 
 HELP = {
-    "ask": ["--task TASK answer format family: doc, chart, table, stamped",
-            "strategy: none, pipeline-fixed", "docintent+mact, clean-first (default docintent)",
-            "brain: offline, openai, scripted, redmeter", "OCR engines: rapidocr, tesseract, inkocr",
-            "readers: scored, rules, longest"],
-    "bench": ["KIND one of synth, wilddoc, jsonl, stamps", "docintent+mact, clean-first (default: none)",
-              "brain: offline, openai, scripted, redmeter"],
+    "ask": [
+        "--task TASK answer format family: doc, chart, table, stamped",
+        "strategy: none, pipeline-fixed",
+        "docintent+mact, clean-first (default docintent)",
+        "brain: offline, openai, scripted, redmeter",
+        "OCR engines: rapidocr, tesseract, inkocr",
+        "readers: scored, rules, longest",
+    ],
+    "bench": [
+        "KIND one of synth, wilddoc, jsonl, stamps",
+        "docintent+mact, clean-first (default: none)",
+        "brain: offline, openai, scripted, redmeter",
+    ],
     "search": ["retrieval method: bm25, dense, fusion, phrase, agent", "offline, openai, scripted, first-search"],
     "ocr": ["OCR engine: rapidocr, tesseract, inkocr"],
     "extract": ["rapidocr, tesseract, inkocr"],
@@ -322,12 +345,36 @@ def test_the_lists_are_read_when_the_help_is_printed_not_when_docintent_starts(c
 
 
 def test_ask_with_the_plugin_brain_strategy_and_task(files, plugins, capsys):
-    code, out, err = run(capsys, "ask", str(files["form"]), QUESTION, "--brain", "redmeter", "--brain-opt",
-                         "unit= points red", "--task", "stamped", "--strategy", "clean-first", "--no-progress")
+    code, out, err = run(
+        capsys,
+        "ask",
+        str(files["form"]),
+        QUESTION,
+        "--brain",
+        "redmeter",
+        "--brain-opt",
+        "unit= points red",
+        "--task",
+        "stamped",
+        "--strategy",
+        "clean-first",
+        "--no-progress",
+    )
     assert code == 0, err
     assert "answer: 0 points red" in out and "strategy: clean-first" in out and "kept: destamp" in out
-    code, out, err = run(capsys, "ask", str(files["form"]), QUESTION, "--brain", "redmeter", "--task", "stamped",
-                         "--strategy", "none", "--json")
+    code, out, err = run(
+        capsys,
+        "ask",
+        str(files["form"]),
+        QUESTION,
+        "--brain",
+        "redmeter",
+        "--task",
+        "stamped",
+        "--strategy",
+        "none",
+        "--json",
+    )
     assert code == 0, err
     data = json.loads(out)
     red = round(100 * red_share(np.asarray(Image.open(files["form"]).convert("RGB"))))
@@ -335,18 +382,30 @@ def test_ask_with_the_plugin_brain_strategy_and_task(files, plugins, capsys):
 
 
 def test_ask_with_the_offline_brain_reading_by_the_plugin_engine_and_reader(files, plugins, capsys):
-    code, out, err = run(capsys, "ask", str(files["form"]), "What is written?", "--strategy", "none",
-                         "--brain-opt", "engine=inkocr", "--brain-opt", "reader=longest", "--json")
+    code, out, err = run(
+        capsys,
+        "ask",
+        str(files["form"]),
+        "What is written?",
+        "--strategy",
+        "none",
+        "--brain-opt",
+        "engine=inkocr",
+        "--brain-opt",
+        "reader=longest",
+        "--json",
+    )
     assert code == 0, err
     assert re.fullmatch(r"ink \d+ percent", json.loads(out)["answer"]), out
 
 
 def test_a_mistyped_plugin_name_gets_the_nearest_one_in_one_line(files, plugins, capsys):
-    for argv, hint in [(["ask", str(files["form"]), QUESTION, "--strategy", "clean-frist"], "'clean-first'"),
-                       (["ocr", str(files["form"]), "--engine", "inkoc"], "'inkocr'"),
-                       (["search", str(files["root"]), "q", "--method", "phrse"], "'phrase'"),
-                       (["bench", "--dataset", "stamps:x", "--strategies", "none,clean-frist", "--out", "r"],
-                        "'clean-first'")]:
+    for argv, hint in [
+        (["ask", str(files["form"]), QUESTION, "--strategy", "clean-frist"], "'clean-first'"),
+        (["ocr", str(files["form"]), "--engine", "inkoc"], "'inkocr'"),
+        (["search", str(files["root"]), "q", "--method", "phrse"], "'phrase'"),
+        (["bench", "--dataset", "stamps:x", "--strategies", "none,clean-frist", "--out", "r"], "'clean-first'"),
+    ]:
         code, _, err = run(capsys, *argv)
         assert code == 1 and err.count("\n") == 1 and f"did you mean {hint}?" in err, err
 
@@ -372,15 +431,36 @@ def test_ocr_and_extract_read_with_the_plugin_engine(files, plugins, capsys, tmp
     assert code == 0, err
     assert re.fullmatch(r"ink \d+ percent\n", out), out
     target = tmp_path / "form.json"
-    code, out, err = run(capsys, "extract", str(files["form"]), "--out", str(target), "--engine", "inkocr",
-                         "--no-restore", "--no-progress")
+    code, out, err = run(
+        capsys,
+        "extract",
+        str(files["form"]),
+        "--out",
+        str(target),
+        "--engine",
+        "inkocr",
+        "--no-restore",
+        "--no-progress",
+    )
     assert code == 0, err
     assert re.search(r"ink \d+ percent", target.read_text()), target.read_text()[:500]
 
 
 def test_evidence_reads_with_the_plugin_engine_and_answers_with_the_plugin_brain(files, plugins, capsys):
-    code, out, err = run(capsys, "evidence", str(files["form"]), "How much ink is on the page?", "--engine",
-                         "inkocr", "--brain", "redmeter", "--match", "lexical", "--json", "--no-progress")
+    code, out, err = run(
+        capsys,
+        "evidence",
+        str(files["form"]),
+        "How much ink is on the page?",
+        "--engine",
+        "inkocr",
+        "--brain",
+        "redmeter",
+        "--match",
+        "lexical",
+        "--json",
+        "--no-progress",
+    )
     assert code == 0, err
     data = json.loads(out)
     assert re.fullmatch(r"ink \d+ percent", data["pages"]["1"][0]["evidence"]), data
@@ -389,8 +469,9 @@ def test_evidence_reads_with_the_plugin_engine_and_answers_with_the_plugin_brain
 
 def test_index_and_search_with_the_plugin_engine_retriever_and_planner(files, plugins, capsys, tmp_path):
     index = tmp_path / "idx"
-    code, out, err = run(capsys, "index", str(files["docs"]), "--out", str(index), "--ocr-engine", "inkocr",
-                         "--no-progress")
+    code, out, err = run(
+        capsys, "index", str(files["docs"]), "--out", str(index), "--ocr-engine", "inkocr", "--no-progress"
+    )
     assert code == 0, err
     assert "12 pages" in out and "ocr: 1" in out, out
     code, out, err = run(capsys, "search", str(index), "warranty", "--method", "phrase", "--json")
@@ -400,8 +481,21 @@ def test_index_and_search_with_the_plugin_engine_retriever_and_planner(files, pl
     code, out, err = run(capsys, "search", str(index), "ink", "--method", "phrase", "--json")
     assert code == 0, err
     assert [r["document"].endswith("form.png") for r in json.loads(out)] == [True]  # text from the plug-in OCR
-    code, out, err = run(capsys, "search", str(index), "warranty", "--method", "agent", "--planner", "first-search",
-                         "--planner-opt", "method=phrase", "--json", "-k", "3")
+    code, out, err = run(
+        capsys,
+        "search",
+        str(index),
+        "warranty",
+        "--method",
+        "agent",
+        "--planner",
+        "first-search",
+        "--planner-opt",
+        "method=phrase",
+        "--json",
+        "-k",
+        "3",
+    )
     assert code == 0, err
     rows = json.loads(out)
     assert rows[0]["page"] == 11 and rows[0]["rationale"] == "phrase search" and len(rows) == 3
@@ -409,8 +503,19 @@ def test_index_and_search_with_the_plugin_engine_retriever_and_planner(files, pl
 
 def test_bench_and_score_run_the_plugin_dataset_strategy_brain_task_and_metric(files, plugins, capsys, tmp_path):
     out_dir = tmp_path / "run"
-    code, out, err = run(capsys, "bench", "--dataset", f"stamps:{files['forms']}", "--strategies", "none,clean-first",
-                         "--brain", "redmeter", "--out", str(out_dir), "--no-progress")
+    code, out, err = run(
+        capsys,
+        "bench",
+        "--dataset",
+        f"stamps:{files['forms']}",
+        "--strategies",
+        "none,clean-first",
+        "--brain",
+        "redmeter",
+        "--out",
+        str(out_dir),
+        "--no-progress",
+    )
     assert code == 0, err
     assert "4 rows (4 new" in out and "| strategy | stamped score | stamped cons. |" in out, out
     rows = {(r["strategy"], r["sample"]["id"]): r for r in map(json.loads, (out_dir / "results.jsonl").open())}
@@ -445,22 +550,29 @@ def test_serve_offers_the_plugin_brain_with_its_options_and_runs_the_plugin_stra
     from docintent.commands.serve import build_config
     from docintent.server import create_app
 
-    args = build_parser().parse_args(["serve", "--brain", "offline", "--brain", "redmeter", "--brain-opt",
-                                      "unit= points red", "--workers", "1"])
+    args = build_parser().parse_args(
+        ["serve", "--brain", "offline", "--brain", "redmeter", "--brain-opt", "unit= points red", "--workers", "1"]
+    )
     config = build_config(args)
     config = type(config)(**{**config.__dict__, "warm_up": False})
     with TestClient(create_app(config)) as client:
         shown = client.get("/v1/config").json()
         assert "stamped" in shown["tasks"] and "clean-first" in shown["strategies"] and "redmeter" in shown["brains"]
         assert {"name": "destamp", "degradation": "stamp"}.items() <= next(
-            t for t in client.get("/v1/tools").json() if t["name"] == "destamp").items()
-        posted = client.post("/v1/ask", files={"file": ("form.png", files["form"].read_bytes(), "image/png")},
-                             data={"question": QUESTION, "task": "stamped", "strategy": "clean-first",
-                                   "brain": "redmeter"})
+            t for t in client.get("/v1/tools").json() if t["name"] == "destamp"
+        ).items()
+        posted = client.post(
+            "/v1/ask",
+            files={"file": ("form.png", files["form"].read_bytes(), "image/png")},
+            data={"question": QUESTION, "task": "stamped", "strategy": "clean-first", "brain": "redmeter"},
+        )
         assert posted.status_code == 202, posted.text
         deadline = time.monotonic() + 60
-        while (done := client.get(f"/v1/runs/{posted.json()['id']}").json())["status"] not in ("done", "failed",
-                                                                                              "timeout"):
+        while (done := client.get(f"/v1/runs/{posted.json()['id']}").json())["status"] not in (
+            "done",
+            "failed",
+            "timeout",
+        ):
             assert time.monotonic() < deadline, done
             time.sleep(0.02)
     assert done["status"] == "done" and done["answer"] == "0 points red" and done["tools_kept"] == ["destamp"], done
@@ -472,8 +584,9 @@ def test_mcp_tools_describe_and_take_the_plugins(files, plugins, tmp_path):
     from docintent.server.mcp import build_server
 
     build_index([files["docs"] / "manual.pdf"], tmp_path / "idx", text="pdf", progress=False)
-    server = build_server([files["root"]], index=tmp_path / "idx", brain="redmeter",
-                          brain_options={"unit": " points red"})
+    server = build_server(
+        [files["root"]], index=tmp_path / "idx", brain="redmeter", brain_options={"unit": " points red"}
+    )
 
     def call(name: str, arguments: dict[str, Any]) -> Any:
         result = asyncio.run(server.call_tool(name, arguments))
@@ -483,8 +596,9 @@ def test_mcp_tools_describe_and_take_the_plugins(files, plugins, tmp_path):
     described = {tool.name: tool.description for tool in asyncio.run(server.list_tools())}
     assert "stamped" in described["ask"] and "clean-first" in described["ask"]
     assert "destamp" in described["restore"] and "stamp" in described["diagnose"] and "phrase" in described["search"]
-    asked = call("ask", {"question": QUESTION, "image_path": str(files["form"]), "task": "stamped",
-                         "strategy": "clean-first"})
+    asked = call(
+        "ask", {"question": QUESTION, "image_path": str(files["form"]), "task": "stamped", "strategy": "clean-first"}
+    )
     assert asked["answer"] == "0 points red" and asked["tools_kept"] == ["destamp"]
     assert call("restore", {"tools": ["destamp"], "image_path": str(files["form"])})["tools"] == ["destamp"]
     assert "stamp" in call("diagnose", {"image_path": str(files["form"])})["diagnosis"]

@@ -46,16 +46,43 @@ def _make_run(root: Path, name: str = "offline") -> Path:
         for (sid, task, group, degradations), (score, tools, seconds, tokens) in zip(SAMPLES, figures):
             image = root / "images" / f"{sid}.png"
             _write_image(image, 200)
-            trace = [{"phase": "tool", "action": "applied", "tool": "deshadowing", "before": "in" + sid,
-                      "after": f"t{i}{sid}"} for i in range(tools)]
+            trace = [
+                {
+                    "phase": "tool",
+                    "action": "applied",
+                    "tool": "deshadowing",
+                    "before": "in" + sid,
+                    "after": f"t{i}{sid}",
+                }
+                for i in range(tools)
+            ]
             row = {
-                "sample": {"id": sid, "image": str(image), "question": f"value of {sid}?", "answers": ["7"],
-                           "task": task, "subset": "DocVQA" if task == "doc" else "ChartQA", "group": group,
-                           "capture": 1, "degradations": degradations, "meta": {}},
-                "strategy": strategy, "brain": "offline", "answer": "7" if score else "1", "score": float(score),
-                "correct": bool(score), "seconds": float(seconds), "error": None,
-                "result": {"tools_used": tools, "prompt_tokens": tokens - tokens // 6, "completion_tokens": tokens // 6,
-                           "trace": trace, "input_page": "in" + sid},
+                "sample": {
+                    "id": sid,
+                    "image": str(image),
+                    "question": f"value of {sid}?",
+                    "answers": ["7"],
+                    "task": task,
+                    "subset": "DocVQA" if task == "doc" else "ChartQA",
+                    "group": group,
+                    "capture": 1,
+                    "degradations": degradations,
+                    "meta": {},
+                },
+                "strategy": strategy,
+                "brain": "offline",
+                "answer": "7" if score else "1",
+                "score": float(score),
+                "correct": bool(score),
+                "seconds": float(seconds),
+                "error": None,
+                "result": {
+                    "tools_used": tools,
+                    "prompt_tokens": tokens - tokens // 6,
+                    "completion_tokens": tokens // 6,
+                    "trace": trace,
+                    "input_page": "in" + sid,
+                },
             }
             row["sample_digest"] = sample_digest(Sample.from_dict(row["sample"]))  # as the runner stamps it
             rows.append(row)
@@ -95,13 +122,43 @@ def test_tables_hold_the_right_numbers(tmp_path):
     assert header[:5] == ["strategy", "DocVQA score", "DocVQA cons.", "ChartQA score", "ChartQA cons."]
     assert header[5:10] == ["Avg. score", "Avg. cons.", "Avg. Tools", "median s / sample", "tokens / sample"]
     # none: doc 3/4 rows right, 1 of 2 questions all right; chart 1/2, 0 of 1; averages of the two
-    assert _table_line(table1, "none") == ["none", "75.00", "50.00", "50.00", "0.00", "62.50", "25.00", "0.00",
-                                           "3.50", "0", "6", "0"]
-    assert _table_line(table1, "docintent")[1:10] == ["100.00", "100.00", "100.00", "100.00", "100.00", "100.00",
-                                                      "1.00", "7.00", "120"]
+    assert _table_line(table1, "none") == [
+        "none",
+        "75.00",
+        "50.00",
+        "50.00",
+        "0.00",
+        "62.50",
+        "25.00",
+        "0.00",
+        "3.50",
+        "0",
+        "6",
+        "0",
+    ]
+    assert _table_line(table1, "docintent")[1:10] == [
+        "100.00",
+        "100.00",
+        "100.00",
+        "100.00",
+        "100.00",
+        "100.00",
+        "1.00",
+        "7.00",
+        "120",
+    ]
     assert "agres" not in table1
-    assert _table_line(table2, "agres")[1:10] == ["50.00", "50.00", "100.00", "100.00", "75.00", "75.00", "3.00",
-                                                  "1.00", "50"]
+    assert _table_line(table2, "agres")[1:10] == [
+        "50.00",
+        "50.00",
+        "100.00",
+        "100.00",
+        "75.00",
+        "75.00",
+        "3.00",
+        "1.00",
+        "50",
+    ]
     assert "| docintent |" in table2  # for reference beside the ablations
 
     degradations = md.split("## Score by recorded degradation")[1].split("![")[0]
@@ -121,7 +178,7 @@ def test_plots_html_and_failure_pictures(tmp_path):
         assert paths[kind].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     page = paths["html"].read_text()
     assert "<style>" in page and "<link" not in page  # self-contained apart from its relative images
-    assert "<td class=\"num\">75.00</td>" in page
+    assert '<td class="num">75.00</td>' in page
     data = json.loads(paths["json"].read_text())
     failures = {(f["sample"], f["strategy"]): f["images"] for f in data["failures"]}
     # s2 under "none" was solved by docintent: shown with its saved steps (input, then the rolled-back tool)
@@ -153,12 +210,21 @@ def test_saved_steps_of_a_real_run_appear_beside_its_failure(tmp_path):
 
     image = tmp_path / "page.png"
     _write_image(image, 120)
-    sample = Sample(id="p1", image=str(image), question="total?", answers=("9",), task="doc", subset="DocVQA",
-                    group="p1", degradations=("rotation_90",))
+    sample = Sample(
+        id="p1",
+        image=str(image),
+        question="total?",
+        answers=("9",),
+        task="doc",
+        subset="DocVQA",
+        group="p1",
+        degradations=("rotation_90",),
+    )
 
     def brain():
-        return ScriptedBrain(decisions=[UseTool("rotate_90", "page looks sideways")], reviews=[Rollback("worse")],
-                             final="8")
+        return ScriptedBrain(
+            decisions=[UseTool("rotate_90", "page looks sideways")], reviews=[Rollback("worse")], final="8"
+        )
 
     run_benchmark([sample], ["docintent"], brain, tmp_path / "run", save_steps=True, progress=False)
     paths = write_report([load_run(tmp_path / "run")], tmp_path / "report")
@@ -183,16 +249,37 @@ def test_the_harm_section_names_the_kind_where_a_kept_tool_lowered_the_score(tmp
         for strategy in ("none", "docintent"):
             lost = strategy == "docintent" and kind == "letter" and i < 6
             gained = strategy == "docintent" and kind == "receipt"
-            score = 1.0 if (strategy == "none" and kind == "letter") or gained or (kind == "letter" and not lost) else 0.0
-            rows.append({
-                "sample": {"id": f"{kind}-{i}", "image": "x.png", "question": "Who?", "answers": ["A"], "task": "doc",
-                           "subset": kind, "group": f"{kind}-{i}", "capture": 1, "degradations": [],
-                           "meta": {"condition": "glare"}},
-                "strategy": strategy, "brain": "offline", "answer": "A", "score": score, "correct": bool(score),
-                "seconds": 1.0, "error": None,
-                "result": {"tools_used": 1 if strategy == "docintent" else 0,
-                           "tools_kept": ["deblurring"] if strategy == "docintent" else [], "trace": []},
-            })
+            score = (
+                1.0 if (strategy == "none" and kind == "letter") or gained or (kind == "letter" and not lost) else 0.0
+            )
+            rows.append(
+                {
+                    "sample": {
+                        "id": f"{kind}-{i}",
+                        "image": "x.png",
+                        "question": "Who?",
+                        "answers": ["A"],
+                        "task": "doc",
+                        "subset": kind,
+                        "group": f"{kind}-{i}",
+                        "capture": 1,
+                        "degradations": [],
+                        "meta": {"condition": "glare"},
+                    },
+                    "strategy": strategy,
+                    "brain": "offline",
+                    "answer": "A",
+                    "score": score,
+                    "correct": bool(score),
+                    "seconds": 1.0,
+                    "error": None,
+                    "result": {
+                        "tools_used": 1 if strategy == "docintent" else 0,
+                        "tools_kept": ["deblurring"] if strategy == "docintent" else [],
+                        "trace": [],
+                    },
+                }
+            )
     (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (run / "manifest.json").write_text(json.dumps({"brain": "offline", "seed": 0, "config": {"dataset": "synth:x"}}))
     paths = write_report([load_run(run)], tmp_path / "out", failures=0)
@@ -223,16 +310,52 @@ def test_a_dataset_with_its_own_metric_gets_the_same_consistency_in_bench_report
 
     run = tmp_path / "own-metric"
     run.mkdir()
-    rows = [{"sample": {"id": "q1-c1", "image": "x.png", "question": "What?", "answers": ["alpha beta gamma delta"],
-                        "task": "doc", "subset": "forms", "group": "q1", "capture": 1, "degradations": [],
-                        "meta": {"metric": "token_f1"}},
-             "strategy": "none", "brain": "offline", "answer": "alpha beta gamma", "score": 6 / 7, "correct": True,
-             "seconds": 1.0, "error": None, "result": {"tools_used": 0, "trace": []}},
-            {"sample": {"id": "q1-c2", "image": "x.png", "question": "What?", "answers": ["alpha beta gamma delta"],
-                        "task": "doc", "subset": "forms", "group": "q1", "capture": 2, "degradations": [],
-                        "meta": {"metric": "token_f1"}},
-             "strategy": "none", "brain": "offline", "answer": "alpha beta", "score": 4 / 6, "correct": False,
-             "seconds": 1.0, "error": None, "result": {"tools_used": 0, "trace": []}}]
+    rows = [
+        {
+            "sample": {
+                "id": "q1-c1",
+                "image": "x.png",
+                "question": "What?",
+                "answers": ["alpha beta gamma delta"],
+                "task": "doc",
+                "subset": "forms",
+                "group": "q1",
+                "capture": 1,
+                "degradations": [],
+                "meta": {"metric": "token_f1"},
+            },
+            "strategy": "none",
+            "brain": "offline",
+            "answer": "alpha beta gamma",
+            "score": 6 / 7,
+            "correct": True,
+            "seconds": 1.0,
+            "error": None,
+            "result": {"tools_used": 0, "trace": []},
+        },
+        {
+            "sample": {
+                "id": "q1-c2",
+                "image": "x.png",
+                "question": "What?",
+                "answers": ["alpha beta gamma delta"],
+                "task": "doc",
+                "subset": "forms",
+                "group": "q1",
+                "capture": 2,
+                "degradations": [],
+                "meta": {"metric": "token_f1"},
+            },
+            "strategy": "none",
+            "brain": "offline",
+            "answer": "alpha beta",
+            "score": 4 / 6,
+            "correct": False,
+            "seconds": 1.0,
+            "error": None,
+            "result": {"tools_used": 0, "trace": []},
+        },
+    ]
     (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (run / "manifest.json").write_text(json.dumps({"brain": "offline", "seed": 0, "config": {"dataset": "synth:x"}}))
     own = Metric("token_f1", token_f1, lambda score: score >= 0.8, title="token F1, right at 0.8")
@@ -253,8 +376,10 @@ def test_rows_of_one_task_scored_by_two_metrics_are_refused_by_name_not_averaged
     """One figure cannot hold ANLS and a dataset's own metric at once: the summary says which metrics met."""
     from docintent.evaluation.metrics import METRICS, Metric, summarize
 
-    rows = [{"task": "doc", "subset": "a", "group": "q1", "score": 1.0},
-            {"task": "doc", "subset": "a", "group": "q2", "score": 1.0, "metric": "exact"}]
+    rows = [
+        {"task": "doc", "subset": "a", "group": "q1", "score": 1.0},
+        {"task": "doc", "subset": "a", "group": "q2", "score": 1.0, "metric": "exact"},
+    ]
     with METRICS.scoped("exact", Metric("exact", lambda p, a, s: float(p == a), lambda score: score >= 1.0)):
         with pytest.raises(DatasetError, match=r"'doc' rows are scored by 2 metrics \(anls, exact\)"):
             summarize(rows)
@@ -265,11 +390,12 @@ def test_a_metric_that_macro_averages_its_sub_splits_is_reported_as_such_for_any
     equal weight per sub-split and says so in its title."""
     from docintent.evaluation.metrics import METRICS, Metric, summarize
 
-    rows = [{"task": "doc", "subset": "big", "group": f"b{i}", "score": 1.0, "metric": "macro_exact"}
-            for i in range(3)] + [{"task": "doc", "subset": "small", "group": "s1", "score": 0.0,
-                                  "metric": "macro_exact"}]
-    macro = Metric("macro_exact", lambda p, a, s: float(p == a), lambda score: score >= 1.0, title="exact",
-                   aggregate="macro")
+    rows = [
+        {"task": "doc", "subset": "big", "group": f"b{i}", "score": 1.0, "metric": "macro_exact"} for i in range(3)
+    ] + [{"task": "doc", "subset": "small", "group": "s1", "score": 0.0, "metric": "macro_exact"}]
+    macro = Metric(
+        "macro_exact", lambda p, a, s: float(p == a), lambda score: score >= 1.0, title="exact", aggregate="macro"
+    )
     with METRICS.scoped("macro_exact", macro):
         summary = summarize(rows)
         table = summary_markdown(summary)
@@ -296,7 +422,9 @@ def test_page_names_and_step_folders_from_a_tampered_row_never_lead_out_of_the_r
     (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "report"
     write_report([load_run(run)], out, failures=6)
-    assert (outside / "secret.jpg").read_bytes() == before and sorted(p.name for p in outside.iterdir()) == ["secret.jpg"]
+    assert (outside / "secret.jpg").read_bytes() == before and sorted(p.name for p in outside.iterdir()) == [
+        "secret.jpg"
+    ]
     pictures = [p.name for p in (out / "images").iterdir()]
     assert not any("secret" in name or ".." in name for name in pictures)
     assert [p for p in tmp_path.rglob("*") if p.name.startswith("failure") and out not in p.parents] == []
@@ -321,15 +449,20 @@ def test_any_page_name_or_step_folder_in_a_row_stays_inside_the_run_and_the_repo
     folder = st.lists(segments, max_size=3).map("/".join)
 
     @given(name, name, folder)
-    @hypothesis.example("../../outside", "abc123", "steps")     # a picture outside the run, read through a name
+    @hypothesis.example("../../outside", "abc123", "steps")  # a picture outside the run, read through a name
     @hypothesis.example("abc123", "../../../outside", "steps")  # ... and one written above the report
-    @hypothesis.example("outside", "outside", "..")             # a step folder above the run
+    @hypothesis.example("outside", "outside", "..")  # a step folder above the run
     @hypothesis.settings(max_examples=200, deadline=None)
     def check(input_page, after, steps_dir):
         out = tmp_path / "report"
-        row = {"sample": {"id": "s", "image": str(tmp_path / "missing.png")}, "steps_dir": steps_dir,
-               "result": {"input_page": input_page,
-                          "trace": [{"phase": "tool", "action": "applied", "tool": "t", "after": after}]}}
+        row = {
+            "sample": {"id": "s", "image": str(tmp_path / "missing.png")},
+            "steps_dir": steps_dir,
+            "result": {
+                "input_page": input_page,
+                "trace": [{"phase": "tool", "action": "applied", "tool": "t", "after": after}],
+            },
+        }
         run = type("R", (), {"path": run_dir})()
         for _, rel in failure_images(run, row, out, 0):
             written = (out / rel).resolve()

@@ -197,8 +197,9 @@ def test_an_answer_and_its_whole_trace_do_not_depend_on_the_cache(tmp_path, monk
         forget_engines()  # a fresh engine, as a new process would have
         brain = get_brain("offline", answer_threshold=1.0)  # never answerable at once: the loop restores
         result = docintent.ask(page, "What is the total amount due?", brain=brain)
-        return result.answer, [(s.phase, s.action, s.tool, s.reason, s.before, s.after, s.to_dict()["data"])
-                               for s in result.trace]
+        return result.answer, [
+            (s.phase, s.action, s.tool, s.reason, s.before, s.after, s.to_dict()["data"]) for s in result.trace
+        ]
 
     try:
         off, cold, warm = ask(None), ask("c"), ask("c")

@@ -15,8 +15,14 @@ from docintent.page import Page
 from docintent.strategies.auto import restore_auto
 
 LINES = [
-    "The physics package", "Sergio C. de la Barrera", "December 12, 2012", "Contents",
-    "1 Before you start", "1.1 The purpose of this package", "2 List of commands", "2.1 Automatic bracing",
+    "The physics package",
+    "Sergio C. de la Barrera",
+    "December 12, 2012",
+    "Contents",
+    "1 Before you start",
+    "1.1 The purpose of this package",
+    "2 List of commands",
+    "2.1 Automatic bracing",
 ]
 
 
@@ -54,9 +60,13 @@ def _curled_capture(seed: int) -> tuple[Page, str]:
     from docintent.synth.capture import CapturePlan, Step, apply
 
     lines = [
-        "Octave C++ Classes", "Edition 1.0 for Octave version 7.3.0", "The Octave Project Developers",
-        "Permission is granted to make and distribute", "verbatim copies of this manual provided the",
-        "copyright notice and this permission notice", "are preserved on all copies of the manual.",
+        "Octave C++ Classes",
+        "Edition 1.0 for Octave version 7.3.0",
+        "The Octave Project Developers",
+        "Permission is granted to make and distribute",
+        "verbatim copies of this manual provided the",
+        "copyright notice and this permission notice",
+        "are preserved on all copies of the manual.",
         "Boston, MA 02110-1301 USA, November 2022",
     ] * 2
     clean = render_text_page(lines, size=22, width=800)
@@ -104,4 +114,3 @@ def test_bad_input_exits_1_with_one_line(tmp_path: Path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "broken.jpg" in err[0]
     assert not (tmp_path / "out.png").exists()
-

@@ -44,7 +44,12 @@ def test_budget_then_one_forced_finalisation(corpus):
 def test_invalid_submission_costs_a_step_and_the_planner_sees_why(corpus):
     index, _ = corpus
     ten = index.handles[:10]
-    planner = ScriptedPlanner([Action("submit", {"ranking": ten[:9]}), Action("submit", {"ranking": [{"handle": h, "evidence": [h], "rationale": "r"} for h in ten]})])
+    planner = ScriptedPlanner(
+        [
+            Action("submit", {"ranking": ten[:9]}),
+            Action("submit", {"ranking": [{"handle": h, "evidence": [h], "rationale": "r"} for h in ten]}),
+        ]
+    )
     result = SearchAgent(index, planner).run("anything")
     assert (result.steps, result.forced, result.handles) == (2, False, ten)
     assert result.trace[0].action == "failed" and "exactly 10 handles, got 9" in result.trace[0].data["error"]
@@ -65,14 +70,18 @@ def test_tool_contracts_and_disabled_inspection(corpus):
     assert "at most 10 handles per call, got 11" in errors[1]
     assert "within [0, 1]" in errors[2]
     assert errors[3] == "" and result.trace[3].action == "crop_pages"
-    blind = SearchAgent(index, ScriptedPlanner([Action("get_page_text", {"handle": index.handles[0]})]), budget=1, inspection=False)
+    blind = SearchAgent(
+        index, ScriptedPlanner([Action("get_page_text", {"handle": index.handles[0]})]), budget=1, inspection=False
+    )
     assert "disabled in this run (no page inspection)" in blind.run("q").trace[0].data["error"]
 
 
 def test_crop_text_comes_from_the_region(corpus):
     index, by_text = corpus
     handle = by_text["Float placement tips"]
-    planner = ScriptedPlanner([Action("crop_pages", {"crops": [{"handle": handle, "region": [0, 0, 1, 0.1], "purpose": "heading"}]})])
+    planner = ScriptedPlanner(
+        [Action("crop_pages", {"crops": [{"handle": handle, "region": [0, 0, 1, 0.1], "purpose": "heading"}]})]
+    )
     agent = SearchAgent(index, planner, budget=1)
     obs = agent.tools.call(planner.actions[0], want_images=False)
     assert obs.data["crops"][0]["text"].strip() == "Float placement tips"
@@ -125,8 +134,13 @@ class _ScriptedChatServer(BaseHTTPRequestHandler):
         content = type(self).replies[min(len(type(self).requests) - 1, len(type(self).replies) - 1)]
         payload = json.dumps(
             {
-                "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+                "id": "x",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [
+                    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                ],
                 "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
             }
         ).encode()
@@ -157,7 +171,9 @@ def test_openai_planner_over_a_loopback_endpoint(corpus, chat_server):
     handler.replies = [
         '{"tool": "search", "args": {"query": "zzplace package", "top_k": 3}, "thought": "find it"}',
         "Here you go: ```json\n" + json.dumps({"tool": "inspect_pages", "args": {"handles": ten[:1]}}) + "\n```",
-        json.dumps({"tool": "submit", "args": {"ranking": [{"handle": h, "evidence": [], "rationale": "x"} for h in ten]}}),
+        json.dumps(
+            {"tool": "submit", "args": {"ranking": [{"handle": h, "evidence": [], "rationale": "x"} for h in ten]}}
+        ),
     ]
     planner = OpenAIPlanner(model="tiny", base_url=url, api_key="k")
     result = SearchAgent(index, planner).run("zzplace?")
@@ -166,7 +182,10 @@ def test_openai_planner_over_a_loopback_endpoint(corpus, chat_server):
     second = handler.requests[1]["messages"]
     assert "search result" in second[-1]["content"] and by_text["The zzplace package"] in second[-1]["content"]
     third = handler.requests[2]["messages"][-1]["content"]
-    assert any(part.get("type") == "image_url" and part["image_url"]["url"].startswith("data:image/jpeg;base64,") for part in third)
+    assert any(
+        part.get("type") == "image_url" and part["image_url"]["url"].startswith("data:image/jpeg;base64,")
+        for part in third
+    )
 
 
 def test_openai_planner_gets_a_forced_ranking_only_turn(corpus, chat_server):

@@ -100,7 +100,11 @@ def test_a_model_saved_before_tokeniser_names_keeps_tokenising_queries_the_old_w
     assert old.tokenizer == "v1"
     # v1 dropped "between" and kept one-letter words; v2 keeps "between" and drops one-letter words.
     assert old.terms("spacing between rows x") == ["spacing", "rows", "x"]
-    assert BM25.fit([["a"]], stemming=False, tokenizer="v2").terms("spacing between rows x") == ["spacing", "between", "rows"]
+    assert BM25.fit([["a"]], stemming=False, tokenizer="v2").terms("spacing between rows x") == [
+        "spacing",
+        "between",
+        "rows",
+    ]
 
 
 def test_reciprocal_rank_fusion_formula():

@@ -96,7 +96,9 @@ def test_page_without_text_layer_is_read_by_ocr(tmp_path):
     from conftest import render_text_page
 
     scan = tmp_path / "scan.pdf"
-    Image.fromarray(render_text_page(["Quarterly report", "Revenue grew by 12 percent"], size=40)).save(scan, resolution=144)
+    Image.fromarray(render_text_page(["Quarterly report", "Revenue grew by 12 percent"], size=40)).save(
+        scan, resolution=144
+    )
     make_pdf(tmp_path / "text.pdf", FILLER[:2])
     report = build_index([scan, tmp_path / "text.pdf"], tmp_path / "idx", ocr="tesseract")
     assert report.pages_by_source == {"pdf": 2, "ocr:tesseract": 1}

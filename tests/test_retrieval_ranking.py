@@ -235,17 +235,22 @@ def test_search_explain_of_fusion_gives_each_list_rank(index, capsys, monkeypatc
     from docintent.retrieval import passages
 
     monkeypatch.setattr(passages, "load_sentence_model", lambda: HashingModel())
-    assert main(["search", str(index.directory), "rotatebox rotation", "-k", "2", "--method", "fusion", "--explain"]) == 0
+    assert (
+        main(["search", str(index.directory), "rotatebox rotation", "-k", "2", "--method", "fusion", "--explain"]) == 0
+    )
     out = capsys.readouterr().out
     lines = [line.strip() for line in out.splitlines() if line.strip().startswith("fusion:")]
     assert len(lines) == 2
-    assert lines[0].startswith("fusion: bm25 rank 1, dense rank ") and lines[0].endswith("(weights 0.6 : 0.4, zscore over the top 20)")
+    assert lines[0].startswith("fusion: bm25 rank 1, dense rank ") and lines[0].endswith(
+        "(weights 0.6 : 0.4, zscore over the top 20)"
+    )
 
 
 @pytest.mark.dense
 def test_cli_agent_starts_from_fusion_once_the_index_has_passage_embeddings(tmp_path, capsys, monkeypatch):
     from docintent.cli import main
     from docintent.retrieval import passages
+
     make_pdf(tmp_path / "guide.pdf", FILLER + ["4.2 Rotation\nThe rotatebox command turns its argument."])
     build_index([tmp_path / "guide.pdf"], tmp_path / "idx")
     query = "which command turns its argument"

@@ -12,7 +12,10 @@ TEN = [f"p{i:02d}" for i in range(1, 11)]
 
 
 def _gold(**answers: tuple[str, int]) -> dict[str, Annotation]:
-    return {q: Annotation(q, page, level, support_page_ids=(), topic_id="topic-a" if level == 1 else "topic-b") for q, (page, level) in answers.items()}
+    return {
+        q: Annotation(q, page, level, support_page_ids=(), topic_id="topic-a" if level == 1 else "topic-b")
+        for q, (page, level) in answers.items()
+    }
 
 
 def test_ranks_1_3_10_and_missing():
@@ -40,7 +43,9 @@ def test_invalid_rankings_score_zero_but_stay_in_the_denominator():
     }
     s = score(subs, gold, known=KNOWN)
     assert s.overall["n"] == 6
-    assert s.overall["R@10"] == pytest.approx(100 / 6, abs=0.01) and s.overall["MRR@10"] == pytest.approx(100 / 6, abs=0.01)
+    assert s.overall["R@10"] == pytest.approx(100 / 6, abs=0.01) and s.overall["MRR@10"] == pytest.approx(
+        100 / 6, abs=0.01
+    )
     assert s.invalid == {
         "q1": "9 handles instead of 10",
         "q2": "duplicate handles: p01",

@@ -110,15 +110,30 @@ class FakeMessagesApi:
                     self._send(response["status"], {"type": "error", "error": error}, headers)
                     return
                 if "tool" in response:
-                    content = [{"type": "tool_use", "id": f"toolu_{len(fake.requests)}", "name": response["tool"],
-                                "input": response.get("input", {})}]
+                    content = [
+                        {
+                            "type": "tool_use",
+                            "id": f"toolu_{len(fake.requests)}",
+                            "name": response["tool"],
+                            "input": response.get("input", {}),
+                        }
+                    ]
                     stop = "tool_use"
                 else:
                     content, stop = [{"type": "text", "text": response["text"]}], "end_turn"
                 words = sum(len(json.dumps(m)) for m in body.get("messages", [])) // 4
-                self._send(200, {"id": "msg_1", "type": "message", "role": "assistant", "model": body.get("model"),
-                                 "content": content, "stop_reason": stop,
-                                 "usage": {"input_tokens": words, "output_tokens": 5}})
+                self._send(
+                    200,
+                    {
+                        "id": "msg_1",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": body.get("model"),
+                        "content": content,
+                        "stop_reason": stop,
+                        "usage": {"input_tokens": words, "output_tokens": 5},
+                    },
+                )
 
         return Handler
 
@@ -138,20 +153,39 @@ class MessagesChat:
         self.usage = Usage()
         self.timeouts: list[float] = []  # what each attempt was given
 
-    def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, *,
-             max_tokens: int | None = None, timeout: float | None = None) -> Reply:
+    def chat(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int | None = None,
+        timeout: float | None = None,
+    ) -> Reply:
         timeout = self.timeout if timeout is None else timeout
         self.timeouts.append(timeout)
-        body: dict[str, Any] = {"model": self.model, "max_tokens": max_tokens or 1024,
-                                "messages": [_message(m) for m in messages if m["role"] != "system"]}
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": max_tokens or 1024,
+            "messages": [_message(m) for m in messages if m["role"] != "system"],
+        }
         system = "\n".join(_text(m["content"]) for m in messages if m["role"] == "system")
         if system:
             body["system"] = system
         if tools:
-            body["tools"] = [{"name": t["function"]["name"], "description": t["function"].get("description", ""),
-                              "input_schema": t["function"].get("parameters") or {"type": "object"}} for t in tools]
-        request = urllib.request.Request(self.url, data=json.dumps(body).encode(), method="POST", headers={
-            "content-type": "application/json", "x-api-key": "test-key", "anthropic-version": "2023-06-01"})
+            body["tools"] = [
+                {
+                    "name": t["function"]["name"],
+                    "description": t["function"].get("description", ""),
+                    "input_schema": t["function"].get("parameters") or {"type": "object"},
+                }
+                for t in tools
+            ]
+        request = urllib.request.Request(
+            self.url,
+            data=json.dumps(body).encode(),
+            method="POST",
+            headers={"content-type": "application/json", "x-api-key": "test-key", "anthropic-version": "2023-06-01"},
+        )
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
                 data = json.loads(response.read())
@@ -169,22 +203,34 @@ class MessagesChat:
                 raise ModelTimeout(timeout) from None
             raise ModelEndpointError(f"cannot reach {self.where}: {err.reason}") from None
         said = "".join(block["text"] for block in data["content"] if block["type"] == "text")
-        calls = [ParsedCall(block["name"], block["input"], block["id"])
-                 for block in data["content"] if block["type"] == "tool_use"]
+        calls = [
+            ParsedCall(block["name"], block["input"], block["id"])
+            for block in data["content"]
+            if block["type"] == "tool_use"
+        ]
         usage = Usage(data["usage"]["input_tokens"], data["usage"]["output_tokens"], 1)
         self.usage = self.usage + usage
         finish = {"tool_use": "tool_calls", "max_tokens": "length"}.get(data["stop_reason"], "stop")
         return Reply(said, said, calls, finish_reason=finish, usage=usage)
 
-    def image_part(self, page: Page, max_side: int | None = None, *, max_pixels: int | None = None,
-                   fmt: str = "auto", quality: int = 90) -> dict[str, Any]:
+    def image_part(
+        self,
+        page: Page,
+        max_side: int | None = None,
+        *,
+        max_pixels: int | None = None,
+        fmt: str = "auto",
+        quality: int = 90,
+    ) -> dict[str, Any]:
         import base64
 
         from docintent.io import encode
 
         data, mime = encode(page, "png")
-        return {"type": "image", "source": {"type": "base64", "media_type": mime,
-                                            "data": base64.b64encode(data).decode()}}
+        return {
+            "type": "image",
+            "source": {"type": "base64", "media_type": mime, "data": base64.b64encode(data).decode()},
+        }
 
     def served_models(self) -> list[str]:
         return [self.model]
@@ -202,14 +248,31 @@ def _text(content: Any) -> str:
 def _message(message: dict[str, Any]) -> dict[str, Any]:
     """An OpenAI-style message as a messages-API one (text and image blocks, tool calls and their results)."""
     if message["role"] == "tool":
-        return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": message.get("tool_call_id"),
-                                             "content": _text(message["content"])}]}
+        return {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": message.get("tool_call_id"),
+                    "content": _text(message["content"]),
+                }
+            ],
+        }
     content = message.get("content") or ""
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else [
-        part for part in content if part.get("type") in ("text", "image")]
+    blocks = (
+        [{"type": "text", "text": content}]
+        if isinstance(content, str)
+        else [part for part in content if part.get("type") in ("text", "image")]
+    )
     for call in message.get("tool_calls") or []:
-        blocks.append({"type": "tool_use", "id": call["id"], "name": call["function"]["name"],
-                       "input": json.loads(call["function"].get("arguments") or "{}")})
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": call["id"],
+                "name": call["function"]["name"],
+                "input": json.loads(call["function"].get("arguments") or "{}"),
+            }
+        )
     return {"role": message["role"], "content": blocks}
 
 
@@ -232,9 +295,13 @@ EXPECTED: dict[str, tuple[int, list[float], str]] = {
     "a 429 with Retry-After, then an answer": (2, [0.5], ANSWER),  # the server's wait, not the back-off
     "5xx twice, then an answer": (3, [0.25, 0.5], ANSWER),  # back-off 0.25, doubled
     "5xx every time": (3, [0.25, 0.5], "WHERE: gave up after 3 attempt(s); last: HTTP 502: bad gateway."),
-    "timeouts every time": (3, [0.3, 0.6], "WHERE: gave up after 3 attempt(s); last: no reply within 1.2 s. Raise "
-                            "timeout (reasoning models and long replies need more) or check that the server is not "
-                            "stuck."),
+    "timeouts every time": (
+        3,
+        [0.3, 0.6],
+        "WHERE: gave up after 3 attempt(s); last: no reply within 1.2 s. Raise "
+        "timeout (reasoning models and long replies need more) or check that the server is not "
+        "stuck.",
+    ),
     "a refused request (400)": (1, [], "refused"),
 }
 
@@ -346,8 +413,11 @@ def test_a_model_brain_on_another_api_answers_through_a_timeout_a_429_and_a_5xx(
             return {"tool": "continue", "input": {}}
         return {"text": json.dumps({"answer": "27", "confidence": "high"})}
 
-    quirks = [{"delay": 2.0, "text": "late"}, {"status": 429, "message": "slow down", "retry_after": 1},
-              {"status": 529, "message": "overloaded"}]
+    quirks = [
+        {"delay": 2.0, "text": "late"},
+        {"status": 429, "message": "slow down", "retry_after": 1},
+        {"status": 529, "message": "overloaded"},
+    ]
     page = Page.from_array(render_text_page(["Catalogue 27", "Wholesale 24"], size=26, width=600))
     with FakeMessagesApi(quirks, then=model) as server:
         api = Retrying(MessagesChat(server.base_url, timeout=0.3), RetryPolicy(max_retries=4, backoff=0.05))
@@ -397,8 +467,11 @@ def test_the_model_brain_refuses_endpoint_options_a_ready_chat_model_would_ignor
     from docintent.brains.mllm import ModelBrain
 
     api = Retrying(MessagesChat("http://127.0.0.1:9/v1"))
-    with pytest.raises(ConfigError, match=r"openai brain: max_retries, temperature configure the OpenAI endpoint, "
-                                          r"which a ready chat_model replaces: .*RetryPolicy\(max_retries=\.\.\.\)"):
+    with pytest.raises(
+        ConfigError,
+        match=r"openai brain: max_retries, temperature configure the OpenAI endpoint, "
+        r"which a ready chat_model replaces: .*RetryPolicy\(max_retries=\.\.\.\)",
+    ):
         ModelBrain(chat_model=api, temperature=0.9, max_retries=0)
     with pytest.raises(ConfigError, match="openai brain: client configure the OpenAI endpoint"):
         ModelBrain(chat_model=api, client=object())
@@ -422,9 +495,11 @@ def test_the_seam_loads_no_provider_client_and_the_document_facade_no_retrieval(
     import subprocess
     import sys
 
-    code = ("import sys, docintent.document, docintent.brains.retrying, docintent.brains.chat; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('openai', 'httpx2') "
-            "or m.startswith('docintent.retrieval') or m == 'docintent.brains.endpoint'))")
+    code = (
+        "import sys, docintent.document, docintent.brains.retrying, docintent.brains.chat; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('openai', 'httpx2') "
+        "or m.startswith('docintent.retrieval') or m == 'docintent.brains.endpoint'))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"

@@ -42,9 +42,19 @@ def _samples(tmp_path: Path, n: int = 4, answers=("42",)) -> list[Sample]:
     out = []
     for i in range(n):
         image = _image(tmp_path / f"page{i}.png", f"total {i}")
-        out.append(Sample(id=f"s{i}", image=image, question=f"what is total {i}?", answers=tuple(answers),
-                          task="doc", subset="DocVQA", group=f"q{i // 2}", capture=i % 2 + 1,
-                          degradations=("blur",) if i % 2 else ()))
+        out.append(
+            Sample(
+                id=f"s{i}",
+                image=image,
+                question=f"what is total {i}?",
+                answers=tuple(answers),
+                task="doc",
+                subset="DocVQA",
+                group=f"q{i // 2}",
+                capture=i % 2 + 1,
+                degradations=("blur",) if i % 2 else (),
+            )
+        )
     return out
 
 
@@ -64,8 +74,13 @@ def test_one_row_per_sample_and_strategy_with_scores_and_manifest(tmp_path):
     assert (summary.rows, summary.new_rows, summary.failed) == (6, 6, 0)
     rows = _lines(tmp_path / "run" / "results.jsonl")
     assert [(r["sample"]["id"], r["strategy"]) for r in rows] == [
-        ("s0", "none"), ("s0", "pipeline-fixed"), ("s1", "none"), ("s1", "pipeline-fixed"),
-        ("s2", "none"), ("s2", "pipeline-fixed")]
+        ("s0", "none"),
+        ("s0", "pipeline-fixed"),
+        ("s1", "none"),
+        ("s1", "pipeline-fixed"),
+        ("s2", "none"),
+        ("s2", "pipeline-fixed"),
+    ]
     first = rows[0]
     assert first["answer"] == "42" and first["score"] == 1.0 and first["correct"] is True
     assert first["brain"] == "scripted" and first["error"] is None and first["seconds"] > 0
@@ -157,12 +172,29 @@ def test_sigkilled_run_resumes_without_losing_or_repeating_rows(tmp_path):
     assert 3 <= len(before) < 12
     assert all(r["answer"] == "first" for r in before)
 
-    assert main(["bench", "--dataset", f"jsonl:{dataset}", "--strategies", "none", "--brain", "scripted",
-                 "--brain-opt", "final=second", "--no-progress", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "--dataset",
+                f"jsonl:{dataset}",
+                "--strategies",
+                "none",
+                "--brain",
+                "scripted",
+                "--brain-opt",
+                "final=second",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     after = _lines(results)
     assert [r["sample"]["id"] for r in after] == [s.id for s in samples]  # nothing repeated, nothing lost
     assert after[: len(before)] == before  # finished rows kept as they were
-    assert {r["answer"] for r in after[len(before):]} == {"second"}
+    assert {r["answer"] for r in after[len(before) :]} == {"second"}
 
 
 class _Raises:
@@ -199,7 +231,11 @@ def test_failures_are_rows_and_only_retry_failed_runs_them_again(tmp_path):
     rows = _lines(out / "results.jsonl")
     assert len(rows) == 4  # compacted: the retried rows replaced the failed ones
     assert {r["sample"]["id"]: r["error"] for r in rows} == {
-        "s0": None, "s1": "RuntimeError: cannot cope with this page", "s2": None, "s3": None}
+        "s0": None,
+        "s1": "RuntimeError: cannot cope with this page",
+        "s2": None,
+        "s3": None,
+    }
 
 
 def test_shards_partition_the_samples(tmp_path):
@@ -215,8 +251,23 @@ def test_shards_partition_the_samples(tmp_path):
     dataset = _write_jsonl(tmp_path / "samples.jsonl", samples)
     out = tmp_path / "run"
     for shard in ("0/2", "1/2"):
-        assert main(["bench", "--dataset", f"jsonl:{dataset}", "--brain", "scripted", "--shard", shard,
-                     "--no-progress", "--out", str(out)]) == 0
+        assert (
+            main(
+                [
+                    "bench",
+                    "--dataset",
+                    f"jsonl:{dataset}",
+                    "--brain",
+                    "scripted",
+                    "--shard",
+                    shard,
+                    "--no-progress",
+                    "--out",
+                    str(out),
+                ]
+            )
+            == 0
+        )
     rows = _lines(out / "results.jsonl")
     assert sorted(r["sample"]["id"] for r in rows) == sorted(s.id for s in samples)
 
@@ -224,8 +275,27 @@ def test_shards_partition_the_samples(tmp_path):
 def test_limit_and_cli_summary(tmp_path, capsys):
     dataset = _write_jsonl(tmp_path / "samples.jsonl", _samples(tmp_path, 4))
     out = tmp_path / "run"
-    assert main(["bench", "--dataset", f"jsonl:{dataset}", "--strategies", "none,judge-fixed", "--brain",
-                 "scripted", "--brain-opt", "final=42", "--limit", "2", "--no-progress", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "--dataset",
+                f"jsonl:{dataset}",
+                "--strategies",
+                "none,judge-fixed",
+                "--brain",
+                "scripted",
+                "--brain-opt",
+                "final=42",
+                "--limit",
+                "2",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "4 rows (4 new, 0 already done, 0 retried, 0 with errors)" in printed
     assert "| none | 100.00 | 100.00 |" in printed

@@ -51,8 +51,17 @@ def _samples(tmp_path: Path, n: int = 2, size: tuple[int, int] = (120, 320), tas
         cv2.putText(img, f"total {i}", (10, 70), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (0, 0, 0), 2)
         path = tmp_path / f"page{i}.png"
         cv2.imwrite(str(path), img)
-        out.append(Sample(id=f"doc {i}/a", image=str(path), question=f"what is total {i}?", answers=("42",),
-                          task=task, subset="DocVQA", group=f"q{i}"))
+        out.append(
+            Sample(
+                id=f"doc {i}/a",
+                image=str(path),
+                question=f"what is total {i}?",
+                answers=("42",),
+                task=task,
+                subset="DocVQA",
+                group=f"q{i}",
+            )
+        )
     return out
 
 
@@ -66,7 +75,12 @@ def _manifest(out: Path) -> dict:
 def test_brain_options_parse_as_json_or_text_and_bad_pairs_are_refused():
     """Catches ``if not sep or not key.strip()`` with ``or`` -> ``and`` or a dropped ``not``."""
     assert parse_options(["final=42", "temperature=0.5", "stream=true", "model=gpt-4o", " name = x"]) == {
-        "final": 42, "temperature": 0.5, "stream": True, "model": "gpt-4o", "name": " x"}
+        "final": 42,
+        "temperature": 0.5,
+        "stream": True,
+        "model": "gpt-4o",
+        "name": " x",
+    }
     for bad in ("final", "=42", "  =42"):
         with pytest.raises(ConfigError, match=f"option {bad!r}: expected KEY=VALUE"):
             parse_options([bad])
@@ -74,11 +88,25 @@ def test_brain_options_parse_as_json_or_text_and_bad_pairs_are_refused():
 
 def test_rows_with_numpy_values_paths_and_sets_are_written_as_plain_json(tmp_path):
     """Catches ``_json_default`` returning None for numpy scalars, arrays, sets or paths (the row would lose them)."""
-    line = dump_row({"score": np.float32(0.5), "box": np.arange(3), "tools": ("a",), "seen": {"x"},
-                     "image": tmp_path / "p.png", "n": np.int64(7)})
+    line = dump_row(
+        {
+            "score": np.float32(0.5),
+            "box": np.arange(3),
+            "tools": ("a",),
+            "seen": {"x"},
+            "image": tmp_path / "p.png",
+            "n": np.int64(7),
+        }
+    )
     assert line.endswith("\n")
-    assert json.loads(line) == {"score": 0.5, "box": [0, 1, 2], "tools": ["a"], "seen": ["x"],
-                                "image": str(tmp_path / "p.png"), "n": 7}
+    assert json.loads(line) == {
+        "score": 0.5,
+        "box": [0, 1, 2],
+        "tools": ["a"],
+        "seen": ["x"],
+        "image": str(tmp_path / "p.png"),
+        "n": 7,
+    }
 
 
 def test_a_row_whose_scoring_fails_keeps_the_error_and_is_not_correct(tmp_path):
@@ -111,7 +139,11 @@ def test_secret_brain_options_never_reach_the_manifest(tmp_path):
     text = (tmp_path / "run" / "manifest.json").read_text()
     assert "sk-live-123" not in text and "t0k" not in text
     assert _manifest(tmp_path / "run")["config"]["brain_options"] == {
-        "api_key": "***", "Auth_Token": "***", "model": "gpt-4o", "temperature": 0}
+        "api_key": "***",
+        "Auth_Token": "***",
+        "model": "gpt-4o",
+        "temperature": 0,
+    }
 
 
 def test_changed_brain_options_warn_and_unchanged_ones_do_not(tmp_path, caplog):
@@ -171,8 +203,9 @@ def test_small_step_images_keep_their_size(tmp_path):
     """Catches the shrink applied to pages already under 1024 pixels (``scale < 1`` -> ``scale < 2`` would blow a
     700-pixel page up to 1024)."""
     out = tmp_path / "run"
-    run_benchmark(_samples(tmp_path, 1, size=(300, 700)), ["none"], ScriptedFactory(), out, progress=False,
-                  save_steps=True)
+    run_benchmark(
+        _samples(tmp_path, 1, size=(300, 700)), ["none"], ScriptedFactory(), out, progress=False, save_steps=True
+    )
     (image,) = (out / "steps" / "doc_0_a").glob("*.jpg")
     assert cv2.imread(str(image)).shape[:2] == (300, 700)
 
@@ -231,7 +264,11 @@ def test_a_cut_last_line_is_removed_before_appending(tmp_path):
     """Catches the byte offsets of ``_scan`` (start or line numbering off by one): the next row would be glued
     onto the cut line, or a good row cut."""
     path = tmp_path / "results.jsonl"
-    good = dump_row({"sample": {"id": "a"}, "strategy": "none"}) + "\n" + dump_row({"sample": {"id": "b"}, "strategy": "none"})
+    good = (
+        dump_row({"sample": {"id": "a"}, "strategy": "none"})
+        + "\n"
+        + dump_row({"sample": {"id": "b"}, "strategy": "none"})
+    )
     path.write_text(good + '{"sample": {"id": "c", "str')
     writer = ResultsWriter(path)
     assert writer.dropped == 1 and path.read_text() == good
@@ -262,7 +299,10 @@ def test_worker_threads_are_shared_out_and_the_callers_settings_kept(monkeypatch
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         monkeypatch.delenv(name, raising=False)
     assert thread_environment(usable_cores() // 10_000) == {
-        "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
     assert thread_environment(4)["OMP_NUM_THREADS"] == "4"
     assert usable_cores() >= 1
 

@@ -114,10 +114,30 @@ def _samples(folder: Path, n: int) -> list[Sample]:
     for i in range(n):
         # Gold answers alternate between the number in the question and another one, so scores differ.
         gold = str(i) if i % 3 else str(i + 100)
-        out.append(Sample(id=f"s{i}", image=_image(folder / f"p{i}.png", f"item {i}"), question=f"what is item {i}?",
-                          answers=(gold,), task="doc", subset="DocVQA", group=f"g{i // 2}", capture=1))
-    out.append(Sample(id="missing", image=str(folder / "no-such-image.png"), question="what is item 7?",
-                      answers=("7",), task="doc", subset="DocVQA", group="gx", capture=1))
+        out.append(
+            Sample(
+                id=f"s{i}",
+                image=_image(folder / f"p{i}.png", f"item {i}"),
+                question=f"what is item {i}?",
+                answers=(gold,),
+                task="doc",
+                subset="DocVQA",
+                group=f"g{i // 2}",
+                capture=1,
+            )
+        )
+    out.append(
+        Sample(
+            id="missing",
+            image=str(folder / "no-such-image.png"),
+            question="what is item 7?",
+            answers=("7",),
+            task="doc",
+            subset="DocVQA",
+            group="gx",
+            capture=1,
+        )
+    )
     return out
 
 
@@ -198,8 +218,9 @@ def test_concurrency_keeps_n_model_calls_in_flight_and_gives_the_same_rows(tmp_p
         serial = time.perf_counter() - t0
         assert state["peak"] == 1
         t0 = time.perf_counter()
-        eight = run_benchmark(samples, ["none"], factory, tmp_path / "c8", progress=False,
-                              executor=LocalExecutor(concurrency=8))
+        eight = run_benchmark(
+            samples, ["none"], factory, tmp_path / "c8", progress=False, executor=LocalExecutor(concurrency=8)
+        )
         parallel = time.perf_counter() - t0
     assert state["peak"] == 8
     assert one.new_rows == eight.new_rows == 17 and one.failed == eight.failed == 1
@@ -226,8 +247,14 @@ def test_a_429_pauses_every_request_in_flight_not_just_its_own(tmp_path, async_c
     samples = _samples(tmp_path, 12)
     with FakeOpenAI(script) as server:
         factory = BrainFactory("openai", {"base_url": server.base_url, "model": server.model})
-        summary = run_benchmark(samples, ["none"], factory, tmp_path / "run", progress=False,
-                                executor=LocalExecutor(concurrency=4, async_calls=async_calls))
+        summary = run_benchmark(
+            samples,
+            ["none"],
+            factory,
+            tmp_path / "run",
+            progress=False,
+            executor=LocalExecutor(concurrency=4, async_calls=async_calls),
+        )
     assert summary.failed == 1  # only the sample with no image
     throttled_at = calls[2][0]
     # The other 3 threads may each have a request on its way when the 429 lands; after that nobody sends until
@@ -246,8 +273,13 @@ def local_ray():
     ray = need_module("ray", "the Ray executor runs on it (pip install 'docintent[ray]')")
     # Test doubles defined here travel to the workers by value (the workers cannot import this module).
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=128 * 1024**2,
-             logging_level="ERROR")
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        object_store_memory=128 * 1024**2,
+        logging_level="ERROR",
+    )
     yield ray
     ray.shutdown()
 
@@ -263,8 +295,7 @@ def test_bench_on_ray_gives_the_rows_of_a_local_run_survives_a_killed_worker_and
     marker = tmp_path / "killed.pid"
     factory = partial(question_brain, marker=str(marker), die_on="what is item 4?")
     ray_run = RayExecutor(workers=2, cpus_per_task=1)
-    first = run_benchmark(samples, strategies, factory, tmp_path / "ray", progress=False, executor=ray_run,
-                          max_rows=6)
+    first = run_benchmark(samples, strategies, factory, tmp_path / "ray", progress=False, executor=ray_run, max_rows=6)
     assert first.new_rows == 6
     second = run_benchmark(samples, strategies, factory, tmp_path / "ray", progress=False, executor=ray_run)
     assert marker.exists(), "the worker was not killed, so the test proved nothing"
@@ -283,11 +314,15 @@ def test_bench_on_ray_gives_the_rows_of_a_local_run_survives_a_killed_worker_and
 def test_a_sample_that_kills_its_worker_every_time_becomes_an_error_row(local_ray, tmp_path):
     samples = _samples(tmp_path, 3)[:3]
     factory = partial(question_brain, die_on="what is item 1?")
-    summary = run_benchmark(samples, ["none"], factory, tmp_path / "run", progress=False,
-                            executor=RayExecutor(workers=1, max_retries=1))
+    summary = run_benchmark(
+        samples, ["none"], factory, tmp_path / "run", progress=False, executor=RayExecutor(workers=1, max_retries=1)
+    )
     rows = {r["sample"]["id"]: r for r in read_results(tmp_path / "run")}
     assert summary.new_rows == 3
-    assert rows["s1"]["error"].startswith("WorkerLost: worker died") and "each of 2 times it ran alone" in rows["s1"]["error"]
+    assert (
+        rows["s1"]["error"].startswith("WorkerLost: worker died")
+        and "each of 2 times it ran alone" in rows["s1"]["error"]
+    )
     assert rows["s0"]["answer"] == "0" and rows["s2"]["answer"] == "2" and not rows["s2"]["error"]
 
 
@@ -313,10 +348,33 @@ def test_bench_command_starts_and_stops_its_own_local_ray(tmp_path):
     data.write_text("".join(json.dumps(s.to_dict()) + "\n" for s in samples))
     # A fresh interpreter, as a user runs it: no Ray is running, so the command starts one and stops it.
     done = subprocess.run(
-        [sys.executable, "-m", "docintent", "bench", "--dataset", f"jsonl:{data}", "--brain", "scripted",
-         "--brain-opt", "final=2", "--executor", "ray", "--cpus-per-task", "1", "--concurrency", "2",
-         "--max-rpm", "6000", "--no-progress", "--out", str(tmp_path / "run")],
-        capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "docintent",
+            "bench",
+            "--dataset",
+            f"jsonl:{data}",
+            "--brain",
+            "scripted",
+            "--brain-opt",
+            "final=2",
+            "--executor",
+            "ray",
+            "--cpus-per-task",
+            "1",
+            "--concurrency",
+            "2",
+            "--max-rpm",
+            "6000",
+            "--no-progress",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     rows = read_results(tmp_path / "run")
     assert sorted(r["answer"] for r in rows if not r["error"]) == ["2", "2", "2"]
@@ -332,7 +390,8 @@ def _index_rows(directory: Path) -> list[tuple]:
     try:
         return con.execute(
             "SELECT p.handle, d.path, p.page_no, p.width, p.height, p.text, p.text_source "
-            "FROM pages p JOIN documents d USING (doc_id) ORDER BY p.handle").fetchall()
+            "FROM pages p JOIN documents d USING (doc_id) ORDER BY p.handle"
+        ).fetchall()
     finally:
         con.close()
 

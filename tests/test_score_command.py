@@ -12,7 +12,9 @@ from docintent.cli import main
 from docintent.sample import Sample
 from needs import need_file
 
-REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "wilddoc" / "qwen25vl72b_predictions.jsonl.gz"
+REFERENCE = (
+    Path(__file__).resolve().parents[1].parent / "shared" / "data" / "wilddoc" / "qwen25vl72b_predictions.jsonl.gz"
+)
 
 
 def _row(sample: Sample, strategy: str, answer: str | None, error: str | None = None) -> dict:

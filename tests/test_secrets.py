@@ -27,8 +27,15 @@ API_KEY = "sk-plantedKey0123456789abcdef"
 PLAIN_KEY = "hunter2hunter2-plain"
 ENV_KEY = "envKey-7c0ffee-42xyz"
 TOKEN = "tok-Planted-5e1a9c0ffee77"
-FRAGMENTS = ("Pw9f3kQx", "Zq8Lm4Rt", "plantedKey0123", "hunter2hunter2", "envKey-7c0ffee", "Planted-5e1a9c",
-             base64.b64encode(f"alice:{PASSWORD}".encode()).decode()[:16])
+FRAGMENTS = (
+    "Pw9f3kQx",
+    "Zq8Lm4Rt",
+    "plantedKey0123",
+    "hunter2hunter2",
+    "envKey-7c0ffee",
+    "Planted-5e1a9c",
+    base64.b64encode(f"alice:{PASSWORD}".encode()).decode()[:16],
+)
 
 
 def _script(body):
@@ -47,20 +54,25 @@ def _with_secret(url: str) -> str:
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DOCINTENT_", "OPENAI_"))}
-    env.update(PYTHONPATH=os.pathsep.join([str(TESTS.parent / "src"), str(TESTS)]), DOCINTENT_THREADS="1",
-               DOCINTENT_CACHE_DIR=str(tmp_path / "cache"))
+    env.update(
+        PYTHONPATH=os.pathsep.join([str(TESTS.parent / "src"), str(TESTS)]),
+        DOCINTENT_THREADS="1",
+        DOCINTENT_CACHE_DIR=str(tmp_path / "cache"),
+    )
     env.update(extra)
     return env
 
 
 def _run(args: list[str], env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "docintent", *args], env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "docintent", *args], env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def _every_file(folder: Path) -> str:
-    return "\n".join(p.read_bytes().decode("utf-8", "replace") for p in folder.rglob("*")
-                     if p.is_file() and not p.is_symlink())
+    return "\n".join(
+        p.read_bytes().decode("utf-8", "replace") for p in folder.rglob("*") if p.is_file() and not p.is_symlink()
+    )
 
 
 def _assert_no_secret(*texts: str) -> None:
@@ -79,23 +91,31 @@ def _model(url: str, *extra: str) -> list[str]:
 # --- the rules -----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("http://alice:pa@ss@host:8000/v1 down", "http://***@host:8000/v1 down"),
-    ("http://user:pa/ss@host/v1", "http://***@host/v1"),
-    ("http://host:8000/v1?mail=a@b.com", "http://host:8000/v1?mail=a@b.com"),
-    ("docintent bench --brain-opt api_key=abc123 --api-key XyZ --token=t0k", "docintent bench --brain-opt "
-     "api_key=*** --api-key *** --token=***"),
-    ("argv: ['docintent', 'doctor', '--api-key', 'XyZ']", "argv: ['docintent', 'doctor', '--api-key', '***']"),
-    ('{"api_key": "abc", "max_tokens": 512, "token": null}', '{"api_key": "***", "max_tokens": 512, "token": null}'),
-    ("{'password': 'hunter'}", "{'password': '***'}"),
-    ("Authorization: Bearer abc123def", "Authorization: ***"),
-    ("sent Bearer 9f8e7d6c5b4a", "sent Bearer ***"),
-    ("key sk-abcdefghijklmnopqrstuvwx", "key sk-***"),
-    ("DOCINTENT_SERVE_TOKEN=abcdefgh1", "DOCINTENT_SERVE_TOKEN=***"),
-    ("prompt_tokens=5 completion_tokens=7 --max-tokens 40", "prompt_tokens=5 completion_tokens=7 --max-tokens 40"),
-    ("the basic checks passed", "the basic checks passed"),
-    ('{"api_key": {"value": "***"}, "token": [1]}', '{"api_key": {"value": "***"}, "token": [1]}'),  # stays JSON
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("http://alice:pa@ss@host:8000/v1 down", "http://***@host:8000/v1 down"),
+        ("http://user:pa/ss@host/v1", "http://***@host/v1"),
+        ("http://host:8000/v1?mail=a@b.com", "http://host:8000/v1?mail=a@b.com"),
+        (
+            "docintent bench --brain-opt api_key=abc123 --api-key XyZ --token=t0k",
+            "docintent bench --brain-opt api_key=*** --api-key *** --token=***",
+        ),
+        ("argv: ['docintent', 'doctor', '--api-key', 'XyZ']", "argv: ['docintent', 'doctor', '--api-key', '***']"),
+        (
+            '{"api_key": "abc", "max_tokens": 512, "token": null}',
+            '{"api_key": "***", "max_tokens": 512, "token": null}',
+        ),
+        ("{'password': 'hunter'}", "{'password': '***'}"),
+        ("Authorization: Bearer abc123def", "Authorization: ***"),
+        ("sent Bearer 9f8e7d6c5b4a", "sent Bearer ***"),
+        ("key sk-abcdefghijklmnopqrstuvwx", "key sk-***"),
+        ("DOCINTENT_SERVE_TOKEN=abcdefgh1", "DOCINTENT_SERVE_TOKEN=***"),
+        ("prompt_tokens=5 completion_tokens=7 --max-tokens 40", "prompt_tokens=5 completion_tokens=7 --max-tokens 40"),
+        ("the basic checks passed", "the basic checks passed"),
+        ('{"api_key": {"value": "***"}, "token": [1]}', '{"api_key": {"value": "***"}, "token": [1]}'),  # stays JSON
+    ],
+)
 def test_redaction_rules(text, expected):
     assert redact(text) == expected
 
@@ -108,11 +128,14 @@ def test_blank_or_short_values_are_never_registered():
 
 
 def test_registered_secrets_are_masked_in_any_form():
-    register_secret("s3cr3t-value\"with-quote")
-    assert redact("x s3cr3t-value\"with-quote y") == "x *** y"
-    assert redact(json.dumps({"note": "s3cr3t-value\"with-quote"})) == '{"note": "***"}'
-    assert redact_data({"api_key": "anything", "nested": ["s3cr3t-value\"with-quote"], "n": 3}) == {
-        "api_key": "***", "nested": ["***"], "n": 3}
+    register_secret('s3cr3t-value"with-quote')
+    assert redact('x s3cr3t-value"with-quote y') == "x *** y"
+    assert redact(json.dumps({"note": 's3cr3t-value"with-quote'})) == '{"note": "***"}'
+    assert redact_data({"api_key": "anything", "nested": ['s3cr3t-value"with-quote'], "n": 3}) == {
+        "api_key": "***",
+        "nested": ["***"],
+        "n": 3,
+    }
 
 
 def test_the_logging_filter_keeps_arguments_positional():
@@ -135,32 +158,92 @@ def test_bench_ask_and_crash_report_write_no_secret(tmp_path):
         url, failing = _with_secret(good.base_url), _with_secret(bad.base_url)
         env = _env(tmp_path)
         # bench: the key among the brain options, the password in the URL
-        done = _run(["bench", "--dataset", f"jsonl:{dataset}", "--no-progress", "--out", str(tmp_path / "run"),
-                     *_model(url, f"api_key={PLAIN_KEY}")], env)
+        done = _run(
+            [
+                "bench",
+                "--dataset",
+                f"jsonl:{dataset}",
+                "--no-progress",
+                "--out",
+                str(tmp_path / "run"),
+                *_model(url, f"api_key={PLAIN_KEY}"),
+            ],
+            env,
+        )
         assert done.returncode == 0, done.stderr
         rows = [json.loads(x) for x in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
         assert [r["answer"] for r in rows] == ["42", "42", "42"]
         # the endpoint from the environment, failing: errors and retry warnings
         env_failing = _env(tmp_path, OPENAI_BASE_URL=failing, OPENAI_API_KEY=ENV_KEY)
-        failed = _run(["bench", "--dataset", f"jsonl:{dataset}", "--no-progress", "--out", str(tmp_path / "run2"),
-                       "--brain", "openai", "--brain-opt", "model=fake-vl", "--brain-opt", "max_retries=1",
-                       "--brain-opt", "backoff=0.01"], env_failing)
+        failed = _run(
+            [
+                "bench",
+                "--dataset",
+                f"jsonl:{dataset}",
+                "--no-progress",
+                "--out",
+                str(tmp_path / "run2"),
+                "--brain",
+                "openai",
+                "--brain-opt",
+                "model=fake-vl",
+                "--brain-opt",
+                "max_retries=1",
+                "--brain-opt",
+                "backoff=0.01",
+            ],
+            env_failing,
+        )
         assert failed.returncode == 0 and "retry 1 of 1" in failed.stderr
         # ask --trace and --json, working and failing
-        asked = _run(["ask", str(page), "What is the total?", "--strategy", "none", "--trace",
-                      str(tmp_path / "trace.json"), "--json", *_model(url, f"api_key={API_KEY}")], env)
+        asked = _run(
+            [
+                "ask",
+                str(page),
+                "What is the total?",
+                "--strategy",
+                "none",
+                "--trace",
+                str(tmp_path / "trace.json"),
+                "--json",
+                *_model(url, f"api_key={API_KEY}"),
+            ],
+            env,
+        )
         assert asked.returncode == 0 and json.loads(asked.stdout)["answer"] == "42"
-        refused = _run(["ask", str(page), "What is the total?", "--strategy", "none", "--trace",
-                        str(tmp_path / "trace2.json"), *_model(failing, "max_retries=1", "backoff=0.01")], env)
+        refused = _run(
+            [
+                "ask",
+                str(page),
+                "What is the total?",
+                "--strategy",
+                "none",
+                "--trace",
+                str(tmp_path / "trace2.json"),
+                *_model(failing, "max_retries=1", "backoff=0.01"),
+            ],
+            env,
+        )
         assert refused.returncode == 1 and "http://***@127.0.0.1" in refused.stderr
-        outputs += [done.stdout, done.stderr, failed.stdout, failed.stderr, asked.stdout, asked.stderr,
-                    refused.stdout, refused.stderr]
+        outputs += [
+            done.stdout,
+            done.stderr,
+            failed.stdout,
+            failed.stderr,
+            asked.stdout,
+            asked.stderr,
+            refused.stdout,
+            refused.stderr,
+        ]
     # a crash report of a command given --api-key
-    code = ("import sys; import docintent.commands.doctor as d; from docintent.cli import main\n"
-            "d.run = lambda args: 1 / 0\n"
-            f"sys.exit(main(['doctor', '--base-url', {url!r}, '--api-key', {API_KEY!r}]))")
-    crashed = subprocess.run([sys.executable, "-c", code], env=_env(tmp_path), capture_output=True, text=True,
-                             timeout=60)
+    code = (
+        "import sys; import docintent.commands.doctor as d; from docintent.cli import main\n"
+        "d.run = lambda args: 1 / 0\n"
+        f"sys.exit(main(['doctor', '--base-url', {url!r}, '--api-key', {API_KEY!r}]))"
+    )
+    crashed = subprocess.run(
+        [sys.executable, "-c", code], env=_env(tmp_path), capture_output=True, text=True, timeout=60
+    )
     report = Path(crashed.stderr.split("traceback written to ")[1].split()[0])
     assert "ZeroDivisionError" in report.read_text() and "--api-key" in report.read_text()
     outputs += [crashed.stdout, crashed.stderr]
@@ -174,8 +257,13 @@ def test_a_bench_lock_file_holds_no_key_also_after_kill_9(tmp_path):
     with FakeOpenAI(lambda body: {**_script(body), "delay": 0.3}) as slow:
         model = _model(_with_secret(slow.base_url), f"api_key={PLAIN_KEY}")
         args = ["bench", "--dataset", f"jsonl:{dataset}", "--strategies", "none", "--no-progress", "--out", str(out)]
-        first = subprocess.Popen([sys.executable, "-m", "docintent", *args, *model], env=env, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True)
+        first = subprocess.Popen(
+            [sys.executable, "-m", "docintent", *args, *model],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             deadline = time.monotonic() + 60
             while not (out / "results.jsonl").exists() or not (out / "results.jsonl").read_text():
@@ -198,10 +286,27 @@ def test_serve_bodies_events_and_logs_hold_no_secret(tmp_path):
     outputs: list[str] = []
     with FakeOpenAI(_script) as good:
         port = free_port()
-        proc = subprocess.Popen([sys.executable, "-m", "docintent", "serve", "--host", "127.0.0.1", "--port",
-                                 str(port), "--workers", "1", "--token", TOKEN,
-                                 *_model(_with_secret(good.base_url), f"api_key={API_KEY}")],
-                                env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "docintent",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--workers",
+                "1",
+                "--token",
+                TOKEN,
+                *_model(_with_secret(good.base_url), f"api_key={API_KEY}"),
+            ],
+            env=_env(tmp_path),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         base = f"http://127.0.0.1:{port}"
 
         def get(path: str, token: bool = True) -> bytes:
@@ -222,13 +327,24 @@ def test_serve_bodies_events_and_logs_hold_no_secret(tmp_path):
                     time.sleep(0.2)
             health = json.loads(get("/v1/health"))
             boundary = "b0undary"
-            body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"question\"\r\n\r\nWhat is the total?\r\n"
-                    f"--{boundary}\r\nContent-Disposition: form-data; name=\"brain\"\r\n\r\nopenai\r\n"
-                    f"--{boundary}\r\nContent-Disposition: form-data; name=\"strategy\"\r\n\r\nnone\r\n"
-                    f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"p.png\"\r\n\r\n"
-                    ).encode() + png_bytes(64, 48, 220) + f"\r\n--{boundary}--\r\n".encode()
-            request = urllib.request.Request(base + "/v1/ask", data=body, headers={
-                "Authorization": f"Bearer {TOKEN}", "Content-Type": f"multipart/form-data; boundary={boundary}"})
+            body = (
+                (
+                    f'--{boundary}\r\nContent-Disposition: form-data; name="question"\r\n\r\nWhat is the total?\r\n'
+                    f'--{boundary}\r\nContent-Disposition: form-data; name="brain"\r\n\r\nopenai\r\n'
+                    f'--{boundary}\r\nContent-Disposition: form-data; name="strategy"\r\n\r\nnone\r\n'
+                    f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="p.png"\r\n\r\n'
+                ).encode()
+                + png_bytes(64, 48, 220)
+                + f"\r\n--{boundary}--\r\n".encode()
+            )
+            request = urllib.request.Request(
+                base + "/v1/ask",
+                data=body,
+                headers={
+                    "Authorization": f"Bearer {TOKEN}",
+                    "Content-Type": f"multipart/form-data; boundary={boundary}",
+                },
+            )
             with urllib.request.urlopen(request, timeout=20) as response:
                 run_id = json.loads(response.read())["id"]
             deadline = time.monotonic() + 60
@@ -252,17 +368,28 @@ def test_mcp_replies_hold_no_secret(tmp_path):
     page.write_bytes(png_bytes(64, 48, 220))
     replies: list[str] = []
     with FakeOpenAI(_failing) as bad:
-        proc = subprocess.Popen([sys.executable, "-m", "docintent", "mcp", "--allow", str(tmp_path),
-                                 *_model(_with_secret(bad.base_url), f"api_key={API_KEY}", "max_retries=1",
-                                         "backoff=0.01")],
-                                env=_env(tmp_path), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "docintent",
+                "mcp",
+                "--allow",
+                str(tmp_path),
+                *_model(_with_secret(bad.base_url), f"api_key={API_KEY}", "max_retries=1", "backoff=0.01"),
+            ],
+            env=_env(tmp_path),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         buffer = b""
 
         def call(message_id: int, method: str, params: dict) -> dict:
             nonlocal buffer
-            proc.stdin.write((json.dumps({"jsonrpc": "2.0", "id": message_id, "method": method,
-                                          "params": params}) + "\n").encode())
+            proc.stdin.write(
+                (json.dumps({"jsonrpc": "2.0", "id": message_id, "method": method, "params": params}) + "\n").encode()
+            )
             proc.stdin.flush()
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
@@ -277,12 +404,21 @@ def test_mcp_replies_hold_no_secret(tmp_path):
             raise AssertionError(f"no reply to {method}")
 
         try:
-            call(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                   "clientInfo": {"name": "test", "version": "1"}})
+            call(
+                1,
+                "initialize",
+                {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}},
+            )
             proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
             proc.stdin.flush()
-            answer = call(2, "tools/call", {"name": "ask", "arguments": {
-                "question": "What is the total?", "image_path": str(page), "strategy": "none"}})
+            answer = call(
+                2,
+                "tools/call",
+                {
+                    "name": "ask",
+                    "arguments": {"question": "What is the total?", "image_path": str(page), "strategy": "none"},
+                },
+            )
         finally:
             proc.stdin.close()
             proc.wait(timeout=30)

@@ -30,7 +30,9 @@ def page_png() -> bytes:
 
 def _config(**overrides) -> ServeConfig:
     brains = overrides.pop("brains", None) or {"scripted": scripted_factory(), "offline": brain_factory("offline")}
-    return ServeConfig(brains=brains, default_brain=overrides.pop("default_brain", "scripted"), warm_up=False, **overrides)
+    return ServeConfig(
+        brains=brains, default_brain=overrides.pop("default_brain", "scripted"), warm_up=False, **overrides
+    )
 
 
 @pytest.fixture()
@@ -87,9 +89,14 @@ def test_ask_answers_at_once_with_a_run_id_while_the_run_waits_for_its_brain(pag
     assert run["tools_kept"] == ["deshadowing"]
     assert run["tools_rolled_back"] == ["deblurring"]
     assert [(s["phase"], s["action"], s["tool"]) for s in run["trace"]] == [
-        ("A", "use_tool", "deshadowing"), ("tool", "applied", "deshadowing"), ("B", "keep", "deshadowing"),
-        ("A", "use_tool", "deblurring"), ("tool", "applied", "deblurring"), ("B", "rollback", "deblurring"),
-        ("A", "answer", None)]
+        ("A", "use_tool", "deshadowing"),
+        ("tool", "applied", "deshadowing"),
+        ("B", "keep", "deshadowing"),
+        ("A", "use_tool", "deblurring"),
+        ("tool", "applied", "deblurring"),
+        ("B", "rollback", "deblurring"),
+        ("A", "answer", None),
+    ]
     # the page after the rolled-back deblurring is kept as a page state, but the final page is the deshadowed one
     assert len(run["pages"]) == 3 and run["final_page"] == run["pages"][1]
     # what the run cost, counted: two tool runs that each wrote the page's pixels, two reviews
@@ -106,7 +113,8 @@ def test_events_stream_every_step_in_order_then_the_finished_run(client, page_pn
     done = events[-1][1]
     assert [s["index"] for s in steps] == list(range(len(done["trace"])))
     assert [(s["phase"], s["action"], s["tool"]) for s in steps] == [
-        (s["phase"], s["action"], s["tool"]) for s in done["trace"]]
+        (s["phase"], s["action"], s["tool"]) for s in done["trace"]
+    ]
     assert done["answer"] == ANSWER and done["status"] == "done"
     # the last event carries where the answer came from, so a client needs no other request to show it
     assert done["page"] == 1 and "box" in done and "evidence" in done and done["answer_page"] == done["pages"][0]
@@ -125,8 +133,13 @@ def test_every_page_state_is_served_as_jpeg_and_nothing_else(client, page_png):
         assert response.status_code == 200 and response.headers["content-type"] == "image/jpeg"
         sizes.add(Image.open(io.BytesIO(response.content)).size)
     assert sizes == {Image.open(io.BytesIO(page_png)).size}
-    for bad in ["0" * 20 + ".jpg", run["pages"][0], run["pages"][0] + ".png", "..%2f..%2fetc%2fpasswd.jpg",
-                "%2e%2e%2f" + run["pages"][0] + ".jpg"]:
+    for bad in [
+        "0" * 20 + ".jpg",
+        run["pages"][0],
+        run["pages"][0] + ".png",
+        "..%2f..%2fetc%2fpasswd.jpg",
+        "%2e%2e%2f" + run["pages"][0] + ".jpg",
+    ]:
         response = client.get(f"/v1/runs/{run['id']}/pages/{bad}")
         assert response.status_code == 404, bad
         assert b"root:" not in response.content
@@ -188,7 +201,10 @@ def test_the_run_list_shows_every_run_newest_first_with_its_question_answer_and_
         assert [r["id"] for r in client.get("/v1/runs?limit=1").json()["runs"]] == [second]
         for bad in ("0", "501", "many"):
             response = client.get(f"/v1/runs?limit={bad}")
-            assert response.status_code == 400 and "limit must be a whole number between 1 and 500" in response.json()["error"]
+            assert (
+                response.status_code == 400
+                and "limit must be a whole number between 1 and 500" in response.json()["error"]
+            )
 
 
 def test_the_sample_page_is_the_demos_damaged_letter_with_its_question(client):
@@ -226,16 +242,19 @@ def test_an_upload_over_the_limit_is_refused_with_413(page_png):
         assert "larger than the limit" in response.json()["error"]
         # a client that sends no Content-Length (chunked) is cut off as well
         boundary = "xyz"
-        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"question\"\r\n\r\nq?\r\n"
-                f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.png\"\r\n\r\n").encode()
+        body = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="question"\r\n\r\nq?\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n'
+        ).encode()
         body += page_png * 40 + f"\r\n--{boundary}--\r\n".encode()
 
         def chunks():
             for i in range(0, len(body), 65536):
                 yield body[i : i + 65536]
 
-        response = client.post("/v1/ask", content=chunks(),
-                               headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+        response = client.post(
+            "/v1/ask", content=chunks(), headers={"Content-Type": f"multipart/form-data; boundary={boundary}"}
+        )
         assert response.status_code == 413
 
 
@@ -253,7 +272,10 @@ def test_decompression_bombs_and_corrupt_files_get_the_loaders_message(page_png)
         assert len(bomb.getvalue()) < 10_000
         response = _ask(client, bomb.getvalue(), name="bomb.png")
         assert response.status_code == 400
-        assert response.json()["error"] == "bomb.png: 4000x4000 = 16,000,000 pixels exceeds the limit of 4,000,000 (set DOCINTENT_MAX_PIXELS to raise it)"
+        assert (
+            response.json()["error"]
+            == "bomb.png: 4000x4000 = 16,000,000 pixels exceeds the limit of 4,000,000 (set DOCINTENT_MAX_PIXELS to raise it)"
+        )
         response = _ask(client, page_png[:60] + b"\x00" * 200, name="cut.png")
         assert response.status_code == 400
         message = response.json()["error"]
@@ -266,13 +288,19 @@ def test_form_values_are_checked(client, page_png):
     assert "question is empty" in _ask(client, page_png, question=" ").json()["error"]
     assert "strategy must be one of" in _ask(client, page_png, strategy="../../x").json()["error"]
     assert "brain must be one of" in _ask(client, page_png, brain="openai").json()["error"]
-    assert _ask(client, page_png, strategy="docintnet").json()["error"].endswith(
-        "got 'docintnet' (did you mean 'docintent'?)")
+    assert (
+        _ask(client, page_png, strategy="docintnet")
+        .json()["error"]
+        .endswith("got 'docintnet' (did you mean 'docintent'?)")
+    )
     assert _ask(client, page_png, task="chrt").json()["error"] == (
-        "task must be one of doc, chart, table: got 'chrt' (did you mean 'chart'?)")
+        "task must be one of doc, chart, table: got 'chrt' (did you mean 'chart'?)"
+    )
     assert "max_rounds" in _ask(client, page_png, max_rounds=99).json()["error"]
-    assert "the page field counted pages from 0 and is gone; send pages, counted from 1" in \
-        _ask(client, page_png, page=2).json()["error"]
+    assert (
+        "the page field counted pages from 0 and is gone; send pages, counted from 1"
+        in _ask(client, page_png, page=2).json()["error"]
+    )
     assert "an image has one page (page 1)" in _ask(client, page_png, pages=2).json()["error"]
     missing = client.post("/v1/ask", data={"question": "q"})
     assert missing.status_code == 400 and "'file'" in missing.json()["error"]
@@ -301,11 +329,16 @@ def test_a_whole_pdf_is_answered_from_the_page_that_holds_the_answer(client, tmp
     assert 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1
     assert [line["text"] for line in run["evidence"]] == ["Total amount due: $1,250.00"]
     assert run["trace"][0]["phase"] == "locate" and "reading page 2" in run["trace"][0]["text"]
-    only_first = _wait(client, _ask(client, data, name="two.pdf", brain="offline", strategy="none", pages=1).json()["id"],
-                       timeout=120)
+    only_first = _wait(
+        client, _ask(client, data, name="two.pdf", brain="offline", strategy="none", pages=1).json()["id"], timeout=120
+    )
     assert only_first["answer"] != ANSWER and only_first["page"] in (1, None)
     response = _ask(client, data, name="two.pdf", pages=5)
-    assert response.status_code == 400 and response.json()["error"] == "two.pdf: --pages '5': page 5 is outside this 2-page document (pages 1-2; pages count from 1)"
+    assert (
+        response.status_code == 400
+        and response.json()["error"]
+        == "two.pdf: --pages '5': page 5 is outside this 2-page document (pages 1-2; pages count from 1)"
+    )
 
 
 def test_every_request_is_one_access_log_line(client, page_png, caplog):
@@ -318,11 +351,21 @@ def test_every_request_is_one_access_log_line(client, page_png, caplog):
     assert '"GET /v1/runs/' + "0" * 32 + '" 404 ' in lines[1]
 
 
-@pytest.mark.parametrize("path", [
-    "/v1/runs/not-a-run", "/v1/runs/" + "0" * 32, "/v1/runs/..%2f..%2fetc%2fpasswd",
-    "/v1/runs/%2e%2e%2f%2e%2e%2fetc%2fpasswd/events", "/v1/runs/..%2f/pages/x.jpg", "/v1/runs/" + "a" * 33,
-    "/static/..%2f__init__.py", "/static/%2e%2e%2fapp.py", "/v1/benchmarks/..%2f..", "/v1/runs/" + "0" * 32 + "/evidence",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/runs/not-a-run",
+        "/v1/runs/" + "0" * 32,
+        "/v1/runs/..%2f..%2fetc%2fpasswd",
+        "/v1/runs/%2e%2e%2f%2e%2e%2fetc%2fpasswd/events",
+        "/v1/runs/..%2f/pages/x.jpg",
+        "/v1/runs/" + "a" * 33,
+        "/static/..%2f__init__.py",
+        "/static/%2e%2e%2fapp.py",
+        "/v1/benchmarks/..%2f..",
+        "/v1/runs/" + "0" * 32 + "/evidence",
+    ],
+)
 def test_bad_run_ids_and_traversal_attempts_are_404(client, path):
     response = client.get(path)
     assert response.status_code == 404
@@ -332,8 +375,12 @@ def test_bad_run_ids_and_traversal_attempts_are_404(client, path):
 def test_a_bearer_token_guards_every_endpoint_but_health(page_png):
     token = "s3cret-token"
     with TestClient(create_app(_config(token=token))) as client:
-        for method, path in [("post", "/v1/ask"), ("get", "/v1/tools"), ("get", "/v1/config"),
-                             ("get", "/v1/runs/" + "0" * 32)]:
+        for method, path in [
+            ("post", "/v1/ask"),
+            ("get", "/v1/tools"),
+            ("get", "/v1/config"),
+            ("get", "/v1/runs/" + "0" * 32),
+        ]:
             response = getattr(client, method)(path)
             assert response.status_code == 401, path
             assert response.headers["www-authenticate"] == "Bearer"
@@ -342,8 +389,12 @@ def test_a_bearer_token_guards_every_endpoint_but_health(page_png):
         assert client.get("/v1/health").status_code == 200
         assert client.get("/").status_code == 200  # the page holds no data; it asks for the token
         headers = {"Authorization": f"Bearer {token}"}
-        response = client.post("/v1/ask", headers=headers, files={"file": ("a.png", page_png)},
-                               data={"question": "What is the total amount due?"})
+        response = client.post(
+            "/v1/ask",
+            headers=headers,
+            files={"file": ("a.png", page_png)},
+            data={"question": "What is the total amount due?"},
+        )
         assert response.status_code == 202
         run = client.get(f"/v1/runs/{response.json()['id']}", headers=headers)
         assert run.status_code == 200
@@ -440,12 +491,25 @@ def test_a_model_brain_configured_on_the_command_line_serves_requests(page_png):
     from docintent.commands.serve import build_config
     from docintent.testing.fake_openai import FakeOpenAI, images, tool_call
 
-    script = [tool_call("deshadowing", content="A shadow covers the total."),
-              tool_call("rollback", reason="the digits lost contrast"),
-              tool_call("answer", answer="$1,250.00", confidence="high")]
+    script = [
+        tool_call("deshadowing", content="A shadow covers the total."),
+        tool_call("rollback", reason="the digits lost contrast"),
+        tool_call("answer", answer="$1,250.00", confidence="high"),
+    ]
     with FakeOpenAI(script) as model:
-        args = build_parser().parse_args(["serve", "--brain", "offline", "--brain", "openai", "--brain-opt",
-                                          f"base_url={model.base_url}", "--brain-opt", f"model={model.model}"])
+        args = build_parser().parse_args(
+            [
+                "serve",
+                "--brain",
+                "offline",
+                "--brain",
+                "openai",
+                "--brain-opt",
+                f"base_url={model.base_url}",
+                "--brain-opt",
+                f"model={model.model}",
+            ]
+        )
         config = build_config(args)
         assert list(config.brains) == ["offline", "openai"] and config.model_base_url == model.base_url
         with TestClient(create_app(config)) as client:
@@ -502,8 +566,13 @@ def test_docintent_serve_starts_and_answers(tmp_path):
 
     port = free_port()
     env = {**os.environ, "DOCINTENT_SERVE_TOKEN": "a-long-token"}
-    proc = subprocess.Popen([sys.executable, "-m", "docintent", "serve", "--port", str(port), "--workers", "1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "docintent", "serve", "--port", str(port), "--workers", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         deadline = time.monotonic() + 90
         health = None
@@ -535,11 +604,14 @@ def test_docintent_serve_starts_and_answers(tmp_path):
     assert re.search(r'127\.0\.0\.1 "GET /v1/tools" 401 [\d.]+ ms', err), err
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--runs", "no-such-folder"], "--runs must be a folder"),
-    (["--workers", "0"], "--workers"),
-    (["--token", "short"], "at least 8 characters"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--runs", "no-such-folder"], "--runs must be a folder"),
+        (["--workers", "0"], "--workers"),
+        (["--token", "short"], "at least 8 characters"),
+    ],
+)
 def test_docintent_serve_refuses_bad_options(args, message, capsys):
     from docintent.cli import main
 
@@ -551,16 +623,23 @@ def test_docintent_serve_refuses_bad_options(args, message, capsys):
 # -- hostile clients and careless start-ups ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args, env, message", [
-    (["--token", ""], {}, "empty, which would serve every endpoint without authentication"),
-    (["--token", "        "], {}, "empty"),
-    ([], {"DOCINTENT_SERVE_TOKEN": ""}, "DOCINTENT_SERVE_TOKEN is empty"),
-    (["--brain", "nosuch"], {}, "--brain nosuch: unknown brain 'nosuch'"),
-    (["--brain", "openai", "--brain-opt", "base_url=http://127.0.0.1:9/v1", "--brain-opt", "tiemout=3"], {},
-     "--brain openai: brain 'openai': unknown option 'tiemout'"),
-    (["--port", "-1"], {}, "--port"), (["--max-upload-mb", "nan"], {}, "--max-upload-mb"),
-    (["--keep-minutes", "0"], {}, "--keep-minutes"),
-])
+@pytest.mark.parametrize(
+    "args, env, message",
+    [
+        (["--token", ""], {}, "empty, which would serve every endpoint without authentication"),
+        (["--token", "        "], {}, "empty"),
+        ([], {"DOCINTENT_SERVE_TOKEN": ""}, "DOCINTENT_SERVE_TOKEN is empty"),
+        (["--brain", "nosuch"], {}, "--brain nosuch: unknown brain 'nosuch'"),
+        (
+            ["--brain", "openai", "--brain-opt", "base_url=http://127.0.0.1:9/v1", "--brain-opt", "tiemout=3"],
+            {},
+            "--brain openai: brain 'openai': unknown option 'tiemout'",
+        ),
+        (["--port", "-1"], {}, "--port"),
+        (["--max-upload-mb", "nan"], {}, "--max-upload-mb"),
+        (["--keep-minutes", "0"], {}, "--keep-minutes"),
+    ],
+)
 def test_serve_refuses_at_start_what_would_serve_open_or_broken(args, env, message, monkeypatch, capsys):
     from docintent.cli import main
 
@@ -571,8 +650,16 @@ def test_serve_refuses_at_start_what_would_serve_open_or_broken(args, env, messa
     assert message in err and "\n" not in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("field, value", [("run_timeout_s", float("nan")), ("keep_seconds", float("inf")),
-                                          ("max_pixels", 0), ("max_upload_bytes", -1), ("token", "")])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("run_timeout_s", float("nan")),
+        ("keep_seconds", float("inf")),
+        ("max_pixels", 0),
+        ("max_upload_bytes", -1),
+        ("token", ""),
+    ],
+)
 def test_service_limits_are_checked_in_the_library_too(field, value):
     from docintent.errors import ConfigError
 
@@ -639,8 +726,11 @@ def test_a_run_stuck_where_its_deadline_is_not_checked_still_ends_as_a_timeout(p
 
 def test_extract_returns_the_uploaded_page_as_structure(page_png):
     with TestClient(create_app(_config())) as client:
-        response = client.post("/v1/extract", files={"file": ("invoice.png", page_png, "application/octet-stream")},
-                               data={"restore": "false"})
+        response = client.post(
+            "/v1/extract",
+            files={"file": ("invoice.png", page_png, "application/octet-stream")},
+            data={"restore": "false"},
+        )
         empty = client.post("/v1/extract", data={"restore": "false"})
     assert response.status_code == 200, response.text
     data = response.json()
@@ -665,8 +755,9 @@ def test_serve_hands_brain_options_to_the_brain_that_takes_them(monkeypatch):
     monkeypatch.setattr("docintent.server.config.brain_factory", fake_factory)
     monkeypatch.setattr(serve, "check_brain", lambda kind, make: None)
     monkeypatch.setattr("docintent.server.create_app", lambda config: (_ for _ in ()).throw(SystemExit(0)))
-    args = build_parser().parse_args(["serve", "--brain", "openai", "--brain", "offline", "--brain-opt",
-                                      "review_rule=answer"])
+    args = build_parser().parse_args(
+        ["serve", "--brain", "openai", "--brain", "offline", "--brain-opt", "review_rule=answer"]
+    )
     with pytest.raises(SystemExit):
         serve.run(args)
     assert seen == {"openai": {}, "offline": {"review_rule": "answer"}}
@@ -700,7 +791,9 @@ def test_the_runs_browser_serves_nothing_a_tampered_row_points_at(tmp_path):
         report = client.get("/v1/benchmarks/offline-synth").json()
         served = [client.get(i["url"]).content for f in report["failures"] for i in f["images"]]
     assert secret.read_bytes() not in served
-    assert not [p for p in tmp_path.rglob("*") if ".." in p.name or (p.name.startswith("failure") and data not in p.parents)]
+    assert not [
+        p for p in tmp_path.rglob("*") if ".." in p.name or (p.name.startswith("failure") and data not in p.parents)
+    ]
 
 
 def test_fifty_pdf_uploads_at_once_are_all_answered_or_refused_with_retry_after(tmp_path):
@@ -712,7 +805,9 @@ def test_fifty_pdf_uploads_at_once_are_all_answered_or_refused_with_retry_after(
 
     from retrieval_helpers import make_pdf
 
-    data = make_pdf(tmp_path / "inv.pdf", ["Dear customer", "Invoice INV-2041\nTotal amount due: $1,250.00"]).read_bytes()
+    data = make_pdf(
+        tmp_path / "inv.pdf", ["Dear customer", "Invoice INV-2041\nTotal amount due: $1,250.00"]
+    ).read_bytes()
     started = time.monotonic()
     with TestClient(create_app(_config(workers=2, max_queued=20))) as client:
         with ThreadPoolExecutor(16) as pool:

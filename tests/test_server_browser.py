@@ -27,9 +27,18 @@ from server_helpers import ANSWER, damaged_page, live_server, make_benchmark_run
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--window-size=1440,1000"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1440,1000",
+]
 
 
 def _require_browser() -> None:
@@ -48,7 +57,11 @@ def _require_browser() -> None:
 
 @pytest.fixture(scope="module")
 def artifacts(tmp_path_factory) -> Path:
-    folder = Path(os.environ["DOCINTENT_ARTIFACTS"]) if os.environ.get("DOCINTENT_ARTIFACTS") else tmp_path_factory.mktemp("artifacts")
+    folder = (
+        Path(os.environ["DOCINTENT_ARTIFACTS"])
+        if os.environ.get("DOCINTENT_ARTIFACTS")
+        else tmp_path_factory.mktemp("artifacts")
+    )
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -74,8 +87,12 @@ def browser(tmp_path_factory):
 def server(tmp_path_factory):
     root = tmp_path_factory.mktemp("runs")
     make_benchmark_run(root)
-    config = ServeConfig(brains={"scripted": scripted_factory(delay=0.3), "offline": brain_factory("offline")},
-                         default_brain="scripted", runs_dir=root, workers=2)
+    config = ServeConfig(
+        brains={"scripted": scripted_factory(delay=0.3), "offline": brain_factory("offline")},
+        default_brain="scripted",
+        runs_dir=root,
+        workers=2,
+    )
     with live_server(config) as url:
         yield url
 
@@ -102,9 +119,13 @@ def _pixels(png: bytes) -> np.ndarray:
 
 
 def _images_loaded(driver, css: str) -> bool:
-    return bool(driver.execute_script(
-        "const imgs = [...document.querySelectorAll(arguments[0])];"
-        "return imgs.length > 0 && imgs.every(i => i.complete && i.naturalWidth > 0);", css))
+    return bool(
+        driver.execute_script(
+            "const imgs = [...document.querySelectorAll(arguments[0])];"
+            "return imgs.length > 0 && imgs.every(i => i.complete && i.naturalWidth > 0);",
+            css,
+        )
+    )
 
 
 def test_ask_a_damaged_page_and_see_every_step(browser, server, damaged_file, artifacts):
@@ -134,8 +155,10 @@ def test_ask_a_damaged_page_and_see_every_step(browser, server, damaged_file, ar
     for item in browser.find_elements(By.CSS_SELECTOR, "#steps li.step[data-phase=tool]"):
         verdicts[item.get_attribute("data-tool")] = item.find_element(By.CSS_SELECTOR, ".badge").text
     assert verdicts == {"deshadowing": "kept", "deblurring": "rolled back"}
-    reviews = [(i.get_attribute("data-tool"), i.find_element(By.CSS_SELECTOR, ".badge").text)
-               for i in browser.find_elements(By.CSS_SELECTOR, "#steps li.step[data-phase=B]")]
+    reviews = [
+        (i.get_attribute("data-tool"), i.find_element(By.CSS_SELECTOR, ".badge").text)
+        for i in browser.find_elements(By.CSS_SELECTOR, "#steps li.step[data-phase=B]")
+    ]
     assert reviews == [("deshadowing", "kept"), ("deblurring", "rolled back")]
     assert "sharpening added ringing" in steps[5].text
 
@@ -163,8 +186,13 @@ def test_ask_a_damaged_page_and_see_every_step(browser, server, damaged_file, ar
     browser.save_screenshot(str(artifacts / "viewer-steps.png"))
 
     # The answer's evidence box is drawn over the final page, around the total.
-    box = _wait(browser, lambda d: d.find_element(By.ID, "evidence-box") if d.find_element(By.ID, "evidence-box").is_displayed() else None,
-                what="the evidence box")
+    box = _wait(
+        browser,
+        lambda d: (
+            d.find_element(By.ID, "evidence-box") if d.find_element(By.ID, "evidence-box").is_displayed() else None
+        ),
+        what="the evidence box",
+    )
     image = browser.find_element(By.ID, "final-image")
     b, i = box.rect, image.rect
     assert b["width"] > 20 and b["height"] > 5
@@ -185,13 +213,18 @@ def test_a_run_posted_to_the_api_is_listed_in_the_viewer_and_opens(browser, serv
     question = "What is the total amount due on the posted invoice?"
     posted = ask(server, damaged_file, question, wait=60)  # through the API, as curl would
     browser.get(server + "/")
-    link = _wait(browser, lambda d: [a for a in d.find_elements(By.CSS_SELECTOR, "#run-list li a") if a.text == question],
-                 what="the posted run in the list")[0]
+    link = _wait(
+        browser,
+        lambda d: [a for a in d.find_elements(By.CSS_SELECTOR, "#run-list li a") if a.text == question],
+        what="the posted run in the list",
+    )[0]
     item = link.find_element(By.XPATH, "..")
     assert item.get_attribute("data-id") == posted["id"] and ANSWER in item.text and "done" in item.text
     assert link.get_attribute("href").endswith(f"#/run/{posted['id']}")
     link.click()
-    _wait(browser, lambda d: "done" in d.find_element(By.ID, "run-status").get_attribute("class"), what="the run to open")
+    _wait(
+        browser, lambda d: "done" in d.find_element(By.ID, "run-status").get_attribute("class"), what="the run to open"
+    )
     assert browser.find_element(By.ID, "answer-value").text == ANSWER
     assert len(browser.find_elements(By.CSS_SELECTOR, "#steps li.step")) == 7
     assert browser.current_url.endswith(f"#/run/{posted['id']}")
@@ -216,8 +249,13 @@ def test_the_landing_page_explains_itself_and_offers_the_sample_page(browser, se
     _wait(browser, lambda d: "done" in d.find_element(By.ID, "run-status").get_attribute("class"), what="the answer")
     assert browser.find_element(By.ID, "question").get_attribute("value") == "Who is the letter from?"
     assert "docintent-sample-" in browser.find_element(By.ID, "drop-text").text
-    _wait(browser, lambda d: [a for a in d.find_elements(By.CSS_SELECTOR, "#run-list li a") if a.text == "Who is the letter from?"],
-          what="the sample's run in the list")
+    _wait(
+        browser,
+        lambda d: [
+            a for a in d.find_elements(By.CSS_SELECTOR, "#run-list li a") if a.text == "Who is the letter from?"
+        ],
+        what="the sample's run in the list",
+    )
 
 
 def test_a_file_that_is_no_image_is_refused_in_the_page(browser, server, tmp_path):
@@ -230,8 +268,11 @@ def test_a_file_that_is_no_image_is_refused_in_the_page(browser, server, tmp_pat
     browser.find_element(By.ID, "file").send_keys(str(fake))
     browser.find_element(By.ID, "question").send_keys("What is the total?")
     browser.find_element(By.ID, "ask-button").click()
-    error = _wait(browser, lambda d: d.find_element(By.ID, "form-error") if d.find_element(By.ID, "form-error").is_displayed() else None,
-                  what="the error")
+    error = _wait(
+        browser,
+        lambda d: d.find_element(By.ID, "form-error") if d.find_element(By.ID, "form-error").is_displayed() else None,
+        what="the error",
+    )
     assert error.text.startswith("scan.png: not an image or PDF")
 
 
@@ -248,7 +289,9 @@ def test_the_runs_browser_shows_table_1_and_readable_plots(browser, server, arti
     headers = [h.text for h in table.find_elements(By.TAG_NAME, "th")]
     assert headers[0] == "strategy" and "Avg. Tools" in headers
     ablations = browser.find_element(By.ID, "table2")
-    assert [r.find_elements(By.TAG_NAME, "td")[0].text for r in ablations.find_elements(By.CSS_SELECTOR, "tbody tr")] == ["agres", "docintent"]
+    assert [
+        r.find_elements(By.TAG_NAME, "td")[0].text for r in ablations.find_elements(By.CSS_SELECTOR, "tbody tr")
+    ] == ["agres", "docintent"]
     _wait(browser, lambda d: _images_loaded(d, "img.plot"), what="the plots")
     for plot in browser.find_elements(By.CSS_SELECTOR, "img.plot"):
         assert plot.size["height"] >= 250, plot.get_attribute("alt")
@@ -279,14 +322,21 @@ def test_with_a_token_the_page_asks_for_it_and_then_works(browser, damaged_file,
         browser.get(url + "/")
         browser.execute_script("sessionStorage.clear()")
         browser.refresh()
-        field = _wait(browser, lambda d: d.find_element(By.ID, "token-input") if d.find_element(By.ID, "token-input").is_displayed() else None,
-                      what="the token dialog")
+        field = _wait(
+            browser,
+            lambda d: (
+                d.find_element(By.ID, "token-input") if d.find_element(By.ID, "token-input").is_displayed() else None
+            ),
+            what="the token dialog",
+        )
         assert browser.find_element(By.ID, "token-button").is_displayed()  # this service wants one
         field.send_keys("viewer-token-42", Keys.ENTER)
         _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#strategy option"), what="the options")
         browser.find_element(By.ID, "file").send_keys(str(damaged_file))
         browser.find_element(By.ID, "question").send_keys("What is the total amount due?", Keys.CONTROL, Keys.ENTER)
-        _wait(browser, lambda d: "done" in d.find_element(By.ID, "run-status").get_attribute("class"), what="the answer")
+        _wait(
+            browser, lambda d: "done" in d.find_element(By.ID, "run-status").get_attribute("class"), what="the answer"
+        )
         assert browser.find_element(By.ID, "answer-value").text == ANSWER
         # images came through authorised requests (blob URLs), since <img> cannot send the header itself
         _wait(browser, lambda d: _images_loaded(d, "#steps .compare img"), what="the step images")
@@ -307,8 +357,10 @@ def two_page_pdf(tmp_path_factory) -> Path:
 
     path = tmp_path_factory.mktemp("pdf") / "letter-and-invoice.pdf"
     with PdfPages(path) as pdf:
-        for lines in (["Dear customer,", "thank you for your order of garden chairs."],
-                      ["Invoice number: INV-2041", "Date: 12 March 2024", "Total amount due: $1,250.00"]):
+        for lines in (
+            ["Dear customer,", "thank you for your order of garden chairs."],
+            ["Invoice number: INV-2041", "Date: 12 March 2024", "Total amount due: $1,250.00"],
+        ):
             fig = plt.figure(figsize=(6, 4))
             for i, line in enumerate(lines):
                 fig.text(0.1, 0.8 - 0.25 * i, line, fontsize=16)
@@ -340,7 +392,8 @@ class _Requests:
 
 
 def test_a_finished_run_shows_the_answers_box_at_once_on_the_right_page_of_a_two_page_pdf(
-        browser, server, two_page_pdf, artifacts):
+    browser, server, two_page_pdf, artifacts
+):
     import json
     import urllib.request
 
@@ -355,11 +408,21 @@ def test_a_finished_run_shows_the_answers_box_at_once_on_the_right_page_of_a_two
     browser.find_element(By.ID, "question").send_keys("What is the total amount due?")
     with _Requests() as requests:
         browser.find_element(By.ID, "ask-button").click()
-        _wait(browser, lambda d: "done" in d.find_element(By.ID, "run-status").get_attribute("class"), timeout=120,
-              what="the answer")
+        _wait(
+            browser,
+            lambda d: "done" in d.find_element(By.ID, "run-status").get_attribute("class"),
+            timeout=120,
+            what="the answer",
+        )
         done = time.perf_counter()
-        box = _wait(browser, lambda d: d.find_element(By.ID, "evidence-box") if d.find_element(By.ID, "evidence-box").is_displayed() else None,
-                    timeout=10, what="the answer's box")
+        box = _wait(
+            browser,
+            lambda d: (
+                d.find_element(By.ID, "evidence-box") if d.find_element(By.ID, "evidence-box").is_displayed() else None
+            ),
+            timeout=10,
+            what="the answer's box",
+        )
         shown_after = time.perf_counter() - done
         _wait(browser, lambda d: _images_loaded(d, "#final-image"), what="the answer's page")
     assert browser.find_element(By.ID, "answer-value").text == ANSWER

@@ -36,8 +36,10 @@ def test_mcp_tools_over_stdio(tmp_path):
     pdf = make_pdf(tmp_path / "manual.pdf", FILLER[:4] + ["Warranty\nThe warranty lasts 24 months from delivery."])
     build_index([pdf], tmp_path / "index", text="pdf", progress=False)
     (tmp_path / "secret.png").write_bytes(page_path.read_bytes())
-    letter = make_pdf(allowed / "letter.pdf", ["Dear customer\nThank you for your order of garden chairs.",
-                                                 "Invoice INV-2041\nTotal amount due: $1,250.00"])
+    letter = make_pdf(
+        allowed / "letter.pdf",
+        ["Dear customer\nThank you for your order of garden chairs.", "Invoice INV-2041\nTotal amount due: $1,250.00"],
+    )
 
     params = StdioServerParameters(
         command=sys.executable,
@@ -49,26 +51,46 @@ def test_mcp_tools_over_stdio(tmp_path):
         async with Client(params) as client:
             info = client.server_info
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            restored = await client.call_tool("restore", {"tools": ["deshadowing"], "image_path": str(page_path),
-                                                          "output_path": str(allowed / "restored.png")})
-            answered = await client.call_tool("ask", {"question": "What is the total amount due?",
-                                                      "image_path": str(page_path), "strategy": "none"})
+            restored = await client.call_tool(
+                "restore",
+                {"tools": ["deshadowing"], "image_path": str(page_path), "output_path": str(allowed / "restored.png")},
+            )
+            answered = await client.call_tool(
+                "ask", {"question": "What is the total amount due?", "image_path": str(page_path), "strategy": "none"}
+            )
             encoded = base64.b64encode(page_path.read_bytes()).decode()
             diagnosed = await client.call_tool("diagnose", {"image_base64": encoded})
             zoomed = await client.call_tool("zoom", {"image_path": str(page_path), "bbox": [0, 500, 1000, 1000]})
             found = await client.call_tool("search", {"query": "how long is the warranty", "k": 2})
             outside = await client.call_tool("diagnose", {"image_path": str(tmp_path / "secret.png")})
             unknown = await client.call_tool("restore", {"tools": ["sharpen_everything"], "image_path": str(page_path)})
-            whole = await client.call_tool("ask", {"question": "What is the total amount due?",
-                                                   "image_path": str(letter), "strategy": "none"})
+            whole = await client.call_tool(
+                "ask", {"question": "What is the total amount due?", "image_path": str(letter), "strategy": "none"}
+            )
             zero = await client.call_tool("diagnose", {"image_path": str(page_path), "page": 0})
             extracted = await client.call_tool("extract", {"image_path": str(letter), "pages": "2"})
-            retired = await client.call_tool("ask", {"question": "What is the total?", "image_path": str(letter),
-                                                     "page": 0})
-            return tools, restored, answered, diagnosed, zoomed, found, outside, unknown, whole, zero, extracted, info, retired
+            retired = await client.call_tool(
+                "ask", {"question": "What is the total?", "image_path": str(letter), "page": 0}
+            )
+            return (
+                tools,
+                restored,
+                answered,
+                diagnosed,
+                zoomed,
+                found,
+                outside,
+                unknown,
+                whole,
+                zero,
+                extracted,
+                info,
+                retired,
+            )
 
-    (tools, restored, answered, diagnosed, zoomed, found, outside, unknown, whole, zero, extracted, info,
-     retired) = asyncio.run(session())
+    (tools, restored, answered, diagnosed, zoomed, found, outside, unknown, whole, zero, extracted, info, retired) = (
+        asyncio.run(session())
+    )
     assert retired.is_error and "counted pages from 0 and is gone" in retired.content[0].text
 
     from docintent import __version__
@@ -77,7 +99,9 @@ def test_mcp_tools_over_stdio(tmp_path):
 
     assert set(tools) == {"ask", "restore", "diagnose", "zoom", "search", "extract"}
     assert tools["ask"].input_schema["required"] == ["question"]
-    assert {"question", "image_path", "image_base64", "task", "strategy"} <= set(tools["ask"].input_schema["properties"])
+    assert {"question", "image_path", "image_base64", "task", "strategy"} <= set(
+        tools["ask"].input_schema["properties"]
+    )
     assert tools["restore"].input_schema["properties"]["tools"]["type"] == "array"
     assert tools["zoom"].input_schema["required"] == ["bbox"]
     assert all(t.description for t in tools.values())
@@ -154,20 +178,26 @@ def test_mcp_paths_through_a_link_out_or_dot_dot_are_refused_and_nothing_outside
     through_link, dot_dot = str(allowed / "link" / "secret.png"), str(allowed / ".." / "outside" / "secret.png")
     calls = []
     for path in (through_link, dot_dot):
-        calls += [("ask", {"question": "What is the total amount due?", "image_path": path, "strategy": "none"}),
-                  ("restore", {"tools": ["deshadowing"], "image_path": path}),
-                  ("diagnose", {"image_path": path}), ("extract", {"image_path": path}),
-                  ("zoom", {"bbox": [0, 0, 1000, 1000], "image_path": path})]
+        calls += [
+            ("ask", {"question": "What is the total amount due?", "image_path": path, "strategy": "none"}),
+            ("restore", {"tools": ["deshadowing"], "image_path": path}),
+            ("diagnose", {"image_path": path}),
+            ("extract", {"image_path": path}),
+            ("zoom", {"bbox": [0, 0, 1000, 1000], "image_path": path}),
+        ]
     for target in (str(allowed / "out.png"), dot_dot):
         calls.append(("restore", {"tools": ["deshadowing"], "image_path": str(page_path), "output_path": target}))
-    params = StdioServerParameters(command=sys.executable, args=["-m", "docintent", "mcp", "--allow", str(allowed)],
-                                   env=dict(os.environ))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "docintent", "mcp", "--allow", str(allowed)], env=dict(os.environ)
+    )
 
     async def session():
         async with Client(params) as client:
             replies = [await client.call_tool(name, arguments) for name, arguments in calls]
-            piped = await client.call_tool("restore", {"tools": ["deshadowing"], "image_path": str(page_path),
-                                                       "output_path": str(allowed / "pipe.png")})
+            piped = await client.call_tool(
+                "restore",
+                {"tools": ["deshadowing"], "image_path": str(page_path), "output_path": str(allowed / "pipe.png")},
+            )
             return replies, piped
 
     replies, piped = asyncio.run(asyncio.wait_for(session(), 120))

@@ -53,7 +53,10 @@ def test_rollback_restores_exactly_the_previous_page_and_disables_the_tool(page)
     assert result.answer == "done"
     assert result.tools_rolled_back == ["rotate_90"] and result.tools_kept == ["rotate_180"]
     # the second request for rotate_90 was refused: the tool had left the available list
-    assert [(s.phase, s.action, s.tool) for s in result.trace][3:5] == [("A", "use_tool", "rotate_90"), ("tool", "skipped", "rotate_90")]
+    assert [(s.phase, s.action, s.tool) for s in result.trace][3:5] == [
+        ("A", "use_tool", "rotate_90"),
+        ("tool", "skipped", "rotate_90"),
+    ]
     rollback = next(s for s in result.trace if s.action == "rollback")
     assert rollback.before == page.hash
     # after the rollback the next tool ran on the original page object
@@ -74,7 +77,9 @@ def test_rollback_hands_back_the_same_page_object(page):
 
 
 def test_rounds_are_bounded_by_T(page):
-    brain = FunctionBrain(decide=lambda s: UseTool("rotate_90"), review=lambda s, change: Keep(), answer=lambda s: Answer("final"))
+    brain = FunctionBrain(
+        decide=lambda s: UseTool("rotate_90"), review=lambda s, change: Keep(), answer=lambda s: Answer("final")
+    )
     result = get_strategy("docintent", max_rounds=3).run(page, "q?", "doc", brain)
     assert result.answer == "final"
     assert sum(1 for s in result.trace if s.phase == "A") == 3
@@ -105,7 +110,10 @@ def test_same_tool_never_runs_twice_on_the_same_page_state(page):
     brain = ScriptedBrain(decisions=[UseTool("rotate_90"), UseTool("rotate_270"), UseTool("rotate_90"), Answer("a")])
     result = get_strategy("agres", tools=("rotate_90", "rotate_270")).run(page, "q?", "doc", brain)
     assert [(s.tool, s.action) for s in result.trace if s.phase == "tool"] == [
-        ("rotate_90", "applied"), ("rotate_270", "applied"), ("rotate_90", "skipped")]
+        ("rotate_90", "applied"),
+        ("rotate_270", "applied"),
+        ("rotate_90", "skipped"),
+    ]
     assert result.final_page.hash == page.hash and result.tools_kept == ["rotate_90", "rotate_270"]
     # A different tool on that state still runs.
     brain = ScriptedBrain(decisions=[UseTool("rotate_90"), UseTool("rotate_270"), UseTool("rotate_180"), Answer("a")])
@@ -157,7 +165,10 @@ def test_pipeline_random_is_a_seeded_permutation(page):
     a = applied(get_strategy("pipeline-random", seed=3).run(page, "q?", "doc", ScriptedBrain()))
     b = applied(get_strategy("pipeline-random", seed=3).run(page, "q?", "doc", ScriptedBrain()))
     assert a == b and sorted(a) == sorted(builtin_pipeline())
-    orders = {tuple(applied(get_strategy("pipeline-random", seed=s).run(page, "q?", "doc", ScriptedBrain()))) for s in range(6)}
+    orders = {
+        tuple(applied(get_strategy("pipeline-random", seed=s).run(page, "q?", "doc", ScriptedBrain())))
+        for s in range(6)
+    }
     assert len(orders) > 1
 
 
@@ -177,17 +188,34 @@ def test_judge_random_uses_the_same_tools(page):
 
 
 def test_unknown_strategy_lists_valid_ones():
-    with pytest.raises(UnknownComponentError, match="valid strategies: agres, docintent, docintent\\+mact, judge-fixed"):
+    with pytest.raises(
+        UnknownComponentError, match="valid strategies: agres, docintent, docintent\\+mact, judge-fixed"
+    ):
         get_strategy("magic")
     with pytest.raises(ConfigError, match="unknown option"):
         get_strategy("docintent", rounds=3)
-    assert set(STRATEGIES) == {"none", "pipeline-fixed", "pipeline-random", "judge-fixed", "judge-random", "prompt-only", "agres", "docintent", "mact", "docintent+mact"}
+    assert set(STRATEGIES) == {
+        "none",
+        "pipeline-fixed",
+        "pipeline-random",
+        "judge-fixed",
+        "judge-random",
+        "prompt-only",
+        "agres",
+        "docintent",
+        "mact",
+        "docintent+mact",
+    }
 
 
 def test_trace_records_hashes_seconds_and_tokens(page):
     from docintent.brains import Usage
 
-    brain = ScriptedBrain(decisions=[UseTool("rotate_90", usage=Usage(100, 5, 1))], reviews=[Keep(usage=Usage(50, 2, 1))], final=Answer("a", usage=Usage(10, 1, 1)))
+    brain = ScriptedBrain(
+        decisions=[UseTool("rotate_90", usage=Usage(100, 5, 1))],
+        reviews=[Keep(usage=Usage(50, 2, 1))],
+        final=Answer("a", usage=Usage(10, 1, 1)),
+    )
     result = get_strategy("docintent", max_rounds=1).run(page, "q?", "doc", brain)
     assert (result.prompt_tokens, result.completion_tokens) == (160, 8)
     tool_step = next(s for s in result.trace if s.phase == "tool")

@@ -39,7 +39,9 @@ def test_judge_random_order_depends_on_the_seed(page):
     """Catches ``judge-random`` built with ``random_order=False`` (it would silently be ``judge-fixed``)."""
     diagnosis = Diagnosis(("warp", "moire", "blur", "shadow", "appearance"))
     orders = {
-        tuple(tool_runs(get_strategy("judge-random", seed=s).run(page, "q?", "doc", ScriptedBrain(diagnosis=diagnosis))))
+        tuple(
+            tool_runs(get_strategy("judge-random", seed=s).run(page, "q?", "doc", ScriptedBrain(diagnosis=diagnosis)))
+        )
         for s in range(6)
     }
     assert len(orders) > 1
@@ -62,10 +64,13 @@ def test_inspection_tools_are_offered_only_when_asked(page):
     restoration = sorted(t.name for t in list_tools() if t.degradation != "inspection")
     assert sorted(offered_tools(get_strategy("docintent"), page)) == restoration
     with_zoom = offered_tools(get_strategy("docintent", inspection=True), page)
-    assert sorted(with_zoom[: len(restoration)]) == restoration and with_zoom[len(restoration):] == ["zoom"]
+    assert sorted(with_zoom[: len(restoration)]) == restoration and with_zoom[len(restoration) :] == ["zoom"]
     # An explicit toolbox plus inspection: zoom is added once, after the chosen tools.
     assert offered_tools(get_strategy("agres", tools=("rotate_90",), inspection=True), page) == ["rotate_90", "zoom"]
-    assert offered_tools(get_strategy("agres", tools=("zoom", "rotate_90"), inspection=True), page) == ["zoom", "rotate_90"]
+    assert offered_tools(get_strategy("agres", tools=("zoom", "rotate_90"), inspection=True), page) == [
+        "zoom",
+        "rotate_90",
+    ]
 
 
 def test_zero_rounds_answers_at_once_and_negative_rounds_are_refused(page):

@@ -44,8 +44,11 @@ def test_another_seed_gives_other_documents(tiny, tmp_path):
     generate(tmp_path, n=1, seed=8, families=["table"], workers=1, contact_sheet=False)
     first = json.loads((tiny[0] / "samples.jsonl").read_text().splitlines()[0])
     other = [json.loads(line) for line in (tmp_path / "samples.jsonl").read_text().splitlines()]
-    theirs = [json.loads(line) for line in (tiny[0] / "samples.jsonl").read_text().splitlines()
-              if json.loads(line)["task"] == "table"]
+    theirs = [
+        json.loads(line)
+        for line in (tiny[0] / "samples.jsonl").read_text().splitlines()
+        if json.loads(line)["task"] == "table"
+    ]
     assert first["task"] == "doc"
     assert [r["question"] for r in other] != [r["question"] for r in theirs[: len(other)]]
 
@@ -115,7 +118,7 @@ def _portrait_page() -> np.ndarray:
     glyphs = np.kron(ink, np.ones((24, 16), bool))
     rows = np.zeros((1300, 960), bool)
     for r in range(22):
-        rows[r * 58:r * 58 + 24] = glyphs[r * 24:(r + 1) * 24]
+        rows[r * 58 : r * 58 + 24] = glyphs[r * 24 : (r + 1) * 24]
     page[300:1600, 100:1060][rows] = 30
     return page
 
@@ -183,10 +186,19 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().replace("|", " ").split())
 
 
-@pytest.mark.parametrize("family,kind,seed", [
-    ("doc", "invoice", 1), ("doc", "form", 2), ("doc", "letter", 3), ("doc", "receipt", 4),
-    ("doc", "memo", 5), ("doc", "report", 6), ("table", "financial", 7), ("table", "general", 8),
-])
+@pytest.mark.parametrize(
+    "family,kind,seed",
+    [
+        ("doc", "invoice", 1),
+        ("doc", "form", 2),
+        ("doc", "letter", 3),
+        ("doc", "receipt", 4),
+        ("doc", "memo", 5),
+        ("doc", "report", 6),
+        ("table", "financial", 7),
+        ("table", "general", 8),
+    ],
+)
 def test_printed_answers_are_on_the_clean_page(family, kind, seed):
     tesserocr = need_module("tesserocr", "the synthetic captures are checked with Tesseract")
     from PIL import Image

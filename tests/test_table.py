@@ -26,7 +26,13 @@ def test_right_aligned_figures_multi_word_labels_and_a_spanning_caption():
             [("Year", 0.52, 0.6), ("ended", 0.61, 0.7), ("June", 0.71, 0.78), ("30,", 0.79, 0.83)],
             [("2024", 0.6, 0.66), ("2023", 0.84, 0.9)],
             [("Net", 0.05, 0.09), ("sales", 0.1, 0.16), ("$1,204.5", 0.55, 0.66), ("$998.0", 0.8, 0.9)],
-            [("Cost", 0.05, 0.1), ("of", 0.11, 0.13), ("sales", 0.14, 0.2), ("(612.3)", 0.58, 0.66), ("(401.9)", 0.82, 0.9)],
+            [
+                ("Cost", 0.05, 0.1),
+                ("of", 0.11, 0.13),
+                ("sales", 0.14, 0.2),
+                ("(612.3)", 0.58, 0.66),
+                ("(401.9)", 0.82, 0.9),
+            ],
             [("Gross", 0.05, 0.11), ("margin", 0.12, 0.2), ("49.2%", 0.59, 0.66), ("59.7%", 0.83, 0.9)],
         ]
     )
@@ -69,8 +75,17 @@ def test_region_keeps_only_words_inside_and_empty_input_gives_empty_table():
 
 @pytest.mark.parametrize(
     "text, value",
-    [("$1,234.5", 1234.5), ("(612.3)", -612.3), ("$(786.5)", -786.5), ("18.0%", 18.0), ("(1.0%)", -1.0),
-     ("\u22123.2", -3.2), ("n/m", None), ("Revenue", None), ("\u2014", None)],
+    [
+        ("$1,234.5", 1234.5),
+        ("(612.3)", -612.3),
+        ("$(786.5)", -786.5),
+        ("18.0%", 18.0),
+        ("(1.0%)", -1.0),
+        ("\u22123.2", -3.2),
+        ("n/m", None),
+        ("Revenue", None),
+        ("\u2014", None),
+    ],
 )
 def test_parse_number_reads_financial_notation(text, value):
     assert parse_number(text) == (pytest.approx(value) if value is not None else None)
@@ -102,7 +117,12 @@ def test_words_the_ocr_glued_together_are_split_into_cells():
     words = _words(
         [
             [("Item", 0.05, 0.2), ("2024", 0.55, 0.62), ("2023", 0.75, 0.82)],
-            [("Research", 0.05, 0.2), ("and", 0.21, 0.26), ("development$66,343.4", 0.27, 0.62), ("$81,455.1", 0.7, 0.82)],
+            [
+                ("Research", 0.05, 0.2),
+                ("and", 0.21, 0.26),
+                ("development$66,343.4", 0.27, 0.62),
+                ("$81,455.1", 0.7, 0.82),
+            ],
             [("Gross", 0.05, 0.13), ("profit", 0.14, 0.22), ("(467)(15,974.9)", 0.52, 0.82)],
         ]
     )
@@ -130,8 +150,13 @@ def test_overlapping_spans_in_one_row_fold_into_one_cell_without_losing_a_word()
     def seg(text):
         return _Seg(text, 0.0, 0.0, x1=0.1, y1=0.1)
 
-    slots = {(0, 2): [seg("13032")], (1, 3): [seg("$608e8")], (4, 2): [seg("$474$5")], (9, 1): [seg("Inte")],
-             (10, 2): [seg("est neennse")]}
+    slots = {
+        (0, 2): [seg("13032")],
+        (1, 3): [seg("$608e8")],
+        (4, 2): [seg("$474$5")],
+        (9, 1): [seg("Inte")],
+        (10, 2): [seg("est neennse")],
+    }
     out = _resolve(slots, 12)
     words = sorted(s.text for segs in out.values() for s in segs)
     assert words == sorted(["13032", "$608e8", "$474$5", "Inte", "est neennse"])

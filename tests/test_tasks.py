@@ -19,8 +19,10 @@ from docintent.errors import ConfigError, InputError, UnknownComponentError
 from docintent.evaluation.metrics import METRICS, TASK_METRICS, Metric, score_row, summarize, summary_markdown
 from docintent.vocabulary import BUILTIN, TASKS, Task, check_task, task_names
 
-RULES = ("Answer format (receipt questions):\n- Give the amount with its currency symbol exactly as the receipt "
-         "prints it (write \"$12.50\").\n- Never round an amount.")
+RULES = (
+    "Answer format (receipt questions):\n- Give the amount with its currency symbol exactly as the receipt "
+    'prints it (write "$12.50").\n- Never round an amount.'
+)
 RECEIPT = Task("receipt", "till receipt", RULES, metric="digits")
 
 
@@ -29,8 +31,11 @@ def _digits(text: str) -> str:
 
 
 #: A plug-in metric: the digits must agree, whatever surrounds them (ANLS would give "12.50" vs "$12.50" 0.83).
-DIGITS = Metric("digits", lambda p, a, s: float(any(_digits(p) == _digits(g) and _digits(g) for g in
-                                                    ([a] if isinstance(a, str) else a))), lambda score: score >= 1.0)
+DIGITS = Metric(
+    "digits",
+    lambda p, a, s: float(any(_digits(p) == _digits(g) and _digits(g) for g in ([a] if isinstance(a, str) else a))),
+    lambda score: score >= 1.0,
+)
 
 
 @contextlib.contextmanager
@@ -54,7 +59,8 @@ def test_the_builtin_tasks_are_records_in_report_order_each_with_its_wilddoc_met
 
 
 def test_a_plugin_task_is_listed_and_accepted_by_ask_and_the_model_is_prompted_with_its_noun_and_rules(
-        receipt_png, capsys):
+    receipt_png, capsys
+):
     from docintent.testing.fake_openai import FakeOpenAI, tool_call
 
     with receipt_task():
@@ -62,8 +68,22 @@ def test_a_plugin_task_is_listed_and_accepted_by_ask_and_the_model_is_prompted_w
         shown = " ".join(capsys.readouterr().out.split())
         assert "answer format family: doc, chart, table, receipt" in shown
         with FakeOpenAI([tool_call("answer", answer="$12.50", confidence="high")]) as server:
-            code = main(["ask", str(receipt_png), "What is the total?", "--task", "receipt", "--brain", "openai",
-                         "--base-url", server.base_url, "--model", server.model, "--json"])
+            code = main(
+                [
+                    "ask",
+                    str(receipt_png),
+                    "What is the total?",
+                    "--task",
+                    "receipt",
+                    "--brain",
+                    "openai",
+                    "--base-url",
+                    server.base_url,
+                    "--model",
+                    server.model,
+                    "--json",
+                ]
+            )
             out = capsys.readouterr()
             assert code == 0, out.err
             (request,) = server.chat_requests
@@ -91,8 +111,10 @@ def test_the_answer_prompt_of_every_strategy_uses_the_task_record(receipt_png):
 
 
 def test_a_plugin_task_is_scored_by_its_default_metric_unless_the_sample_names_another():
-    rows = [dict(task="receipt", subset="cafe", group="q1", prediction="12.50", answers=["$12.50"]),
-            dict(task="receipt", subset="cafe", group="q1", prediction="$12.50", answers=["$12.50"])]
+    rows = [
+        dict(task="receipt", subset="cafe", group="q1", prediction="12.50", answers=["$12.50"]),
+        dict(task="receipt", subset="cafe", group="q1", prediction="$12.50", answers=["$12.50"]),
+    ]
     with receipt_task():
         assert TASK_METRICS["receipt"] == "digits"
         assert score_row("receipt", "cafe", "12.50", ["$12.50"]) == 1.0
@@ -136,8 +158,9 @@ def test_question_files_and_the_service_take_a_plugin_task(tmp_path, receipt_png
         form = {"question": "What is the total?", "task": "receipt", "strategy": "none"}
         posted = client.post("/v1/ask", files={"file": ("r.png", receipt_png.read_bytes(), "image/png")}, data=form)
         assert posted.status_code < 300, posted.text
-        refused = client.post("/v1/ask", files={"file": ("r.png", receipt_png.read_bytes(), "image/png")},
-                              data={**form, "task": "recipt"})
+        refused = client.post(
+            "/v1/ask", files={"file": ("r.png", receipt_png.read_bytes(), "image/png")}, data={**form, "task": "recipt"}
+        )
         assert refused.status_code == 400 and "receipt" in refused.text
         run_id = posted.json()["id"]
         deadline = time.monotonic() + 60
@@ -151,8 +174,9 @@ def test_an_unknown_task_is_refused_in_one_line_naming_the_valid_tasks(receipt_p
     with receipt_task():
         with pytest.raises(ConfigError) as caught:
             check_task("recipt")
-        assert str(caught.value) == ("unknown task 'recipt' (did you mean 'receipt'?); valid tasks: doc, chart, "
-                                     "table, receipt")
+        assert str(caught.value) == (
+            "unknown task 'recipt' (did you mean 'receipt'?); valid tasks: doc, chart, table, receipt"
+        )
         code = main(["ask", str(receipt_png), "What is the total?", "--task", "recipt"])
         err = capsys.readouterr().err
     assert code == 1 and err.count("\n") == 1, err
@@ -173,8 +197,11 @@ def test_plugin_tasks_arrive_through_entry_points_and_never_replace_a_builtin(mo
         def load(self):
             return self._target
 
-    points = [_Point("receipt", RECEIPT), _Point("doc", Task("doc", "letter", "rules", metric="anls")),
-              _Point("broken", object())]
+    points = [
+        _Point("receipt", RECEIPT),
+        _Point("doc", Task("doc", "letter", "rules", metric="anls")),
+        _Point("broken", object()),
+    ]
     monkeypatch.setattr(registry.metadata, "entry_points", lambda group: points if group == "docintent.tasks" else [])
     fresh = type(TASKS)("task", group="docintent.tasks", loader=lambda: [fresh.add(t) for t in BUILTIN])
     assert list(fresh) == ["doc", "chart", "table", "receipt"]
@@ -196,11 +223,34 @@ def test_a_task_record_is_checked_when_it_is_made():
 def test_a_report_table_titles_a_plugin_task_by_its_name():
     from docintent.evaluation.report import StrategyRow, strategy_table
 
-    rows = [dict(task="receipt", subset="cafe", group="q1", prediction="12.50", answers=["$12.50"], score=1.0,
-                 metric="digits"),
-            dict(task="doc", subset="letter", group="q2", prediction="May", answers=["May"], score=1.0)]
+    rows = [
+        dict(
+            task="receipt",
+            subset="cafe",
+            group="q1",
+            prediction="12.50",
+            answers=["$12.50"],
+            score=1.0,
+            metric="digits",
+        ),
+        dict(task="doc", subset="letter", group="q2", prediction="May", answers=["May"], score=1.0),
+    ]
     with receipt_task():
-        header, cells = strategy_table([StrategyRow("run", "none", "offline", rows=2, errors=0, summary=summarize(rows), avg_tools=1.0, median_seconds=1.0, tokens_per_sample=0.0)])
+        header, cells = strategy_table(
+            [
+                StrategyRow(
+                    "run",
+                    "none",
+                    "offline",
+                    rows=2,
+                    errors=0,
+                    summary=summarize(rows),
+                    avg_tools=1.0,
+                    median_seconds=1.0,
+                    tokens_per_sample=0.0,
+                )
+            ]
+        )
     # the built-in family keeps its benchmark's name; a plug-in is titled by its own (a KeyError before)
     assert "DocVQA score" in header and "receipt score" in header
     assert cells[0][header.index("receipt score")] == "100.00"

@@ -77,7 +77,9 @@ def test_a_vision_model_still_gets_the_image(invoice):
 
 
 def test_tools_the_server_drops_are_described_in_the_prompt_and_answered_as_json(invoice):
-    with FakeOpenAI([tool_call("answer", answer="$41.20", confidence="high")], vision=False, drops_tools=True) as server:
+    with FakeOpenAI(
+        [tool_call("answer", answer="$41.20", confidence="high")], vision=False, drops_tools=True
+    ) as server:
         result, brain = ask(invoice, server)
     (probe,) = [p for p in server.probe_requests if p.get("tools")]  # found out once, not configured
     (request,) = server.chat_requests
@@ -93,8 +95,11 @@ def test_tools_the_server_drops_are_described_in_the_prompt_and_answered_as_json
 
 def test_a_text_only_model_is_told_the_damage_it_cannot_see_and_its_restoration_is_applied_and_reviewed(invoice):
     upside_down = Page.from_array(cv2.rotate(invoice.pixels, cv2.ROTATE_180), source="invoice-upside-down")
-    script = [tool_call("rotate_180"), tool_call("keep", reason="the lines read upright now"),
-              tool_call("answer", answer="$41.20", confidence="high")]
+    script = [
+        tool_call("rotate_180"),
+        tool_call("keep", reason="the lines read upright now"),
+        tool_call("answer", answer="$41.20", confidence="high"),
+    ]
     with FakeOpenAI(script, vision=False) as server:
         result, _ = ask(upside_down, server, tools=("rotate_180",))
     decide, review, _ = server.chat_requests
@@ -114,7 +119,10 @@ def test_the_damage_note_can_be_left_out(invoice):
 
 def test_tools_dropped_after_all_are_found_out_from_the_reply(invoice):
     # the probe got a call (say a model that follows a one-function request) but a real request gets prose
-    script = [{"content": "I would look at the last line first."}, tool_call("answer", answer="$41.20", confidence="high")]
+    script = [
+        {"content": "I would look at the last line first."},
+        tool_call("answer", answer="$41.20", confidence="high"),
+    ]
     with FakeOpenAI(script, vision=False) as server:
         result, brain = ask(invoice, server)
     first, second = server.chat_requests
@@ -124,8 +132,11 @@ def test_tools_dropped_after_all_are_found_out_from_the_reply(invoice):
 
 
 def test_every_request_is_capped_at_what_its_phase_needs_and_stops_at_turn_ends(invoice):
-    script = [tool_call("rotate_180"), tool_call("rollback", reason="upside down"),
-              tool_call("answer", answer="$41.20", confidence="high")]
+    script = [
+        tool_call("rotate_180"),
+        tool_call("rollback", reason="upside down"),
+        tool_call("answer", answer="$41.20", confidence="high"),
+    ]
     with FakeOpenAI(script) as server:
         result, _ = ask(invoice, server, tools=("rotate_180",))
     decide, review, _ = server.chat_requests
@@ -147,14 +158,19 @@ def test_a_runaway_reply_is_not_asked_again_with_more_room(invoice):
 def test_a_timed_out_request_is_not_sent_again_while_a_one_slot_server_still_works_on_it(invoice):
     # the server needs 3 s for the first reply; the client gives up after 1 s. Sent again at once, the retries
     # would queue behind the abandoned request and time out too (what happened against llama.cpp).
-    script = [delayed(3.0, tool_call("answer", answer="late", confidence="high")),
-              tool_call("answer", answer="$41.20", confidence="high")]
+    script = [
+        delayed(3.0, tool_call("answer", answer="late", confidence="high")),
+        tool_call("answer", answer="$41.20", confidence="high"),
+    ]
     with FakeOpenAI(script, slots=1) as server:
         start = time.perf_counter()
         result, _ = ask(invoice, server, strategy="none", timeout=1.0, max_retries=4)
         seconds = time.perf_counter() - start
-    posts = [r for r in server.requests if r.method == "POST" and r.body and r.body.get("messages") and
-             not r.path.endswith("/models")]
+    posts = [
+        r
+        for r in server.requests
+        if r.method == "POST" and r.body and r.body.get("messages") and not r.path.endswith("/models")
+    ]
     answers = [r for r in posts if r.body not in server.probe_requests]
     assert result.error is None and result.answer == "$41.20"
     assert len(answers) == 2  # one retry, sent once the abandoned reply could have finished
@@ -162,8 +178,11 @@ def test_a_timed_out_request_is_not_sent_again_while_a_one_slot_server_still_wor
 
 
 def test_a_request_the_server_refuses_with_http_500_is_not_retried(invoice):
-    refusal = http_error(500, message="7 validation errors:\n  {'type': 'string_type', 'msg': 'Input should be a "
-                                      "valid string', 'input': None}")
+    refusal = http_error(
+        500,
+        message="7 validation errors:\n  {'type': 'string_type', 'msg': 'Input should be a "
+        "valid string', 'input': None}",
+    )
     with FakeOpenAI([refusal] * 5) as server:
         result, _ = ask(invoice, server, strategy="none", max_retries=4)
     assert len(server.chat_requests) == 1
@@ -182,8 +201,19 @@ def test_ask_names_the_endpoint_with_the_same_flags_as_doctor(invoice, tmp_path,
     path = tmp_path / "invoice.png"
     cv2.imwrite(str(path), invoice.pixels[:, :, ::-1])
     with FakeOpenAI([tool_call("answer", answer="$41.20", confidence="high")], vision=False) as server:
-        code = main(["ask", str(path), "What is the total due?", "--strategy", "none",
-                     "--base-url", server.base_url, "--model", server.model])
+        code = main(
+            [
+                "ask",
+                str(path),
+                "What is the total due?",
+                "--strategy",
+                "none",
+                "--base-url",
+                server.base_url,
+                "--model",
+                server.model,
+            ]
+        )
     out = capsys.readouterr().out
     assert code == 0 and "$41.20" in out
 
@@ -193,8 +223,17 @@ def test_a_flag_and_a_brain_option_that_disagree_are_refused_in_one_line(invoice
 
     path = tmp_path / "invoice.png"
     cv2.imwrite(str(path), invoice.pixels[:, :, ::-1])
-    code = main(["ask", str(path), "What is the total due?", "--base-url", "http://127.0.0.1:9/v1",
-                 "--brain-opt", "base_url=http://127.0.0.1:10/v1"])
+    code = main(
+        [
+            "ask",
+            str(path),
+            "What is the total due?",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--brain-opt",
+            "base_url=http://127.0.0.1:10/v1",
+        ]
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and len(err) == 1
     assert "--base-url and --brain-opt base_url=... name different values" in err[0]
@@ -252,11 +291,18 @@ def test_serve_model_without_the_extra_names_the_install_command(monkeypatch, ca
 def test_the_local_server_is_given_gemmas_own_turn_layout():
     from docintent.localmodel import gemma_prompt
 
-    prompt = gemma_prompt([{"role": "system", "content": "Rules."},
-                           {"role": "user", "content": [{"type": "text", "text": "Question?"}]},
-                           {"role": "assistant", "content": "", "tool_calls": [
-                               {"id": "c1", "type": "function", "function": {"name": "answer", "arguments": "{}"}}]},
-                           {"role": "tool", "tool_call_id": "c1", "content": "done"}])
+    prompt = gemma_prompt(
+        [
+            {"role": "system", "content": "Rules."},
+            {"role": "user", "content": [{"type": "text", "text": "Question?"}]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "answer", "arguments": "{}"}}],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "done"},
+        ]
+    )
     # <bos> first (without it the model repeats the prompt), the system text kept in the first user turn
     assert prompt.startswith("<bos><start_of_turn>user\nRules.\n\nQuestion?<end_of_turn>\n")
     assert '<start_of_turn>model\n{"name": "answer", "arguments": {}}<end_of_turn>' in prompt

@@ -231,7 +231,10 @@ def test_restore_command_writes_the_restored_image(tmp_path: Path, rendered, cap
     saved = cv2.cvtColor(cv2.imread(str(output)), cv2.COLOR_BGR2RGB)
     assert saved.shape == rendered.shape
     paper = luminance(rendered) > 250
-    assert luminance(saved)[paper].std() < 0.25 * luminance(cv2.cvtColor(cv2.imread(str(source)), cv2.COLOR_BGR2RGB))[paper].std()
+    assert (
+        luminance(saved)[paper].std()
+        < 0.25 * luminance(cv2.cvtColor(cv2.imread(str(source)), cv2.COLOR_BGR2RGB))[paper].std()
+    )
 
 
 def test_restore_command_rejects_unknown_tool(tmp_path: Path, rendered, capsys):

@@ -22,7 +22,9 @@ from docintent.evaluation.metrics import (
 )
 from needs import need_file
 
-REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "wilddoc" / "qwen25vl72b_predictions.jsonl.gz"
+REFERENCE = (
+    Path(__file__).resolve().parents[1].parent / "shared" / "data" / "wilddoc" / "qwen25vl72b_predictions.jsonl.gz"
+)
 
 # The table of ../shared/data/wilddoc/README.md (score, consistency).
 PUBLISHED = {
@@ -167,9 +169,7 @@ def test_unknown_task_lists_the_valid_ones():
 
 
 def _rows(task, subset, group, predictions, answers):
-    return [
-        dict(task=task, subset=subset, group=group, prediction=p, answers=answers) for p in predictions
-    ]
+    return [dict(task=task, subset=subset, group=group, prediction=p, answers=answers) for p in predictions]
 
 
 def test_summary_scores_consistency_and_macro_average():

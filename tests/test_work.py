@@ -33,8 +33,9 @@ def _invoice() -> Page:
     f = ImageFont.truetype(font_path("DejaVuSerif.ttf"), 30)
     b = ImageFont.truetype(font_path("DejaVuSerif-Bold.ttf"), 44)
     d.text((60, 50), "Northwind Supplies Ltd.", font=b, fill="black")
-    for i, (k, v) in enumerate([("Invoice No.", "NW-58213"), ("Issue date", "4 June 2023"),
-                                ("Customer", "Alder & Finch LLP")]):
+    for i, (k, v) in enumerate(
+        [("Invoice No.", "NW-58213"), ("Issue date", "4 June 2023"), ("Customer", "Alder & Finch LLP")]
+    ):
         d.text((60, 160 + 50 * i), k, font=f, fill="black")
         d.text((420, 160 + 50 * i), v, font=f, fill="black")
     d.text((820, 640), "Total due", font=f, fill="black")
@@ -69,17 +70,39 @@ class _CachedReader(OfflineReader):
 
 #: What answering QUESTION takes on the clean invoice: the page read once (one detection, its nine lines),
 #: its orientation checked once, nothing restored.
-CLEAN = {"tool_runs": 0, "reviews": 0, "inspections": 0, "pixels_restored": 0, "detections": 1,
-         "lines_recognised": 9, "lines_reused": 0, "boxes_carried": 0, "region_reads": 0, "crop_reads": 0,
-         "page_reads": 0, "orientation_checks": 1}
+CLEAN = {
+    "tool_runs": 0,
+    "reviews": 0,
+    "inspections": 0,
+    "pixels_restored": 0,
+    "detections": 1,
+    "lines_recognised": 9,
+    "lines_reused": 0,
+    "boxes_carried": 0,
+    "region_reads": 0,
+    "crop_reads": 0,
+    "page_reads": 0,
+    "orientation_checks": 1,
+}
 #: ... and on the shaken one: deblurring ran (1400 x 1000 pixels written) and its review read the sharpened page
 #: whole (the reader was too unsure of the shaken page to know where its evidence is: a second detection); the
 #: answer was still short of Phase A's threshold, so appearance ran too, and its review re-read only the evidence
 #: region with the boxes of the page before it (no third detection), looking up the lines the tool left as they
 #: were, and rolled it back; both page states' orientation checked.
-BLURRED = {"tool_runs": 2, "reviews": 2, "inspections": 0, "pixels_restored": 2_800_000, "detections": 2,
-           "lines_recognised": 20, "lines_reused": 4, "boxes_carried": 1, "region_reads": 3, "crop_reads": 0,
-           "page_reads": 0, "orientation_checks": 2}
+BLURRED = {
+    "tool_runs": 2,
+    "reviews": 2,
+    "inspections": 0,
+    "pixels_restored": 2_800_000,
+    "detections": 2,
+    "lines_recognised": 20,
+    "lines_reused": 4,
+    "boxes_carried": 1,
+    "region_reads": 3,
+    "crop_reads": 0,
+    "page_reads": 0,
+    "orientation_checks": 2,
+}
 
 
 def test_the_counters_of_a_clean_page_answered_at_once(clean):
@@ -151,8 +174,12 @@ def test_agres_runs_a_tool_once_when_the_damage_it_targets_does_not_move(clean):
 def test_brains_that_count_nothing_report_nothing_and_the_run_still_counts(clean):
     result = get_strategy("pipeline-fixed").run(clean, QUESTION, "doc", ScriptedBrain(final="42"))
     changed = [s for s in result.trace if s.phase == Phase.TOOL and s.action == "applied"]
-    assert result.work == {"tool_runs": len(pipeline_tools(restoration_tools())), "reviews": 0, "inspections": 0,
-                           "pixels_restored": sum(1_400_000 for _ in changed)}
+    assert result.work == {
+        "tool_runs": len(pipeline_tools(restoration_tools())),
+        "reviews": 0,
+        "inspections": 0,
+        "pixels_restored": sum(1_400_000 for _ in changed),
+    }
 
 
 def test_ask_json_and_the_service_carry_the_counters(clean, tmp_path, capsys):

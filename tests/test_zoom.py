@@ -41,10 +41,10 @@ def _page_with_turned_block(quarter_turns_ccw: int) -> tuple[Page, tuple[int, in
     ``quarter_turns_ccw`` x 90 degrees counter-clockwise makes it upright. Returns the page and the block's
     pixel box."""
     page = np.full((896, 1024, 3), 255, np.uint8)  # multiples of 32: the detector then reads at scale 1
-    page[30:30 + 74, 40:500] = _block(["Quarterly statement"])[:74]
+    page[30 : 30 + 74, 40:500] = _block(["Quarterly statement"])[:74]
     block = np.rot90(_block(WORDS), -quarter_turns_ccw)
     y, x = 180, 300
-    page[y:y + block.shape[0], x:x + block.shape[1]] = block
+    page[y : y + block.shape[0], x : x + block.shape[1]] = block
     return Page.from_array(page, source=f"turned{quarter_turns_ccw}"), (x, y, x + block.shape[1], y + block.shape[0])
 
 
@@ -126,9 +126,14 @@ def test_apply_returns_the_crop_with_provenance(zoom):
 def test_table_mode_returns_cells_markdown_and_html(zoom):
     t = render_table(seed=1, style="spanning")
     pad = np.full((t.image.shape[0] + 200, t.image.shape[1] + 200, 3), 255, np.uint8)
-    pad[100:100 + t.image.shape[0], 100:100 + t.image.shape[1]] = t.image
+    pad[100 : 100 + t.image.shape[0], 100 : 100 + t.image.shape[1]] = t.image
     page = Page.from_array(pad)
-    bbox = [100 / page.width, 100 / page.height, (100 + t.image.shape[1]) / page.width, (100 + t.image.shape[0]) / page.height]
+    bbox = [
+        100 / page.width,
+        100 / page.height,
+        (100 + t.image.shape[1]) / page.width,
+        (100 + t.image.shape[0]) / page.height,
+    ]
     ev = zoom.inspect(page, label="income statement", bbox=bbox, type="table")
     assert cell_accuracy(ev.table.grid(), t.grid) >= 0.95
     label, value = t.grid[t.header_rows + 1][0], t.grid[t.header_rows + 1][1]
@@ -245,7 +250,9 @@ def test_docintent_loop_runs_zoom_and_hands_the_evidence_to_the_brain():
         amount = next(l.text for l in state.evidence[0].lines if "9,310.25" in l.text)
         return Answer(amount.split()[-1], 0.9)
 
-    result = get_strategy("docintent", inspection=True, tools=[]).run(page, "What amount is due?", "doc", FunctionBrain(decide=decide))
+    result = get_strategy("docintent", inspection=True, tools=[]).run(
+        page, "What amount is due?", "doc", FunctionBrain(decide=decide)
+    )
     assert result.answer == "9,310.25" and calls == [0, 1]
     step = next(s for s in result.trace if s.phase == "inspect")
     assert step.action == "inspected" and step.tool == "zoom"

@@ -33,8 +33,20 @@ LOCALES: dict[str, tuple[str, str, str, bool, str, str, tuple[str, ...]]] = {
     "nl_NL": ("Netherlands", "€", "EUR", False, ",", ".", ("%d-%m-%Y", "%d %B %Y")),
 }
 LOCALE_NAMES = tuple(LOCALES)
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 SANS = ("DejaVu Sans", "Liberation Sans", "Noto Sans", "Liberation Sans Narrow")
@@ -81,8 +93,13 @@ class Style:
     uppercase_labels: bool
 
 
-def q(question: str, answers: str | list[str] | tuple[str, ...], family: str, task: str = "doc",
-      evidence: list[str] | tuple[str, ...] = ()) -> Question:
+def q(
+    question: str,
+    answers: str | list[str] | tuple[str, ...],
+    family: str,
+    task: str = "doc",
+    evidence: list[str] | tuple[str, ...] = (),
+) -> Question:
     """A question; answers given as one string or several accepted forms (the first is the printed one)."""
     answers = (answers,) if isinstance(answers, str) else tuple(answers)
     seen: list[str] = []
@@ -111,10 +128,15 @@ class Ctx:
         r = self.rng
         serif = r.random() < 0.45
         self.style = Style(
-            font=r.choice(SERIF if serif else SANS), heading_font=r.choice(SERIF + SANS), size=r.uniform(12.5, 14.5),
-            accent=r.choice(ACCENTS), label_side=r.choice(("left", "right", "above")),
-            rules=r.choice(("grid", "rows", "none", "zebra")), align=r.choice(("left", "right")),
-            uppercase_labels=r.random() < 0.3)
+            font=r.choice(SERIF if serif else SANS),
+            heading_font=r.choice(SERIF + SANS),
+            size=r.uniform(12.5, 14.5),
+            accent=r.choice(ACCENTS),
+            label_side=r.choice(("left", "right", "above")),
+            rules=r.choice(("grid", "rows", "none", "zebra")),
+            align=r.choice(("left", "right")),
+            uppercase_labels=r.random() < 0.3,
+        )
         self.date_format = r.choice(LOCALES[self.locale][6])
 
     # --- values ---------------------------------------------------------------------------------
@@ -293,22 +315,33 @@ def field_rows(ctx: Ctx, pairs: list[tuple[str, str]], cls: str = "kv") -> str:
     or above it (a grid of small boxes)."""
     side = ctx.style.label_side
     if side == "above":
-        cells = "".join(f'<div class="kvbox"><div class="kvl">{label(ctx, k)}</div><div class="kvv">{e(v)}</div></div>'
-                        for k, v in pairs)
+        cells = "".join(
+            f'<div class="kvbox"><div class="kvl">{label(ctx, k)}</div><div class="kvv">{e(v)}</div></div>'
+            for k, v in pairs
+        )
         return f'<div class="{cls} above">{cells}</div>'
     align = "right" if side == "right" else "left"
-    rows = "".join(f'<tr><th style="text-align:{align}">{label(ctx, k)}{":" if side == "left" else ""}</th>'
-                   f"<td>{e(v)}</td></tr>" for k, v in pairs)
+    rows = "".join(
+        f'<tr><th style="text-align:{align}">{label(ctx, k)}{":" if side == "left" else ""}</th><td>{e(v)}</td></tr>'
+        for k, v in pairs
+    )
     return f'<table class="{cls}">{rows}</table>'
 
 
-def table(ctx: Ctx, header: list[str], rows: list[list[str]], numeric: set[int] = frozenset(), cls: str = "data",
-          foot: list[list[str]] | None = None, rules: str | None = None) -> str:
+def table(
+    ctx: Ctx,
+    header: list[str],
+    rows: list[list[str]],
+    numeric: set[int] = frozenset(),
+    cls: str = "data",
+    foot: list[list[str]] | None = None,
+    rules: str | None = None,
+) -> str:
     """A data table ruled as the document's style says (full grid, row rules, none, zebra stripes)."""
     rules = rules or ctx.style.rules
 
     def cells(row: list[str], tag: str) -> str:
-        return "".join(f'<{tag}{" class=num" if i in numeric else ""}>{e(c)}</{tag}>' for i, c in enumerate(row))
+        return "".join(f"<{tag}{' class=num' if i in numeric else ''}>{e(c)}</{tag}>" for i, c in enumerate(row))
 
     head = f"<thead><tr>{cells(header, 'th')}</tr></thead>" if header else ""
     body = "".join(f"<tr>{cells(r, 'td')}</tr>" for r in rows)
@@ -348,12 +381,15 @@ tr.foot td {{ font-weight: 700; border-top: 2px solid #555; }}
 
 def page_html(css: str, body: str, title: str = "document") -> str:
     """A complete HTML file."""
-    return (f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{e(title)}</title><style>{css}</style>'
-            f"</head><body>{body}</body></html>")
+    return (
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{e(title)}</title><style>{css}</style>'
+        f"</head><body>{body}</body></html>"
+    )
 
 
-def address_lines(ctx: Ctx, name: str, org: str | None = None, city: str | None = None,
-                  country: bool = False) -> tuple[list[str], str]:
+def address_lines(
+    ctx: Ctx, name: str, org: str | None = None, city: str | None = None, country: bool = False
+) -> tuple[list[str], str]:
     """Lines of a postal address and the city used; the order of postcode and city follows the locale."""
     city = city or ctx.city()
     code = ctx.postcode()
@@ -369,19 +405,45 @@ def address_lines(ctx: Ctx, name: str, org: str | None = None, city: str | None 
     return lines, city
 
 
-_SUBJECTS = ("The approach", "This analysis", "Previous work", "The team", "Our evaluation", "The committee",
-             "The second phase", "A closer look", "The pilot study", "Further testing", "The review")
+_SUBJECTS = (
+    "The approach",
+    "This analysis",
+    "Previous work",
+    "The team",
+    "Our evaluation",
+    "The committee",
+    "The second phase",
+    "A closer look",
+    "The pilot study",
+    "Further testing",
+    "The review",
+)
 _VERBS = ("suggests", "confirms", "indicates", "shows", "makes clear", "does not rule out", "supports the view")
-_CLAIMS = ("that the results hold across sites", "that costs remain within the agreed range",
-           "that demand will grow steadily next year", "that the method is robust to missing data",
-           "that further investment is justified", "that the schedule can be kept",
-           "that the effect is small but consistent", "that smaller teams respond faster",
-           "that the new process reduces errors", "that regional differences persist")
-_TAILS = ("", " in most cases", " over the period studied", ", although more data are needed",
-          ", as expected", " for the time being", " under normal conditions")
+_CLAIMS = (
+    "that the results hold across sites",
+    "that costs remain within the agreed range",
+    "that demand will grow steadily next year",
+    "that the method is robust to missing data",
+    "that further investment is justified",
+    "that the schedule can be kept",
+    "that the effect is small but consistent",
+    "that smaller teams respond faster",
+    "that the new process reduces errors",
+    "that regional differences persist",
+)
+_TAILS = (
+    "",
+    " in most cases",
+    " over the period studied",
+    ", although more data are needed",
+    ", as expected",
+    " for the time being",
+    " under normal conditions",
+)
 
 
 def prose(ctx: Ctx, sentences: int) -> str:
     """Plausible filler sentences (no figures, so they never compete with a gold answer)."""
-    return " ".join(f"{ctx.pick(_SUBJECTS)} {ctx.pick(_VERBS)} {ctx.pick(_CLAIMS)}{ctx.pick(_TAILS)}."
-                    for _ in range(sentences))
+    return " ".join(
+        f"{ctx.pick(_SUBJECTS)} {ctx.pick(_VERBS)} {ctx.pick(_CLAIMS)}{ctx.pick(_TAILS)}." for _ in range(sentences)
+    )

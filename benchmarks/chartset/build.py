@@ -26,7 +26,16 @@ from chartset import svg as svg_path  # noqa: E402
 DPR = 1.5
 #: Degradations a captured chart draws from (two or three of them, mild to medium), as a phone photo of a screen
 #: or a printout would have them.
-CAPTURE_POOL = ("perspective", "shadow", "uneven_light", "defocus", "motion_blur", "noise", "low_contrast", "color_cast")
+CAPTURE_POOL = (
+    "perspective",
+    "shadow",
+    "uneven_light",
+    "defocus",
+    "motion_blur",
+    "noise",
+    "low_contrast",
+    "color_cast",
+)
 
 
 def capture_plan(chart_id: str, seed: int):
@@ -89,11 +98,24 @@ def main() -> None:
                     plan = capture_plan(spec.id, args.seed)
                     shot_img, _meta = apply(img, plan)
                     Image.fromarray(shot_img).save(out / "captured" / f"{spec.id}.png")
-                    rows.append({"id": spec.id, "split": style.split, "style": style.name, "look": style.look,
-                                 "kind": style.kind, "renderer": style.renderer, "labelled": style.labelled,
-                                 "title": spec.title, "fmt": spec.fmt, "table": spec.table(), "mark_boxes": boxes,
-                                 "size": [int(img.shape[1]), int(img.shape[0])], "questions": spec.questions,
-                                 "capture": plan.to_meta()})
+                    rows.append(
+                        {
+                            "id": spec.id,
+                            "split": style.split,
+                            "style": style.name,
+                            "look": style.look,
+                            "kind": style.kind,
+                            "renderer": style.renderer,
+                            "labelled": style.labelled,
+                            "title": spec.title,
+                            "fmt": spec.fmt,
+                            "table": spec.table(),
+                            "mark_boxes": boxes,
+                            "size": [int(img.shape[1]), int(img.shape[0])],
+                            "questions": spec.questions,
+                            "capture": plan.to_meta(),
+                        }
+                    )
                 print(f"{style.name}: {n}", flush=True)
     finally:
         if driver is not None:
@@ -115,8 +137,13 @@ def _driver():
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                 f"--force-device-scale-factor={DPR}"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        f"--force-device-scale-factor={DPR}",
+    ):
         options.add_argument(flag)
     return webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver"))
 

@@ -30,14 +30,17 @@ def render(spec: ChartSpec) -> tuple[np.ndarray, dict[str, list[float]]]:
     look = LOOKS[spec.style.look]
     rng = random.Random(spec.id)
     kind, cats, series, vals = spec.style.kind, spec.categories, spec.series, spec.values
-    rc = {"font.family": look["font"], "font.size": rng.choice((10, 11, 12)), "svg.hashsalt": "chartset",
-          "axes.titlesize": 14}
+    rc = {
+        "font.family": look["font"],
+        "font.size": rng.choice((10, 11, 12)),
+        "svg.hashsalt": "chartset",
+        "axes.titlesize": 14,
+    }
     dpi = rng.choice((130, 150, 170))
     size = rng.choice(((8.0, 5.2), (7.2, 5.0), (8.4, 5.6)))
     boxes: dict[str, list[float]] = {}
     with plt.style.context(look["mpl_style"]), plt.rc_context(rc):
-        palette = (_PALETTES.get(look["palette"]) or
-                   [c["color"] for c in plt.rcParams["axes.prop_cycle"]][:4])
+        palette = _PALETTES.get(look["palette"]) or [c["color"] for c in plt.rcParams["axes.prop_cycle"]][:4]
         fig, ax = plt.subplots(figsize=size, dpi=dpi)
         # a tick prints as many decimals as it has (2.5 % is not "2%")
         tick = FuncFormatter(lambda v, _p: format_value(v, spec.fmt, 0 if float(v).is_integer() else 1))
@@ -49,9 +52,16 @@ def render(spec: ChartSpec) -> tuple[np.ndarray, dict[str, list[float]]]:
             if kind == "donut":
                 wedge["width"] = 0.42
             pct = (lambda p: f"{p:.0f}%") if spec.style.labelled else None
-            out = ax.pie(vals[0], labels=cats, autopct=pct, startangle=rng.choice((0, 90, 140)), colors=(
-                palette + ["#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"])[:n], wedgeprops=wedge,
-                pctdistance=0.78 if kind == "donut" else 0.6, counterclock=rng.random() < 0.5)
+            out = ax.pie(
+                vals[0],
+                labels=cats,
+                autopct=pct,
+                startangle=rng.choice((0, 90, 140)),
+                colors=(palette + ["#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"])[:n],
+                wedgeprops=wedge,
+                pctdistance=0.78 if kind == "donut" else 0.6,
+                counterclock=rng.random() < 0.5,
+            )
             ax.axis("equal")
             for c, w in zip(cats, out[0]):
                 artists.append((series[0], c, w))
@@ -70,8 +80,11 @@ def render(spec: ChartSpec) -> tuple[np.ndarray, dict[str, list[float]]]:
             width = 0.8 / m
             for k, s in enumerate(series):
                 off = x + (k - (m - 1) / 2) * width
-                bars = ax.bar(off, vals[k], width, label=s, color=palette[k]) if kind == "grouped" else \
-                    ax.barh(off, vals[k], width, label=s, color=palette[k])
+                bars = (
+                    ax.bar(off, vals[k], width, label=s, color=palette[k])
+                    if kind == "grouped"
+                    else ax.barh(off, vals[k], width, label=s, color=palette[k])
+                )
                 if spec.style.labelled:
                     ax.bar_label(bars, labels=[spec.label(v) for v in vals[k]], padding=2, fontsize=8)
                 artists += [(s, c, b) for c, b in zip(cats, bars)]
@@ -81,11 +94,15 @@ def render(spec: ChartSpec) -> tuple[np.ndarray, dict[str, list[float]]]:
         elif kind in ("stacked", "hstacked"):
             base = np.zeros(n)
             for k, s in enumerate(series):
-                bars = ax.bar(x, vals[k], 0.6, bottom=base, label=s, color=palette[k]) if kind == "stacked" else \
-                    ax.barh(x, vals[k], 0.6, left=base, label=s, color=palette[k])
+                bars = (
+                    ax.bar(x, vals[k], 0.6, bottom=base, label=s, color=palette[k])
+                    if kind == "stacked"
+                    else ax.barh(x, vals[k], 0.6, left=base, label=s, color=palette[k])
+                )
                 if spec.style.labelled:
-                    ax.bar_label(bars, labels=[spec.label(v) for v in vals[k]], label_type="center", fontsize=8,
-                                 color="white")
+                    ax.bar_label(
+                        bars, labels=[spec.label(v) for v in vals[k]], label_type="center", fontsize=8, color="white"
+                    )
                 base += np.array(vals[k])
                 artists += [(s, c, b) for c, b in zip(cats, bars)]
             (ax.set_xticks if kind == "stacked" else ax.set_yticks)(x, cats)
@@ -100,8 +117,9 @@ def render(spec: ChartSpec) -> tuple[np.ndarray, dict[str, list[float]]]:
                     ax.plot(x, vals[k], marker=marker, color=palette[k], label=s, linewidth=2.0)
                 if spec.style.labelled:
                     for xi, v in zip(x, vals[k]):
-                        ax.annotate(spec.label(v), (xi, v), textcoords="offset points", xytext=(0, 7), ha="center",
-                                    fontsize=8)
+                        ax.annotate(
+                            spec.label(v), (xi, v), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8
+                        )
                 artists += [(s, c, (xi, v)) for c, xi, v in zip(cats, x, vals[k])]
             ax.set_xticks(x, cats)
             lo = min(min(v) for v in vals)
@@ -123,8 +141,13 @@ def render(spec: ChartSpec) -> tuple[np.ndarray, dict[str, list[float]]]:
             else:
                 ax.legend(loc=where)
         if rng.random() < 0.5:
-            fig.text(0.01, 0.01, rng.choice(("Source: national statistics", "Source: company reports",
-                                              "Note: provisional figures")), fontsize=8, color="0.4")
+            fig.text(
+                0.01,
+                0.01,
+                rng.choice(("Source: national statistics", "Source: company reports", "Note: provisional figures")),
+                fontsize=8,
+                color="0.4",
+            )
         fig.tight_layout()
         fig.canvas.draw()
         height = fig.canvas.get_width_height()[1]

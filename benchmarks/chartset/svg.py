@@ -42,8 +42,10 @@ def render(spec: ChartSpec) -> tuple[str, dict[str, list[float]]]:
     fs = rng.choice((12, 13, 14))
     out: list[str] = []
     boxes: dict[str, list[float]] = {}
-    out.append(f'<text x="{WIDTH / 2}" y="30" text-anchor="middle" font-size="{fs + 5}" font-weight="bold">'
-               f'{_esc(spec.title)}</text>')
+    out.append(
+        f'<text x="{WIDTH / 2}" y="30" text-anchor="middle" font-size="{fs + 5}" font-weight="bold">'
+        f"{_esc(spec.title)}</text>"
+    )
     left, right, top, bottom = 80, WIDTH - 30, 60, HEIGHT - 60
     multi = len(series) > 1
     legend = look["legend"] if multi else "none"
@@ -61,16 +63,20 @@ def render(spec: ChartSpec) -> tuple[str, dict[str, list[float]]]:
         if legend == "right":
             for k, s in enumerate(series):
                 y = top + 20 + 24 * k
-                items.append(f'<rect x="{right + 24}" y="{y - 10}" width="14" height="14" fill="{pal[k]}"/>'
-                             f'<text x="{right + 44}" y="{y + 2}" font-size="{fs}">{_esc(s)}</text>')
+                items.append(
+                    f'<rect x="{right + 24}" y="{y - 10}" width="14" height="14" fill="{pal[k]}"/>'
+                    f'<text x="{right + 44}" y="{y + 2}" font-size="{fs}">{_esc(s)}</text>'
+                )
         else:
             widths = [24 + 8 * len(s) + 18 for s in series]
             total = sum(widths)
             x = {"top-left": left, "top-right": right - total}.get(legend, (left + right) / 2 - total / 2)
             y = top - 14 if legend.startswith("top") else HEIGHT - 18
             for k, s in enumerate(series):
-                items.append(f'<rect x="{x}" y="{y - 11}" width="14" height="14" fill="{pal[k]}"/>'
-                             f'<text x="{x + 20}" y="{y + 1}" font-size="{fs}">{_esc(s)}</text>')
+                items.append(
+                    f'<rect x="{x}" y="{y - 11}" width="14" height="14" fill="{pal[k]}"/>'
+                    f'<text x="{x + 20}" y="{y + 1}" font-size="{fs}">{_esc(s)}</text>'
+                )
                 x += widths[k]
         out += items
     if kind in ("pie", "donut"):
@@ -102,20 +108,26 @@ def render(spec: ChartSpec) -> tuple[str, dict[str, list[float]]]:
             x = _lin(t, t0, t1, left, right)
             if grid in ("solid", "dashed", "dotted"):
                 out.append(f'<line x1="{x}" y1="{top}" x2="{x}" y2="{bottom}" stroke="#d0d0d0"{dash}/>')
-            out.append(f'<text x="{x}" y="{bottom + 20}" text-anchor="middle" font-size="{fs - 1}" fill="#444">{label}</text>')
+            out.append(
+                f'<text x="{x}" y="{bottom + 20}" text-anchor="middle" font-size="{fs - 1}" fill="#444">{label}</text>'
+            )
         else:
             y = _lin(t, t0, t1, bottom, top)
             if grid in ("solid", "dashed", "dotted"):
                 out.append(f'<line x1="{left}" y1="{y}" x2="{right}" y2="{y}" stroke="#d0d0d0"{dash}/>')
-            out.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end" font-size="{fs - 1}" fill="#444">{label}</text>')
+            out.append(
+                f'<text x="{left - 8}" y="{y + 4}" text-anchor="end" font-size="{fs - 1}" fill="#444">{label}</text>'
+            )
     frame = look["frame"]
     if frame in ("left-bottom", "box"):
         out.append(f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="#333"/>')
     if frame in ("left-bottom", "bottom", "box"):
         out.append(f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#333"/>')
     if frame == "box":
-        out.append(f'<line x1="{left}" y1="{top}" x2="{right}" y2="{top}" stroke="#333"/>'
-                   f'<line x1="{right}" y1="{top}" x2="{right}" y2="{bottom}" stroke="#333"/>')
+        out.append(
+            f'<line x1="{left}" y1="{top}" x2="{right}" y2="{top}" stroke="#333"/>'
+            f'<line x1="{right}" y1="{top}" x2="{right}" y2="{bottom}" stroke="#333"/>'
+        )
     n, m = len(cats), len(series)
     band = ((bottom - top) if horizontal else (right - left)) / n
     rounded = ' rx="4"' if look.get("rounded") else ""
@@ -126,8 +138,7 @@ def render(spec: ChartSpec) -> tuple[str, dict[str, list[float]]]:
         if horizontal:
             out.append(f'<text x="{left - 8}" y="{centre + 4}" text-anchor="end" font-size="{fs}">{_esc(c)}</text>')
         else:
-            out.append(f'<text x="{centre}" y="{bottom + 20}" text-anchor="middle" '
-                       f'font-size="{fs}">{_esc(c)}</text>')
+            out.append(f'<text x="{centre}" y="{bottom + 20}" text-anchor="middle" font-size="{fs}">{_esc(c)}</text>')
     if kind in ("line", "multiline", "scatter"):
         for k, s in enumerate(series):
             pts = []
@@ -137,14 +148,18 @@ def render(spec: ChartSpec) -> tuple[str, dict[str, list[float]]]:
                 pts.append((x, y))
                 boxes[f"{s}|{c}"] = [x - 5, y - 5, x + 5, y + 5]
             if kind != "scatter":
-                out.append(f'<polyline points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}" fill="none" '
-                           f'stroke="{pal[k]}" stroke-width="2.5"/>')
+                out.append(
+                    f'<polyline points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}" fill="none" '
+                    f'stroke="{pal[k]}" stroke-width="2.5"/>'
+                )
             for (x, y), v in zip(pts, vals[k]):
                 r = 5 if kind == "scatter" else 3.5
                 out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="{pal[k]}"/>')
                 if spec.style.labelled:
-                    out.append(f'<text x="{x:.1f}" y="{y - 10:.1f}" text-anchor="middle" font-size="{fs - 2}">'
-                               f'{_esc(spec.label(v))}</text>')
+                    out.append(
+                        f'<text x="{x:.1f}" y="{y - 10:.1f}" text-anchor="middle" font-size="{fs - 2}">'
+                        f"{_esc(spec.label(v))}</text>"
+                    )
         return _page(out, look, font), boxes
     for k, s in enumerate(series):
         for i, c in enumerate(cats):
@@ -172,21 +187,29 @@ def render(spec: ChartSpec) -> tuple[str, dict[str, list[float]]]:
                 box = [x0, y0, x0 + width, y1]
             boxes[f"{s}|{c}"] = [round(v_, 2) for v_ in box]
             colour = pal[k] if m > 1 else single
-            out.append(f'<rect x="{box[0]:.1f}" y="{box[1]:.1f}" width="{box[2] - box[0]:.1f}" '
-                       f'height="{box[3] - box[1]:.1f}" fill="{colour}"{rounded}/>')
+            out.append(
+                f'<rect x="{box[0]:.1f}" y="{box[1]:.1f}" width="{box[2] - box[0]:.1f}" '
+                f'height="{box[3] - box[1]:.1f}" fill="{colour}"{rounded}/>'
+            )
             if spec.style.labelled:
                 label = _esc(spec.label(v))
                 small = fs - 2 if m > 1 else fs - 1
                 if stacked:
                     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2 + 4
-                    out.append(f'<text x="{cx:.1f}" y="{cy:.1f}" text-anchor="middle" font-size="{small}" '
-                               f'fill="#fff">{label}</text>')
+                    out.append(
+                        f'<text x="{cx:.1f}" y="{cy:.1f}" text-anchor="middle" font-size="{small}" '
+                        f'fill="#fff">{label}</text>'
+                    )
                 elif horizontal:
-                    out.append(f'<text x="{box[2] + 5:.1f}" y="{(box[1] + box[3]) / 2 + 4:.1f}" font-size="{small}">'
-                               f'{label}</text>')
+                    out.append(
+                        f'<text x="{box[2] + 5:.1f}" y="{(box[1] + box[3]) / 2 + 4:.1f}" font-size="{small}">'
+                        f"{label}</text>"
+                    )
                 else:
-                    out.append(f'<text x="{(box[0] + box[2]) / 2:.1f}" y="{box[1] - 5:.1f}" text-anchor="middle" '
-                               f'font-size="{small}">{label}</text>')
+                    out.append(
+                        f'<text x="{(box[0] + box[2]) / 2:.1f}" y="{box[1] - 5:.1f}" text-anchor="middle" '
+                        f'font-size="{small}">{label}</text>'
+                    )
     return _page(out, look, font), boxes
 
 
@@ -194,8 +217,9 @@ def _lin(v: float, a: float, b: float, pa: float, pb: float) -> float:
     return pa + (v - a) / (b - a) * (pb - pa)
 
 
-def _pie(spec: ChartSpec, out: list[str], boxes: dict[str, list[float]], pal: list[str], fs: int,
-         rng: random.Random) -> None:
+def _pie(
+    spec: ChartSpec, out: list[str], boxes: dict[str, list[float]], pal: list[str], fs: int, rng: random.Random
+) -> None:
     cx, cy, r = WIDTH / 2, HEIGHT / 2 + 20, 150
     inner = 70 if spec.style.kind == "donut" else 0
     colours = pal + ["#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"]
@@ -205,11 +229,16 @@ def _pie(spec: ChartSpec, out: list[str], boxes: dict[str, list[float]], pal: li
         sweep = 360.0 * v / total
         a0, a1 = math.radians(angle), math.radians(angle + sweep)
         large = 1 if sweep > 180 else 0
-        p = [f"M {cx + r * math.cos(a0):.2f} {cy + r * math.sin(a0):.2f}",
-             f"A {r} {r} 0 {large} 1 {cx + r * math.cos(a1):.2f} {cy + r * math.sin(a1):.2f}"]
+        p = [
+            f"M {cx + r * math.cos(a0):.2f} {cy + r * math.sin(a0):.2f}",
+            f"A {r} {r} 0 {large} 1 {cx + r * math.cos(a1):.2f} {cy + r * math.sin(a1):.2f}",
+        ]
         if inner:
-            p += [f"L {cx + inner * math.cos(a1):.2f} {cy + inner * math.sin(a1):.2f}",
-                  f"A {inner} {inner} 0 {large} 0 {cx + inner * math.cos(a0):.2f} {cy + inner * math.sin(a0):.2f}", "Z"]
+            p += [
+                f"L {cx + inner * math.cos(a1):.2f} {cy + inner * math.sin(a1):.2f}",
+                f"A {inner} {inner} 0 {large} 0 {cx + inner * math.cos(a0):.2f} {cy + inner * math.sin(a0):.2f}",
+                "Z",
+            ]
         else:
             p += [f"L {cx} {cy}", "Z"]
         out.append(f'<path d="{" ".join(p)}" fill="{colours[k]}" stroke="#fff" stroke-width="2"/>')
@@ -220,14 +249,18 @@ def _pie(spec: ChartSpec, out: list[str], boxes: dict[str, list[float]], pal: li
         rr = (r + inner) / 2 if inner else r * 0.62
         px, py = cx + rr * math.cos(mid), cy + rr * math.sin(mid)
         if spec.style.labelled:
-            out.append(f'<text x="{px:.1f}" y="{py + 5:.1f}" text-anchor="middle" font-size="{fs}" fill="#fff" '
-                       f'font-weight="bold">{v:.0f}%</text>')
+            out.append(
+                f'<text x="{px:.1f}" y="{py + 5:.1f}" text-anchor="middle" font-size="{fs}" fill="#fff" '
+                f'font-weight="bold">{v:.0f}%</text>'
+            )
         boxes[f"{spec.series[0]}|{c}"] = [px - 6, py - 6, px + 6, py + 6]
         angle += sweep
 
 
 def _page(body: list[str], look: dict, font: str) -> str:
-    return (f"<!doctype html><html><head><meta charset='utf-8'><style>html,body{{margin:0;background:{look['bg']}}}"
-            f"svg text{{font-family:{font};fill-opacity:1}}</style></head><body>"
-            f"<svg id='chart' xmlns='http://www.w3.org/2000/svg' width='{WIDTH}' height='{HEIGHT}' "
-            f"viewBox='0 0 {WIDTH} {HEIGHT}'>" + "".join(body) + "</svg></body></html>")
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><style>html,body{{margin:0;background:{look['bg']}}}"
+        f"svg text{{font-family:{font};fill-opacity:1}}</style></head><body>"
+        f"<svg id='chart' xmlns='http://www.w3.org/2000/svg' width='{WIDTH}' height='{HEIGHT}' "
+        f"viewBox='0 0 {WIDTH} {HEIGHT}'>" + "".join(body) + "</svg></body></html>"
+    )

@@ -67,8 +67,14 @@ def make(seed: int, index: int, family: str) -> dict:
     html = build(sheet, arrangements[int(tid) - 1])
     if ctx.rng.random() < 0.5:
         sheet.foreign()
-    return {"html": html, "kind": kind, "family": family, "variant": sheet.k.digest(family), "locale": ctx.locale,
-            "questions": choose(sheet)}
+    return {
+        "html": html,
+        "kind": kind,
+        "family": family,
+        "variant": sheet.k.digest(family),
+        "locale": ctx.locale,
+        "questions": choose(sheet),
+    }
 
 
 def _words(text: str) -> int:
@@ -103,8 +109,13 @@ def choose(sheet: Sheet) -> list[Q]:
         q = spare[0]
         n = max(_words(q.answers[0]), 1) + r.randint(0, 3)
         w = "word" if n == 1 else "words"
-        text = r.choice((f"{q.question} Answer in at most {n} {w}.", f"In at most {n} {w}: {q.question}",
-                         f"{q.question} (no more than {n} {w})"))
+        text = r.choice(
+            (
+                f"{q.question} Answer in at most {n} {w}.",
+                f"In at most {n} {w}: {q.question}",
+                f"{q.question} (no more than {n} {w})",
+            )
+        )
         keep.append(Q(text, q.answers, "limit", q.field, q.evidence))
     r.shuffle(keep)
     return keep

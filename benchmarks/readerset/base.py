@@ -19,167 +19,402 @@ LANG_OF = {"de_DE": "de", "fr_FR": "fr", "es_ES": "es"}
 
 #: field -> language -> label synonyms (English always present; the first English one names the field in questions)
 LABELS: dict[str, dict[str, tuple[str, ...]]] = {
-    "invoice_number": {"en": ("Invoice number", "Invoice no.", "Invoice #", "Invoice ref."),
-                       "de": ("Rechnungsnummer", "Rechnungs-Nr."), "fr": ("N° de facture", "Facture n°"),
-                       "es": ("N.º de factura", "Número de factura")},
+    "invoice_number": {
+        "en": ("Invoice number", "Invoice no.", "Invoice #", "Invoice ref."),
+        "de": ("Rechnungsnummer", "Rechnungs-Nr."),
+        "fr": ("N° de facture", "Facture n°"),
+        "es": ("N.º de factura", "Número de factura"),
+    },
     "date": {"en": ("Date", "Issue date", "Dated"), "de": ("Datum",), "fr": ("Date",), "es": ("Fecha",)},
-    "invoice_date": {"en": ("Invoice date", "Date of issue", "Issued on"), "de": ("Rechnungsdatum",),
-                     "fr": ("Date de facture", "Date d'émission"), "es": ("Fecha de factura", "Fecha de emisión")},
-    "due_date": {"en": ("Due date", "Payment due", "Pay by"), "de": ("Fällig am", "Zahlbar bis"),
-                 "fr": ("Date d'échéance", "Échéance"), "es": ("Fecha de vencimiento", "Vencimiento")},
-    "order_number": {"en": ("Order number", "Order no.", "PO number", "Purchase order"),
-                     "de": ("Bestellnummer", "Bestell-Nr."), "fr": ("N° de commande",), "es": ("N.º de pedido",)},
-    "customer_number": {"en": ("Customer number", "Customer ID", "Client no.", "Account no."),
-                        "de": ("Kundennummer", "Kunden-Nr."), "fr": ("N° client",), "es": ("N.º de cliente",)},
-    "subtotal": {"en": ("Subtotal", "Net amount", "Net total"), "de": ("Zwischensumme", "Nettobetrag"),
-                 "fr": ("Sous-total", "Total HT"), "es": ("Subtotal", "Base imponible")},
+    "invoice_date": {
+        "en": ("Invoice date", "Date of issue", "Issued on"),
+        "de": ("Rechnungsdatum",),
+        "fr": ("Date de facture", "Date d'émission"),
+        "es": ("Fecha de factura", "Fecha de emisión"),
+    },
+    "due_date": {
+        "en": ("Due date", "Payment due", "Pay by"),
+        "de": ("Fällig am", "Zahlbar bis"),
+        "fr": ("Date d'échéance", "Échéance"),
+        "es": ("Fecha de vencimiento", "Vencimiento"),
+    },
+    "order_number": {
+        "en": ("Order number", "Order no.", "PO number", "Purchase order"),
+        "de": ("Bestellnummer", "Bestell-Nr."),
+        "fr": ("N° de commande",),
+        "es": ("N.º de pedido",),
+    },
+    "customer_number": {
+        "en": ("Customer number", "Customer ID", "Client no.", "Account no."),
+        "de": ("Kundennummer", "Kunden-Nr."),
+        "fr": ("N° client",),
+        "es": ("N.º de cliente",),
+    },
+    "subtotal": {
+        "en": ("Subtotal", "Net amount", "Net total"),
+        "de": ("Zwischensumme", "Nettobetrag"),
+        "fr": ("Sous-total", "Total HT"),
+        "es": ("Subtotal", "Base imponible"),
+    },
     "vat": {"en": ("VAT", "Tax", "Sales tax", "GST"), "de": ("MwSt.", "USt."), "fr": ("TVA",), "es": ("IVA",)},
-    "total": {"en": ("Total", "Amount due", "Grand total", "Total due", "Balance due"),
-              "de": ("Gesamtbetrag", "Summe", "Endbetrag"), "fr": ("Total TTC", "Montant total"),
-              "es": ("Total", "Importe total")},
+    "total": {
+        "en": ("Total", "Amount due", "Grand total", "Total due", "Balance due"),
+        "de": ("Gesamtbetrag", "Summe", "Endbetrag"),
+        "fr": ("Total TTC", "Montant total"),
+        "es": ("Total", "Importe total"),
+    },
     "iban": {"en": ("IBAN",), "de": ("IBAN",), "fr": ("IBAN",), "es": ("IBAN",)},
-    "phone": {"en": ("Phone", "Tel.", "Telephone"), "de": ("Telefon", "Tel."), "fr": ("Téléphone", "Tél."),
-              "es": ("Teléfono", "Tel.")},
+    "phone": {
+        "en": ("Phone", "Tel.", "Telephone"),
+        "de": ("Telefon", "Tel."),
+        "fr": ("Téléphone", "Tél."),
+        "es": ("Teléfono", "Tel."),
+    },
     "email": {"en": ("E-mail", "Email"), "de": ("E-Mail",), "fr": ("Courriel", "E-mail"), "es": ("Correo", "E-mail")},
-    "vat_number": {"en": ("VAT number", "VAT reg. no.", "Tax ID"), "de": ("USt-IdNr.", "Steuernummer"),
-                   "fr": ("N° TVA intracom.",), "es": ("NIF", "CIF")},
-    "payment_terms": {"en": ("Payment terms", "Terms"), "de": ("Zahlungsbedingungen",),
-                      "fr": ("Conditions de paiement",), "es": ("Condiciones de pago",)},
-    "delivery_date": {"en": ("Delivery date", "Delivery by", "Ship date"), "de": ("Lieferdatum", "Liefertermin"),
-                      "fr": ("Date de livraison",), "es": ("Fecha de entrega",)},
-    "cashier": {"en": ("Cashier", "Served by", "Operator"), "de": ("Kassierer", "Bedient von"),
-                "fr": ("Caissier", "Servi par"), "es": ("Cajero", "Le atendió")},
-    "payment_method": {"en": ("Payment method", "Paid by", "Payment"), "de": ("Zahlungsart", "Bezahlt mit"),
-                       "fr": ("Mode de paiement", "Réglé par"), "es": ("Forma de pago", "Pagado con")},
-    "account_number": {"en": ("Account number", "Account no.", "Acct. no."), "de": ("Kontonummer", "Konto-Nr."),
-                       "fr": ("N° de compte",), "es": ("N.º de cuenta",)},
-    "opening_balance": {"en": ("Opening balance", "Previous balance", "Balance brought forward"),
-                        "de": ("Anfangssaldo", "Alter Kontostand"), "fr": ("Solde initial", "Ancien solde"),
-                        "es": ("Saldo inicial", "Saldo anterior")},
-    "closing_balance": {"en": ("Closing balance", "New balance", "Balance carried forward"),
-                        "de": ("Endsaldo", "Neuer Kontostand"), "fr": ("Solde final", "Nouveau solde"),
-                        "es": ("Saldo final", "Saldo actual")},
-    "period": {"en": ("Statement period", "Period", "Billing period"), "de": ("Zeitraum", "Abrechnungszeitraum"),
-               "fr": ("Période",), "es": ("Periodo",)},
-    "meter_number": {"en": ("Meter number", "Meter no.", "Meter ID"), "de": ("Zählernummer",),
-                     "fr": ("N° de compteur",), "es": ("N.º de contador",)},
-    "consumption": {"en": ("Consumption", "Units used", "Usage"), "de": ("Verbrauch",), "fr": ("Consommation",),
-                    "es": ("Consumo",)},
-    "employee": {"en": ("Employee", "Employee name", "Name"), "de": ("Mitarbeiter", "Name"), "fr": ("Salarié",),
-                 "es": ("Empleado", "Trabajador")},
-    "employee_id": {"en": ("Employee ID", "Staff no.", "Personnel no."), "de": ("Personalnummer", "Personal-Nr."),
-                    "fr": ("Matricule",), "es": ("N.º de empleado",)},
-    "gross_pay": {"en": ("Gross pay", "Gross salary", "Total gross"), "de": ("Bruttolohn", "Gesamtbrutto"),
-                  "fr": ("Salaire brut",), "es": ("Salario bruto", "Total devengado")},
-    "net_pay": {"en": ("Net pay", "Net salary", "Take-home pay"), "de": ("Nettolohn", "Auszahlungsbetrag"),
-                "fr": ("Net à payer", "Salaire net"), "es": ("Líquido a percibir", "Salario neto")},
-    "pay_date": {"en": ("Pay date", "Payment date", "Paid on"), "de": ("Auszahlungsdatum",),
-                 "fr": ("Date de paiement",), "es": ("Fecha de pago",)},
-    "tracking_number": {"en": ("Tracking number", "Tracking no.", "Consignment no."),
-                        "de": ("Sendungsnummer", "Sendungsverfolgung"), "fr": ("N° de suivi",),
-                        "es": ("N.º de seguimiento",)},
-    "weight": {"en": ("Weight", "Gross weight", "Parcel weight"), "de": ("Gewicht",), "fr": ("Poids",),
-               "es": ("Peso",)},
-    "reference": {"en": ("Reference", "Our ref.", "Ref."), "de": ("Unser Zeichen", "Referenz"),
-                  "fr": ("Réf.", "Notre référence"), "es": ("Ref.", "Nuestra referencia")},
+    "vat_number": {
+        "en": ("VAT number", "VAT reg. no.", "Tax ID"),
+        "de": ("USt-IdNr.", "Steuernummer"),
+        "fr": ("N° TVA intracom.",),
+        "es": ("NIF", "CIF"),
+    },
+    "payment_terms": {
+        "en": ("Payment terms", "Terms"),
+        "de": ("Zahlungsbedingungen",),
+        "fr": ("Conditions de paiement",),
+        "es": ("Condiciones de pago",),
+    },
+    "delivery_date": {
+        "en": ("Delivery date", "Delivery by", "Ship date"),
+        "de": ("Lieferdatum", "Liefertermin"),
+        "fr": ("Date de livraison",),
+        "es": ("Fecha de entrega",),
+    },
+    "cashier": {
+        "en": ("Cashier", "Served by", "Operator"),
+        "de": ("Kassierer", "Bedient von"),
+        "fr": ("Caissier", "Servi par"),
+        "es": ("Cajero", "Le atendió"),
+    },
+    "payment_method": {
+        "en": ("Payment method", "Paid by", "Payment"),
+        "de": ("Zahlungsart", "Bezahlt mit"),
+        "fr": ("Mode de paiement", "Réglé par"),
+        "es": ("Forma de pago", "Pagado con"),
+    },
+    "account_number": {
+        "en": ("Account number", "Account no.", "Acct. no."),
+        "de": ("Kontonummer", "Konto-Nr."),
+        "fr": ("N° de compte",),
+        "es": ("N.º de cuenta",),
+    },
+    "opening_balance": {
+        "en": ("Opening balance", "Previous balance", "Balance brought forward"),
+        "de": ("Anfangssaldo", "Alter Kontostand"),
+        "fr": ("Solde initial", "Ancien solde"),
+        "es": ("Saldo inicial", "Saldo anterior"),
+    },
+    "closing_balance": {
+        "en": ("Closing balance", "New balance", "Balance carried forward"),
+        "de": ("Endsaldo", "Neuer Kontostand"),
+        "fr": ("Solde final", "Nouveau solde"),
+        "es": ("Saldo final", "Saldo actual"),
+    },
+    "period": {
+        "en": ("Statement period", "Period", "Billing period"),
+        "de": ("Zeitraum", "Abrechnungszeitraum"),
+        "fr": ("Période",),
+        "es": ("Periodo",),
+    },
+    "meter_number": {
+        "en": ("Meter number", "Meter no.", "Meter ID"),
+        "de": ("Zählernummer",),
+        "fr": ("N° de compteur",),
+        "es": ("N.º de contador",),
+    },
+    "consumption": {
+        "en": ("Consumption", "Units used", "Usage"),
+        "de": ("Verbrauch",),
+        "fr": ("Consommation",),
+        "es": ("Consumo",),
+    },
+    "employee": {
+        "en": ("Employee", "Employee name", "Name"),
+        "de": ("Mitarbeiter", "Name"),
+        "fr": ("Salarié",),
+        "es": ("Empleado", "Trabajador"),
+    },
+    "employee_id": {
+        "en": ("Employee ID", "Staff no.", "Personnel no."),
+        "de": ("Personalnummer", "Personal-Nr."),
+        "fr": ("Matricule",),
+        "es": ("N.º de empleado",),
+    },
+    "gross_pay": {
+        "en": ("Gross pay", "Gross salary", "Total gross"),
+        "de": ("Bruttolohn", "Gesamtbrutto"),
+        "fr": ("Salaire brut",),
+        "es": ("Salario bruto", "Total devengado"),
+    },
+    "net_pay": {
+        "en": ("Net pay", "Net salary", "Take-home pay"),
+        "de": ("Nettolohn", "Auszahlungsbetrag"),
+        "fr": ("Net à payer", "Salaire net"),
+        "es": ("Líquido a percibir", "Salario neto"),
+    },
+    "pay_date": {
+        "en": ("Pay date", "Payment date", "Paid on"),
+        "de": ("Auszahlungsdatum",),
+        "fr": ("Date de paiement",),
+        "es": ("Fecha de pago",),
+    },
+    "tracking_number": {
+        "en": ("Tracking number", "Tracking no.", "Consignment no."),
+        "de": ("Sendungsnummer", "Sendungsverfolgung"),
+        "fr": ("N° de suivi",),
+        "es": ("N.º de seguimiento",),
+    },
+    "weight": {
+        "en": ("Weight", "Gross weight", "Parcel weight"),
+        "de": ("Gewicht",),
+        "fr": ("Poids",),
+        "es": ("Peso",),
+    },
+    "reference": {
+        "en": ("Reference", "Our ref.", "Ref."),
+        "de": ("Unser Zeichen", "Referenz"),
+        "fr": ("Réf.", "Notre référence"),
+        "es": ("Ref.", "Nuestra referencia"),
+    },
     "subject": {"en": ("Subject", "Re", "Regarding"), "de": ("Betreff",), "fr": ("Objet",), "es": ("Asunto",)},
     "to": {"en": ("To",), "de": ("An",), "fr": ("À",), "es": ("Para",)},
     "from": {"en": ("From",), "de": ("Von",), "fr": ("De",), "es": ("De",)},
     "cc": {"en": ("Cc", "Copy to"), "de": ("Kopie an",), "fr": ("Copie à",), "es": ("Copia a",)},
-    "chair": {"en": ("Chair", "Chaired by", "Chairperson"), "de": ("Vorsitz", "Sitzungsleitung"),
-              "fr": ("Président de séance",), "es": ("Preside",)},
-    "minute_taker": {"en": ("Minutes taken by", "Recorder", "Secretary"), "de": ("Protokoll",),
-                     "fr": ("Secrétaire de séance",), "es": ("Secretario/a",)},
-    "location": {"en": ("Location", "Venue", "Place", "Room"), "de": ("Ort", "Raum"), "fr": ("Lieu", "Salle"),
-                 "es": ("Lugar", "Sala")},
+    "chair": {
+        "en": ("Chair", "Chaired by", "Chairperson"),
+        "de": ("Vorsitz", "Sitzungsleitung"),
+        "fr": ("Président de séance",),
+        "es": ("Preside",),
+    },
+    "minute_taker": {
+        "en": ("Minutes taken by", "Recorder", "Secretary"),
+        "de": ("Protokoll",),
+        "fr": ("Secrétaire de séance",),
+        "es": ("Secretario/a",),
+    },
+    "location": {
+        "en": ("Location", "Venue", "Place", "Room"),
+        "de": ("Ort", "Raum"),
+        "fr": ("Lieu", "Salle"),
+        "es": ("Lugar", "Sala"),
+    },
     "time": {"en": ("Time", "Start time"), "de": ("Uhrzeit", "Beginn"), "fr": ("Heure",), "es": ("Hora",)},
-    "next_meeting": {"en": ("Next meeting", "Date of next meeting"), "de": ("Nächste Sitzung",),
-                     "fr": ("Prochaine réunion",), "es": ("Próxima reunión",)},
-    "applicant": {"en": ("Full name", "Applicant name", "Name of applicant"), "de": ("Vollständiger Name",),
-                  "fr": ("Nom complet",), "es": ("Nombre completo",)},
-    "birth_date": {"en": ("Date of birth", "Birth date", "DOB"), "de": ("Geburtsdatum",),
-                   "fr": ("Date de naissance",), "es": ("Fecha de nacimiento",)},
-    "nationality": {"en": ("Nationality", "Citizenship"), "de": ("Staatsangehörigkeit",), "fr": ("Nationalité",),
-                    "es": ("Nacionalidad",)},
-    "position": {"en": ("Position applied for", "Position", "Role"), "de": ("Stelle", "Position"),
-                 "fr": ("Poste",), "es": ("Puesto",)},
-    "start_date": {"en": ("Start date", "Available from", "Earliest start"), "de": ("Eintrittsdatum",),
-                   "fr": ("Date de début",), "es": ("Fecha de incorporación",)},
-    "application_number": {"en": ("Application no.", "Application ID", "Reference number"),
-                           "de": ("Antragsnummer",), "fr": ("N° de dossier",), "es": ("N.º de solicitud",)},
-    "certificate_number": {"en": ("Certificate no.", "Certificate number", "Serial no."),
-                           "de": ("Zertifikat-Nr.",), "fr": ("N° de certificat",), "es": ("N.º de certificado",)},
-    "recipient": {"en": ("Awarded to", "Recipient", "Presented to"), "de": ("Verliehen an",),
-                  "fr": ("Décerné à",), "es": ("Otorgado a",)},
-    "grade": {"en": ("Grade", "Result", "Classification"), "de": ("Note", "Ergebnis"), "fr": ("Mention",),
-              "es": ("Calificación",)},
-    "valid_until": {"en": ("Valid until", "Expiry date", "Expires"), "de": ("Gültig bis",),
-                    "fr": ("Valable jusqu'au",), "es": ("Válido hasta",)},
+    "next_meeting": {
+        "en": ("Next meeting", "Date of next meeting"),
+        "de": ("Nächste Sitzung",),
+        "fr": ("Prochaine réunion",),
+        "es": ("Próxima reunión",),
+    },
+    "applicant": {
+        "en": ("Full name", "Applicant name", "Name of applicant"),
+        "de": ("Vollständiger Name",),
+        "fr": ("Nom complet",),
+        "es": ("Nombre completo",),
+    },
+    "birth_date": {
+        "en": ("Date of birth", "Birth date", "DOB"),
+        "de": ("Geburtsdatum",),
+        "fr": ("Date de naissance",),
+        "es": ("Fecha de nacimiento",),
+    },
+    "nationality": {
+        "en": ("Nationality", "Citizenship"),
+        "de": ("Staatsangehörigkeit",),
+        "fr": ("Nationalité",),
+        "es": ("Nacionalidad",),
+    },
+    "position": {
+        "en": ("Position applied for", "Position", "Role"),
+        "de": ("Stelle", "Position"),
+        "fr": ("Poste",),
+        "es": ("Puesto",),
+    },
+    "start_date": {
+        "en": ("Start date", "Available from", "Earliest start"),
+        "de": ("Eintrittsdatum",),
+        "fr": ("Date de début",),
+        "es": ("Fecha de incorporación",),
+    },
+    "application_number": {
+        "en": ("Application no.", "Application ID", "Reference number"),
+        "de": ("Antragsnummer",),
+        "fr": ("N° de dossier",),
+        "es": ("N.º de solicitud",),
+    },
+    "certificate_number": {
+        "en": ("Certificate no.", "Certificate number", "Serial no."),
+        "de": ("Zertifikat-Nr.",),
+        "fr": ("N° de certificat",),
+        "es": ("N.º de certificado",),
+    },
+    "recipient": {
+        "en": ("Awarded to", "Recipient", "Presented to"),
+        "de": ("Verliehen an",),
+        "fr": ("Décerné à",),
+        "es": ("Otorgado a",),
+    },
+    "grade": {
+        "en": ("Grade", "Result", "Classification"),
+        "de": ("Note", "Ergebnis"),
+        "fr": ("Mention",),
+        "es": ("Calificación",),
+    },
+    "valid_until": {
+        "en": ("Valid until", "Expiry date", "Expires"),
+        "de": ("Gültig bis",),
+        "fr": ("Valable jusqu'au",),
+        "es": ("Válido hasta",),
+    },
     "website": {"en": ("Website", "Web"), "de": ("Internet", "Web"), "fr": ("Site web",), "es": ("Web",)},
     "address": {"en": ("Address",), "de": ("Adresse", "Anschrift"), "fr": ("Adresse",), "es": ("Dirección",)},
-    "course": {"en": ("Course", "Module", "Subject"), "de": ("Lehrveranstaltung", "Modul"), "fr": ("Cours",),
-               "es": ("Asignatura",)},
-    "examiner": {"en": ("Examiner", "Lecturer", "Instructor"), "de": ("Prüfer", "Dozent"),
-                 "fr": ("Examinateur", "Enseignant"), "es": ("Examinador", "Profesor")},
-    "duration": {"en": ("Duration", "Time allowed", "Length"), "de": ("Dauer", "Bearbeitungszeit"),
-                 "fr": ("Durée",), "es": ("Duración",)},
-    "total_marks": {"en": ("Total marks", "Maximum points", "Total points"), "de": ("Gesamtpunktzahl",),
-                    "fr": ("Barème total",), "es": ("Puntuación máxima",)},
-    "student_id": {"en": ("Student ID", "Candidate number", "Matriculation no."), "de": ("Matrikelnummer",),
-                   "fr": ("N° étudiant",), "es": ("N.º de matrícula",)},
-    "model": {"en": ("Model", "Model number", "Part no."), "de": ("Modell", "Artikelnummer"),
-              "fr": ("Modèle", "Référence"), "es": ("Modelo", "Referencia")},
+    "course": {
+        "en": ("Course", "Module", "Subject"),
+        "de": ("Lehrveranstaltung", "Modul"),
+        "fr": ("Cours",),
+        "es": ("Asignatura",),
+    },
+    "examiner": {
+        "en": ("Examiner", "Lecturer", "Instructor"),
+        "de": ("Prüfer", "Dozent"),
+        "fr": ("Examinateur", "Enseignant"),
+        "es": ("Examinador", "Profesor"),
+    },
+    "duration": {
+        "en": ("Duration", "Time allowed", "Length"),
+        "de": ("Dauer", "Bearbeitungszeit"),
+        "fr": ("Durée",),
+        "es": ("Duración",),
+    },
+    "total_marks": {
+        "en": ("Total marks", "Maximum points", "Total points"),
+        "de": ("Gesamtpunktzahl",),
+        "fr": ("Barème total",),
+        "es": ("Puntuación máxima",),
+    },
+    "student_id": {
+        "en": ("Student ID", "Candidate number", "Matriculation no."),
+        "de": ("Matrikelnummer",),
+        "fr": ("N° étudiant",),
+        "es": ("N.º de matrícula",),
+    },
+    "model": {
+        "en": ("Model", "Model number", "Part no."),
+        "de": ("Modell", "Artikelnummer"),
+        "fr": ("Modèle", "Référence"),
+        "es": ("Modelo", "Referencia"),
+    },
     "price": {"en": ("Price", "List price", "Unit price"), "de": ("Preis",), "fr": ("Prix",), "es": ("Precio",)},
     "warranty": {"en": ("Warranty", "Guarantee"), "de": ("Garantie",), "fr": ("Garantie",), "es": ("Garantía",)},
-    "valid_from": {"en": ("Valid from", "Effective from", "Prices valid from"), "de": ("Gültig ab",),
-                   "fr": ("Valable à partir du",), "es": ("Válido desde",)},
+    "valid_from": {
+        "en": ("Valid from", "Effective from", "Prices valid from"),
+        "de": ("Gültig ab",),
+        "fr": ("Valable à partir du",),
+        "es": ("Válido desde",),
+    },
     "route": {"en": ("Route", "Line", "Service"), "de": ("Linie",), "fr": ("Ligne",), "es": ("Línea",)},
-    "operator": {"en": ("Operator", "Operated by"), "de": ("Betreiber",), "fr": ("Exploitant",),
-                 "es": ("Operador",)},
+    "operator": {"en": ("Operator", "Operated by"), "de": ("Betreiber",), "fr": ("Exploitant",), "es": ("Operador",)},
     "doi": {"en": ("DOI",)},
     "keywords": {"en": ("Keywords", "Index terms")},
     "received": {"en": ("Received", "Submitted")},
     "conference": {"en": ("Conference", "Event")},
     "registration_fee": {"en": ("Registration fee", "Fee")},
     "report_number": {"en": ("Report no.", "Document ID", "Report reference")},
-    "prepared_by": {"en": ("Prepared by", "Author", "Compiled by"), "de": ("Erstellt von",),
-                    "fr": ("Préparé par",), "es": ("Elaborado por",)},
+    "prepared_by": {
+        "en": ("Prepared by", "Author", "Compiled by"),
+        "de": ("Erstellt von",),
+        "fr": ("Préparé par",),
+        "es": ("Elaborado por",),
+    },
     "flight_number": {"en": ("Flight number",)},
     "policy_number": {"en": ("Policy number",)},
     "passport_number": {"en": ("Passport number",)},
     "room_number": {"en": ("Room number",)},
     "licence_plate": {"en": ("Licence plate",)},
     "discount": {"en": ("Discount",)},
-    "deadline": {"en": ("Deadline", "Closing date"), "de": ("Frist",), "fr": ("Date limite",),
-                 "es": ("Fecha límite",)},
-    "signature_date": {"en": ("Date of signature", "Signed on"), "de": ("Datum der Unterschrift",),
-                       "fr": ("Fait le",), "es": ("Firmado el",)},
+    "deadline": {"en": ("Deadline", "Closing date"), "de": ("Frist",), "fr": ("Date limite",), "es": ("Fecha límite",)},
+    "signature_date": {
+        "en": ("Date of signature", "Signed on"),
+        "de": ("Datum der Unterschrift",),
+        "fr": ("Fait le",),
+        "es": ("Firmado el",),
+    },
 }
 
 #: fields a question may ask for on a kind that never prints them (their answer is "not on this page")
-FOREIGN = ("flight_number", "policy_number", "passport_number", "room_number", "licence_plate", "iban",
-           "tracking_number", "invoice_number", "student_id", "meter_number", "doi", "employee_id", "vat_number",
-           "discount", "order_number", "deadline", "warranty", "birth_date", "certificate_number")
+FOREIGN = (
+    "flight_number",
+    "policy_number",
+    "passport_number",
+    "room_number",
+    "licence_plate",
+    "iban",
+    "tracking_number",
+    "invoice_number",
+    "student_id",
+    "meter_number",
+    "doi",
+    "employee_id",
+    "vat_number",
+    "discount",
+    "order_number",
+    "deadline",
+    "warranty",
+    "birth_date",
+    "certificate_number",
+)
 
 #: fields whose English labels read badly inside a question ("the dated") -> names a question uses instead
-QNAMES = {"date": ("document date", "issue date", "date of the document"), "to": ("recipient of the memo",),
-          "from": ("sender of the memo",), "cc": ("person copied in",), "time": ("start time",),
-          "address": ("address",), "subject": ("subject",), "email": ("e-mail address",)}
+QNAMES = {
+    "date": ("document date", "issue date", "date of the document"),
+    "to": ("recipient of the memo",),
+    "from": ("sender of the memo",),
+    "cc": ("person copied in",),
+    "time": ("start time",),
+    "address": ("address",),
+    "subject": ("subject",),
+    "email": ("e-mail address",),
+}
 #: kinds whose long prose may run in two columns
 TWO_COLUMN = ("letter", "memo", "paper", "report_table", "minutes", "spec_sheet")
 
 #: value type -> question templates for a look-up ({l}: an English label of the field)
 ASK = {
-    "text": ("What is the {l}?", "Which {l} is given?", "What does the document give as the {l}?",
-             "Tell me the {l}.", "What {l} is stated?"),
-    "id": ("What is the {l}?", "Which {l} is shown?", "What {l} does this page carry?", "Give the {l}.",
-           "Which {l} is printed?"),
-    "date": ("What is the {l}?", "Which date is given as the {l}?", "What date is shown for the {l}?",
-             "When is the {l}?"),
-    "money": ("What is the {l}?", "How much is the {l}?", "What amount is shown as the {l}?",
-              "How large is the {l}?"),
-    "person": ("Who is the {l}?", "Which person is named as the {l}?", "Who is listed as {l}?",
-               "What name is given for the {l}?"),
+    "text": (
+        "What is the {l}?",
+        "Which {l} is given?",
+        "What does the document give as the {l}?",
+        "Tell me the {l}.",
+        "What {l} is stated?",
+    ),
+    "id": (
+        "What is the {l}?",
+        "Which {l} is shown?",
+        "What {l} does this page carry?",
+        "Give the {l}.",
+        "Which {l} is printed?",
+    ),
+    "date": (
+        "What is the {l}?",
+        "Which date is given as the {l}?",
+        "What date is shown for the {l}?",
+        "When is the {l}?",
+    ),
+    "money": ("What is the {l}?", "How much is the {l}?", "What amount is shown as the {l}?", "How large is the {l}?"),
+    "person": (
+        "Who is the {l}?",
+        "Which person is named as the {l}?",
+        "Who is listed as {l}?",
+        "What name is given for the {l}?",
+    ),
     "org": ("Which organisation is the {l}?", "What is the {l}?", "Who is the {l}?"),
 }
 
@@ -202,8 +437,12 @@ ENTITY = {
     "postcode": ("What postcode appears in the address?", "Which postal code is given?"),
 }
 
-STAMPS = {"en": ("PAID", "COPY", "RECEIVED", "ORIGINAL", "APPROVED", "DRAFT", "FILED"),
-          "de": ("BEZAHLT", "KOPIE", "EINGEGANGEN"), "fr": ("PAYÉ", "COPIE", "REÇU"), "es": ("PAGADO", "COPIA")}
+STAMPS = {
+    "en": ("PAID", "COPY", "RECEIVED", "ORIGINAL", "APPROVED", "DRAFT", "FILED"),
+    "de": ("BEZAHLT", "KOPIE", "EINGEGANGEN"),
+    "fr": ("PAYÉ", "COPIE", "REÇU"),
+    "es": ("PAGADO", "COPIA"),
+}
 PAGE = {"en": "Page 1 of 1", "de": "Seite 1 von 1", "fr": "Page 1 sur 1", "es": "Página 1 de 1"}
 
 LABEL_POS = ("left", "right", "above", "colon", "boxed")
@@ -227,8 +466,10 @@ class Knobs:
 
     def digest(self, family: str) -> str:
         """A short id of (family, knobs) that stays the same for documents that differ only in their values."""
-        key = f"{family}|{self.lang}|{self.label_pos}|{self.rules}|{self.columns}|{self.header}|{self.footer}|" \
-              f"{self.stamp}|{self.order}|{self.upper}"
+        key = (
+            f"{family}|{self.lang}|{self.label_pos}|{self.rules}|{self.columns}|{self.header}|{self.footer}|"
+            f"{self.stamp}|{self.order}|{self.upper}"
+        )
         return hashlib.sha1(key.encode()).hexdigest()[:10]
 
 
@@ -258,8 +499,7 @@ def _dedup(xs) -> list[str]:
 
 def lower_label(text: str) -> str:
     """A label as a question mentions it: lower case except acronyms (``VAT``, ``IBAN``, ``ID``)."""
-    return " ".join(w if (w.isupper() and len(w) > 1) or w.rstrip(".").isupper() else w.lower()
-                    for w in text.split())
+    return " ".join(w if (w.isupper() and len(w) > 1) or w.rstrip(".").isupper() else w.lower() for w in text.split())
 
 
 class Sheet:
@@ -269,10 +509,18 @@ class Sheet:
         self.ctx, self.kind, self.tid = ctx, kind, tid
         r = ctx.rng
         lang = LANG_OF.get(ctx.locale, "en") if multilingual and r.random() < 0.55 else "en"
-        self.k = Knobs(lang=lang, label_pos=r.choice(LABEL_POS), rules=r.choice(RULES),
-                       columns=2 if kind in TWO_COLUMN and r.random() < 0.45 else 1, header=r.random() < 0.45, footer=r.random() < 0.55,
-                       stamp=r.random() < 0.2, order=r.randrange(3), upper=r.random() < 0.25,
-                       margin=r.choice((12, 15, 18, 22)))
+        self.k = Knobs(
+            lang=lang,
+            label_pos=r.choice(LABEL_POS),
+            rules=r.choice(RULES),
+            columns=2 if kind in TWO_COLUMN and r.random() < 0.45 else 1,
+            header=r.random() < 0.45,
+            footer=r.random() < 0.55,
+            stamp=r.random() < 0.2,
+            order=r.randrange(3),
+            upper=r.random() < 0.25,
+            margin=r.choice((12, 15, 18, 22)),
+        )
         self.pool: list[Q] = []
         self.keys: set[str] = set()
         self._labels: dict[str, str] = {}
@@ -297,16 +545,26 @@ class Sheet:
 
     def ask(self, question: str, answers, family: str, fld: str, evidence=()) -> None:
         """Add a question to the pool."""
-        self.pool.append(Q(question, _dedup([answers] if isinstance(answers, str) else answers), family, fld,
-                           list(evidence)))
+        self.pool.append(
+            Q(question, _dedup([answers] if isinstance(answers, str) else answers), family, fld, list(evidence))
+        )
 
     def phrase(self, key: str, vtype: str = "text") -> str:
         """A look-up question for ``key``, naming it by one of its English labels."""
         name = lower_label(self.rng.choice(QNAMES.get(key) or LABELS[key]["en"]))
         return self.rng.choice(ASK[vtype]).format(l=name)
 
-    def fld(self, key: str, value: str, answers=None, vtype: str = "text", generic: str | None = None,
-            optional: float = 0.0, entity: str | None = None, ask: bool = True) -> tuple[str, str] | None:
+    def fld(
+        self,
+        key: str,
+        value: str,
+        answers=None,
+        vtype: str = "text",
+        generic: str | None = None,
+        optional: float = 0.0,
+        entity: str | None = None,
+        ask: bool = True,
+    ) -> tuple[str, str] | None:
         """A labelled field: registers its look-up (and generic / entity-type) questions and returns
         ``(label, value)``; with ``optional`` the template leaves it out with that probability, and the pool
         gets an unanswerable question for it instead (returns None)."""
@@ -346,21 +604,32 @@ class Sheet:
         pairs = [p for p in pairs if p]
         pos = pos or self.k.label_pos
         if pos == "above":
-            return '<div class="kva">' + "".join(f'<div><div class="kl">{e(k)}</div><div class="kvv">{e(v)}</div></div>'
-                                                 for k, v in pairs) + "</div>"
+            return (
+                '<div class="kva">'
+                + "".join(f'<div><div class="kl">{e(k)}</div><div class="kvv">{e(v)}</div></div>' for k, v in pairs)
+                + "</div>"
+            )
         if pos == "boxed":
-            return '<div class="kvb">' + "".join(f'<div><span class="kl">{e(k)}</span><br>{e(v)}</div>'
-                                                 for k, v in pairs) + "</div>"
+            return (
+                '<div class="kvb">'
+                + "".join(f'<div><span class="kl">{e(k)}</span><br>{e(v)}</div>' for k, v in pairs)
+                + "</div>"
+            )
         if pos == "colon":
-            return '<div class="kvc">' + "".join(f'<div><b>{e(k)}:</b> {e(v)}</div>' for k, v in pairs) + "</div>"
+            return '<div class="kvc">' + "".join(f"<div><b>{e(k)}:</b> {e(v)}</div>" for k, v in pairs) + "</div>"
         align = "right" if pos == "right" else "left"
-        return '<table class="kvt">' + "".join(f'<tr><th style="text-align:{align}">{e(k)}</th><td>{e(v)}</td></tr>'
-                                               for k, v in pairs) + "</table>"
+        return (
+            '<table class="kvt">'
+            + "".join(f'<tr><th style="text-align:{align}">{e(k)}</th><td>{e(v)}</td></tr>' for k, v in pairs)
+            + "</table>"
+        )
 
     def tbl(self, header, rows, numeric=(), foot=None, cls: str = "") -> str:
         """A data table ruled by the document's knob (grid, row rules, borderless, zebra)."""
+
         def cells(row, tag):
-            return "".join(f'<{tag}{" class=n" if i in numeric else ""}>{e(c)}</{tag}>' for i, c in enumerate(row))
+            return "".join(f"<{tag}{' class=n' if i in numeric else ''}>{e(c)}</{tag}>" for i, c in enumerate(row))
+
         head = f"<thead><tr>{cells(header, 'th')}</tr></thead>" if header else ""
         body = "".join(f"<tr>{cells(r, 'td')}</tr>" for r in rows)
         tail = "".join(f'<tr class="ft">{cells(r, "td")}</tr>' for r in foot or [])
@@ -388,10 +657,14 @@ class Sheet:
             extra += f'<div class="fo">{e(footer)}{" · " if footer else ""}{e(PAGE[k.lang])}</div>'
         if k.stamp:
             word = self.rng.choice(STAMPS[k.lang])
-            extra += f'<div class="stamp" style="top:{self.rng.randint(30, 60)}%;right:{self.rng.randint(8, 20)}%">' \
-                     f"{e(word)}</div>"
-        style = (f"font-family:'{s.font}';font-size:{s.size * 0.92:.1f}px;--acc:{s.accent};"
-                 f"padding:{k.margin}mm {k.margin + 2}mm;--hf:'{s.heading_font}'")
+            extra += (
+                f'<div class="stamp" style="top:{self.rng.randint(30, 60)}%;right:{self.rng.randint(8, 20)}%">'
+                f"{e(word)}</div>"
+            )
+        style = (
+            f"font-family:'{s.font}';font-size:{s.size * 0.92:.1f}px;--acc:{s.accent};"
+            f"padding:{k.margin}mm {k.margin + 2}mm;--hf:'{s.heading_font}'"
+        )
         cols = " cols2" if k.columns == 2 else ""
         return f'<section class="doc{cols}" style="{style}">{extra}{html}</section>'
 
@@ -426,13 +699,18 @@ def _ledger(s: Sheet, b) -> str:
 def _cards(s: Sheet, b) -> str:
     names = [n for n in ("parties", "meta", "totals", "notes") if n in b]
     grid = "".join(f'<div class="card">{b[n]}</div>' for n in names)
-    return f'<div class="blk ctr">{b.get("head", "")}</div><div class="cards">{grid}</div>' + \
-        _ordered(s, ["table", "body", "sign"], b)
+    return f'<div class="blk ctr">{b.get("head", "")}</div><div class="cards">{grid}</div>' + _ordered(
+        s, ["table", "body", "sign"], b
+    )
 
 
 def _centered(s: Sheet, b) -> str:
-    return '<div class="ctr">' + f'<div class="blk">{b.get("head", "")}</div>' + \
-        _ordered(s, ["parties", "meta", *REST], b) + "</div>"
+    return (
+        '<div class="ctr">'
+        + f'<div class="blk">{b.get("head", "")}</div>'
+        + _ordered(s, ["parties", "meta", *REST], b)
+        + "</div>"
+    )
 
 
 def _framed(s: Sheet, b) -> str:
@@ -442,17 +720,27 @@ def _framed(s: Sheet, b) -> str:
 
 def _banner(s: Sheet, b) -> str:
     """Title on a thin rule at the bottom of a tall white header, meta in a strip of boxes underneath."""
-    return f'<div class="tall">{b.get("head", "")}</div><div class="strip">{b.get("meta", "")}</div>' + \
-        _ordered(s, ["parties", *REST], b)
+    return f'<div class="tall">{b.get("head", "")}</div><div class="strip">{b.get("meta", "")}</div>' + _ordered(
+        s, ["parties", *REST], b
+    )
 
 
 def _memo(s: Sheet, b) -> str:
-    return f'<div class="blk memo">{b.get("head", "")}{b.get("meta", "")}</div><hr>' + \
-        _ordered(s, ["parties", *REST], b)
+    return f'<div class="blk memo">{b.get("head", "")}{b.get("meta", "")}</div><hr>' + _ordered(
+        s, ["parties", *REST], b
+    )
 
 
-ARRANGE = {"stack": _stack, "split": _split, "ledger": _ledger, "cards": _cards, "centered": _centered,
-           "framed": _framed, "banner": _banner, "memo": _memo}
+ARRANGE = {
+    "stack": _stack,
+    "split": _split,
+    "ledger": _ledger,
+    "cards": _cards,
+    "centered": _centered,
+    "framed": _framed,
+    "banner": _banner,
+    "memo": _memo,
+}
 
 CSS = """
 @page { size: A4; margin: 0; }

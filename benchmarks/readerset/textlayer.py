@@ -87,5 +87,9 @@ def _line(seg: list[tuple], w: float, h: float) -> dict:
         parts.append(g[0])
     x0, y0 = min(g[1] for g in seg), min(g[2] for g in seg)
     x1, y1 = max(g[3] for g in seg), max(g[4] for g in seg)
-    return {"text": "".join(parts), "box": [round(x0 / w, 4), round(y0 / h, 4), round(x1 / w, 4), round(y1 / h, 4)],
-            "confidence": 1.0, "size": round(lh / h, 4)}
+    return {
+        "text": "".join(parts),
+        "box": [round(x0 / w, 4), round(y0 / h, 4), round(x1 / w, 4), round(y1 / h, 4)],
+        "confidence": 1.0,
+        "size": round(lh / h, 4),
+    }

@@ -34,8 +34,10 @@ def as_page(image: Page | np.ndarray | str | os.PathLike) -> Page:
         return Page.from_array(image, source="<array>")
     if isinstance(image, (str, os.PathLike)) and not isinstance(image, bytes):
         return load_page(image)
-    raise ConfigError(f"the image must be a Page, a numpy array or a file path, got {type(image).__name__} "
-                      "(for encoded bytes use docintent.io.load_bytes)")
+    raise ConfigError(
+        f"the image must be a Page, a numpy array or a file path, got {type(image).__name__} "
+        "(for encoded bytes use docintent.io.load_bytes)"
+    )
 
 
 def ask(
@@ -85,8 +87,17 @@ def ask(
     own_brain = not isinstance(brain, Brain)
     the_brain = brain if isinstance(brain, Brain) else get_brain(brain or "offline")
     try:
-        return read_document(document, question, task, chosen, the_brain, max_pages=max_pages, on_step=on_step,
-                             should_stop=should_stop, on_locate=on_locate)
+        return read_document(
+            document,
+            question,
+            task,
+            chosen,
+            the_brain,
+            max_pages=max_pages,
+            on_step=on_step,
+            should_stop=should_stop,
+            on_locate=on_locate,
+        )
     finally:
         if own_brain:
             the_brain.close()
@@ -141,17 +152,30 @@ def read_document(
         except DocIntentError as err:
             document.unread[choice.number] = f"cannot be read: {err}"
             continue
-        why = LocateStep(Phase.LOCATE, Action.LOCATED, None, reason="", before=page.hash, page=choice.number, considered=total,
-                         seconds=located_in if previous is None else 0.0, ranking=shown if previous is None else [],
-                         previous=previous, unranked=(len(document.past_budget) or None) if previous is None else None)
+        why = LocateStep(
+            Phase.LOCATE,
+            Action.LOCATED,
+            None,
+            reason="",
+            before=page.hash,
+            page=choice.number,
+            considered=total,
+            seconds=located_in if previous is None else 0.0,
+            ranking=shown if previous is None else [],
+            previous=previous,
+            unranked=(len(document.past_budget) or None) if previous is None else None,
+        )
         if previous is None:
             why.reason = "pages ranked by how well their text matches the question: " + ", ".join(
-                f"page {c['page']} ({c['relevance']:.2f})" for c in shown)
+                f"page {c['page']} ({c['relevance']:.2f})" for c in shown
+            )
             if document.past_budget:
                 skipped = len(document.past_budget)
-                why.reason += (f"; {skipped} page{'s' if skipped != 1 else ''} without a text layer "
-                               f"({page_spans(document.past_budget)}) past the OCR budget of {document.ocr_budget} "
-                               "pages were not read and are ranked last (choose the pages to consider to read them)")
+                why.reason += (
+                    f"; {skipped} page{'s' if skipped != 1 else ''} without a text layer "
+                    f"({page_spans(document.past_budget)}) past the OCR budget of {document.ocr_budget} "
+                    "pages were not read and are ranked last (choose the pages to consider to read them)"
+                )
         else:
             why.reason = f"page {previous} gave no answer"
         result = strategy.run(page, question, task, brain, on_step=on_step, should_stop=should_stop, preface=[why])

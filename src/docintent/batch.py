@@ -80,8 +80,13 @@ class Question:
 #: The largest questions file read (bytes).
 MAX_QUESTIONS_BYTES = 16 << 20
 #: Byte-order marks a questions file may start with, longest first (a UTF-32 mark begins like a UTF-16 one).
-_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"),
-         (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
 
 
 def decode_questions(data: bytes, name: object = "<questions>") -> list[str]:
@@ -97,20 +102,25 @@ def decode_questions(data: bytes, name: object = "<questions>") -> list[str]:
     encoding, body = "utf-8", data
     for bom, codec in _BOMS:
         if data.startswith(bom):
-            encoding, body = codec, data[len(bom):]
+            encoding, body = codec, data[len(bom) :]
             break
     try:
         text = body.decode(encoding)
     except UnicodeDecodeError as err:
         before = body[: err.start].decode(encoding, "replace").replace("\r\n", "\n").replace("\r", "\n")
         shown = "UTF-8" if encoding == "utf-8" else encoding.upper()
-        raise InputError(name, f"line {before.count(chr(10)) + 1} is not valid {shown} text (at byte offset "
-                               f"{err.start + len(data) - len(body)}); save the file as UTF-8") from None
+        raise InputError(
+            name,
+            f"line {before.count(chr(10)) + 1} is not valid {shown} text (at byte offset "
+            f"{err.start + len(data) - len(body)}); save the file as UTF-8",
+        ) from None
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     for number, line in enumerate(lines, start=1):
         if "\x00" in line:
-            raise InputError(name, f"line {number} holds a NUL character (a binary file, or a UTF-16 file without "
-                                   "its byte-order mark?)")
+            raise InputError(
+                name,
+                f"line {number} holds a NUL character (a binary file, or a UTF-16 file without its byte-order mark?)",
+            )
     return lines
 
 
@@ -121,7 +131,7 @@ def read_questions(path: str | os.PathLike) -> list[Question]:
     characters is refused naming its line. Only a regular file is opened (a pipe would wait without end)."""
     p = Path(path)
     if p.suffix.lower() not in (".txt", ".jsonl"):
-        raise InputError(p, "a questions file must be .txt (one question per line) or .jsonl (rows with \"question\")")
+        raise InputError(p, 'a questions file must be .txt (one question per line) or .jsonl (rows with "question")')
     if not p.is_file():
         raise InputError(p, "no such file" if not p.exists() else "not a regular file")
     with open(p, "rb") as fh:
@@ -143,7 +153,7 @@ def read_questions(path: str | os.PathLike) -> list[Question]:
             raise InputError(p, f"line {number} is not JSON ({msg})") from None
         text = row.get("question") if isinstance(row, dict) else None
         if not isinstance(text, str) or not text.strip():
-            raise InputError(p, f"line {number} has no \"question\" text")
+            raise InputError(p, f'line {number} has no "question" text')
         task = row.get("task") or "doc"
         try:
             check_task(task)  # any registered task, plug-ins included
@@ -187,7 +197,7 @@ def walk_documents(target: str | os.PathLike) -> DocumentWalk:
         raise InputError(text, "the path holds a NUL character")
     if _magic(text) and not p.exists():
         base = _base(text)
-        pattern = list(p.parts[len(base.parts):]) if str(base) != "." else list(p.parts)
+        pattern = list(p.parts[len(base.parts) :]) if str(base) != "." else list(p.parts)
         if not base.is_dir():
             raise InputError(text, "the pattern matches no file")
         depth = MAX_WALK_DEPTH if "**" in pattern else len(pattern) - 1
@@ -205,8 +215,9 @@ def walk_documents(target: str | os.PathLike) -> DocumentWalk:
         suffixes = folder_suffixes()
         walk = walk_folder(p, MAX_WALK_DEPTH, None, suffixes=suffixes)
         if not walk.documents:
-            raise InputError(p, f"no PDF or image in this folder (looked for {', '.join(suffixes)})"
-                             + _skipped_note(walk))
+            raise InputError(
+                p, f"no PDF or image in this folder (looked for {', '.join(suffixes)})" + _skipped_note(walk)
+            )
         return walk
     why = skip_reason(info.st_mode)
     if why:
@@ -252,9 +263,23 @@ def answer_key(row: dict[str, Any]) -> tuple[str, ...]:
 
 def new_answer_row(file: str, question: Question, strategy: str, brain_name: str) -> dict[str, Any]:
     """The row of a document and question before it has run: no answer, no error."""
-    return {"file": file, "question": question.text, "task": question.task, "id": question.id, "answer": "",
-            "confidence": None, "page": None, "box": None, "evidence": [], "read_on": [], "strategy": strategy,
-            "brain": brain_name, "seconds": 0.0, "error": None, "result": None}
+    return {
+        "file": file,
+        "question": question.text,
+        "task": question.task,
+        "id": question.id,
+        "answer": "",
+        "confidence": None,
+        "page": None,
+        "box": None,
+        "evidence": [],
+        "read_on": [],
+        "strategy": strategy,
+        "brain": brain_name,
+        "seconds": 0.0,
+        "error": None,
+        "result": None,
+    }
 
 
 @dataclass(frozen=True)
@@ -281,12 +306,27 @@ class AskJob:
         row["file_digest"] = self.digests.get(file)
         t0 = time.perf_counter()
         try:
-            result = ask(file, question.text, question.task, self.strategy, brain, pages=self.pages,
-                         max_pages=self.max_pages, **self.options)
+            result = ask(
+                file,
+                question.text,
+                question.task,
+                self.strategy,
+                brain,
+                pages=self.pages,
+                max_pages=self.max_pages,
+                **self.options,
+            )
             data = result.to_dict()
-            row.update(answer=result.answer, confidence=result.confidence, page=result.page, box=data["box"],
-                       evidence=data["provenance"]["lines"], read_on=data["provenance"]["read_on"], result=data,
-                       error=result.error)
+            row.update(
+                answer=result.answer,
+                confidence=result.confidence,
+                page=result.page,
+                box=data["box"],
+                evidence=data["provenance"]["lines"],
+                read_on=data["provenance"]["read_on"],
+                result=data,
+                error=result.error,
+            )
         except Exception as err:  # one document's failure is a row, never the end of the run
             row["error"] = _error_text(err)
         row["seconds"] = round(time.perf_counter() - t0, 3)
@@ -347,8 +387,10 @@ def _check_run_file(path: Path, key: Callable[[dict], tuple[str, ...]], what: st
             if not first:
                 return
     link = f" (a link to {path})" if os.path.abspath(shown) != str(path) else ""
-    refusal = (f"exists{link} and is not {what} (its first line is not such a row); give --out another file "
-               "name or remove this one")
+    refusal = (
+        f"exists{link} and is not {what} (its first line is not such a row); give --out another file "
+        "name or remove this one"
+    )
     if not first.endswith(b"\n"):
         if not first.lstrip().startswith(b'{"file": '):
             raise InputError(shown, refusal)
@@ -362,9 +404,20 @@ def _check_run_file(path: Path, key: Callable[[dict], tuple[str, ...]], what: st
         raise InputError(shown, refusal)
 
 
-def _run(items: Sequence[Any], item_key: Callable[[Any], tuple[str, ...]], row_key: Callable[[dict], tuple[str, ...]],
-         job: Any, path: Path, *, executor: Executor, progress: bool | None, retry_failed: bool, purpose: str,
-         state: Any = None, stale: Callable[[Any, dict[str, Any]], bool] | None = None) -> BatchSummary:
+def _run(
+    items: Sequence[Any],
+    item_key: Callable[[Any], tuple[str, ...]],
+    row_key: Callable[[dict], tuple[str, ...]],
+    job: Any,
+    path: Path,
+    *,
+    executor: Executor,
+    progress: bool | None,
+    retry_failed: bool,
+    purpose: str,
+    state: Any = None,
+    stale: Callable[[Any, dict[str, Any]], bool] | None = None,
+) -> BatchSummary:
     """Run ``job`` on the items not yet in the results file ``path`` (holding its lock), writing each row as it
     arrives. The lock and the file are those of ``path``'s real path, so two names of one file share a lock."""
     if path.exists() and path.is_dir():
@@ -387,8 +440,16 @@ def _run(items: Sequence[Any], item_key: Callable[[Any], tuple[str, ...]], row_k
             written = len(writer.rows) - before
             writer.compact()
         rows = latest_rows(writer.rows, row_key)
-        return BatchSummary(path, len(rows), written, skipped=skipped, retried=retried, failed=sum(1 for r in rows if r.get("error")),
-                            seconds=time.perf_counter() - t0, changed=changed)
+        return BatchSummary(
+            path,
+            len(rows),
+            written,
+            skipped=skipped,
+            retried=retried,
+            failed=sum(1 for r in rows if r.get("error")),
+            seconds=time.perf_counter() - t0,
+            changed=changed,
+        )
 
 
 def ask_batch(
@@ -424,7 +485,15 @@ def ask_batch(
     digests = {file: content_digest(file) for file in dict.fromkeys(documents)}
     brain = brain_factory()
     brain_name = str(getattr(brain, "name", None) or getattr(brain_factory, "kind", None) or type(brain).__name__)
-    job = AskJob(brain_factory, strategy, brain_name, options=dict(options or {}), pages=pages, max_pages=max_pages, digests=digests)
+    job = AskJob(
+        brain_factory,
+        strategy,
+        brain_name,
+        options=dict(options or {}),
+        pages=pages,
+        max_pages=max_pages,
+        digests=digests,
+    )
     items = [(file, q) for file in documents for q in questions]
 
     def changed(item: tuple[str, Question], row: dict[str, Any]) -> bool:
@@ -432,9 +501,19 @@ def ask_batch(
         return "file_digest" in row and row["file_digest"] != digests[item[0]]
 
     try:
-        summary = _run(items, lambda item: (item[0], item[1].text, item[1].task), answer_key, job, Path(out),
-                       executor=executor, progress=progress, retry_failed=retry_failed, purpose="answers file",
-                       state=brain, stale=changed)
+        summary = _run(
+            items,
+            lambda item: (item[0], item[1].text, item[1].task),
+            answer_key,
+            job,
+            Path(out),
+            executor=executor,
+            progress=progress,
+            retry_failed=retry_failed,
+            purpose="answers file",
+            state=brain,
+            stale=changed,
+        )
     finally:
         with contextlib.suppress(Exception):
             brain.close()
@@ -471,8 +550,15 @@ class RestoreJob:
 
     def run(self, reader: Any, item: tuple[str, int | None, str]) -> dict[str, Any]:
         file, number, output = item
-        row: dict[str, Any] = {"file": file, "page": number, "output": None, "steps": [], "kept": [],
-                               "seconds": 0.0, "error": None}
+        row: dict[str, Any] = {
+            "file": file,
+            "page": number,
+            "output": None,
+            "steps": [],
+            "kept": [],
+            "seconds": 0.0,
+            "error": None,
+        }
         t0 = time.perf_counter()
         try:
             if number is None:  # the document could not be opened when the run was planned: say why
@@ -488,25 +574,44 @@ class RestoreJob:
                 os.replace(partial, target)
             finally:
                 partial.unlink(missing_ok=True)
-            row.update(output=str(target), kept=[s.tool for s in steps if s.verdict == "keep"],
-                       steps=[{"tool": s.tool, "verdict": s.verdict, "why": s.why, "reason": s.reason,
-                               "seconds": round(s.seconds, 3)} for s in steps])
+            row.update(
+                output=str(target),
+                kept=[s.tool for s in steps if s.verdict == "keep"],
+                steps=[
+                    {
+                        "tool": s.tool,
+                        "verdict": s.verdict,
+                        "why": s.why,
+                        "reason": s.reason,
+                        "seconds": round(s.seconds, 3),
+                    }
+                    for s in steps
+                ],
+            )
         except Exception as err:  # one page's failure is a row
             row["error"] = _error_text(err)
         row["seconds"] = round(time.perf_counter() - t0, 3)
         return row
 
     def lost(self, item: tuple[str, int | None, str], reason: str) -> dict[str, Any]:
-        return {"file": item[0], "page": item[1], "output": None, "steps": [], "kept": [], "seconds": 0.0,
-                "error": f"WorkerLost: {reason}"}
+        return {
+            "file": item[0],
+            "page": item[1],
+            "output": None,
+            "steps": [],
+            "kept": [],
+            "seconds": 0.0,
+            "error": f"WorkerLost: {reason}",
+        }
 
     def close(self, reader: Any) -> None:
         with contextlib.suppress(Exception):
             reader.close()
 
 
-def restore_items(documents: Sequence[str], base: str | os.PathLike, out_dir: str | os.PathLike,
-                  pages: PageSelection = None) -> list[tuple[str, int | None, str]]:
+def restore_items(
+    documents: Sequence[str], base: str | os.PathLike, out_dir: str | os.PathLike, pages: PageSelection = None
+) -> list[tuple[str, int | None, str]]:
     """``(file, page, output)`` for every page to restore: ``OUT/<path under base>.png`` for an image,
     ``OUT/<path under base>-p<N>.png`` for page N of a PDF. A document that cannot be opened is one item with
     page None (its row gets the loader's error)."""
@@ -548,14 +653,41 @@ def restore_batch(
     items = restore_items(walk.documents, _base(target), out, pages)
     if not items:
         raise ConfigError(f"{target}: no page to restore")
-    summary = _run(items, lambda item: (item[0], str(item[1])), restore_key, RestoreJob(pages), out / RESTORE_ROWS,
-                   executor=executor or LocalExecutor(), progress=progress, retry_failed=retry_failed,
-                   purpose="restore rows file")
+    summary = _run(
+        items,
+        lambda item: (item[0], str(item[1])),
+        restore_key,
+        RestoreJob(pages),
+        out / RESTORE_ROWS,
+        executor=executor or LocalExecutor(),
+        progress=progress,
+        retry_failed=retry_failed,
+        purpose="restore rows file",
+    )
     summary.not_read = list(walk.skipped)
     return summary
 
 
-__all__ = ["DOCUMENT_SUFFIXES", "MAX_QUESTIONS_BYTES", "MAX_WALK_DEPTH", "MAX_WALK_ENTRIES", "RESTORE_ROWS", "AskJob",
-           "BatchSummary", "BrainFactory", "DocumentWalk", "Question", "RestoreJob", "answer_key", "ask_batch",
-           "decode_questions", "find_documents", "walk_documents", "new_answer_row", "read_questions", "restore_batch",
-           "restore_items", "restore_key"]
+__all__ = [
+    "DOCUMENT_SUFFIXES",
+    "MAX_QUESTIONS_BYTES",
+    "MAX_WALK_DEPTH",
+    "MAX_WALK_ENTRIES",
+    "RESTORE_ROWS",
+    "AskJob",
+    "BatchSummary",
+    "BrainFactory",
+    "DocumentWalk",
+    "Question",
+    "RestoreJob",
+    "answer_key",
+    "ask_batch",
+    "decode_questions",
+    "find_documents",
+    "walk_documents",
+    "new_answer_row",
+    "read_questions",
+    "restore_batch",
+    "restore_items",
+    "restore_key",
+]

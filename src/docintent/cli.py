@@ -79,8 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"docintent {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
     parser.add_argument("--debug", action="store_true", help="print the full traceback of an unexpected error")
-    parser.add_argument("--config", metavar="FILE", help="read this docintent.toml and no other (as DOCINTENT_CONFIG; "
-                        "'none': no config file)")
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="read this docintent.toml and no other (as DOCINTENT_CONFIG; 'none': no config file)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
@@ -196,8 +199,9 @@ def _main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # --help, --version, or a refused argument (already reported in one line)
         return stop.code if isinstance(stop.code, int) else 1
-    logging.basicConfig(level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)],
-                        handlers=[_log_handler()])
+    logging.basicConfig(
+        level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)], handlers=[_log_handler()]
+    )
     if args.config is not None:
         _use_config(args.config)
     if not getattr(args, "func", None):

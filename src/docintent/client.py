@@ -35,9 +35,12 @@ class ServiceError(DocIntentError):
         super().__init__(f"HTTP {status}: {message}" if status else message)
 
 
-def _request(url: str, *, data: bytes | None = None, headers: dict[str, str] | None = None,
-             timeout: float = 30.0) -> Any:
-    request = urllib.request.Request(url, data=data, headers=headers or {}, method="POST" if data is not None else "GET")
+def _request(
+    url: str, *, data: bytes | None = None, headers: dict[str, str] | None = None, timeout: float = 30.0
+) -> Any:
+    request = urllib.request.Request(
+        url, data=data, headers=headers or {}, method="POST" if data is not None else "GET"
+    )
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             return json.loads(response.read().decode("utf-8"))
@@ -59,16 +62,30 @@ def _multipart(fields: dict[str, str], file_name: str, file_data: bytes) -> tupl
         parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
     mime = mimetypes.guess_type(file_name)[0] or "application/octet-stream"
     safe = file_name.replace('"', "")
-    parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{safe}"\r\n'
-                 f"Content-Type: {mime}\r\n\r\n".encode() + file_data + b"\r\n")
+    parts.append(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{safe}"\r\n'
+        f"Content-Type: {mime}\r\n\r\n".encode()
+        + file_data
+        + b"\r\n"
+    )
     parts.append(f"--{boundary}--\r\n".encode())
     return b"".join(parts), f"multipart/form-data; boundary={boundary}"
 
 
-def submit(url: str, image: str | os.PathLike | bytes, question: str, *, task: str = "doc",
-           strategy: str = "docintent", brain: str | None = None, pages: str | int | None = None,
-           max_rounds: int | None = None, token: str | None = None, file_name: str | None = None,
-           timeout: float = 60.0) -> str:
+def submit(
+    url: str,
+    image: str | os.PathLike | bytes,
+    question: str,
+    *,
+    task: str = "doc",
+    strategy: str = "docintent",
+    brain: str | None = None,
+    pages: str | int | None = None,
+    max_rounds: int | None = None,
+    token: str | None = None,
+    file_name: str | None = None,
+    timeout: float = 60.0,
+) -> str:
     """Send a question and an image or PDF (path or bytes) to the service; returns the run id at once.
     ``pages``: the PDF pages to consider, counted from 1 (``2``, ``"1-3"``; default: every page)."""
     if isinstance(image, (bytes, bytearray)):
@@ -92,8 +109,16 @@ def get_run(url: str, run_id: str, *, token: str | None = None, timeout: float =
     return dict(_request(f"{url.rstrip('/')}/v1/runs/{run_id}", headers=_auth(token), timeout=timeout))
 
 
-def ask(url: str, image: str | os.PathLike | bytes, question: str, *, wait: float = 600.0, poll: float = 0.2,
-        token: str | None = None, **options: Any) -> dict[str, Any]:
+def ask(
+    url: str,
+    image: str | os.PathLike | bytes,
+    question: str,
+    *,
+    wait: float = 600.0,
+    poll: float = 0.2,
+    token: str | None = None,
+    **options: Any,
+) -> dict[str, Any]:
     """Ask ``question`` about ``image`` on the service at ``url`` and wait (at most ``wait`` seconds) for the
     finished run (its answer, ``page``, ``box`` and ``evidence``). ``options``: task, strategy, brain, pages,
     max_rounds. Token: ``token`` or

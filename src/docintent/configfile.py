@@ -163,9 +163,12 @@ def _project_search(start: Path | None, home: Path | None) -> tuple[Path | None,
                 markers = " and ".join(m for m in PROJECT_MARKERS if (top / m).exists())
                 why = f"the project's file (the project's top, {top}, holds {markers})"
             break
-    limit = (f"above the project's top ({chain[root]})" if root is not None else
-             "in a parent folder outside any project (no .git or pyproject.toml from the current folder up to it)")
-    ignored = [(c / CONFIG_NAME, f"not read: {limit}") for c in chain[len(searched):] if (c / CONFIG_NAME).is_file()]
+    limit = (
+        f"above the project's top ({chain[root]})"
+        if root is not None
+        else "in a parent folder outside any project (no .git or pyproject.toml from the current folder up to it)"
+    )
+    ignored = [(c / CONFIG_NAME, f"not read: {limit}") for c in chain[len(searched) :] if (c / CONFIG_NAME).is_file()]
     return found, why, ignored
 
 
@@ -234,7 +237,9 @@ def read_config_file(path: Path) -> Config:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_CONFIG_BYTES + 1)
         if len(raw) > MAX_CONFIG_BYTES:
-            raise ConfigError(f"{path}: over {MAX_CONFIG_BYTES:,} bytes; a config file holds settings and profiles only")
+            raise ConfigError(
+                f"{path}: over {MAX_CONFIG_BYTES:,} bytes; a config file holds settings and profiles only"
+            )
         data = tomllib.loads(raw.decode("utf-8-sig"))
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML ({err})") from None
@@ -275,9 +280,7 @@ def read_config_file(path: Path) -> Config:
     )
 
 
-def load_config(
-    env: Mapping[str, str] | None = None, start: Path | None = None, home: Path | None = None
-) -> Config:
+def load_config(env: Mapping[str, str] | None = None, start: Path | None = None, home: Path | None = None) -> Config:
     """Read and merge the config files that apply here (see the module docstring)."""
     chosen, ignored = find_config_files(env, start, home)
     merged = Config(ignored=tuple(ignored))
@@ -295,7 +298,8 @@ def load_config(
         log.info("%s: %s", path, reason)
     if merged.default_profile is not None and merged.default_profile.value not in merged.profiles:
         raise _fail(
-            merged.default_profile.path, "default_profile",
+            merged.default_profile.path,
+            "default_profile",
             f"names no profile ({merged.default_profile.value!r}); profiles: {', '.join(merged.profiles) or 'none'}",
         )
     return merged

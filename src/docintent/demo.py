@@ -42,8 +42,15 @@ def pick_samples(samples: Sequence[Sample], count: int) -> list[Sample]:
     question, spread over the families and over kinds of damage: enough damage to need a restoration, not so much
     that nothing reads. Kinds are taken in the order restoration most often decides the answer on these pages
     (the synthetic benchmark's per-degradation table): a turned page, blur, warp, shadow, moiré."""
-    kinds = {"rotation": "rotation", "blur": "blur", "defocus": "blur", "curl": "warp", "perspective": "warp",
-             "shadow": "shadow", "moire": "moire"}
+    kinds = {
+        "rotation": "rotation",
+        "blur": "blur",
+        "defocus": "blur",
+        "curl": "warp",
+        "perspective": "warp",
+        "shadow": "shadow",
+        "moire": "moire",
+    }
     order = ("rotation", "blur", "warp", "shadow", "moire")
 
     def damage(s: Sample) -> set[str]:
@@ -58,7 +65,9 @@ def pick_samples(samples: Sequence[Sample], count: int) -> list[Sample]:
     families = ("doc", "chart", "table")
     while len(chosen) < count:
         family = families[len(chosen) % 3]
-        pool = [s for s in candidates if s.group not in groups and s.task == family] or [s for s in candidates if s.group not in groups]
+        pool = [s for s in candidates if s.group not in groups and s.task == family] or [
+            s for s in candidates if s.group not in groups
+        ]
         if not pool:
             break
         # a kind of damage not shown yet, if there is one, in the order above
@@ -71,11 +80,25 @@ def pick_samples(samples: Sequence[Sample], count: int) -> list[Sample]:
 
 #: The damage of a generated capture in plain words (``Sample.degradations`` names); others are shown as named.
 DAMAGE_WORDS = {
-    "rotation_90": "turned sideways", "rotation_180": "upside down", "rotation_270": "turned sideways",
-    "perspective": "photographed at an angle", "curl": "curled", "fold": "folded", "crumple": "crumpled",
-    "shadow": "under a shadow", "uneven_light": "unevenly lit", "low_contrast": "faded", "color_cast": "colour cast",
-    "defocus": "out of focus", "motion_blur": "blurred by motion", "noise": "grainy", "jpeg": "heavily compressed",
-    "moire": "moiré from a screen", "stain": "stained", "glare": "with glare", "distance": "taken from afar",
+    "rotation_90": "turned sideways",
+    "rotation_180": "upside down",
+    "rotation_270": "turned sideways",
+    "perspective": "photographed at an angle",
+    "curl": "curled",
+    "fold": "folded",
+    "crumple": "crumpled",
+    "shadow": "under a shadow",
+    "uneven_light": "unevenly lit",
+    "low_contrast": "faded",
+    "color_cast": "colour cast",
+    "defocus": "out of focus",
+    "motion_blur": "blurred by motion",
+    "noise": "grainy",
+    "jpeg": "heavily compressed",
+    "moire": "moiré from a screen",
+    "stain": "stained",
+    "glare": "with glare",
+    "distance": "taken from afar",
 }
 
 
@@ -121,8 +144,14 @@ def sample_page(seed: int = 7) -> SamplePage:
             raise DocIntentError(f"seed {seed} made no damaged document to offer as a sample")
         sample = picked[0]
         image = Path(sample.image).read_bytes()
-    return SamplePage(f"docintent-sample-{Path(sample.image).stem}.jpg", image, sample.question, task=sample.task,
-                      answers=tuple(sample.answers), damage=damage_words(sample.degradations))
+    return SamplePage(
+        f"docintent-sample-{Path(sample.image).stem}.jpg",
+        image,
+        sample.question,
+        task=sample.task,
+        answers=tuple(sample.answers),
+        damage=damage_words(sample.degradations),
+    )
 
 
 #: The strategies in plain words, as the demo names them.
@@ -213,8 +242,10 @@ def report_lines(rows: Sequence[DemoRow], strategies: Sequence[str], page: Path,
     if shown is not None:
         lines += _story(shown, decided=bool(decided))
         lines.append("")
-    lines.append(f"The {len(strategies)} ways each question was answered (offline reader: no model, no network; "
-                 f"documents generated from seed {seed}):")
+    lines.append(
+        f"The {len(strategies)} ways each question was answered (offline reader: no model, no network; "
+        f"documents generated from seed {seed}):"
+    )
     lines += [f"  {name:<15} {STRATEGY_WORDS.get(name, name)}" for name in strategies]
     lines.append("")
     for name, text in OUTCOMES:
@@ -222,18 +253,26 @@ def report_lines(rows: Sequence[DemoRow], strategies: Sequence[str], page: Path,
         if picked:
             lines.append(f"{text}: {len(picked)} of {len(rows)}")
             lines += [f"    - {r.sample.question}" for r in picked]
-    lines += ["", summary_table(rows, strategies), "",
-              f"Every step, with the page before and after each restoration: {page}", "",
-              "Next, ask about a page of your own (a photo, a scan or a PDF):",
-              '  docintent ask receipt.jpg "What is the total amount?"']
+    lines += [
+        "",
+        summary_table(rows, strategies),
+        "",
+        f"Every step, with the page before and after each restoration: {page}",
+        "",
+        "Next, ask about a page of your own (a photo, a scan or a PDF):",
+        '  docintent ask receipt.jpg "What is the total amount?"',
+    ]
     return lines
 
 
 def _story(row: DemoRow, decided: bool) -> list[str]:
     """One question told in full: the direct answer against the restored one, where the answer stands."""
     sample = row.sample
-    head = ("Restoration decided this answer:" if decided else
-            "No question here needed restoration to be answered right; the first one:")
+    head = (
+        "Restoration decided this answer:"
+        if decided
+        else "No question here needed restoration to be answered right; the first one:"
+    )
     lines = [head, f"  question ({sample.task}): {sample.question}", f"  right answer: {' | '.join(sample.answers)}"]
     for name in ("none", "docintent"):
         result = row.results.get(name)
@@ -286,10 +325,12 @@ def order_rows(rows: Sequence[DemoRow]) -> list[DemoRow]:
 #: The summary's columns: every figure is a mean per question.
 SUMMARY_HEADER = ("strategy", "mean score", "tools run", "lines read", "seconds")
 #: Printed under the summary: what the work columns count, and why the seconds alone do not compare strategies.
-SUMMARY_NOTE = ("tools run and lines read (text lines the OCR recognised) are the work each strategy did for a "
-                "question, the same on a first run and a repeated one; seconds are the time it took here, where a "
-                "strategy reuses the reads of a page another strategy read before it (docintent+mact reuses "
-                "docintent's), so compare the work columns, not the seconds, between strategies.")
+SUMMARY_NOTE = (
+    "tools run and lines read (text lines the OCR recognised) are the work each strategy did for a "
+    "question, the same on a first run and a repeated one; seconds are the time it took here, where a "
+    "strategy reuses the reads of a page another strategy read before it (docintent+mact reuses "
+    "docintent's), so compare the work columns, not the seconds, between strategies."
+)
 
 
 def lines_read(result: Result) -> int:
@@ -304,9 +345,15 @@ def summary_cells(rows: Sequence[DemoRow], strategies: Sequence[str]) -> list[tu
     cells: list[tuple[str, ...]] = []
     for name in strategies:
         results = [r.results[name] for r in rows]
-        cells.append((name, f"{100 * sum(r.scores[name] for r in rows) / n:.1f}",
-                      f"{sum(r.tools_used for r in results) / n:.1f}", f"{sum(lines_read(r) for r in results) / n:.0f}",
-                      f"{sum(r.seconds for r in results) / n:.1f}"))
+        cells.append(
+            (
+                name,
+                f"{100 * sum(r.scores[name] for r in rows) / n:.1f}",
+                f"{sum(r.tools_used for r in results) / n:.1f}",
+                f"{sum(lines_read(r) for r in results) / n:.0f}",
+                f"{sum(r.seconds for r in results) / n:.1f}",
+            )
+        )
     return cells
 
 
@@ -376,10 +423,14 @@ def _write_html(path: Path, rows: Sequence[DemoRow], strategies: Sequence[str]) 
                 )
             elif step.phase in (Phase.DECIDE, Phase.ANSWER) and step.action == Action.ANSWER:
                 answer = getattr(step, "answer", None) or step.data.get("answer", "")
-                parts.append(f"<div class='step'><b>answer</b>: {e(str(answer))}<br><small>{e(step.reason)}</small></div>")
+                parts.append(
+                    f"<div class='step'><b>answer</b>: {e(str(answer))}<br><small>{e(step.reason)}</small></div>"
+                )
         marked = _answer_page(result)
         if marked is not None:
-            parts.append(f"<div class='step'><b>where the answer was read (page {result.page})</b>"
-                         f"<img src='{_thumb(marked)}'></div>")
+            parts.append(
+                f"<div class='step'><b>where the answer was read (page {result.page})</b>"
+                f"<img src='{_thumb(marked)}'></div>"
+            )
         parts.append("</div>")
     path.write_text("\n".join(parts), encoding="utf-8")

@@ -86,17 +86,32 @@ def _rejected(name: str, err: ModelEndpointError) -> Check:
     return Check(name, "fail", text)
 
 
-def run_checks(base_url: str | None, model: str | None = None, api_key: str | None = None, *,
-               max_side: int = 2048, max_tokens: int = 4096, timeout: float = 60.0,
-               options: dict[str, Any] | None = None) -> list[Check]:
+def run_checks(
+    base_url: str | None,
+    model: str | None = None,
+    api_key: str | None = None,
+    *,
+    max_side: int = 2048,
+    max_tokens: int = 4096,
+    timeout: float = 60.0,
+    options: dict[str, Any] | None = None,
+) -> list[Check]:
     """Run the checks against an endpoint and return them (stops after the first one that makes the rest moot).
 
     ``max_side`` / ``max_tokens`` / ``options`` (other :class:`~docintent.brains.mllm.ModelBrainOptions`) are
     the settings ``ask`` will run with, so the requests sent are the ones it will send.
     """
     # One retry unless the options say otherwise; the named arguments win over the same keys in ``options``.
-    settings = {"max_retries": 1, **(options or {}), "base_url": base_url, "model": model, "api_key": api_key,
-                "timeout": timeout, "max_side": max_side, "max_tokens": max_tokens}
+    settings = {
+        "max_retries": 1,
+        **(options or {}),
+        "base_url": base_url,
+        "model": model,
+        "api_key": api_key,
+        "timeout": timeout,
+        "max_side": max_side,
+        "max_tokens": max_tokens,
+    }
     brain = ModelBrain(**settings)
     try:
         return model_checks(brain, model)
@@ -154,12 +169,12 @@ def model_checks(brain: ModelBrain, model: str | None = None) -> list[Check]:
         checks.append(Check("reachable", "fail", str(err), [FIXES["unreachable"]]))
         return checks
     where = endpoint.public_url if isinstance(endpoint, Endpoint) else endpoint.where
-    checks.append(Check("reachable", "ok", f"{where} lists {len(served)} model(s): "
-                        f"{', '.join(served[:8]) or 'none'}"))
+    checks.append(Check("reachable", "ok", f"{where} lists {len(served)} model(s): {', '.join(served[:8]) or 'none'}"))
     if model is None:
         if len(served) != 1:
-            checks.append(Check("model", "fail", f"no --model given and the server lists {len(served)}",
-                                [FIXES["no model"]]))
+            checks.append(
+                Check("model", "fail", f"no --model given and the server lists {len(served)}", [FIXES["no model"]])
+            )
             return checks
         model = served[0]
         if isinstance(endpoint, Endpoint):
@@ -167,8 +182,14 @@ def model_checks(brain: ModelBrain, model: str | None = None) -> list[Check]:
     if model in served or any(s.endswith("/" + model) for s in served):
         checks.append(Check("model", "ok", f"{model} is served"))
     else:
-        checks.append(Check("model", "warn", f"{model} is not among the listed models ({', '.join(served[:8])})",
-                            [FIXES["model name"]]))
+        checks.append(
+            Check(
+                "model",
+                "warn",
+                f"{model} is not among the listed models ({', '.join(served[:8])})",
+                [FIXES["model name"]],
+            )
+        )
 
     try:
         sees, what = image_probe(brain)
@@ -179,20 +200,35 @@ def model_checks(brain: ModelBrain, model: str | None = None) -> list[Check]:
     if sees:
         checks.append(Check("image input", "ok", f"{what}: pages are sent as images"))
     elif context == "image":
-        checks.append(Check("image input", "warn", f"the model {what} instead of 4821 (context=image)",
-                            [FIXES["blind"]]))
+        checks.append(
+            Check("image input", "warn", f"the model {what} instead of 4821 (context=image)", [FIXES["blind"]])
+        )
     else:
-        checks.append(Check("image input", "ok", f"the model does not read images ({what}): pages are sent as "
-                            "their OCR text lines with boxes (context=text)"))
+        checks.append(
+            Check(
+                "image input",
+                "ok",
+                f"the model does not read images ({what}): pages are sent as "
+                "their OCR text lines with boxes (context=text)",
+            )
+        )
     if brain.options.native_tools == "auto":
         native, what = tool_probe(brain)
-        how = ("tools go in the API" if native else "tools are described in the prompt and answered as JSON "
-               "actions (native_tools=false)")
+        how = (
+            "tools go in the API"
+            if native
+            else "tools are described in the prompt and answered as JSON actions (native_tools=false)"
+        )
         checks.append(Check("tool calls", "ok", f"the server {what}: {how}"))
 
     page = _full_page(max_side)
-    state = State("What is the revenue in the table's first row?", "doc", page, original=page,
-                  available_tools=["rotate_90", "rotate_180", "rotate_270", "deshadowing"])
+    state = State(
+        "What is the revenue in the table's first row?",
+        "doc",
+        page,
+        original=page,
+        available_tools=["rotate_90", "rotate_180", "rotate_270", "deshadowing"],
+    )
     sizes: list[tuple[str, int, int]] = []  # (phase, estimated, reported) prompt tokens
 
     def send(name: str, messages: list[dict[str, Any]], functions: list[dict[str, Any]]) -> Any:
@@ -202,8 +238,9 @@ def model_checks(brain: ModelBrain, model: str | None = None) -> list[Check]:
         if not brain.sees_images():
             messages = text_messages(messages)
         try:  # the endpoint itself: the brain would retry a context overflow with smaller images
-            reply = endpoint.chat(messages, tools, max_tokens=brain.budget(phase),
-                                  **brain.request_extras(tools, functions, phase))
+            reply = endpoint.chat(
+                messages, tools, max_tokens=brain.budget(phase), **brain.request_extras(tools, functions, phase)
+            )
         except ModelEndpointError as err:
             checks.append(_rejected(name, err))
             return None
@@ -222,22 +259,52 @@ def model_checks(brain: ModelBrain, model: str | None = None) -> list[Check]:
         call = reply.call_for(offered)
         shape = f"{shown}, {len(functions)} functions, max_tokens={brain.budget('decide')}"
         if call is not None and dropped:
-            checks.append(Check("Phase A", "ok", f"{shape}: the server drops the tools field, so they are "
-                                f"described in the prompt; the model answered with the JSON action {call.name}"))
+            checks.append(
+                Check(
+                    "Phase A",
+                    "ok",
+                    f"{shape}: the server drops the tools field, so they are "
+                    f"described in the prompt; the model answered with the JSON action {call.name}",
+                )
+            )
         elif call is not None and not brain.native_tools:
-            checks.append(Check("Phase A", "ok", f"{shape} described in the prompt: the model answered with the "
-                                f"JSON action {call.name}"))
+            checks.append(
+                Check(
+                    "Phase A",
+                    "ok",
+                    f"{shape} described in the prompt: the model answered with the JSON action {call.name}",
+                )
+            )
         elif call is not None and call.native:
             checks.append(Check("Phase A", "ok", f"{shape}: native tool call {call.name}"))
         elif call is not None:
-            checks.append(Check("Phase A", "warn", f"{shape}: tool calls come back only as text; docintent reads "
-                                "them, but native calls are more reliable", [FIXES["tool parser"]]))
+            checks.append(
+                Check(
+                    "Phase A",
+                    "warn",
+                    f"{shape}: tool calls come back only as text; docintent reads "
+                    "them, but native calls are more reliable",
+                    [FIXES["tool parser"]],
+                )
+            )
         elif reply.truncated:
-            checks.append(Check("Phase A", "fail", f"{shape}: the reply was cut at max_tokens={brain.budget('decide')} before "
-                                "any call", [FIXES["cut reply"]]))
+            checks.append(
+                Check(
+                    "Phase A",
+                    "fail",
+                    f"{shape}: the reply was cut at max_tokens={brain.budget('decide')} before any call",
+                    [FIXES["cut reply"]],
+                )
+            )
         else:
-            checks.append(Check("Phase A", "fail", f"{shape}: no function call, native or as text (reply: "
-                                f"{reply.text[:80]!r})", [FIXES["no call"]]))
+            checks.append(
+                Check(
+                    "Phase A",
+                    "fail",
+                    f"{shape}: no function call, native or as text (reply: {reply.text[:80]!r})",
+                    [FIXES["no call"]],
+                )
+            )
 
     before, after = page, page.derive(page.pixels[:, ::-1].copy(), "doctor-mirror")
     shapes = []
@@ -252,14 +319,22 @@ def model_checks(brain: ModelBrain, model: str | None = None) -> list[Check]:
             phase_b_ok = False
             break
         if reply.call_for(["continue", "rollback"]) is None and reply.truncated:
-            checks.append(Check("Phase B", "fail", f"the review reply was cut at max_tokens={brain.budget('review')}",
-                                [FIXES["cut reply"]]))
+            checks.append(
+                Check(
+                    "Phase B",
+                    "fail",
+                    f"the review reply was cut at max_tokens={brain.budget('review')}",
+                    [FIXES["cut reply"]],
+                )
+            )
             phase_b_ok = False
             break
     if phase_b_ok:
         images = {kind: _image_count(msgs) for kind, (msgs, _) in shapes}
-        what = " and ".join(f"{kind} review ({n} images)" if brain.sees_images() else f"{kind} review (as OCR text)"
-                            for kind, n in images.items())
+        what = " and ".join(
+            f"{kind} review ({n} images)" if brain.sees_images() else f"{kind} review (as OCR text)"
+            for kind, n in images.items()
+        )
         checks.append(Check("Phase B", "ok", f"{what} accepted and answered"))
 
     truncation = _truncation(sizes)
@@ -267,8 +342,14 @@ def model_checks(brain: ModelBrain, model: str | None = None) -> list[Check]:
         checks.append(Check("prompt length", "fail", truncation, [FIXES["truncation"]]))
     elif sizes:
         largest = max(sizes, key=lambda s: s[1])
-        checks.append(Check("prompt length", "ok", f"the largest request (~{largest[1]:,} tokens estimated) was "
-                            f"read whole ({largest[2]:,} prompt tokens reported)"))
+        checks.append(
+            Check(
+                "prompt length",
+                "ok",
+                f"the largest request (~{largest[1]:,} tokens estimated) was "
+                f"read whole ({largest[2]:,} prompt tokens reported)",
+            )
+        )
     return checks
 
 
@@ -292,11 +373,13 @@ def _truncation(sizes: list[tuple[str, int, int]]) -> str | None:
     """
     reported = [s for s in sizes if s[2]]
     for i, (name_a, est_a, rep_a) in enumerate(reported):
-        for name_b, est_b, rep_b in reported[i + 1:]:
+        for name_b, est_b, rep_b in reported[i + 1 :]:
             if rep_a == rep_b and abs(est_a - est_b) >= 0.2 * max(est_a, est_b):
-                return (f"the server reported {rep_a:,} prompt tokens for both a {name_a} request (~{est_a:,} "
-                        f"estimated) and a {name_b} request (~{est_b:,}): it truncates prompts at {rep_a:,} tokens, "
-                        "so the model would not see the whole page and question")
+                return (
+                    f"the server reported {rep_a:,} prompt tokens for both a {name_a} request (~{est_a:,} "
+                    f"estimated) and a {name_b} request (~{est_b:,}): it truncates prompts at {rep_a:,} tokens, "
+                    "so the model would not see the whole page and question"
+                )
     return None
 
 

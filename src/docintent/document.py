@@ -58,9 +58,16 @@ class Document:
     ``name``: how messages name PDF bytes.
     """
 
-    def __init__(self, source: str | os.PathLike | bytes | Page, *, pages: PageSelection = None,
-                 dpi: int | None = None, max_pixels: int | None = None, password: str | None = None,
-                 name: str | None = None) -> None:
+    def __init__(
+        self,
+        source: str | os.PathLike | bytes | Page,
+        *,
+        pages: PageSelection = None,
+        dpi: int | None = None,
+        max_pixels: int | None = None,
+        password: str | None = None,
+        name: str | None = None,
+    ) -> None:
         self.dpi = dpi
         self.max_pixels = max_pixels
         self.password = password
@@ -90,8 +97,10 @@ class Document:
             self.is_pdf = converted is not None or _is_pdf_file(path)
             self.count = pdf_page_count(path, password=password, name=self.name) if self.is_pdf else 1
         else:
-            raise ConfigError(f"the image must be a Page, a Document, a numpy array, a file path or a PDF's bytes, "
-                              f"got {type(source).__name__} (for encoded image bytes use docintent.io.load_bytes)")
+            raise ConfigError(
+                f"the image must be a Page, a Document, a numpy array, a file path or a PDF's bytes, "
+                f"got {type(source).__name__} (for encoded image bytes use docintent.io.load_bytes)"
+            )
         #: Pages :meth:`texts` could not read or did not read, with the reason (1-based numbers).
         self.unread: dict[int, str] = {}
         #: Pages without a text layer past the OCR budget of :meth:`texts` (``ocr_budget``): not read, ranked last.
@@ -118,14 +127,21 @@ class Document:
             return self._page
         if self.is_pdf:
             assert self.source is not None
-            return load_pdf(self.source, pages=[number - 1], dpi=self.dpi, max_pixels=self.max_pixels,
-                            password=self.password, name=self.name)[0]
+            return load_pdf(
+                self.source,
+                pages=[number - 1],
+                dpi=self.dpi,
+                max_pixels=self.max_pixels,
+                password=self.password,
+                name=self.name,
+            )[0]
         assert isinstance(self.source, Path)
         self._page = load_page(self.source, max_pixels=self.max_pixels)
         return self._page
 
-    def texts(self, *, engine: object = None, on_page: Callable[[int], None] | None = None,
-              ocr_budget: int | None = None) -> list[OcrResult]:
+    def texts(
+        self, *, engine: object = None, on_page: Callable[[int], None] | None = None, ocr_budget: int | None = None
+    ) -> list[OcrResult]:
         """The text of every chosen page, in order: the PDF's text layer where the page has one, else the OCR
         of the rendered page (cached by page hash, so reading that page later finds it). Only OCR results are
         kept: the rendered pixels are dropped at once. ``on_page(number)``: called as each page read is done
@@ -143,13 +159,15 @@ class Document:
         out: list[OcrResult] = []
         self.unread = {}
         self.ocr_budget = budget
-        self.past_budget = [n for n, known in zip(self.numbers, layers) if known is None][max(0, budget):]
+        self.past_budget = [n for n, known in zip(self.numbers, layers) if known is None][max(0, budget) :]
         read = 0
         for number, known in zip(self.numbers, layers):
             if known is None:
                 if read >= budget:
-                    self.unread[number] = (f"not ranked: past the {budget} pages without a text layer that are "
-                                           "read to rank pages (choose pages with pages=...)")
+                    self.unread[number] = (
+                        f"not ranked: past the {budget} pages without a text layer that are "
+                        "read to rank pages (choose pages with pages=...)"
+                    )
                     out.append(OcrResult((), "none", ""))
                     continue  # not read: no progress to report
                 else:
@@ -170,13 +188,21 @@ class Document:
         """How many pages :meth:`texts` reads to rank them: every chosen page but those past the OCR budget."""
         return len(self.numbers) - len(self.past_budget)
 
-    def locate(self, question: str, *, threshold: float = DEFAULT_THRESHOLD, engine: object = None,
-               on_page: Callable[[int], None] | None = None) -> list[PageChoice]:
+    def locate(
+        self,
+        question: str,
+        *,
+        threshold: float = DEFAULT_THRESHOLD,
+        engine: object = None,
+        on_page: Callable[[int], None] | None = None,
+    ) -> list[PageChoice]:
         """Every chosen page ranked for ``question``: pages with evidence first (most relevant first), then the
         rest by their best line's score; ties in page order."""
         scored = rank_pages(self.texts(engine=engine, on_page=on_page), question, threshold=threshold)
-        choices = [PageChoice(n, float(relevance), items[0].evidence if items else None)
-                   for n, (items, relevance) in zip(self.numbers, scored)]
+        choices = [
+            PageChoice(n, float(relevance), items[0].evidence if items else None)
+            for n, (items, relevance) in zip(self.numbers, scored)
+        ]
         return sorted(choices, key=lambda c: (c.evidence is None, -round(c.relevance, 9), c.number))
 
     def __repr__(self) -> str:
@@ -229,8 +255,9 @@ def page_spans(numbers: Sequence[int]) -> str:
     return ",".join(parts)
 
 
-def as_document(image: Document | Page | np.ndarray | str | os.PathLike | bytes, *,
-                pages: PageSelection = None) -> Document:
+def as_document(
+    image: Document | Page | np.ndarray | str | os.PathLike | bytes, *, pages: PageSelection = None
+) -> Document:
     """The Document of anything :func:`docintent.ask` takes (a Document is used as it is)."""
     if isinstance(image, Document):
         if pages is not None:

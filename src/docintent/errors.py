@@ -95,8 +95,9 @@ class UnknownComponentError(DocIntentError, KeyError):
         self.name = name
         self.valid = sorted(valid)
         plural = f"{kind[:-1]}ies" if kind.endswith("y") else f"{kind}s"
-        super().__init__(f"unknown {kind} {name!r}{did_you_mean(name, self.valid)}; valid {plural}: "
-                         f"{', '.join(self.valid)}")
+        super().__init__(
+            f"unknown {kind} {name!r}{did_you_mean(name, self.valid)}; valid {plural}: {', '.join(self.valid)}"
+        )
 
     def __str__(self) -> str:  # KeyError would otherwise repr() the message
         return self.args[0]
@@ -162,8 +163,11 @@ class ModelTimeout(TransientError):
     """No reply came within ``seconds``; the next attempt may be given longer."""
 
     def __init__(self, seconds: float, *, hint: str = "") -> None:
-        super().__init__(f"no reply within {seconds:g} s", hint=hint or (
-            "Raise timeout (reasoning models and long replies need more) or check that the server is not stuck."))
+        super().__init__(
+            f"no reply within {seconds:g} s",
+            hint=hint
+            or ("Raise timeout (reasoning models and long replies need more) or check that the server is not stuck."),
+        )
         self.seconds = seconds
 
 

@@ -109,17 +109,27 @@ def _add_charts(data: dict[str, Any], ocr: OcrResult, page: Page) -> None:
             at = len(blocks) if at is None else at
             continue
         blocks.append(block)
-    chart_block = {"order": 0, "kind": "chart", "text": page_markdown({"blocks": [{"kind": "chart", "chart": 0}],
-                                                                       "charts": [item]}).strip(),
-                   "box": item["box"], "confidence": item["confidence"], "chart": 0}
+    chart_block = {
+        "order": 0,
+        "kind": "chart",
+        "text": page_markdown({"blocks": [{"kind": "chart", "chart": 0}], "charts": [item]}).strip(),
+        "box": item["box"],
+        "confidence": item["confidence"],
+        "chart": 0,
+    }
     blocks.insert(len(blocks) if at is None else at, chart_block)
     for order, block in enumerate(blocks):
         block["order"] = order
     data["blocks"] = blocks
 
 
-def _serialise(structure: Structure, number: int, back: Callable[[Box], Box | None] | None,
-               ocr: OcrResult | None = None, page: Page | None = None) -> dict[str, Any]:
+def _serialise(
+    structure: Structure,
+    number: int,
+    back: Callable[[Box], Box | None] | None,
+    ocr: OcrResult | None = None,
+    page: Page | None = None,
+) -> dict[str, Any]:
     """The page in the schema, boxes mapped onto the given page by ``back`` (None: read on the given page);
     with ``ocr`` and the ``page`` it was read on, its chart too."""
     data = structure.to_dict(number)
@@ -146,14 +156,16 @@ def _serialise(structure: Structure, number: int, back: Callable[[Box], Box | No
     return data
 
 
-def extract_page(page: Page, number: int = 1, *, layer: OcrResult | None = None, restore: bool = True,
-                 engine: str | None = None) -> dict[str, Any]:
+def extract_page(
+    page: Page, number: int = 1, *, layer: OcrResult | None = None, restore: bool = True, engine: str | None = None
+) -> dict[str, Any]:
     """One page in the extract schema. ``layer``: the page's PDF text layer (read as it is, no restoration);
     ``restore``: restore the page question-free before reading it; ``engine``: the OCR engine."""
     t0 = time.perf_counter()
     if layer is not None:
-        data = _serialise(page_structure(layer, page.width, page.height, source="text-layer"), number, None,
-                          layer, page)
+        data = _serialise(
+            page_structure(layer, page.width, page.height, source="text-layer"), number, None, layer, page
+        )
         data["restored"] = []
     else:
         kept: list[tuple[str, Page, Page]] = []
@@ -197,24 +209,38 @@ def _row_key(row: dict[str, Any]) -> tuple[str, ...]:
     return str(row["file"]), str(row["digest"]), str(row["page"])
 
 
-def extract_document(document: Document, *, restore: bool = True, engine: str | None = None,
-                     name: str | None = None) -> dict[str, Any]:
+def extract_document(
+    document: Document, *, restore: bool = True, engine: str | None = None, name: str | None = None
+) -> dict[str, Any]:
     """Every chosen page of ``document`` in the extract schema (one document entry; ``name``: its ``file``)."""
     layers = _layers(document)
-    return {"file": name or document.name or "", "pages": [
-        extract_page(document.page(n), n, layer=layers.get(n), restore=restore, engine=engine)
-        for n in document.numbers]}
+    return {
+        "file": name or document.name or "",
+        "pages": [
+            extract_page(document.page(n), n, layer=layers.get(n), restore=restore, engine=engine)
+            for n in document.numbers
+        ],
+    }
 
 
-def extract(source: str | os.PathLike | Document, *, pages: PageSelection = None, restore: bool = True,
-            engine: str | None = None) -> dict[str, Any]:
+def extract(
+    source: str | os.PathLike | Document,
+    *,
+    pages: PageSelection = None,
+    restore: bool = True,
+    engine: str | None = None,
+) -> dict[str, Any]:
     """Every page of the documents ``source`` names (a file, a folder searched recursively, a glob, or a
     :class:`~docintent.document.Document`) in the extract schema, in memory (see :func:`extract_to` for a
     resumable run written to a file)."""
     if isinstance(source, Document):
         return envelope([extract_document(source, restore=restore, engine=engine)])
-    return envelope([extract_document(Document(file, pages=pages), restore=restore, engine=engine, name=file)
-                      for file in _documents(source)])
+    return envelope(
+        [
+            extract_document(Document(file, pages=pages), restore=restore, engine=engine, name=file)
+            for file in _documents(source)
+        ]
+    )
 
 
 def envelope(documents: list[dict[str, Any]]) -> dict[str, Any]:
@@ -231,9 +257,17 @@ def _documents(source: str | os.PathLike) -> list[str]:
     return documents
 
 
-def extract_to(source: str | os.PathLike, out: str | os.PathLike, *, fmt: str = "json", pages: PageSelection = None,
-               restore: bool = True, engine: str | None = None, tables_dir: str | os.PathLike | None = None,
-               progress: bool | None = None) -> ExtractSummary:
+def extract_to(
+    source: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    fmt: str = "json",
+    pages: PageSelection = None,
+    restore: bool = True,
+    engine: str | None = None,
+    tables_dir: str | os.PathLike | None = None,
+    progress: bool | None = None,
+) -> ExtractSummary:
     """Extract every page ``source`` names into ``out`` (``fmt``: "json" or "md"), resumably: each page done is a
     row of the journal ``.OUT.pages.jsonl`` until the output is written whole. ``tables_dir``: also write every
     table as a CSV there (``<document>-p<N>-t<K>.csv``)."""
@@ -271,8 +305,9 @@ def extract_to(source: str | os.PathLike, out: str | os.PathLike, *, fmt: str = 
                         document = Document(file, pages=pages)
                         opened[file] = (document, _layers(document))
                     document, layers = opened[file]
-                    row["data"] = extract_page(document.page(number), number, layer=layers.get(number),
-                                               restore=restore, engine=engine)
+                    row["data"] = extract_page(
+                        document.page(number), number, layer=layers.get(number), restore=restore, engine=engine
+                    )
                 except Exception as err:  # one page's failure is a row, named in the output
                     row["error"] = f"{type(err).__name__}: {err}"
                 writer.write(row)
@@ -290,7 +325,9 @@ def extract_to(source: str | os.PathLike, out: str | os.PathLike, *, fmt: str = 
             write_tables(data, tables_dir)
         journal.unlink(missing_ok=True)
     failed = sum(1 for r in ordered if r.get("error"))
-    return ExtractSummary(target, len(ordered), new, skipped=len(plan) - new, failed=failed, seconds=time.perf_counter() - t0)
+    return ExtractSummary(
+        target, len(ordered), new, skipped=len(plan) - new, failed=failed, seconds=time.perf_counter() - t0
+    )
 
 
 def _assemble(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -349,6 +386,16 @@ def write_tables(data: dict[str, Any], folder: str | os.PathLike) -> list[Path]:
     return written
 
 
-__all__ = ["FORMATS", "SCHEMA_NAME", "SCHEMA_VERSION", "ExtractSummary", "extract", "extract_document", "extract_page",
-           "envelope", "extract_to",
-           "to_markdown", "write_tables"]
+__all__ = [
+    "FORMATS",
+    "SCHEMA_NAME",
+    "SCHEMA_VERSION",
+    "ExtractSummary",
+    "extract",
+    "extract_document",
+    "extract_page",
+    "envelope",
+    "extract_to",
+    "to_markdown",
+    "write_tables",
+]

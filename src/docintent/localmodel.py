@@ -51,7 +51,7 @@ def gemma_prompt(messages: list[dict[str, Any]]) -> str:
             role, text = "user", f"Result: {text}"
         for call in message.get("tool_calls") or []:
             function = call.get("function", {})
-            text = f"{text}\n{{\"name\": \"{function.get('name', '')}\", \"arguments\": {function.get('arguments') or '{}'}}}".strip()
+            text = f'{text}\n{{"name": "{function.get("name", "")}", "arguments": {function.get("arguments") or "{}"}}}'.strip()
         who = "model" if role == "assistant" else "user"
         if turns and turns[-1][0] == who:
             turns[-1] = (who, f"{turns[-1][1]}\n\n{text}")
@@ -75,8 +75,9 @@ def register_chat_format() -> None:
 
     @formats.register_chat_format(CHAT_FORMAT)
     def _format(messages: list[Any], **kwargs: Any) -> Any:
-        return formats.ChatFormatterResponse(prompt=gemma_prompt(list(messages)), stop="<end_of_turn>",
-                                             added_special=True)
+        return formats.ChatFormatterResponse(
+            prompt=gemma_prompt(list(messages)), stop="<end_of_turn>", added_special=True
+        )
 
 
 def packaged_model() -> Path:
@@ -106,8 +107,14 @@ def server_app(model: Path | None = None, *, threads: int | None = None, context
     if not path.is_file():
         raise ConfigError(f"{path}: no such model file")
     register_chat_format()
-    settings = ModelSettings(model=str(path), model_alias=path.stem, chat_format=CHAT_FORMAT, n_ctx=context,
-                             n_threads=threads or os.cpu_count() or 1, verbose=False)
+    settings = ModelSettings(
+        model=str(path),
+        model_alias=path.stem,
+        chat_format=CHAT_FORMAT,
+        n_ctx=context,
+        n_threads=threads or os.cpu_count() or 1,
+        verbose=False,
+    )
     return create_app(server_settings=ServerSettings(), model_settings=[settings])
 
 

@@ -205,8 +205,13 @@ def _same_row(a: OcrLine, b: OcrLine) -> bool:
     return overlap > 0.5 * min(a.box.height, b.box.height)
 
 
-def text_layer(path: str | os.PathLike | bytes, pages: Sequence[Page] | None, numbers: Sequence[int], *,
-               password: str | None = None) -> list[OcrResult | None]:
+def text_layer(
+    path: str | os.PathLike | bytes,
+    pages: Sequence[Page] | None,
+    numbers: Sequence[int],
+    *,
+    password: str | None = None,
+) -> list[OcrResult | None]:
     """The PDF text layer of pages ``numbers`` (1-based) as OCR-shaped results, one line per text run.
 
     ``None`` for a page whose layer holds fewer than :data:`MIN_TEXT_CHARS` characters (a scan): OCR it.
@@ -217,8 +222,9 @@ def text_layer(path: str | os.PathLike | bytes, pages: Sequence[Page] | None, nu
         return _text_layer(path, pages, numbers, password)
 
 
-def _text_layer(path: str | os.PathLike | bytes, pages: Sequence[Page] | None, numbers: Sequence[int],
-                password: str | None) -> list[OcrResult | None]:
+def _text_layer(
+    path: str | os.PathLike | bytes, pages: Sequence[Page] | None, numbers: Sequence[int], password: str | None
+) -> list[OcrResult | None]:
     pdf = open_pdf(path, password=password)
     out: list[OcrResult | None] = []
     try:
@@ -235,7 +241,9 @@ def _text_layer(path: str | os.PathLike | bytes, pages: Sequence[Page] | None, n
             chars = sum(len("".join(line.text.split())) for line in lines)
             seconds = time.perf_counter() - t0
             page_hash = pages[i].hash if pages is not None else ""
-            out.append(OcrResult(tuple(lines), "pdf-text", page_hash, seconds=seconds) if chars >= MIN_TEXT_CHARS else None)
+            out.append(
+                OcrResult(tuple(lines), "pdf-text", page_hash, seconds=seconds) if chars >= MIN_TEXT_CHARS else None
+            )
     finally:
         pdf.close()
     return out
@@ -258,13 +266,20 @@ def _layer_lines(textpage: Any, width: float, height: float) -> list[OcrLine]:
             left, right = min(b[0] for b in boxes), max(b[2] for b in boxes)
             bottom, top = min(b[1] for b in boxes), max(b[3] for b in boxes)
             # PDF space has its origin at the bottom left.
-            lines.append(OcrLine(words, Box.clamped(left / width, 1 - top / height, right / width, 1 - bottom / height), 1.0))
+            lines.append(
+                OcrLine(words, Box.clamped(left / width, 1 - top / height, right / width, 1 - bottom / height), 1.0)
+            )
         start = end
     return lines
 
 
-def rank_pages(ocrs: Sequence[OcrResult], question: str, *, threshold: float = DEFAULT_THRESHOLD,
-               weights: dict[str, float] | None = None) -> list[tuple[list[EvidenceItem], float]]:
+def rank_pages(
+    ocrs: Sequence[OcrResult],
+    question: str,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    weights: dict[str, float] | None = None,
+) -> list[tuple[list[EvidenceItem], float]]:
     """Per page of a document (its text, as OCR-shaped results): the evidence items for ``question`` and the
     page's relevance in [0, 1], with the words weighted across these pages (lexical relevance, see above;
     ``weights``: those weights when already computed)."""
@@ -295,8 +310,9 @@ def parse_pages(spec: str | None, count: int) -> list[int]:
         if b > count:  # checked before the range is walked: "1-999999999999" is refused at once
             low = max(a, count + 1)
             outside = f"page {b} is" if low == b else f"pages {low}-{b} are"
-            raise ConfigError(f"--pages {spec!r}: {outside} outside this {count}-page document "
-                              f"({valid}; pages count from 1)")
+            raise ConfigError(
+                f"--pages {spec!r}: {outside} outside this {count}-page document ({valid}; pages count from 1)"
+            )
         for n in range(a, b + 1):
             if n not in chosen:
                 chosen.add(n)
@@ -306,5 +322,17 @@ def parse_pages(spec: str | None, count: int) -> list[int]:
     return numbers
 
 
-__all__ = ["DEFAULT_THRESHOLD", "MIN_TEXT_CHARS", "WORD_MATCH", "EvidenceItem", "line_words", "matches", "page_evidence",
-           "parse_pages", "question_keywords", "rank_pages", "text_layer", "word_weights"]
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "MIN_TEXT_CHARS",
+    "WORD_MATCH",
+    "EvidenceItem",
+    "line_words",
+    "matches",
+    "page_evidence",
+    "parse_pages",
+    "question_keywords",
+    "rank_pages",
+    "text_layer",
+    "word_weights",
+]

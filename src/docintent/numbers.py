@@ -36,6 +36,8 @@ NUMBER_RE = re.compile(
     """,
     re.VERBOSE,
 )
+
+
 @dataclass(frozen=True)
 class Number:
     """A number found in text: ``value`` (negatives from a minus sign or parentheses), its span and flags."""
@@ -69,8 +71,16 @@ def find_numbers(text: str) -> list[Number]:
             start += 1
         if m.group("close") and not m.group("open"):
             end -= 1
-        out.append(Number(value, text[start:end].strip(), start, end=end, percent=bool(m.group("pct")),
-                          money=bool(m.group("cur") or m.group("cur2"))))
+        out.append(
+            Number(
+                value,
+                text[start:end].strip(),
+                start,
+                end=end,
+                percent=bool(m.group("pct")),
+                money=bool(m.group("cur") or m.group("cur2")),
+            )
+        )
     return out
 
 
@@ -90,7 +100,6 @@ def format_number(value: float, *, max_decimals: int = 2) -> str:
     if abs(value - round(value)) < 1e-9:
         return str(int(round(value)))
     return f"{value:.{max_decimals}f}".rstrip("0").rstrip(".")
-
 
 
 _CELL_RE = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+)?(\.\d+)?\s*(%|pts?|bps|x|[kmb]n?)?", re.IGNORECASE)
@@ -120,5 +129,3 @@ def parse_cell_number(text: str) -> float | None:
         return None
     value = float((m.group(1) or "0").replace(",", "") + (m.group(2) or ""))
     return -value if negative else value
-
-

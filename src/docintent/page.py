@@ -198,8 +198,9 @@ class Box:
         return cls.clamped(x0, y0, x1, y1)
 
     #: What :meth:`parse` accepts, for messages.
-    PARSE_RULE: ClassVar[str] = ("expected x0,y0,x1,y1 as fractions in [0, 1] or integers in 0-1000, with x0 < x1 "
-                                 "and y0 < y1")
+    PARSE_RULE: ClassVar[str] = (
+        "expected x0,y0,x1,y1 as fractions in [0, 1] or integers in 0-1000, with x0 < x1 and y0 < y1"
+    )
 
     @classmethod
     def parse(cls, value: Sequence[float]) -> Box:

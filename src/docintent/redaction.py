@@ -36,8 +36,18 @@ from urllib.parse import unquote
 MASK = "***"
 
 #: Setting names whose values are secrets (matched as whole words, so ``max_tokens`` is not one).
-SECRET_WORDS = ("api_key", "apikey", "api-key", "token", "access_token", "password", "passwd", "secret",
-                "client_secret", "authorization")
+SECRET_WORDS = (
+    "api_key",
+    "apikey",
+    "api-key",
+    "token",
+    "access_token",
+    "password",
+    "passwd",
+    "secret",
+    "client_secret",
+    "authorization",
+)
 #: Environment variables whose values are registered as secrets by :func:`register_environment`.
 SECRET_ENVIRONMENT = ("OPENAI_API_KEY", "DOCINTENT_API_KEY", "DOCINTENT_SERVE_TOKEN")
 #: Environment variables holding URLs whose credentials are registered by :func:`register_environment`.
@@ -50,8 +60,7 @@ _URL = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^\s\"'<>`]*)")
 # A value is a quoted string or a bare token; an object or a list (``"api_key": {...}``) is not one: its own
 # keys and strings are looked at instead.
 _KEY_VALUE = re.compile(rf"(?i)(?<![A-Za-z0-9_-])({_KEY})(\s*=\s*)(\"[^\"]*\"|'[^']*'|[^\s&,;\"'<>(){{}}\[\]]+)")
-_QUOTED_KEY = re.compile(
-    rf"(?i)([\"'])({_KEY})\1(\s*:\s*)(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|[^\s,{{}}\[\]\"']+)")
+_QUOTED_KEY = re.compile(rf"(?i)([\"'])({_KEY})\1(\s*:\s*)(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|[^\s,{{}}\[\]\"']+)")
 _OPTION = re.compile(rf"(?i)(?<![A-Za-z0-9_-])(--{_KEY.replace('[_-]', '-')})(=|\s+|['\"],\s*['\"])([^\s'\"]+)")
 # A credential after "Bearer" / "Basic" / "Token": six or more token characters with a digit among them (so
 # prose such as "basic checks" is left alone).
@@ -154,7 +163,7 @@ def _mask_url(match: re.Match[str]) -> str:
     userinfo = _userinfo(rest)
     if not userinfo:
         return match.group(0)
-    return f"{scheme}{MASK}@{rest[len(userinfo) + 1:]}"
+    return f"{scheme}{MASK}@{rest[len(userinfo) + 1 :]}"
 
 
 def redact_values(text: object) -> str:
@@ -200,8 +209,9 @@ def redact_data(value: Any) -> Any:
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, dict):
-        return {k: (MASK if is_secret_name(k) and value[k] not in (None, "") else redact_data(v))
-                for k, v in value.items()}
+        return {
+            k: (MASK if is_secret_name(k) and value[k] not in (None, "") else redact_data(v)) for k, v in value.items()
+        }
     if isinstance(value, (list, tuple)):
         return [redact_data(v) for v in value]
     return value
@@ -249,7 +259,7 @@ class RedactingStream(io.TextIOBase):
             self._pending += text
             cut = max(self._pending.rfind("\n"), self._pending.rfind("\r"))
             if cut >= 0:
-                ready, self._pending = self._pending[: cut + 1], self._pending[cut + 1:]
+                ready, self._pending = self._pending[: cut + 1], self._pending[cut + 1 :]
                 self._write(redact(ready))
         return len(text)
 
@@ -300,6 +310,18 @@ def public_url(url: str | None) -> str | None:
     return redact(url)
 
 
-__all__ = ["MASK", "RedactingFilter", "RedactingStream", "is_secret_name", "public_url", "redact", "redact_data",
-           "redact_values", "register_argv", "register_environment", "register_options", "register_secret",
-           "register_url"]
+__all__ = [
+    "MASK",
+    "RedactingFilter",
+    "RedactingStream",
+    "is_secret_name",
+    "public_url",
+    "redact",
+    "redact_data",
+    "redact_values",
+    "register_argv",
+    "register_environment",
+    "register_options",
+    "register_secret",
+    "register_url",
+]

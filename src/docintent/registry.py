@@ -57,8 +57,15 @@ class Entry(Generic[T]):
     does not import the HTTP client); ``options`` then defaults to the signature of what it names.
     """
 
-    def __init__(self, kind: str, factory: Callable[..., T] | str, options: type[BaseModel] | None, origin: str,
-                 description: str = "", supplied: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        kind: str,
+        factory: Callable[..., T] | str,
+        options: type[BaseModel] | None,
+        origin: str,
+        description: str = "",
+        supplied: tuple[str, ...] = (),
+    ) -> None:
         self.kind = kind
         self._factory = factory
         self._options = options
@@ -93,8 +100,9 @@ class Entry(Generic[T]):
         return self.origin == "built-in"
 
 
-def options_from_signature(factory: Callable[..., Any], name: str | None = None,
-                           skip: tuple[str, ...] = ()) -> type[BaseModel]:
+def options_from_signature(
+    factory: Callable[..., Any], name: str | None = None, skip: tuple[str, ...] = ()
+) -> type[BaseModel]:
     """A pydantic model of the keyword parameters of ``factory`` (a class or a function): their annotations
     and defaults, unknown options forbidden. Parameters without an annotation accept anything; ``skip``: the
     parameters the caller always supplies itself (an index, a page), which are not options.
@@ -147,8 +155,13 @@ class Registry(Generic[T]):
     look-up, to import the modules that register the built-ins (keeps start-up light).
     """
 
-    def __init__(self, what: str, group: str | None = None, loader: Callable[[], None] | None = None,
-                 supplied: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        what: str,
+        group: str | None = None,
+        loader: Callable[[], None] | None = None,
+        supplied: tuple[str, ...] = (),
+    ) -> None:
         self.what = what
         #: The arguments the registry's caller always passes a factory itself (a retriever's ``index``): not
         #: options, so a factory's signature read for its options skips them.
@@ -194,8 +207,9 @@ class Registry(Generic[T]):
             self._entries.pop(kind, None)
 
     @contextlib.contextmanager
-    def scoped(self, kind: str, factory: Callable[..., T] | str, options: type[BaseModel] | None = None,
-               origin: str = "test") -> Iterator[None]:
+    def scoped(
+        self, kind: str, factory: Callable[..., T] | str, options: type[BaseModel] | None = None, origin: str = "test"
+    ) -> Iterator[None]:
         """Register ``factory`` as ``kind`` for the length of the ``with`` block (for tests)."""
         self._ensure_loaded()
         self.register(kind, factory, options, origin=origin)
@@ -274,8 +288,9 @@ class Registry(Generic[T]):
                 listed = ", ".join(repr(name) for name in unknown)
                 noun = "option" if len(unknown) == 1 else "options"
                 hint = did_you_mean(unknown[0], valid)
-                raise ConfigError(f"{self.what} {kind!r}: unknown {noun} {listed}{hint}; valid options: "
-                                  f"{', '.join(valid) or 'none'}")
+                raise ConfigError(
+                    f"{self.what} {kind!r}: unknown {noun} {listed}{hint}; valid options: {', '.join(valid) or 'none'}"
+                )
         try:
             return model.model_validate(options)
         except ValidationError as err:

@@ -42,22 +42,42 @@ class Settings(BaseSettings):
     max_pixels: Annotated[
         int, Field(ge=1, description="Refuse images that decode to more pixels than this (decompression-bomb guard).")
     ] = 200_000_000
-    max_side: Annotated[int, Field(ge=16, le=65_536, description="Longest side pages are resized to before model input.")] = 2048
+    max_side: Annotated[
+        int, Field(ge=16, le=65_536, description="Longest side pages are resized to before model input.")
+    ] = 2048
     pdf_dpi: Annotated[int, Field(ge=1, le=2400, description="Resolution PDF pages are rendered at.")] = 150
-    office_timeout_s: Annotated[float, Field(gt=0, le=3600, description=(
-        "Longest LibreOffice may take to convert an office document (DOCX, XLSX, ...) to PDF, in seconds."))] = 120.0
+    office_timeout_s: Annotated[
+        float,
+        Field(
+            gt=0,
+            le=3600,
+            description=(
+                "Longest LibreOffice may take to convert an office document (DOCX, XLSX, ...) to PDF, in seconds."
+            ),
+        ),
+    ] = 120.0
     cache_dir: Annotated[Path, Field(description="Where OCR and perception results are cached on disk.")] = (
         _default_cache_dir()
     )
     cache: Annotated[bool, Field(description="Cache OCR results on disk (by page hash, region and engine).")] = True
     ocr_engine: Annotated[str, Field(description="Default OCR engine: 'rapidocr' or 'tesseract'.")] = "rapidocr"
     threads: Annotated[int, Field(ge=0, le=1024, description="Threads for ONNX inference (0 = library default).")] = 0
-    spin: Annotated[bool, Field(description=(
-        "Let ONNX Runtime's idle threads spin-wait for work (its own default). Off, they sleep: the same results for "
-        "less CPU on a busy or shared machine."))] = False
+    spin: Annotated[
+        bool,
+        Field(
+            description=(
+                "Let ONNX Runtime's idle threads spin-wait for work (its own default). Off, they sleep: the same results for "
+                "less CPU on a busy or shared machine."
+            )
+        ),
+    ] = False
 
-    base_url: Annotated[str | None, Field(description="OpenAI-compatible endpoint; falls back to OPENAI_BASE_URL.")] = None
-    api_key: Annotated[str | None, Field(description="API key; falls back to OPENAI_API_KEY. Local servers need none.")] = None
+    base_url: Annotated[str | None, Field(description="OpenAI-compatible endpoint; falls back to OPENAI_BASE_URL.")] = (
+        None
+    )
+    api_key: Annotated[
+        str | None, Field(description="API key; falls back to OPENAI_API_KEY. Local servers need none.")
+    ] = None
     model: Annotated[str | None, Field(description="Model name served by the endpoint.")] = None
 
     #: The settings whose value came from a config file (see :func:`settings_from`).
@@ -123,8 +143,10 @@ KEY_ENVIRONMENT = ("DOCINTENT_API_KEY", "OPENAI_API_KEY")
 #: Sent instead of a key where none may be sent (servers that need no key take any).
 NO_KEY = "no-key-needed"
 #: Where :func:`keep_environment_key_home` says the key went.
-KEY_WITHHELD = ("not sent: {var} goes only to an endpoint the environment or the command line names, "
-                "not to one a config file names ({source}); write api_key beside that base_url")
+KEY_WITHHELD = (
+    "not sent: {var} goes only to an endpoint the environment or the command line names, "
+    "not to one a config file names ({source}); write api_key beside that base_url"
+)
 
 
 def environment_key(env: Any = None) -> tuple[str, str] | None:

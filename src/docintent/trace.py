@@ -199,7 +199,11 @@ class DecideStep(Step):
 
     def describe(self, verbose: bool = False) -> str:
         if self.action == Action.ANSWER:
-            text = f"can answer now: {self.answer!r}" if self.answer else "no answer can be read, and nothing is left to try"
+            text = (
+                f"can answer now: {self.answer!r}"
+                if self.answer
+                else "no answer can be read, and nothing is left to try"
+            )
             if verbose and self.confidence is not None:
                 text += f" (confidence {self.confidence:.2f})"
             return text + (f" - {self.reason}" if verbose and self.reason else "")
@@ -253,8 +257,12 @@ class ToolStep(Step):
 def _decided_figure(m: dict[str, Any]) -> str | None:
     """The before -> after figure of the quantity a review's verdict rested on (None when there is none)."""
     decided = m.get("decided_by")
-    label = {"confidence": "raw reading confidence", "legibility": "legibility",
-             "severity": str(m.get("degradation") or "damage"), "characters": "characters read"}.get(str(decided))
+    label = {
+        "confidence": "raw reading confidence",
+        "legibility": "legibility",
+        "severity": str(m.get("degradation") or "damage"),
+        "characters": "characters read",
+    }.get(str(decided))
     key = "confidence" if decided == "confidence" else str(decided)
     before, after = m.get(f"{key}_before"), m.get(f"{key}_after")
     if label is None or not isinstance(before, (int, float)) or not isinstance(after, (int, float)):
@@ -278,14 +286,16 @@ class ReviewStep(Step):
         return f"{self.verdict()} {self.tool} - {self.because(verbose)}".rstrip(" -")
 
     def verdict(self) -> str:
-        """"kept" or "rolled back"."""
+        """ "kept" or "rolled back"."""
         return "kept" if self.action == Action.KEEP else "rolled back"
 
     @property
     def no_change_needed(self) -> bool:
         """A rollback of a change that measurably altered nothing the review compares (a tie): the page as it
         was is kept, and nothing was wrong with the tool's output."""
-        return self.action != Action.KEEP and str((self.measurements or {}).get("because", "")).startswith("no change needed")
+        return self.action != Action.KEEP and str((self.measurements or {}).get("because", "")).startswith(
+            "no change needed"
+        )
 
     def because(self, verbose: bool = False) -> str:
         """Why, in plain words with the figure that decided (``verbose``: every measurement the brain gave)."""
@@ -351,13 +361,19 @@ class LocateStep(Step):
                 why = "no page's text matches the question, so the pages are read in order"
             considered = self.considered or len(self.ranking)
             if self.unranked:
-                text = (f"looked through {considered - self.unranked} of {considered} pages (the other "
-                        f"{self.unranked} have no text layer and are past the OCR budget: ranked last): "
-                        f"reading page {self.page}, {why}")
+                text = (
+                    f"looked through {considered - self.unranked} of {considered} pages (the other "
+                    f"{self.unranked} have no text layer and are past the OCR budget: ranked last): "
+                    f"reading page {self.page}, {why}"
+                )
             else:
                 text = f"looked through {considered} pages: reading page {self.page}, {why}"
         if verbose and self.ranking:
-            text += " [" + ", ".join(f"page {r.get('page')} {float(r.get('relevance') or 0):.2f}" for r in self.ranking) + "]"
+            text += (
+                " ["
+                + ", ".join(f"page {r.get('page')} {float(r.get('relevance') or 0):.2f}" for r in self.ranking)
+                + "]"
+            )
         return text
 
 
@@ -481,8 +497,12 @@ def describe_trace(trace: list[Step], verbose: bool = False) -> list[str]:
     while i < len(trace):
         step = trace[i]
         nxt = trace[i + 1] if i + 1 < len(trace) else None
-        if isinstance(step, DecideStep) and step.action == Action.USE_TOOL and isinstance(nxt, ToolStep) \
-                and nxt.tool == step.tool:
+        if (
+            isinstance(step, DecideStep)
+            and step.action == Action.USE_TOOL
+            and isinstance(nxt, ToolStep)
+            and nxt.tool == step.tool
+        ):
             parts = [nxt.describe(verbose)]
             after = trace[i + 2] if i + 2 < len(trace) else None
             i += 2
@@ -524,10 +544,15 @@ class Provenance:
     given_page: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"page": self.page, "box": box_list(self.box), "read_box": box_list(self.read_box),
-                "read_page": self.read_page, "given_page": self.given_page,
-                "lines": [{"text": t, "confidence": round(c, 5), "box": box_list(b)} for t, c, b in self.lines],
-                "read_on": list(self.read_on)}
+        return {
+            "page": self.page,
+            "box": box_list(self.box),
+            "read_box": box_list(self.read_box),
+            "read_page": self.read_page,
+            "given_page": self.given_page,
+            "lines": [{"text": t, "confidence": round(c, 5), "box": box_list(b)} for t, c, b in self.lines],
+            "read_on": list(self.read_on),
+        }
 
 
 @dataclass

@@ -83,8 +83,9 @@ class _TaskRegistry(Registry[Task]):
         """Register ``record`` under its name."""
         self.register(record.name, record, origin=origin, description=record.noun)
 
-    def register(self, kind: str, factory: Any, options: Any = None, *, origin: str = "built-in",
-                 description: str = "") -> None:
+    def register(
+        self, kind: str, factory: Any, options: Any = None, *, origin: str = "built-in", description: str = ""
+    ) -> None:
         if isinstance(factory, Task) and factory.name != kind:  # ``TASKS.scoped(name, record)`` names it twice
             raise ConfigError(f"task {factory.name!r} cannot be registered as {kind!r}: a task is known by its name")
         super().register(kind, factory, options, origin=origin, description=description)
@@ -171,5 +172,7 @@ def check_question(question: object) -> str:
     if not question.strip():
         raise ConfigError("the question is empty")
     if len(question) > MAX_QUESTION_CHARS:
-        raise ConfigError(f"the question is {len(question):,} characters long; at most {MAX_QUESTION_CHARS:,} are taken")
+        raise ConfigError(
+            f"the question is {len(question):,} characters long; at most {MAX_QUESTION_CHARS:,} are taken"
+        )
     return question

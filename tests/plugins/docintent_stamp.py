@@ -25,8 +25,14 @@ def stamp_severity(page: Page, region: Box | None = None) -> float:
     return float(min(1.0, _red(target.pixels).mean() * 10.0))
 
 
-STAMP = Degradation("stamp", "a red rubber stamp printed over the text", ("stamp", "red ink"), measure=stamp_severity,
-                    threshold=0.2, order=45)
+STAMP = Degradation(
+    "stamp",
+    "a red rubber stamp printed over the text",
+    ("stamp", "red ink"),
+    measure=stamp_severity,
+    threshold=0.2,
+    order=45,
+)
 
 
 class Destamp(Tool):

@@ -22,12 +22,15 @@ from .scripted import FunctionBrain, FunctionMactBrain, ScriptedBrain
 
 #: Brain kinds. The model brain is imported on first use (it pulls in the HTTP client).
 BRAINS: Registry[Restorer] = Registry("brain", group="docintent.brains")
-BRAINS.register("offline", "docintent.brains.offline:OfflineReader",
-                description="reads with OCR and decides with measured image signals; no model, no network")
-BRAINS.register("openai", "docintent.brains.mllm:ModelBrain",
-                description="any OpenAI-compatible multimodal endpoint")
-BRAINS.register("scripted", "docintent.brains.scripted:ScriptedBrain",
-                description="replays scripted decisions (a test double)")
+BRAINS.register(
+    "offline",
+    "docintent.brains.offline:OfflineReader",
+    description="reads with OCR and decides with measured image signals; no model, no network",
+)
+BRAINS.register("openai", "docintent.brains.mllm:ModelBrain", description="any OpenAI-compatible multimodal endpoint")
+BRAINS.register(
+    "scripted", "docintent.brains.scripted:ScriptedBrain", description="replays scripted decisions (a test double)"
+)
 
 
 def get_brain(kind: str = "offline", **options: Any) -> Restorer:

@@ -37,8 +37,25 @@ from ..vocabulary import TASKS, Task
 from .decisions import Answer, Change, Decision, Diagnosis, Keep, Review, Rollback, Usage, UseTool
 from .roles import Correction, Execution, Plan, PlanStep, Verdict
 
-__all__ = ["TASKS", "Answer", "Brain", "Change", "Decision", "Diagnosis", "Keep", "MactRoles", "Restorer", "Review",
-           "Rollback", "State", "Task", "Usage", "UseTool", "plays_mact", "require_mact"]
+__all__ = [
+    "TASKS",
+    "Answer",
+    "Brain",
+    "Change",
+    "Decision",
+    "Diagnosis",
+    "Keep",
+    "MactRoles",
+    "Restorer",
+    "Review",
+    "Rollback",
+    "State",
+    "Task",
+    "Usage",
+    "UseTool",
+    "plays_mact",
+    "require_mact",
+]
 
 M = TypeVar("M")
 
@@ -115,14 +132,22 @@ class MactRoles(ABC):
     """The four MACT roles, all required. A brain opts in by inheriting this beside :class:`Restorer`."""
 
     @abstractmethod
-    def plan(self, state: State, count: int = 1, feedback: Verdict | None = None,
-             previous: tuple[Plan, ...] = ()) -> list[Plan]:
+    def plan(
+        self, state: State, count: int = 1, feedback: Verdict | None = None, previous: tuple[Plan, ...] = ()
+    ) -> list[Plan]:
         """Planning: up to ``count`` plans for the question (``feedback``: the plan mistake a judge found;
         ``previous``: the plans made so far)."""
 
     @abstractmethod
-    def execute(self, state: State, plan: Plan, step: PlanStep, results: dict[str, Execution],
-                candidate: int = 0, feedback: Verdict | None = None) -> Execution:
+    def execute(
+        self,
+        state: State,
+        plan: Plan,
+        step: PlanStep,
+        results: dict[str, Execution],
+        candidate: int = 0,
+        feedback: Verdict | None = None,
+    ) -> Execution:
         """Execution: carry out ``step`` (``results``: earlier steps' executions; ``candidate``: which of the
         ``Ne`` attempts, or a later one after an execution mistake)."""
 
@@ -131,8 +156,9 @@ class MactRoles(ABC):
         """Judgment: accept the plan and its executions, or flag one mistake."""
 
     @abstractmethod
-    def conclude(self, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]],
-                 corrections: list[Correction]) -> Answer:
+    def conclude(
+        self, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]], corrections: list[Correction]
+    ) -> Answer:
         """Answer role: the answer from the corrected process."""
 
 

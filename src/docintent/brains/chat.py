@@ -80,13 +80,25 @@ class ChatModel(Protocol):
         """Tokens of every call so far."""
         ...
 
-    def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, *,
-             max_tokens: int | None = None) -> Reply:
+    def chat(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int | None = None,
+    ) -> Reply:
         """Send ``messages`` (offering ``tools``, OpenAI function specs) and return the reply."""
         ...
 
-    def image_part(self, page: Page, max_side: int | None = None, *, max_pixels: int | None = None,
-                   fmt: str = "auto", quality: int = 90) -> dict[str, Any]:
+    def image_part(
+        self,
+        page: Page,
+        max_side: int | None = None,
+        *,
+        max_pixels: int | None = None,
+        fmt: str = "auto",
+        quality: int = 90,
+    ) -> dict[str, Any]:
         """``page`` as a content part of a message (an ``image_url`` part for OpenAI-style APIs)."""
         ...
 

@@ -102,11 +102,20 @@ def error_text(err: Any) -> str:
 
 #: (kind, pattern on the server's message); the first that matches decides the hint.
 _REJECTION_KINDS = (
-    ("image_limit", r"at most \d+ image|limit[_ -]mm[_ -]per[_ -]prompt|too many images|only (?:one|1|\d+) images?|"
-                    r"maximum (?:number of )?images|images? per (?:prompt|request|message)|multiple images"),
-    ("arguments", r"expecting property name|expecting value|unterminated string|invalid (?:json|control character)|"
-                  r"extra data"),
-    ("max_tokens_param", r"max_tokens.*(?:not supported|unsupported).*max_completion_tokens|use 'max_completion_tokens'"),
+    (
+        "image_limit",
+        r"at most \d+ image|limit[_ -]mm[_ -]per[_ -]prompt|too many images|only (?:one|1|\d+) images?|"
+        r"maximum (?:number of )?images|images? per (?:prompt|request|message)|multiple images",
+    ),
+    (
+        "arguments",
+        r"expecting property name|expecting value|unterminated string|invalid (?:json|control character)|"
+        r"extra data",
+    ),
+    (
+        "max_tokens_param",
+        r"max_tokens.*(?:not supported|unsupported).*max_completion_tokens|use 'max_completion_tokens'",
+    ),
     ("temperature", r"temperature"),
     ("stop", r"'stop'|\bstop\b.*(?:not supported|unsupported|at most|invalid)|stop sequences?"),
     ("context", r"context|too long|maximum.*tokens|max_model_len|n_ctx|prompt is too|exceeds? the (?:model|limit)"),
@@ -183,7 +192,9 @@ class OpenAIChat:
         """The ``openai.OpenAI`` client (its retries off: :class:`Endpoint` retries and honours Retry-After)."""
         if self._client is None:
             openai = _sdk()
-            self._client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0, timeout=self.timeout)
+            self._client = openai.OpenAI(
+                base_url=self.base_url, api_key=self.api_key, max_retries=0, timeout=self.timeout
+            )
         return self._client
 
     def _transport(self) -> _AsyncTransport:
@@ -285,20 +296,26 @@ class OpenAIChat:
         budget = max_tokens if max_tokens is not None else self.max_tokens
         if kind == "context":
             reserved = f" (max_tokens={budget} of it is reserved for the reply)" if budget else ""
-            return (f"The prompt, its images and the reply do not fit the model's context{reserved}: lower max_pixels, "
-                    "max_side or max_tokens, or raise the server's context length (vLLM --max-model-len, SGLang "
-                    "--context-length, llama.cpp -c, Ollama num_ctx)")
+            return (
+                f"The prompt, its images and the reply do not fit the model's context{reserved}: lower max_pixels, "
+                "max_side or max_tokens, or raise the server's context length (vLLM --max-model-len, SGLang "
+                "--context-length, llama.cpp -c, Ollama num_ctx)"
+            )
         if kind == "image_limit":
             sent = f" ({images} were sent)" if images else ""
-            return (f"The server accepts fewer images per request than docintent sends{sent}: start vLLM with "
-                    "--limit-mm-per-prompt '{\"image\": 4}' (a Phase B review sends two or three)")
+            return (
+                f"The server accepts fewer images per request than docintent sends{sent}: start vLLM with "
+                "--limit-mm-per-prompt '{\"image\": 4}' (a Phase B review sends two or three)"
+            )
         if kind == "vision":
             return "The model or server may not accept images: serve a vision-language model"
         if kind == "tools":
             return "The server may not support tool calls: see `docintent doctor`, or use native_tools=false"
         if kind == "temperature":
-            return (f"This model rejects temperature={self.temperature:g} (reasoning models accept only their default): "
-                    "pass temperature=1 and max_tokens_param=max_completion_tokens")
+            return (
+                f"This model rejects temperature={self.temperature:g} (reasoning models accept only their default): "
+                "pass temperature=1 and max_tokens_param=max_completion_tokens"
+            )
         if kind == "max_tokens_param":
             return "This model wants max_completion_tokens: pass max_tokens_param=max_completion_tokens"
         if kind == "arguments":
@@ -322,7 +339,9 @@ class OpenAIChat:
                 return ModelEndpointError(
                     f"model {self._model!r} is not served at {self.public_url}; it serves: {', '.join(served)}"
                 )
-            return ModelEndpointError(f"{self.where} answered HTTP 404: {text}. Check the base URL (usually ending in /v1)")
+            return ModelEndpointError(
+                f"{self.where} answered HTTP 404: {text}. Check the base URL (usually ending in /v1)"
+            )
         kind = rejection_kind(text)
         hint = self.hint(kind, max_tokens=body.get(self.max_tokens_param), images=_count_images(body.get("messages")))
         message = f"{self.where} rejected the request (HTTP {status}): {text}."
@@ -332,9 +351,16 @@ class OpenAIChat:
 
     # -- requests ----------------------------------------------------------------------------------
 
-    def _body(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, max_tokens: int | None,
-              temperature: float | None, top_p: float | None, stop: list[str] | None = None,
-              response_format: dict[str, Any] | None = None) -> dict[str, Any]:
+    def _body(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        max_tokens: int | None,
+        temperature: float | None,
+        top_p: float | None,
+        stop: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """The JSON body of one chat-completions request (``extra_body`` merged in, as the SDK would)."""
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         if stop:
@@ -470,12 +496,25 @@ class OpenAIChat:
         text, thought = strip_reasoning(content)
         reasoning = _reasoning_field(message) or thought
         calls = calls_from_message(message, text=text)
-        return Reply(content, text, calls, finish_reason=getattr(choice, "finish_reason", None), usage=usage, reasoning=reasoning, message=message)
+        return Reply(
+            content,
+            text,
+            calls,
+            finish_reason=getattr(choice, "finish_reason", None),
+            usage=usage,
+            reasoning=reasoning,
+            message=message,
+        )
 
     # -- images ------------------------------------------------------------------------------------
 
     def image_part(
-        self, page: Page, max_side: int | None = None, *, max_pixels: int | None = None, fmt: str = "auto",
+        self,
+        page: Page,
+        max_side: int | None = None,
+        *,
+        max_pixels: int | None = None,
+        fmt: str = "auto",
         quality: int = 90,
     ) -> dict[str, Any]:
         """``page`` as an ``image_url`` content part: longest side <= ``max_side`` (default DOCINTENT_MAX_SIDE),
@@ -523,9 +562,18 @@ class Endpoint(Retrying):
         client: Any = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.transport = OpenAIChat(base_url, model, api_key, timeout=timeout, temperature=temperature, top_p=top_p,
-                                    max_tokens=max_tokens, max_tokens_param=max_tokens_param, extra_body=extra_body,
-                                    client=client)
+        self.transport = OpenAIChat(
+            base_url,
+            model,
+            api_key,
+            timeout=timeout,
+            temperature=temperature,
+            top_p=top_p,
+            max_tokens=max_tokens,
+            max_tokens_param=max_tokens_param,
+            extra_body=extra_body,
+            client=client,
+        )
         policy = RetryPolicy(max_retries=max_retries, backoff=backoff, max_wait=max_wait)
         super().__init__(self.transport, policy, sleep=sleep, name=self.transport.public_url)
 
@@ -622,8 +670,12 @@ class Endpoint(Retrying):
         (:mod:`docintent.brains.eventloop`) each attempt runs on it as :meth:`achat` does.
         Raises :class:`~docintent.errors.ModelEndpointError` (:class:`RequestRejected` for a refused request).
         """
-        return super().chat(messages, tools, max_tokens=max_tokens, **_given(temperature=temperature, top_p=top_p,
-                                                                           stop=stop, response_format=response_format))
+        return super().chat(
+            messages,
+            tools,
+            max_tokens=max_tokens,
+            **_given(temperature=temperature, top_p=top_p, stop=stop, response_format=response_format),
+        )
 
     async def achat(  # type: ignore[override]  # as chat
         self,
@@ -637,8 +689,12 @@ class Endpoint(Retrying):
         response_format: dict[str, Any] | None = None,
     ) -> Reply:
         """:meth:`chat` as a coroutine: the same request, retries, errors and reply."""
-        return await super().achat(messages, tools, max_tokens=max_tokens, **_given(
-            temperature=temperature, top_p=top_p, stop=stop, response_format=response_format))
+        return await super().achat(
+            messages,
+            tools,
+            max_tokens=max_tokens,
+            **_given(temperature=temperature, top_p=top_p, stop=stop, response_format=response_format),
+        )
 
 
 def _given(**options: Any) -> dict[str, Any]:
@@ -719,15 +775,25 @@ class _AsyncTransport:
         self._url = f"{base_url}/chat/completions"
         # The SDK's own defaults: connection limits, redirects followed, one timeout for every phase.
         self._http = httpx2.AsyncClient(
-            timeout=httpx2.Timeout(timeout), follow_redirects=True,
+            timeout=httpx2.Timeout(timeout),
+            follow_redirects=True,
             limits=httpx2.Limits(max_connections=1000, max_keepalive_connections=100),
-            headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json",
-                     "Content-Type": "application/json", "User-Agent": f"docintent/{__version__}"})
+            headers={
+                "Authorization": f"Bearer {api_key}",
+                "Accept": "application/json",
+                "Content-Type": "application/json",
+                "User-Agent": f"docintent/{__version__}",
+            },
+        )
 
     async def post(self, body: dict[str, Any], timeout: float | None = None) -> Any:
         openai = _sdk()
-        request = self._http.build_request("POST", self._url, content=json.dumps(body).encode(),
-                                           timeout=self._httpx.Timeout(timeout) if timeout else self._http.timeout)
+        request = self._http.build_request(
+            "POST",
+            self._url,
+            content=json.dumps(body).encode(),
+            timeout=self._httpx.Timeout(timeout) if timeout else self._http.timeout,
+        )
         try:
             response = await self._http.send(request)
         except self._httpx.TimeoutException as err:
@@ -845,5 +911,14 @@ def parse_json_reply(content: str) -> dict[str, Any]:
     return obj
 
 
-__all__ = ["DEFAULT_TIMEOUT", "Endpoint", "OpenAIChat", "PLACEHOLDER_KEY", "Reply", "RequestRejected", "error_text",
-           "parse_json_reply", "rejection_kind"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "Endpoint",
+    "OpenAIChat",
+    "PLACEHOLDER_KEY",
+    "Reply",
+    "RequestRejected",
+    "error_text",
+    "parse_json_reply",
+    "rejection_kind",
+]

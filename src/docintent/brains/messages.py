@@ -22,8 +22,10 @@ from .toolcalls import ParsedCall
 #: The optional argument every restoration tool is offered with (``review=region``): where the question's
 #: evidence is. Kept bare because it is repeated in every tool's schema; the situation text explains it once.
 REGION_ARGUMENT = {"type": "array", "items": {"type": "number"}}
-REGION_NOTE = ("With a restoration tool you may pass region=[x0, y0, x1, y1], the evidence's box as fractions (0-1) "
-               "of this page: the review then compares that region.")
+REGION_NOTE = (
+    "With a restoration tool you may pass region=[x0, y0, x1, y1], the evidence's box as fractions (0-1) "
+    "of this page: the review then compares that region."
+)
 
 ANSWER_FUNCTION = {
     "type": "function",
@@ -36,7 +38,10 @@ ANSWER_FUNCTION = {
             "properties": {
                 "answer": {"type": "string", "description": "The answer, written by the answer-format rules."},
                 "confidence": {"type": "string", "enum": ["low", "medium", "high"]},
-                "reasoning": {"type": "string", "description": "One or two sentences: where the evidence is, how legible."},
+                "reasoning": {
+                    "type": "string",
+                    "description": "One or two sentences: where the evidence is, how legible.",
+                },
             },
             "required": ["answer", "confidence"],
         },
@@ -130,8 +135,10 @@ def situation(state: State, review: str) -> str:
     """Phase A's user text: the question, the round, the restoration tools still offered (with the note on the
     ``region`` argument when ``review=region`` offers it), and on the last round the order to answer."""
     tools = ", ".join(state.available_tools) if state.available_tools else "none (answer now)"
-    lines = [f"Question: {state.question}", f"Round {state.round + 1} of at most {state.max_rounds}. "
-             f"Restoration tools you can still call: {tools}."]
+    lines = [
+        f"Question: {state.question}",
+        f"Round {state.round + 1} of at most {state.max_rounds}. Restoration tools you can still call: {tools}.",
+    ]
     if review == "region" and any(restores(n) for n in state.available_tools):
         lines.append(REGION_NOTE)
     if state.round + 1 >= state.max_rounds:
@@ -178,12 +185,22 @@ def outcome_note(state: State) -> str:
 
 def last_applied(state: State) -> str:
     """The tool a review judges when none is named: the last one applied."""
-    return next((s.tool for s in reversed(state.history) if s.phase == Phase.TOOL and s.action == Action.APPLIED),
-                None) or "the tool"
+    return (
+        next((s.tool for s in reversed(state.history) if s.phase == Phase.TOOL and s.action == Action.APPLIED), None)
+        or "the tool"
+    )
 
 
-def review_prompt(question: str, tool: str, before: Page, after: Page, region: Box | None, max_side: int,
-                  max_pixels: int, thumbnail_side: int) -> tuple[str, list[Shown]]:
+def review_prompt(
+    question: str,
+    tool: str,
+    before: Page,
+    after: Page,
+    region: Box | None,
+    max_side: int,
+    max_pixels: int,
+    thumbnail_side: int,
+) -> tuple[str, list[Shown]]:
     """Phase B's user text and pages: the whole page before and after ``tool``, or, with a ``region``, crops of
     it before and after at the scale the whole page is sent at (``max_side``, ``max_pixels``: the review sees the
     pixels the answer is read from) and a ``thumbnail_side`` thumbnail of the page after with the region
@@ -200,10 +217,15 @@ def review_prompt(question: str, tool: str, before: Page, after: Page, region: B
     scale = sent_size(before, max_side, max_pixels)[0] / before.width
     crops = [crop_region(before, region), crop_region(after, region)]
     side = max(28, round(max(crops[0].width, crops[0].height) * scale))
-    return text, [("BEFORE the tool (evidence region):", crops[0], side),
-                  ("AFTER the tool (evidence region):", crops[1], side),
-                  ("The page after the tool, evidence region outlined:", thumbnail(after, region, thumbnail_side),
-                   thumbnail_side)]
+    return text, [
+        ("BEFORE the tool (evidence region):", crops[0], side),
+        ("AFTER the tool (evidence region):", crops[1], side),
+        (
+            "The page after the tool, evidence region outlined:",
+            thumbnail(after, region, thumbnail_side),
+            thumbnail_side,
+        ),
+    ]
 
 
 # -- messages -------------------------------------------------------------------------------------------
@@ -232,8 +254,10 @@ def answer_messages(state: State, page: dict[str, Any], history: bool) -> list[d
 
 def diagnose_messages(page: dict[str, Any]) -> list[dict[str, Any]]:
     """The MLLM-Judge request: its prompt and the page's content part."""
-    return [{"role": "system", "content": render("diagnose")},
-            {"role": "user", "content": [{"type": "text", "text": "Which degradations does this page show?"}, page]}]
+    return [
+        {"role": "system", "content": render("diagnose")},
+        {"role": "user", "content": [{"type": "text", "text": "Which degradations does this page show?"}, page]},
+    ]
 
 
 def replayed(reply: Reply, call: ParsedCall | None) -> dict[str, Any]:
@@ -245,8 +269,13 @@ def replayed(reply: Reply, call: ParsedCall | None) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.content}
     if call is not None and call.native:
         if call.error is None:
-            message["tool_calls"] = [{"id": call.call_id, "type": "function",
-                                      "function": {"name": call.name, "arguments": json.dumps(call.arguments or {})}}]
+            message["tool_calls"] = [
+                {
+                    "id": call.call_id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": json.dumps(call.arguments or {})},
+                }
+            ]
         else:
             message["content"] = f"{reply.content}\n{call.name}({call.raw})".strip()
     return message
@@ -257,7 +286,25 @@ def open_call(call: ParsedCall | None) -> str | None:
     return call.call_id if call is not None and call.native and call.error is None else None
 
 
-__all__ = ["ANSWER_FUNCTION", "CONTINUE_FUNCTION", "REGION_ARGUMENT", "REGION_NOTE", "ROLLBACK_FUNCTION",
-           "Conversation", "Shown", "after_history", "answer_messages", "diagnose_messages", "history_text",
-           "last_applied", "open_call", "outcome_note", "replayed", "restores", "review_prompt", "situation",
-           "tool_spec", "user_message"]
+__all__ = [
+    "ANSWER_FUNCTION",
+    "CONTINUE_FUNCTION",
+    "REGION_ARGUMENT",
+    "REGION_NOTE",
+    "ROLLBACK_FUNCTION",
+    "Conversation",
+    "Shown",
+    "after_history",
+    "answer_messages",
+    "diagnose_messages",
+    "history_text",
+    "last_applied",
+    "open_call",
+    "outcome_note",
+    "replayed",
+    "restores",
+    "review_prompt",
+    "situation",
+    "tool_spec",
+    "user_message",
+]

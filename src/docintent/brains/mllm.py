@@ -158,13 +158,20 @@ class ModelBrain(Restorer, MactRoles):
 
     # -- requests and pages, as the link and the page views make them -------------------------------
 
-    def chat(self, messages: list[dict[str, Any]], functions: list[dict[str, Any]] | None = None, *,
-             max_tokens: int | None = None, phase: str | None = None) -> Reply:
+    def chat(
+        self,
+        messages: list[dict[str, Any]],
+        functions: list[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int | None = None,
+        phase: str | None = None,
+    ) -> Reply:
         """Send ``messages`` and return the reply (:meth:`ModelLink.chat`)."""
         return self.link.chat(messages, functions, max_tokens=max_tokens, phase=phase)
 
-    def request_extras(self, tools: list[dict[str, Any]] | None, functions: list[dict[str, Any]] | None,
-                       phase: str | None) -> dict[str, Any]:
+    def request_extras(
+        self, tools: list[dict[str, Any]] | None, functions: list[dict[str, Any]] | None, phase: str | None
+    ) -> dict[str, Any]:
         """A request's fields beyond messages, tools and max_tokens (:meth:`ModelLink.request_extras`)."""
         return self.link.request_extras(tools, functions, phase)
 
@@ -211,8 +218,14 @@ class ModelBrain(Restorer, MactRoles):
         """Earlier decisions and reviews as short text lines (:func:`~docintent.brains.messages.history_text`)."""
         return history_text(state)
 
-    def exchange(self, state: State, messages: list[dict[str, Any]], functions: list[dict[str, Any]],
-                 validate: Validate, phase: str | None = None) -> tuple[ParsedCall | None, list[Reply], Usage, str | None]:
+    def exchange(
+        self,
+        state: State,
+        messages: list[dict[str, Any]],
+        functions: list[dict[str, Any]],
+        validate: Validate,
+        phase: str | None = None,
+    ) -> tuple[ParsedCall | None, list[Reply], Usage, str | None]:
         """One exchange with one corrective retry (:meth:`ModelLink.exchange`); in a ``full`` conversation the
         last reply's call, usable or not, stays open until the next phase's note answers it."""
         call, answered, usage, problem, unanswered = self.link.exchange(messages, functions, validate, phase)
@@ -263,9 +276,12 @@ class ModelBrain(Restorer, MactRoles):
         call, answered, usage, problem = self.exchange(state, messages, functions, check, "decide")
         if call is None:
             forced = self.answer(state)
-            return Answer(forced.text, forced.confidence,
-                          f"forced answer after an unusable reply ({problem}). {forced.reasoning}".strip(),
-                          usage=usage + forced.usage)
+            return Answer(
+                forced.text,
+                forced.confidence,
+                f"forced answer after an unusable reply ({problem}). {forced.reasoning}".strip(),
+                usage=usage + forced.usage,
+            )
         decision = replies.decision(call, answered[-1], usage)
         if isinstance(decision, UseTool):
             box = replies.region_box(check.region)
@@ -285,8 +301,9 @@ class ModelBrain(Restorer, MactRoles):
                 return box
         return None
 
-    def phase_b_request(self, state: State, before: Page, after: Page, tool: str | None = None,
-                        region: Box | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    def phase_b_request(
+        self, state: State, before: Page, after: Page, tool: str | None = None, region: Box | None = None
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The messages and functions of a Phase B review of ``tool`` (default: the last tool applied) that
         turned ``before`` into ``after``; ``region`` overrides the evidence region (:meth:`evidence_region`)."""
         tool = tool or last_applied(state)
@@ -300,8 +317,9 @@ class ModelBrain(Restorer, MactRoles):
         if region is not None and (moves or before.size != after.size):
             region = None  # pixels moved: the same crop would not show the same text
         opts = self.options
-        text, pages = review_prompt(state.question, tool, before, after, region, self.max_side, opts.max_pixels,
-                                    opts.thumbnail_side)
+        text, pages = review_prompt(
+            state.question, tool, before, after, region, self.max_side, opts.max_pixels, opts.thumbnail_side
+        )
         if opts.history == "text":
             text = after_history(state, text)
         messages.append(self._user(state, self.with_text_tools(text, functions), pages))
@@ -315,7 +333,7 @@ class ModelBrain(Restorer, MactRoles):
         try:
             call, answered, usage, problem = self.exchange(state, messages, functions, replies.check_verdict, "review")
         except RequestRejected as err:
-            del messages[sent - 1:]  # a full conversation must not keep a request the server refused
+            del messages[sent - 1 :]  # a full conversation must not keep a request the server refused
             # The restored page was never checked, so the page before the tool stays: the known-good one.
             return Rollback(f"review could not be sent, the page before the tool is kept: {err}")
         return replies.verdict(call, answered, usage, problem)
@@ -331,13 +349,21 @@ class ModelBrain(Restorer, MactRoles):
 
     # -- MACT roles: one prompt and one request per role call (docintent.brains.mact_model) ----------
 
-    def plan(self, state: State, count: int = 1, feedback: Verdict | None = None,
-             previous: tuple[Plan, ...] = ()) -> list[Plan]:
+    def plan(
+        self, state: State, count: int = 1, feedback: Verdict | None = None, previous: tuple[Plan, ...] = ()
+    ) -> list[Plan]:
         """Planning: ``count`` plans in one ``submit_plans`` call."""
         return mact_model.plan(self, state, count, feedback, previous)
 
-    def execute(self, state: State, plan: Plan, step: PlanStep, results: dict[str, Execution],
-                candidate: int = 0, feedback: Verdict | None = None) -> Execution:
+    def execute(
+        self,
+        state: State,
+        plan: Plan,
+        step: PlanStep,
+        results: dict[str, Execution],
+        candidate: int = 0,
+        feedback: Verdict | None = None,
+    ) -> Execution:
         """Execution of one step with the execution tools, ending in ``record``."""
         return mact_model.execute(self, state, plan, step, results, candidate, feedback)
 
@@ -345,24 +371,34 @@ class ModelBrain(Restorer, MactRoles):
         """Judgment: ``accept``, ``flag_plan`` or ``flag_execution``."""
         return mact_model.judge(self, state, plan, results)
 
-    def conclude(self, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]],
-                 corrections: list[Correction]) -> Answer:
+    def conclude(
+        self, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]], corrections: list[Correction]
+    ) -> Answer:
         """The answer role: a JSON answer from the process and its corrections."""
         return mact_model.conclude(self, state, runs, corrections)
 
 
-def _connect(opts: ModelBrainOptions, settings: Settings, client: Any, sleep: Callable[[float], None],
-             chat_model: ChatModel | None) -> tuple[str, str, ChatModel]:
+def _connect(
+    opts: ModelBrainOptions,
+    settings: Settings,
+    client: Any,
+    sleep: Callable[[float], None],
+    chat_model: ChatModel | None,
+) -> tuple[str, str, ChatModel]:
     """(base_url, api_key, the chat model) the options describe: ``chat_model`` as it is (refusing the options
     only the OpenAI endpoint reads, which it would silently ignore), else an :class:`Endpoint` to ``base_url``."""
     if chat_model is not None:  # a model behind another API (brains/chat.py): no OpenAI endpoint to build
-        ignored = sorted(ENDPOINT_OPTIONS & opts.model_fields_set) + (["client"] if client is not None else []) + (
-            ["sleep"] if sleep is not time.sleep else [])
+        ignored = (
+            sorted(ENDPOINT_OPTIONS & opts.model_fields_set)
+            + (["client"] if client is not None else [])
+            + (["sleep"] if sleep is not time.sleep else [])
+        )
         if ignored:
             raise ConfigError(
                 f"openai brain: {', '.join(ignored)} configure the OpenAI endpoint, which a ready chat_model "
                 "replaces: set them on the chat model (retries: Retrying(chat_model, RetryPolicy(max_retries=...)) "
-                "from docintent.brains.retrying)")
+                "from docintent.brains.retrying)"
+            )
         return "", "", chat_model
     base_url = (opts.base_url or settings.resolved_base_url() or "").rstrip("/")
     if not base_url:
@@ -372,10 +408,20 @@ def _connect(opts: ModelBrainOptions, settings: Settings, client: Any, sleep: Ca
         )
     api_key = opts.api_key or settings.resolved_api_key() or PLACEHOLDER_KEY
     endpoint = Endpoint(
-        base_url, opts.model or settings.model, api_key, timeout=opts.timeout,
-        max_retries=opts.max_retries, backoff=opts.backoff, max_wait=opts.max_wait, temperature=opts.temperature,
-        top_p=opts.top_p, max_tokens=opts.max_tokens, max_tokens_param=opts.max_tokens_param,
-        extra_body=opts.extra_body, client=client, sleep=sleep,
+        base_url,
+        opts.model or settings.model,
+        api_key,
+        timeout=opts.timeout,
+        max_retries=opts.max_retries,
+        backoff=opts.backoff,
+        max_wait=opts.max_wait,
+        temperature=opts.temperature,
+        top_p=opts.top_p,
+        max_tokens=opts.max_tokens,
+        max_tokens_param=opts.max_tokens_param,
+        extra_body=opts.extra_body,
+        client=client,
+        sleep=sleep,
     )
     return base_url, api_key, endpoint
 

@@ -37,8 +37,16 @@ log = logging.getLogger(__name__)
 #: Output tokens each phase needs at most (``phase_tokens``): one function call with a sentence of reasoning
 #: (decide, execute), a verdict (review, judge), a JSON answer (answer, conclude, diagnose), a few short plans.
 #: Measured replies of instruction-tuned models stay under a fifth of these; a reply that reaches one ran away.
-PHASE_TOKENS = {"decide": 512, "review": 256, "answer": 384, "diagnose": 256, "plan": 1024, "execute": 512,
-                "judge": 384, "conclude": 384}
+PHASE_TOKENS = {
+    "decide": 512,
+    "review": 256,
+    "answer": 384,
+    "diagnose": 256,
+    "plan": 1024,
+    "execute": 512,
+    "judge": 384,
+    "conclude": 384,
+}
 #: Chat-turn end markers sent as stop sequences by default: a server whose chat template misses the model's
 #: end-of-turn token otherwise lets the model write the next turns itself until max_tokens.
 TURN_ENDS = ("<end_of_turn>", "<|im_end|>", "<|eot_id|>")
@@ -86,8 +94,11 @@ class ModelLink:
         if reply.calls or reply.reasoning or parse_json_object(reply.text) is not None:
             return False  # a written call, a model still reasoning, or a JSON answer: the tools were seen
         self._native = False
-        log.warning("%s: the model made no function call with tools offered in the API; describing them in the "
-                    "prompt from now on (native_tools=false)", self.endpoint.where)
+        log.warning(
+            "%s: the model made no function call with tools offered in the API; describing them in the "
+            "prompt from now on (native_tools=false)",
+            self.endpoint.where,
+        )
         return True
 
     def sees_images(self) -> bool:
@@ -122,8 +133,9 @@ class ModelLink:
             return most
         return min(most, PHASE_TOKENS.get(phase, most))
 
-    def request_extras(self, tools: list[dict[str, Any]] | None, functions: list[dict[str, Any]] | None,
-                       phase: str | None) -> dict[str, Any]:
+    def request_extras(
+        self, tools: list[dict[str, Any]] | None, functions: list[dict[str, Any]] | None, phase: str | None
+    ) -> dict[str, Any]:
         """The fields a request carries beyond messages, tools and max_tokens: ``stop`` (``stop``, default
         :data:`TURN_ENDS`) and ``response_format`` when a JSON object is wanted (:meth:`_json_wanted`). None for
         a model behind another API (a :class:`~docintent.brains.chat.ChatModel` takes neither)."""
@@ -136,8 +148,9 @@ class ModelLink:
             extra["response_format"] = {"type": "json_object", **({"schema": schema} if schema else {})}
         return extra
 
-    def _json_wanted(self, tools: list[dict[str, Any]] | None, functions: list[dict[str, Any]] | None,
-                     phase: str | None) -> bool:
+    def _json_wanted(
+        self, tools: list[dict[str, Any]] | None, functions: list[dict[str, Any]] | None, phase: str | None
+    ) -> bool:
         """Whether this request asks for a JSON object: ``json_replies`` on (or auto and not refused), and the
         reply is a JSON action (tools described in the prompt) or a JSON answer in the JSON-action mode."""
         setting = self.options.json_replies
@@ -147,8 +160,14 @@ class ModelLink:
 
     # -- sending ----------------------------------------------------------------------------------
 
-    def chat(self, messages: list[dict[str, Any]], functions: list[dict[str, Any]] | None = None, *,
-             max_tokens: int | None = None, phase: str | None = None) -> Reply:
+    def chat(
+        self,
+        messages: list[dict[str, Any]],
+        functions: list[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int | None = None,
+        phase: str | None = None,
+    ) -> Reply:
         """Send ``messages`` (offering ``functions`` natively unless the server takes none) and return the reply.
 
         ``max_tokens`` defaults to what ``phase`` needs (:meth:`budget`). With the page given as text
@@ -181,12 +200,16 @@ class ModelLink:
             reply = self.endpoint.chat(messages, tools, max_tokens=max_tokens, **extra)
         if reply.reasoning and not self._reasons and self.options.phase_tokens:
             self._reasons = True
-            log.info("%s reasons before it answers: every request now gets max_tokens=%d",
-                     self.endpoint.where, self.options.max_tokens)
+            log.info(
+                "%s reasons before it answers: every request now gets max_tokens=%d",
+                self.endpoint.where,
+                self.options.max_tokens,
+            )
         return reply
 
-    def ask(self, messages: list[dict[str, Any]], functions: list[dict[str, Any]] | None = None,
-            phase: str | None = None) -> Reply:
+    def ask(
+        self, messages: list[dict[str, Any]], functions: list[dict[str, Any]] | None = None, phase: str | None = None
+    ) -> Reply:
         """:meth:`chat`; a reply cut by the token limit while the model was still reasoning, before it said
         anything usable, is asked again with more room (at temperature 0 the same budget would be cut at the
         same place). A reply cut without reasoning ran away: more room would only let it run longer."""
@@ -194,14 +217,21 @@ class ModelLink:
         reply = self.chat(messages, functions, max_tokens=budget, phase=phase)
         if reply.truncated and not reply.calls and parse_json_object(reply.text) is None and reply.reasoning:
             more = max(self.options.max_tokens, 2 * budget)
-            log.warning("%s: the reply was cut at max_tokens=%d; asking again with %d", self.endpoint.where, budget, more)
+            log.warning(
+                "%s: the reply was cut at max_tokens=%d; asking again with %d", self.endpoint.where, budget, more
+            )
             again = self.chat(messages, functions, max_tokens=more, phase=phase)
             again.usage = reply.usage + again.usage
             return again
         return reply
 
-    def exchange(self, messages: list[dict[str, Any]], functions: list[dict[str, Any]], validate: Validate,
-                 phase: str | None = None) -> tuple[ParsedCall | None, list[Reply], Usage, str | None, str | None]:
+    def exchange(
+        self,
+        messages: list[dict[str, Any]],
+        functions: list[dict[str, Any]],
+        validate: Validate,
+        phase: str | None = None,
+    ) -> tuple[ParsedCall | None, list[Reply], Usage, str | None, str | None]:
         """Ask, validate the call; on an unusable reply send one corrective message and ask again.
 
         The call validated is the first one naming an offered function (else the first one). A reply cut by
@@ -226,9 +256,11 @@ class ModelLink:
                 return call, replies, usage, None, open_call(first)
             dropped = sent_natively and self.tools_dropped(reply)
             if reply.truncated and not dropped:
-                problem = (f"the reply was cut by the output-token limit (finish_reason=length, max_tokens="
-                           f"{self.budget(phase)}) before it made a usable call; raise max_tokens "
-                           "(reasoning models need 8192 or more)")
+                problem = (
+                    f"the reply was cut by the output-token limit (finish_reason=length, max_tokens="
+                    f"{self.budget(phase)}) before it made a usable call; raise max_tokens "
+                    "(reasoning models need 8192 or more)"
+                )
                 log.warning("%s: %s", self.endpoint.where, problem)
                 break
             log.info("unusable model reply (%s)%s", problem, "; asking again" if attempt == 0 else "")
@@ -254,16 +286,30 @@ def action_schema(functions: list[dict[str, Any]] | None, phase: str | None = No
     if not functions:
         if phase not in ("answer", "conclude"):
             return None
-        return {"type": "object", "properties": {"answer": _bounded({"type": "string"})}, "required": ["answer"],
-                "additionalProperties": False}
+        return {
+            "type": "object",
+            "properties": {"answer": _bounded({"type": "string"})},
+            "required": ["answer"],
+            "additionalProperties": False,
+        }
     actions = []
     for spec in functions:
         function = spec["function"]
         parameters = function.get("parameters") or {"type": "object", "properties": {}}
-        arguments = {"type": "object", "properties": {k: _bounded(v) for k, v in (parameters.get("properties") or {}).items()},
-                     "required": list(parameters.get("required") or []), "additionalProperties": False}
-        actions.append({"type": "object", "properties": {"name": {"const": function["name"]}, "arguments": arguments},
-                        "required": ["name", "arguments"], "additionalProperties": False})
+        arguments = {
+            "type": "object",
+            "properties": {k: _bounded(v) for k, v in (parameters.get("properties") or {}).items()},
+            "required": list(parameters.get("required") or []),
+            "additionalProperties": False,
+        }
+        actions.append(
+            {
+                "type": "object",
+                "properties": {"name": {"const": function["name"]}, "arguments": arguments},
+                "required": ["name", "arguments"],
+                "additionalProperties": False,
+            }
+        )
     return {"oneOf": actions}
 
 
@@ -298,5 +344,13 @@ def shrink_images(messages: list[dict[str, Any]]) -> bool:
     return changed
 
 
-__all__ = ["ACTION_ARRAY_ITEMS", "ACTION_STRING_CHARS", "PHASE_TOKENS", "TURN_ENDS", "ModelLink", "Validate",
-           "action_schema", "shrink_images"]
+__all__ = [
+    "ACTION_ARRAY_ITEMS",
+    "ACTION_STRING_CHARS",
+    "PHASE_TOKENS",
+    "TURN_ENDS",
+    "ModelLink",
+    "Validate",
+    "action_schema",
+    "shrink_images",
+]

@@ -30,8 +30,9 @@ class PageViews:
     while ``sees_images()`` says it reads them (asked on the first page shown), else OCR transcripts, kept per
     page, question and setting so every phase that shows a page shows the same text."""
 
-    def __init__(self, endpoint: ChatModel, options: ModelBrainOptions, max_side: int,
-                 sees_images: Callable[[], bool]) -> None:
+    def __init__(
+        self, endpoint: ChatModel, options: ModelBrainOptions, max_side: int, sees_images: Callable[[], bool]
+    ) -> None:
         self.endpoint = endpoint
         self.options = options
         self.max_side = max_side
@@ -46,8 +47,9 @@ class PageViews:
             return {"type": "text", "text": self.transcript(page, question)}
         opts = self.options
         side = min(max_side or self.max_side, self.max_side)
-        return self.endpoint.image_part(page, side, max_pixels=opts.max_pixels, fmt=opts.image_format,
-                                        quality=opts.jpeg_quality)
+        return self.endpoint.image_part(
+            page, side, max_pixels=opts.max_pixels, fmt=opts.image_format, quality=opts.jpeg_quality
+        )
 
     def transcript(self, page: Page, question: str | None = None) -> str:
         """What a text-only model is shown of ``page``: :func:`ocr_transcript` within ``text_tokens`` (kept for the
@@ -86,8 +88,13 @@ def measured_damage(page: Page) -> str:
     """The damage measured on ``page``'s pixels, as a text-only model is told it (:func:`damage_note`): the
     rotation that makes it upright, then every family past its threshold with the tools that restore it."""
     perception = Perception()
-    return damage_note(perception.upright_fix(page), perception.above(page), perception.threshold,
-                       lambda family: get_degradation(family).plain or family, tools_for)
+    return damage_note(
+        perception.upright_fix(page),
+        perception.above(page),
+        perception.threshold,
+        lambda family: get_degradation(family).plain or family,
+        tools_for,
+    )
 
 
 def crop_region(page: Page, region: Box, margin: float = 0.02) -> Page:

@@ -61,4 +61,6 @@ class PriceTable:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
             return cls({name: Price(float(v[0]), float(v[1])) for name, v in data.items()})
         except (OSError, ValueError, TypeError, IndexError, AttributeError) as err:
-            raise ConfigError(f"{path}: not a price table ({{model: [input, output] $ per 1M tokens}}): {err}") from None
+            raise ConfigError(
+                f"{path}: not a price table ({{model: [input, output] $ per 1M tokens}}): {err}"
+            ) from None

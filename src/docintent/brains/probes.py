@@ -19,9 +19,14 @@ PROBE_TEXT, PROBE_ANSWER = "Code: 4821", "4821"
 PROBE_QUESTION = "What number is written in the image? Reply with the number only."
 #: The tool probe: one function, and a request that can only be met by calling it.
 TOOL_PROBE_QUESTION = "Call the function record with value set to 7."
-TOOL_PROBE_FUNCTION = {"type": "function", "function": {
-    "name": "record", "description": "Record a value.",
-    "parameters": {"type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"]}}}
+TOOL_PROBE_FUNCTION = {
+    "type": "function",
+    "function": {
+        "name": "record",
+        "description": "Record a value.",
+        "parameters": {"type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"]},
+    },
+}
 #: Answers of the probes by (probe, endpoint, model), for this process.
 _SEEN: dict[tuple[str, str, str], tuple[bool, str]] = {}
 _PROBING = threading.Lock()  # samples that start together send one probe, not one each
@@ -67,11 +72,17 @@ def _image_probe(endpoint: Any) -> tuple[bool, str]:
     page = probe_page()
     part = endpoint.image_part(page, 512)
     try:
-        reply = endpoint.chat([{"role": "user", "content": [{"type": "text", "text": PROBE_QUESTION}, part]}],
-                              max_tokens=16)
+        reply = endpoint.chat(
+            [{"role": "user", "content": [{"type": "text", "text": PROBE_QUESTION}, part]}], max_tokens=16
+        )
         sees, what = PROBE_ANSWER in reply.text, f"read {reply.text.strip()[:40]!r} from a test image"
     except ModelEndpointError as err:
-        if getattr(err, "kind", None) not in ("vision", "image_limit") and getattr(err, "status", 0) not in (400, 415, 422, 500):
+        if getattr(err, "kind", None) not in ("vision", "image_limit") and getattr(err, "status", 0) not in (
+            400,
+            415,
+            422,
+            500,
+        ):
             raise
         sees, what = False, f"refused a test image ({str(err)[:80]})"
     mode = "pages are sent as images" if sees else "pages are sent as OCR text lines with their boxes (context=text)"
@@ -98,9 +109,13 @@ def _tool_probe(endpoint: Any) -> tuple[bool, str]:
     else:
         call = reply.call_for(["record"])
         native = call is not None
-        what = ("answered with a native tool call" if call is not None and call.native else
-                "wrote the tool call as text" if call is not None else
-                f"made no call ({reply.text.strip()[:40]!r})")
+        what = (
+            "answered with a native tool call"
+            if call is not None and call.native
+            else "wrote the tool call as text"
+            if call is not None
+            else f"made no call ({reply.text.strip()[:40]!r})"
+        )
     mode = "tools go in the API" if native else "tools are described in the prompt and answered as JSON actions"
     (log.info if native else log.warning)("%s: the server %s; %s", endpoint.where, what, mode)
     return native, what
@@ -111,5 +126,13 @@ def forget_probes() -> None:
     _SEEN.clear()
 
 
-__all__ = ["PROBE_ANSWER", "PROBE_QUESTION", "PROBE_TEXT", "TOOL_PROBE_FUNCTION", "TOOL_PROBE_QUESTION",
-           "forget_probes", "image_probe", "tool_probe"]
+__all__ = [
+    "PROBE_ANSWER",
+    "PROBE_QUESTION",
+    "PROBE_TEXT",
+    "TOOL_PROBE_FUNCTION",
+    "TOOL_PROBE_QUESTION",
+    "forget_probes",
+    "image_probe",
+    "tool_probe",
+]

@@ -61,7 +61,9 @@ def check_profile(profile: Profile) -> None:
     wrong kind: one :class:`ConfigError` naming the file, the key and the valid keys."""
     where = f"{profile.path}: profiles.{profile.name}"
     if profile.kind not in BRAINS.kinds():
-        raise ConfigError(f"{where}.kind: unknown brain kind {profile.kind!r}; valid: {', '.join(BRAINS.kinds_in_order())}")
+        raise ConfigError(
+            f"{where}.kind: unknown brain kind {profile.kind!r}; valid: {', '.join(BRAINS.kinds_in_order())}"
+        )
     valid = option_names(profile.kind)
     for key in profile.options:
         if key not in valid:
@@ -95,7 +97,9 @@ def choose_brain(
         return BrainChoice(kind or "offline", dict(options), None, sources={k: "command line" for k in options})
     if name not in config.profiles:
         where = ", ".join(map(str, config.files)) or "no config file"
-        raise ConfigError(f"--profile {name}: no such profile (in {where}); profiles: {', '.join(config.profiles) or 'none'}")
+        raise ConfigError(
+            f"--profile {name}: no such profile (in {where}); profiles: {', '.join(config.profiles) or 'none'}"
+        )
     chosen = config.profiles[name]
     if kind is not None and kind != chosen.kind:
         raise ConfigError(f"--brain {kind} contradicts --profile {name}, a {chosen.kind} brain; give one of them")

@@ -150,7 +150,13 @@ class RateLimiter:
     def stats(self) -> LimitStats:
         """Counts so far (see :class:`LimitStats`)."""
         with self._lock:
-            return LimitStats(self._requests, self._tokens, self._throttled, slowdown=self._slowdown, waited_seconds=round(self._waited, 3))
+            return LimitStats(
+                self._requests,
+                self._tokens,
+                self._throttled,
+                slowdown=self._slowdown,
+                waited_seconds=round(self._waited, 3),
+            )
 
 
 class Limiter(Protocol):

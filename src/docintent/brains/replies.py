@@ -128,8 +128,10 @@ def answer(reply: Reply, max_tokens: int) -> Answer:
     if not text_answer:
         why = "the model returned an empty reply"
         if reply.truncated:
-            why = (f"the reply was cut at max_tokens (finish_reason=length) before the answer; "
-                   f"raise max_tokens (now {max_tokens})")
+            why = (
+                f"the reply was cut at max_tokens (finish_reason=length) before the answer; "
+                f"raise max_tokens (now {max_tokens})"
+            )
         return Answer("", 0.0, why, usage=usage)
     return Answer(text_answer, 0.3, "answer read from a reply without the requested JSON", usage=usage)
 
@@ -184,5 +186,14 @@ def _rotation_name(value: Any) -> str | None:
     return f"rotate_{match.group(1)}" if match else None
 
 
-__all__ = ["CONFIDENCE", "DecisionCheck", "answer", "check_verdict", "decision", "diagnosis", "plain_text",
-           "region_box", "verdict"]
+__all__ = [
+    "CONFIDENCE",
+    "DecisionCheck",
+    "answer",
+    "check_verdict",
+    "decision",
+    "diagnosis",
+    "plain_text",
+    "region_box",
+    "verdict",
+]

@@ -165,8 +165,14 @@ class Retrying:
     how retry log lines name the model (default: ``inner.where``). Everything but ``chat`` / ``achat`` is
     ``inner``'s own."""
 
-    def __init__(self, inner: ChatModel, policy: RetryPolicy | None = None, *,
-                 sleep: Callable[[float], None] = time.sleep, name: str | None = None) -> None:
+    def __init__(
+        self,
+        inner: ChatModel,
+        policy: RetryPolicy | None = None,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        name: str | None = None,
+    ) -> None:
         self.inner = inner
         self.policy = policy or RetryPolicy()
         self._sleep = sleep
@@ -196,8 +202,15 @@ class Retrying:
     def usage(self, value: Usage) -> None:
         self.inner.usage = value  # type: ignore[misc]  # the protocol declares it read-only; transports keep it
 
-    def image_part(self, page: Page, max_side: int | None = None, *, max_pixels: int | None = None,
-                   fmt: str = "auto", quality: int = 90) -> dict[str, Any]:
+    def image_part(
+        self,
+        page: Page,
+        max_side: int | None = None,
+        *,
+        max_pixels: int | None = None,
+        fmt: str = "auto",
+        quality: int = 90,
+    ) -> dict[str, Any]:
         return self.inner.image_part(page, max_side, max_pixels=max_pixels, fmt=fmt, quality=quality)
 
     def served_models(self) -> list[str]:
@@ -214,8 +227,14 @@ class Retrying:
 
     # -- requests ----------------------------------------------------------------------------------
 
-    def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, *,
-             max_tokens: int | None = None, **options: Any) -> Reply:
+    def chat(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int | None = None,
+        **options: Any,
+    ) -> Reply:
         """``inner.chat(messages, tools, max_tokens=..., **options)``, retried under the policy. Raises the
         inner model's error for a failure that will not pass, and :class:`~docintent.errors.ModelEndpointError`
         after the last attempt."""
@@ -224,8 +243,9 @@ class Retrying:
             # Under a run-wide limiter (benchmark executors) wait for a slot; without one this returns at once.
             reserved = ratelimit.wait_turn(lambda: self._estimate(messages, tools))
             try:
-                reply = self.inner.chat(messages, tools, max_tokens=max_tokens, **options,
-                                        **attempts.options(self._sync_timeout))
+                reply = self.inner.chat(
+                    messages, tools, max_tokens=max_tokens, **options, **attempts.options(self._sync_timeout)
+                )
             except TransientError as err:
                 seconds = attempts.wait_after(err)
                 if isinstance(err, RateLimited):
@@ -236,8 +256,14 @@ class Retrying:
             ratelimit.done(reserved, reply.usage.total_tokens)
             return reply
 
-    async def achat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, *,
-                    max_tokens: int | None = None, **options: Any) -> Reply:
+    async def achat(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int | None = None,
+        **options: Any,
+    ) -> Reply:
         """:meth:`chat` as a coroutine: the same attempts, waits and errors, the waits spent on the event loop.
         An inner model without ``achat`` is called in a worker thread."""
         attempts = _Attempts(self, messages)
@@ -246,11 +272,18 @@ class Retrying:
             reserved = await ratelimit.await_turn(lambda: self._estimate(messages, tools))
             try:
                 if send is not None:
-                    reply = await send(messages, tools, max_tokens=max_tokens, **options,
-                                       **attempts.options(self._async_timeout))
+                    reply = await send(
+                        messages, tools, max_tokens=max_tokens, **options, **attempts.options(self._async_timeout)
+                    )
                 else:
-                    reply = await asyncio.to_thread(self.inner.chat, messages, tools, max_tokens=max_tokens,
-                                                    **options, **attempts.options(self._sync_timeout))
+                    reply = await asyncio.to_thread(
+                        self.inner.chat,
+                        messages,
+                        tools,
+                        max_tokens=max_tokens,
+                        **options,
+                        **attempts.options(self._sync_timeout),
+                    )
             except TransientError as err:
                 seconds = attempts.wait_after(err)
                 if isinstance(err, RateLimited):
@@ -324,16 +357,18 @@ class _Attempts:
         total = self.policy.attempts
         if self.attempt + 1 >= total:
             raise self.failure() from None
-        log.warning("%s: %s; retry %d of %d in %.1f s", self.owner.name, self.last, self.attempt + 1, total - 1,
-                    seconds)
+        log.warning(
+            "%s: %s; retry %d of %d in %.1f s", self.owner.name, self.last, self.attempt + 1, total - 1, seconds
+        )
         self.attempt += 1
 
     def failure(self) -> ModelEndpointError:
         last = self.last
         said = str(last).strip().rstrip(".").rstrip() if last is not None else "nothing"
         hint = f" {last.hint}" if last is not None and last.hint else ""
-        return ModelEndpointError(f"{self.owner.where}: gave up after {self.policy.attempts} attempt(s); "
-                                  f"last: {said}.{hint}")
+        return ModelEndpointError(
+            f"{self.owner.where}: gave up after {self.policy.attempts} attempt(s); last: {said}.{hint}"
+        )
 
 
 def _takes_keyword(fn: Any, name: str) -> bool:

@@ -61,8 +61,12 @@ class Plan:
         return next((s for s in self.steps if s.id == step_id), None)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "intent": self.intent, "rationale": self.rationale,
-                "steps": [s.to_dict() for s in self.steps]}
+        return {
+            "id": self.id,
+            "intent": self.intent,
+            "rationale": self.rationale,
+            "steps": [s.to_dict() for s in self.steps],
+        }
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,9 @@ class Verdict:
         return cls(False, "plan", None, mistake=mistake, checks=checks, usage=usage)
 
     @classmethod
-    def flag_execution(cls, step_id: str, mistake: str, checks: tuple[str, ...] = (), usage: Usage = Usage()) -> Verdict:
+    def flag_execution(
+        cls, step_id: str, mistake: str, checks: tuple[str, ...] = (), usage: Usage = Usage()
+    ) -> Verdict:
         """Step ``step_id`` was executed wrongly (a misread value, wrong arithmetic)."""
         return cls(False, "execution", step_id, mistake=mistake, checks=checks, usage=usage)
 

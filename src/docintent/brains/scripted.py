@@ -88,8 +88,9 @@ class ScriptedBrain(Restorer, MactRoles):
         self.calls.append(("answer", self._hash(state)))
         return self.final
 
-    def plan(self, state: State, count: int = 1, feedback: Verdict | None = None,
-             previous: tuple[Plan, ...] = ()) -> list[Plan]:
+    def plan(
+        self, state: State, count: int = 1, feedback: Verdict | None = None, previous: tuple[Plan, ...] = ()
+    ) -> list[Plan]:
         self.calls.append(("plan", self._hash(state)))
         if not self.plans:
             step = PlanStep("s1", "answer the question from the page", "text", op="read")
@@ -97,21 +98,38 @@ class ScriptedBrain(Restorer, MactRoles):
         item = self.plans.popleft()
         return list(item) if isinstance(item, list) else [item]
 
-    def execute(self, state: State, plan: Plan, step: PlanStep, results: dict[str, Execution],
-                candidate: int = 0, feedback: Verdict | None = None) -> Execution:
+    def execute(
+        self,
+        state: State,
+        plan: Plan,
+        step: PlanStep,
+        results: dict[str, Execution],
+        candidate: int = 0,
+        feedback: Verdict | None = None,
+    ) -> Execution:
         self.calls.append(("execute", self._hash(state)))
         if not self.executions:
             answer = self.final
-            return Execution(step.id, self.name, answer.text, value=answer.text, confidence=answer.confidence, args={}, evidence=answer.reasoning,
-                             candidate=candidate, usage=answer.usage)
+            return Execution(
+                step.id,
+                self.name,
+                answer.text,
+                value=answer.text,
+                confidence=answer.confidence,
+                args={},
+                evidence=answer.reasoning,
+                candidate=candidate,
+                usage=answer.usage,
+            )
         return replace(self.executions.popleft(), step_id=step.id, candidate=candidate)
 
     def judge(self, state: State, plan: Plan, results: dict[str, Execution]) -> Verdict:
         self.calls.append(("judge", self._hash(state)))
         return self.verdicts.popleft() if self.verdicts else Verdict.ok(("scripted: accepted",))
 
-    def conclude(self, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]],
-                 corrections: list[Correction]) -> Answer:
+    def conclude(
+        self, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]], corrections: list[Correction]
+    ) -> Answer:
         self.calls.append(("conclude", self._hash(state)))
         if self.conclusion is not None:
             return self.conclusion
@@ -166,26 +184,38 @@ class FunctionMactBrain(FunctionBrain, MactRoles):
         conclude: Callable[..., Answer],
         **questions: Callable | None,
     ) -> None:
-        missing = [n for n, f in (("plan", plan), ("execute", execute), ("judge", judge), ("conclude", conclude))
-                   if not callable(f)]
+        missing = [
+            n
+            for n, f in (("plan", plan), ("execute", execute), ("judge", judge), ("conclude", conclude))
+            if not callable(f)
+        ]
         if missing:
             raise ConfigError(f"FunctionMactBrain needs every MACT role as a function; missing: {', '.join(missing)}")
         super().__init__(**questions)
         self._plan, self._execute, self._judge, self._conclude = plan, execute, judge, conclude
 
-    def plan(self, state: State, count: int = 1, feedback: Verdict | None = None,
-             previous: tuple[Plan, ...] = ()) -> list[Plan]:
+    def plan(
+        self, state: State, count: int = 1, feedback: Verdict | None = None, previous: tuple[Plan, ...] = ()
+    ) -> list[Plan]:
         return self._plan(state, count, feedback, previous)
 
-    def execute(self, state: State, plan: Plan, step: PlanStep, results: dict[str, Execution],
-                candidate: int = 0, feedback: Verdict | None = None) -> Execution:
+    def execute(
+        self,
+        state: State,
+        plan: Plan,
+        step: PlanStep,
+        results: dict[str, Execution],
+        candidate: int = 0,
+        feedback: Verdict | None = None,
+    ) -> Execution:
         return self._execute(state, plan, step, results, candidate, feedback)
 
     def judge(self, state: State, plan: Plan, results: dict[str, Execution]) -> Verdict:
         return self._judge(state, plan, results)
 
-    def conclude(self, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]],
-                 corrections: list[Correction]) -> Answer:
+    def conclude(
+        self, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]], corrections: list[Correction]
+    ) -> Answer:
         return self._conclude(state, runs, corrections)
 
 

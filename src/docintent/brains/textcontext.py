@@ -66,7 +66,7 @@ def ocr_transcript(ocr: OcrResult, question: str, budget: int) -> str:
         return True
 
     if near and take("Lines holding the question's words:"):
-        for j in near[:3 * (FOLLOWING + 1)]:
+        for j in near[: 3 * (FOLLOWING + 1)]:
             if not take(rendered[j]):
                 break
     if take("All lines, in reading order:"):
@@ -79,8 +79,13 @@ def ocr_transcript(ocr: OcrResult, question: str, budget: int) -> str:
     return "\n".join(out)
 
 
-def damage_note(upright: str | None, found: Sequence[tuple[str, float]], threshold: Callable[[str], float],
-                plain: Callable[[str], str], tools: Callable[[str], Sequence[str]]) -> str:
+def damage_note(
+    upright: str | None,
+    found: Sequence[tuple[str, float]],
+    threshold: Callable[[str], float],
+    plain: Callable[[str], str],
+    tools: Callable[[str], Sequence[str]],
+) -> str:
     """What the pixels of an image say about its damage, for a model that cannot see them: ``upright`` is the
     rotation tool that makes the page upright (None: it is upright), ``found`` the ``(family, severity)`` pairs
     past their thresholds, most severe first; each is named in plain words with its severity, its threshold and

@@ -66,8 +66,9 @@ class RequestTokens:
         return self.text + self.images
 
 
-def request_tokens(body: dict[str, Any], max_side: int = 2048,
-                   size_of: Callable[[str], tuple[int, int] | None] = data_url_size) -> RequestTokens:
+def request_tokens(
+    body: dict[str, Any], max_side: int = 2048, size_of: Callable[[str], tuple[int, int] | None] = data_url_size
+) -> RequestTokens:
     """Estimate the prompt tokens of a chat-completions request body (messages and tools). ``size_of``: the
     (width, height) of an image URL (default: read from a data URL's header)."""
     chars = 0

@@ -39,13 +39,13 @@ def strip_reasoning(content: str | None) -> tuple[str, str]:
     closes = list(_THINK_CLOSE_RE.finditer(content))
     close = closes[-1] if closes else None
     if close is not None:
-        reasoning, text = content[: close.start()], content[close.end():]
+        reasoning, text = content[: close.start()], content[close.end() :]
         reasoning = re.sub(r"^\s*<think(?:ing)?>", "", reasoning)
     else:
         reasoning, text = "", content
     opened = re.search(r"<think(?:ing)?>", text)
     if opened:  # a block that never closes: the reply was cut while still thinking
-        reasoning, text = (reasoning + text[opened.end():]).strip(), text[: opened.start()]
+        reasoning, text = (reasoning + text[opened.end() :]).strip(), text[: opened.start()]
     return text.strip(), reasoning.strip()
 
 
@@ -169,16 +169,22 @@ def calls_from_message(message: Any, text: str | None = None) -> list[ParsedCall
     return parse_text_calls(text)
 
 
-_NEGATION = re.compile(r"\b(?:no|not|nothing|never|none|neither|nor|without|cannot|can't|don't|doesn't|isn't|"
-                       r"wasn't|shouldn't|wouldn't|needn't|no need to)\b|n't\b", re.I)
+_NEGATION = re.compile(
+    r"\b(?:no|not|nothing|never|none|neither|nor|without|cannot|can't|don't|doesn't|isn't|"
+    r"wasn't|shouldn't|wouldn't|needn't|no need to)\b|n't\b",
+    re.I,
+)
 _ROLLBACK_WORDS = r"roll(?:ed|ing)?[\s_-]*back|revert|undo|worse|degraded|harder to read"
 _CONTINUE_WORDS = r"continue|keep|kept|better|improved|clearer|more legible|easier to read"
-_VERDICT_LABEL = re.compile(r"(?:verdict|decision|final answer|answer|choice)\s*[:：=-]\s*[*`\"']*\s*"
-                            rf"({_ROLLBACK_WORDS}|{_CONTINUE_WORDS})", re.I)
+_VERDICT_LABEL = re.compile(
+    r"(?:verdict|decision|final answer|answer|choice)\s*[:：=-]\s*[*`\"']*\s*"
+    rf"({_ROLLBACK_WORDS}|{_CONTINUE_WORDS})",
+    re.I,
+)
 
 
 def verdict_from_text(content: str) -> str | None:
-    """"continue", "rollback" or None from a Phase B reply written as prose.
+    """ "continue", "rollback" or None from a Phase B reply written as prose.
 
     A labelled verdict ("Verdict: continue") wins; otherwise the last mention decides, and a negated mention
     counts for the other side ("nothing is worse" keeps, "I would not continue" rolls back).

@@ -39,9 +39,12 @@ def parse_options(pairs: list[str] | None) -> dict[str, Any]:
 
 def add_profile_argument(parser: argparse.ArgumentParser) -> None:
     """``--profile NAME``: a brain profile of the config files (``[profiles.NAME]`` in docintent.toml)."""
-    parser.add_argument("--profile", metavar="NAME",
-                        help="brain profile from docintent.toml ([profiles.NAME]: kind and options); "
-                        "default: the file's default_profile when --brain is not given (docintent config show)")
+    parser.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="brain profile from docintent.toml ([profiles.NAME]: kind and options); "
+        "default: the file's default_profile when --brain is not given (docintent config show)",
+    )
 
 
 class Kinds:
@@ -143,13 +146,25 @@ def brain_kind(text: str) -> str:
 #: The endpoint options every command that can drive a model takes as flags as well as ``--brain-opt KEY=VALUE``:
 #: (option, flag, help).
 ENDPOINT_FLAGS = (
-    ("base_url", "--base-url", "OpenAI-compatible endpoint ending in /v1, e.g. http://127.0.0.1:8080/v1 (the same as "
-     "--brain-opt base_url=URL; selects the openai brain when --brain is not given; default DOCINTENT_BASE_URL "
-     "or OPENAI_BASE_URL)"),
-    ("model", "--model", "model name as the server lists it (the same as --brain-opt model=NAME; default "
-     "DOCINTENT_MODEL, else the only model the server lists)"),
-    ("api_key", "--api-key", "API key (the same as --brain-opt api_key=KEY; default DOCINTENT_API_KEY or "
-     "OPENAI_API_KEY; local servers need none)"),
+    (
+        "base_url",
+        "--base-url",
+        "OpenAI-compatible endpoint ending in /v1, e.g. http://127.0.0.1:8080/v1 (the same as "
+        "--brain-opt base_url=URL; selects the openai brain when --brain is not given; default DOCINTENT_BASE_URL "
+        "or OPENAI_BASE_URL)",
+    ),
+    (
+        "model",
+        "--model",
+        "model name as the server lists it (the same as --brain-opt model=NAME; default "
+        "DOCINTENT_MODEL, else the only model the server lists)",
+    ),
+    (
+        "api_key",
+        "--api-key",
+        "API key (the same as --brain-opt api_key=KEY; default DOCINTENT_API_KEY or "
+        "OPENAI_API_KEY; local servers need none)",
+    ),
 )
 
 
@@ -213,7 +228,11 @@ def format_trace(result, verbose: bool = False) -> str:
     lines = []
     for i, step in enumerate(result.trace, 1):
         hashes = f" [{step.before}->{step.after}]" if step.after and step.before != step.after else ""
-        tokens = f" ({step.prompt_tokens}+{step.completion_tokens} tok)" if step.prompt_tokens or step.completion_tokens else ""
+        tokens = (
+            f" ({step.prompt_tokens}+{step.completion_tokens} tok)"
+            if step.prompt_tokens or step.completion_tokens
+            else ""
+        )
         lines.append(f"{i:>2}. {step.describe(verbose=True)}  ({step.seconds:.2f} s{tokens}){hashes}")
     return "\n".join(lines)
 
@@ -322,7 +341,8 @@ def retired_page_arg(text: str) -> str:
     (``--page 1`` meant the second page, so no value can be taken over without confusion)."""
     raise argparse.ArgumentTypeError(
         f"{text!r}: --page counted pages from 0 and is gone; pages now count from 1: use --pages N "
-        "(--pages 1 is the first page)")
+        "(--pages 1 is the first page)"
+    )
 
 
 def add_pages_argument(parser: argparse.ArgumentParser, help_text: str) -> None:
@@ -344,14 +364,18 @@ def one_page(path: str, pages: str | None):
 
 def add_progress_argument(parser: argparse.ArgumentParser) -> None:
     """``--no-progress``: no progress line on stderr (it is shown only on a terminal anyway)."""
-    parser.add_argument("--no-progress", action="store_true",
-                        help="no progress line on stderr (shown only when stderr is a terminal)")
+    parser.add_argument(
+        "--no-progress", action="store_true", help="no progress line on stderr (shown only when stderr is a terminal)"
+    )
+
+
 #: PDF rendering resolutions docintent accepts (above 2400 dpi one letter page is over 500 M pixels).
 dpi_arg = int_range(1, 2400)
 positive_int = int_range(1)
 non_negative_int = int_range(0)
 #: Shares such as a matching threshold.
 unit_float = float_range(0.0, 1.0)
+
 
 def image_output_arg(text: str) -> Path:
     """An image path to write: its suffix must name a format docintent writes."""
@@ -438,19 +462,30 @@ def not_read_lines(not_read: list[tuple[str, str]]) -> str:
     return "".join(lines)
 
 
-def report_batch(command: str, run: Callable[[], Any], folder: str | os.PathLike, done: str, unit: str,
-                 describe: Callable[[Any], str]) -> int:
+def report_batch(
+    command: str,
+    run: Callable[[], Any],
+    folder: str | os.PathLike,
+    done: str,
+    unit: str,
+    describe: Callable[[Any], str],
+) -> int:
     """Run a resumable batch for ``docintent COMMAND``: print ``describe(summary)`` when it ends, name the rows
     with errors on stderr; on Ctrl-C say that the ``done`` items are saved in ``folder`` (exit 130)."""
     try:
         summary = run()
     except KeyboardInterrupt:
-        print(f"docintent {command}: interrupted; the {done} so far are saved in {folder}; "
-              "run the same command again to resume", file=sys.stderr)
+        print(
+            f"docintent {command}: interrupted; the {done} so far are saved in {folder}; "
+            "run the same command again to resume",
+            file=sys.stderr,
+        )
         return 130
     print(describe(summary))
     if summary.failed:
-        print(f"{summary.failed} {unit}(s) have errors; see \"error\" in {summary.path} "
-              "(rerun with --retry-failed to try them again)", file=sys.stderr)
+        print(
+            f'{summary.failed} {unit}(s) have errors; see "error" in {summary.path} '
+            "(rerun with --retry-failed to try them again)",
+            file=sys.stderr,
+        )
     return 0
-

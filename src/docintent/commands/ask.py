@@ -32,8 +32,9 @@ from ._scale import add_executor_arguments
 #: Shown under ``docintent ask --help``.
 EXAMPLES = (
     'docintent ask receipt.jpg "What is the total amount?"',
-    'docintent ask scans/ --questions questions.txt --out answers.jsonl',
+    "docintent ask scans/ --questions questions.txt --out answers.jsonl",
 )
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -46,37 +47,82 @@ def register(sub: argparse._SubParsersAction) -> None:
         "into --out FILE (one JSON row each; running the same command again resumes).",
     )
     p.add_argument("document", help="image or PDF file; for a batch, a folder (searched recursively) or a quoted glob")
-    p.add_argument("question", nargs="?", help="the question (for a batch: asked of every document, unless --questions)")
-    p.add_argument("--questions", metavar="FILE", help="batch: a .txt file (one question per line) or .jsonl "
-                   "(rows with \"question\", optional \"task\" and \"id\")")
+    p.add_argument(
+        "question", nargs="?", help="the question (for a batch: asked of every document, unless --questions)"
+    )
+    p.add_argument(
+        "--questions",
+        metavar="FILE",
+        help='batch: a .txt file (one question per line) or .jsonl (rows with "question", optional "task" and "id")',
+    )
     p.add_argument("--out", metavar="FILE", help="batch: the answers file to write or resume (JSONL)")
     p.add_argument("--retry-failed", action="store_true", help="batch: run rows that ended with an error again")
     # the task registry itself is the choices: read when parsing or printing help, so plug-in tasks are in both
-    p.add_argument("--task", choices=TASKS, default="doc", metavar="TASK",
-                   help="answer format family: %(choices)s (default %(default)s)")
-    p.add_argument("--strategy", choices=STRATEGY_NAMES, default="docintent", metavar="NAME",
-                   help="strategy: %(choices)s (default %(default)s)")
-    list_kinds(p.add_argument("--brain", type=brain_kind, default=None, metavar="KIND",
-                              help="brain: %(kinds)s (default offline)"), kinds=BRAIN_KINDS)
-    list_kinds(p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE",
-                              help="brain option, e.g. base_url=http://localhost:8000/v1; the offline brain reads "
-                              "with engine=NAME (OCR engines: %(engines)s) and reader=NAME (readers: %(readers)s)"),
-               engines=ENGINE_KINDS, readers=READER_KINDS)
+    p.add_argument(
+        "--task",
+        choices=TASKS,
+        default="doc",
+        metavar="TASK",
+        help="answer format family: %(choices)s (default %(default)s)",
+    )
+    p.add_argument(
+        "--strategy",
+        choices=STRATEGY_NAMES,
+        default="docintent",
+        metavar="NAME",
+        help="strategy: %(choices)s (default %(default)s)",
+    )
+    list_kinds(
+        p.add_argument(
+            "--brain", type=brain_kind, default=None, metavar="KIND", help="brain: %(kinds)s (default offline)"
+        ),
+        kinds=BRAIN_KINDS,
+    )
+    list_kinds(
+        p.add_argument(
+            "--brain-opt",
+            action="append",
+            metavar="KEY=VALUE",
+            help="brain option, e.g. base_url=http://localhost:8000/v1; the offline brain reads "
+            "with engine=NAME (OCR engines: %(engines)s) and reader=NAME (readers: %(readers)s)",
+        ),
+        engines=ENGINE_KINDS,
+        readers=READER_KINDS,
+    )
     add_profile_argument(p)
     add_endpoint_arguments(p)
     add_pages_argument(p, "pages of a PDF to consider, counted from 1: 2, 1-3 or 1,4-6 (default: all)")
-    p.add_argument("--max-pages", type=positive_int, default=None, metavar="N",
-                   help="read at most N of the pages the locator ranks, best first, until one answers (default 3)")
-    p.add_argument("--max-rounds", type=non_negative_int, default=None, help="at most this many restoration rounds (T, default 10)")
-    p.add_argument("--strategy-opt", action="append", metavar="KEY=VALUE",
-                   help="strategy option, e.g. np=2, ne=2, nc=1 or roles=plan,execute for mact strategies")
+    p.add_argument(
+        "--max-pages",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="read at most N of the pages the locator ranks, best first, until one answers (default 3)",
+    )
+    p.add_argument(
+        "--max-rounds", type=non_negative_int, default=None, help="at most this many restoration rounds (T, default 10)"
+    )
+    p.add_argument(
+        "--strategy-opt",
+        action="append",
+        metavar="KEY=VALUE",
+        help="strategy option, e.g. np=2, ne=2, nc=1 or roles=plan,execute for mact strategies",
+    )
     p.add_argument("--trace", metavar="FILE", help="write the result and its trace as JSON")
-    p.add_argument("--save-steps", metavar="DIR", help="save every page state as PNG, named by step, and the page "
-                   "with the answer's box drawn")
+    p.add_argument(
+        "--save-steps",
+        metavar="DIR",
+        help="save every page state as PNG, named by step, and the page with the answer's box drawn",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON instead of text")
     add_progress_argument(p)
-    p.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
-                   help="also print every step's figures, the page ranking and timings (as docintent -v ask)")
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=argparse.SUPPRESS,
+        help="also print every step's figures, the page ranking and timings (as docintent -v ask)",
+    )
     add_executor_arguments(p, workers=True, model_calls=True)
     p.set_defaults(func=run)
 
@@ -92,12 +138,15 @@ def run(args: argparse.Namespace) -> int:
 
     if _is_batch(args):
         return run_batch(args)
-    for option, value in (("--retry-failed", args.retry_failed), ("--workers", args.workers),
-                          ("--executor ray", args.executor == "ray")):
+    for option, value in (
+        ("--retry-failed", args.retry_failed),
+        ("--workers", args.workers),
+        ("--executor ray", args.executor == "ray"),
+    ):
         if value:
             raise ConfigError(f"{option} is for a batch (a folder or glob with --questions FILE --out FILE)")
     if not args.question:
-        raise ConfigError("give the question after the document, e.g. docintent ask invoice.jpg \"What is the total?\"")
+        raise ConfigError('give the question after the document, e.g. docintent ask invoice.jpg "What is the total?"')
     if args.trace:
         check_output_file(args.trace)
     if args.save_steps:
@@ -132,10 +181,18 @@ def run_one(args: argparse.Namespace) -> int:
         status.say(f"step {steps}: {step.describe()}" if page is None else f"reading page {page}")
 
     try:
-        result = ask(args.document, args.question, task=args.task, strategy=args.strategy, brain=brain,
-                     pages=args.pages, max_pages=args.max_pages or MAX_PAGES, on_step=on_step,
-                     on_locate=lambda done, total: status.say(f"looking for the pages to read: {done}/{total}"),
-                     **_strategy_options(args))
+        result = ask(
+            args.document,
+            args.question,
+            task=args.task,
+            strategy=args.strategy,
+            brain=brain,
+            pages=args.pages,
+            max_pages=args.max_pages or MAX_PAGES,
+            on_step=on_step,
+            on_locate=lambda done, total: status.say(f"looking for the pages to read: {done}/{total}"),
+            **_strategy_options(args),
+        )
     finally:
         status.close()
         brain.close()
@@ -156,7 +213,9 @@ def run_one(args: argparse.Namespace) -> int:
     for line in provenance_lines(result):
         print(line)
     if result.tools_kept or result.tools_rolled_back:
-        print(f"kept: {', '.join(result.tools_kept) or '-'}   rolled back: {', '.join(result.tools_rolled_back) or '-'}")
+        print(
+            f"kept: {', '.join(result.tools_kept) or '-'}   rolled back: {', '.join(result.tools_rolled_back) or '-'}"
+        )
     if result.prompt_tokens or result.completion_tokens:
         print(f"tokens: {result.prompt_tokens} prompt + {result.completion_tokens} completion")
     if any(result.work.values()):
@@ -178,19 +237,31 @@ def provenance_lines(result) -> list[str]:
         return []
     lines = [f"page: {prov.page}"]
     if prov.box is not None:
-        lines[0] += "   box: " + ", ".join(f"{v:.3f}" for v in prov.box.as_tuple()) + \
-            " (x0, y0, x1, y1 as fractions of the page)"
+        lines[0] += (
+            "   box: "
+            + ", ".join(f"{v:.3f}" for v in prov.box.as_tuple())
+            + " (x0, y0, x1, y1 as fractions of the page)"
+        )
     elif prov.read_box is not None:
-        lines[0] += "   box: on the restored page only, " + ", ".join(f"{v:.3f}" for v in prov.read_box.as_tuple()) + \
-            " (a kept restoration moved the page in a way that cannot be undone)"
+        lines[0] += (
+            "   box: on the restored page only, "
+            + ", ".join(f"{v:.3f}" for v in prov.read_box.as_tuple())
+            + " (a kept restoration moved the page in a way that cannot be undone)"
+        )
     else:
         lines[0] += "   box: not placed (the reader could not say where on the page the answer stands)"
     if prov.lines:
         shown = [f"{text!r} (OCR confidence {conf:.2f})" for text, conf, _ in prov.lines[:4]]
         more = f" and {len(prov.lines) - 4} more" if len(prov.lines) > 4 else ""
         lines.append("evidence: " + "; ".join(shown) + more)
-    lines.append("read on: " + (f"the page after {', then '.join(prov.read_on)}" if prov.read_on else
-                                "the page as given (no restoration kept)"))
+    lines.append(
+        "read on: "
+        + (
+            f"the page after {', then '.join(prov.read_on)}"
+            if prov.read_on
+            else "the page as given (no restoration kept)"
+        )
+    )
     return lines
 
 
@@ -245,25 +316,44 @@ def run_batch(args: argparse.Namespace) -> int:
     if not args.out:
         raise ConfigError("a batch (a folder, a glob or --questions) needs --out FILE for its answers (JSONL)")
     if bool(args.questions) == bool(args.question):
-        raise ConfigError("give the questions either as --questions FILE or as one QUESTION, not both"
-                          if args.question else "give the questions: --questions FILE (.txt or .jsonl) or one QUESTION")
+        raise ConfigError(
+            "give the questions either as --questions FILE or as one QUESTION, not both"
+            if args.question
+            else "give the questions: --questions FILE (.txt or .jsonl) or one QUESTION"
+        )
     check_output_file(args.out)
     if args.questions and os.path.realpath(args.out) == os.path.realpath(args.questions):
         raise InputError(args.out, "is the questions file of this run; give --out another file name")
-    questions = read_questions(args.questions) if args.questions else [Question(check_question(args.question), args.task)]
+    questions = (
+        read_questions(args.questions) if args.questions else [Question(check_question(args.question), args.task)]
+    )
     walk = walk_documents(args.document)
     documents = walk.documents
     choice = brain_choice(args)
     return report_batch(
         "ask",
-        lambda: ask_batch(documents, questions, BrainFactory(choice.kind, choice.options), args.out,
-                          strategy=args.strategy, options=_strategy_options(args), pages=args.pages,
-                          max_pages=args.max_pages or MAX_PAGES, executor=executor_from_args(args),
-                          progress=False if args.no_progress else None, retry_failed=args.retry_failed,
-                          not_read=walk.skipped),
-        args.out, "rows finished", "row",
-        lambda summary: f"{summary.path}: {summary.rows} rows for {len(documents)} document(s) x {len(questions)} "
-        f"question(s) ({summary.new_rows} new, {summary.skipped} already done, {summary.retried} retried, "
-        + (f"{summary.changed} run again as their document changed, " if summary.changed else "")
-        + f"{summary.failed} with errors) in {summary.seconds:.1f} s ({summary.rows_per_second:.2f} rows/s)"
-        + not_read_lines(summary.not_read))
+        lambda: ask_batch(
+            documents,
+            questions,
+            BrainFactory(choice.kind, choice.options),
+            args.out,
+            strategy=args.strategy,
+            options=_strategy_options(args),
+            pages=args.pages,
+            max_pages=args.max_pages or MAX_PAGES,
+            executor=executor_from_args(args),
+            progress=False if args.no_progress else None,
+            retry_failed=args.retry_failed,
+            not_read=walk.skipped,
+        ),
+        args.out,
+        "rows finished",
+        "row",
+        lambda summary: (
+            f"{summary.path}: {summary.rows} rows for {len(documents)} document(s) x {len(questions)} "
+            f"question(s) ({summary.new_rows} new, {summary.skipped} already done, {summary.retried} retried, "
+            + (f"{summary.changed} run again as their document changed, " if summary.changed else "")
+            + f"{summary.failed} with errors) in {summary.seconds:.1f} s ({summary.rows_per_second:.2f} rows/s)"
+            + not_read_lines(summary.not_read)
+        ),
+    )

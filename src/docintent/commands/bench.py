@@ -22,9 +22,8 @@ from ._common import (
 from ._scale import add_executor_arguments, executor_from_args
 
 #: Shown under ``docintent bench --help``.
-EXAMPLES = (
-    'docintent bench --dataset synth:benchmarks/out/synth-s1-n60 --strategies none,docintent --out runs/s1',
-)
+EXAMPLES = ("docintent bench --dataset synth:benchmarks/out/synth-s1-n60 --strategies none,docintent --out runs/s1",)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -33,30 +32,66 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Run strategies with a brain over a dataset. Rows already in OUT/results.jsonl are "
         "skipped, so running the same command again resumes an interrupted run.",
     )
-    list_kinds(p.add_argument("--dataset", required=True, metavar="KIND:PATH",
-                              help="the dataset, as KIND:PATH with KIND one of %(kinds)s (synth:DIR, wilddoc:PATH, "
-                              "jsonl:PATH, ...)"), kinds=DATASET_KINDS)
-    list_kinds(p.add_argument("--strategies", type=kind_list(STRATEGY_NAMES, "strategy"), default="none",
-                              metavar="A,B", help="comma-separated strategy names of %(kinds)s (default: none)"),
-               kinds=STRATEGY_NAMES)
-    list_kinds(p.add_argument("--brain", type=brain_kind, default=None, metavar="KIND",
-                              help="brain: %(kinds)s (default: offline)"), kinds=BRAIN_KINDS)
-    p.add_argument("--brain-opt", action="append", default=[], metavar="KEY=VALUE",
-                   help="brain option (repeatable); values are read as JSON when they parse")
-    p.add_argument("--strategy-opt", action="append", default=[], metavar="KEY=VALUE",
-                   help="strategy option for every listed strategy (repeatable), e.g. np=2 for mact; the rows "
-                   "are named after their options, e.g. mact[np=2]")
+    list_kinds(
+        p.add_argument(
+            "--dataset",
+            required=True,
+            metavar="KIND:PATH",
+            help="the dataset, as KIND:PATH with KIND one of %(kinds)s (synth:DIR, wilddoc:PATH, jsonl:PATH, ...)",
+        ),
+        kinds=DATASET_KINDS,
+    )
+    list_kinds(
+        p.add_argument(
+            "--strategies",
+            type=kind_list(STRATEGY_NAMES, "strategy"),
+            default="none",
+            metavar="A,B",
+            help="comma-separated strategy names of %(kinds)s (default: none)",
+        ),
+        kinds=STRATEGY_NAMES,
+    )
+    list_kinds(
+        p.add_argument(
+            "--brain", type=brain_kind, default=None, metavar="KIND", help="brain: %(kinds)s (default: offline)"
+        ),
+        kinds=BRAIN_KINDS,
+    )
+    p.add_argument(
+        "--brain-opt",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="brain option (repeatable); values are read as JSON when they parse",
+    )
+    p.add_argument(
+        "--strategy-opt",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="strategy option for every listed strategy (repeatable), e.g. np=2 for mact; the rows "
+        "are named after their options, e.g. mact[np=2]",
+    )
     p.add_argument("--limit", type=non_negative_int, metavar="N", help="only the first N samples of the dataset")
     p.add_argument("--shard", metavar="I/N", help="only shard I (0-based) of N; shards partition the samples")
-    p.add_argument("--workers", type=positive_int, default=None, metavar="K",
-                   help="worker processes (default: 1), or Ray actors with --executor ray (default: one per CPU)")
+    p.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        metavar="K",
+        help="worker processes (default: 1), or Ray actors with --executor ray (default: one per CPU)",
+    )
     p.add_argument("--retry-failed", action="store_true", help="run rows that ended with an error again")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--seed", type=int, default=0, help="seed of random orders and sampling (default: 0)")
-    p.add_argument("--save-steps", action="store_true",
-                   help="save every page state of every row under OUT/steps (for reports)")
-    p.add_argument("--allow-outside-paths", action="store_true",
-                   help="let dataset rows name images outside the dataset's folder (refused by default)")
+    p.add_argument(
+        "--save-steps", action="store_true", help="save every page state of every row under OUT/steps (for reports)"
+    )
+    p.add_argument(
+        "--allow-outside-paths",
+        action="store_true",
+        help="let dataset rows name images outside the dataset's folder (refused by default)",
+    )
     p.add_argument("--out", required=True, metavar="DIR", help="run directory, e.g. runs/NAME")
     add_executor_arguments(p, workers=False, model_calls=True)
     add_profile_argument(p)
@@ -105,12 +140,20 @@ def run(args: argparse.Namespace) -> int:
             progress=False if args.no_progress else None,
             seed=args.seed,
             save_steps=args.save_steps,
-            config={"dataset": args.dataset, "dataset_samples": total, "limit": args.limit, "shard": args.shard,
-                    "samples": len(samples)},
+            config={
+                "dataset": args.dataset,
+                "dataset_samples": total,
+                "limit": args.limit,
+                "shard": args.shard,
+                "samples": len(samples),
+            },
         )
     except KeyboardInterrupt:
-        print(f"docintent bench: interrupted; the rows finished so far are saved in {args.out}; "
-              "run the same command again to resume", file=sys.stderr)
+        print(
+            f"docintent bench: interrupted; the rows finished so far are saved in {args.out}; "
+            "run the same command again to resume",
+            file=sys.stderr,
+        )
         return 130
     print(
         f"{summary.results_path}: {summary.rows} rows ({summary.new_rows} new, {summary.skipped} already done, "
@@ -126,6 +169,9 @@ def run(args: argparse.Namespace) -> int:
 
         print(table_markdown(strategy_rows([(summary.out_dir.name, rows)])))
     if summary.failed:
-        print(f"{summary.failed} row(s) have errors; see 'error' in {summary.results_path} "
-              "(rerun with --retry-failed to try them again)", file=sys.stderr)
+        print(
+            f"{summary.failed} row(s) have errors; see 'error' in {summary.results_path} "
+            "(rerun with --retry-failed to try them again)",
+            file=sys.stderr,
+        )
     return 0

@@ -8,9 +8,8 @@ import os
 from typing import Any
 
 #: Shown under ``docintent config --help``.
-EXAMPLES = (
-    'docintent config show',
-)
+EXAMPLES = ("docintent config show",)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -38,25 +37,38 @@ def run_show(args: argparse.Namespace) -> int:
     config = load_config()
     settings = settings_report(config)
     if args.profile is not None and args.profile not in config.profiles:
-        raise ConfigError(f"--profile {args.profile}: no such profile; profiles: {', '.join(config.profiles) or 'none'}")
+        raise ConfigError(
+            f"--profile {args.profile}: no such profile; profiles: {', '.join(config.profiles) or 'none'}"
+        )
     names = [args.profile] if args.profile else list(config.profiles)
     profiles: list[dict[str, Any]] = []
     for name in names:
         choice = keep_environment_key_home(choose_brain(name, None, {}, config=config))
         values = {**choice.options, **{key: os.environ[var] for key, var in choice.from_environment.items()}}
-        options = {key: {"value": None if source.startswith("not sent") else shown(key, values.get(key)),
-                         "source": source} for key, source in choice.sources.items()}
-        profiles.append({"name": name, "kind": choice.kind, "file": str(config.profiles[name].path), "options": options})
+        options = {
+            key: {"value": None if source.startswith("not sent") else shown(key, values.get(key)), "source": source}
+            for key, source in choice.sources.items()
+        }
+        profiles.append(
+            {"name": name, "kind": choice.kind, "file": str(config.profiles[name].path), "options": options}
+        )
     default = config.default_profile
     if args.json:
-        print(json.dumps({
-            "files": [{"path": str(f), "why": why} for f, why in zip(config.files, config.reasons)],
-            "ignored": [{"path": str(f), "why": why} for f, why in config.ignored],
-            "settings": {s.name: {"value": str(s.value) if s.value is not None else None, "source": s.source}
-                         for s in settings},
-            "default_profile": {"value": default.value, "source": str(default.path)} if default else None,
-            "profiles": profiles,
-        }, indent=2))
+        print(
+            json.dumps(
+                {
+                    "files": [{"path": str(f), "why": why} for f, why in zip(config.files, config.reasons)],
+                    "ignored": [{"path": str(f), "why": why} for f, why in config.ignored],
+                    "settings": {
+                        s.name: {"value": str(s.value) if s.value is not None else None, "source": s.source}
+                        for s in settings
+                    },
+                    "default_profile": {"value": default.value, "source": str(default.path)} if default else None,
+                    "profiles": profiles,
+                },
+                indent=2,
+            )
+        )
         return 0
     files = config.files
     if files:
@@ -64,8 +76,10 @@ def run_show(args: argparse.Namespace) -> int:
         for f, why in zip(files, config.reasons):
             print(f"  {f}  ({why})")
     else:
-        print(f"config files: none (looked for {user_config_path()} and for a docintent.toml from here up to the "
-              "project's top)")
+        print(
+            f"config files: none (looked for {user_config_path()} and for a docintent.toml from here up to the "
+            "project's top)"
+        )
     for f, why in config.ignored:
         print(f"  ignored: {f}  ({why})")
     print("settings:")
@@ -74,7 +88,9 @@ def run_show(args: argparse.Namespace) -> int:
         value = "-" if s.value is None else str(s.value)
         print(f"  {s.name:<{width}}  {value:<32}  {s.source}")
     if profiles:
-        print(f"profiles (default: {default.value} from {default.path}):" if default else "profiles (no default_profile):")
+        print(
+            f"profiles (default: {default.value} from {default.path}):" if default else "profiles (no default_profile):"
+        )
         for profile in profiles:
             print(f"  {profile['name']}: {profile['kind']} brain, {profile['file']}")
             for key, item in profile["options"].items():

@@ -8,14 +8,21 @@ from ._common import add_progress_argument, positive_int
 
 #: Shown under ``docintent demo --help``.
 EXAMPLES = (
-    'docintent demo',
-    'docintent demo --out demo-run/',
+    "docintent demo",
+    "docintent demo --out demo-run/",
 )
 
+
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="run none / pipeline / judge / docintent / docintent+mact on generated damaged documents")
-    p.add_argument("--out", metavar="DIR", default=None,
-                   help="folder for index.html (default: a new temporary folder; its path is printed)")
+    p = sub.add_parser(
+        "demo", help="run none / pipeline / judge / docintent / docintent+mact on generated damaged documents"
+    )
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        default=None,
+        help="folder for index.html (default: a new temporary folder; its path is printed)",
+    )
     p.add_argument("--count", type=positive_int, default=6, help="questions to run (default 6)")
     p.add_argument("--seed", type=int, default=7, help="seed of the generated documents")
     add_progress_argument(p)

@@ -8,9 +8,8 @@ import json
 from ._common import add_pages_argument, region_arg
 
 #: Shown under ``docintent diagnose --help``.
-EXAMPLES = (
-    'docintent diagnose photo.jpg',
-)
+EXAMPLES = ("docintent diagnose photo.jpg",)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -22,7 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("image")
     add_pages_argument(p, "page of a PDF, counted from 1 (default 1)")
-    p.add_argument("--region", type=region_arg, help="x0,y0,x1,y1 in [0,1] or 0-1000 integers: measure only this region")
+    p.add_argument(
+        "--region", type=region_arg, help="x0,y0,x1,y1 in [0,1] or 0-1000 integers: measure only this region"
+    )
     p.add_argument("--json", action="store_true", help="print everything as JSON")
     p.set_defaults(func=run)
 
@@ -37,9 +38,18 @@ def run(args: argparse.Namespace) -> int:
     measured = severities(page, args.region)
     found = [f for f, s in sorted(measured.items(), key=lambda kv: -kv[1]) if s > thresholds.of(f)]
     if args.json:
-        print(json.dumps({"diagnosis": found, "rotation": signals.rotation, "severities": measured,
-                          "thresholds": {f: thresholds.of(f) for f in measured},
-                          "raw": dict(signals.raw)}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "diagnosis": found,
+                    "rotation": signals.rotation,
+                    "severities": measured,
+                    "thresholds": {f: thresholds.of(f) for f in measured},
+                    "raw": dict(signals.raw),
+                },
+                indent=2,
+            )
+        )
         return 0
     for family, value in sorted(measured.items(), key=lambda kv: -kv[1]):
         mark = "*" if family in found else " "

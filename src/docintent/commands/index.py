@@ -9,9 +9,8 @@ from ._common import ENGINE_KINDS, add_progress_argument, dpi_arg
 from ._scale import add_executor_arguments, executor_from_args
 
 #: Shown under ``docintent index --help``.
-EXAMPLES = (
-    'docintent index docs/*.pdf --out index/',
-)
+EXAMPLES = ("docintent index docs/*.pdf --out index/",)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -23,11 +22,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("inputs", nargs="+", help="PDF or image files, or directories searched recursively")
     p.add_argument("--out", required=True, help="index directory to create or resume")
-    p.add_argument("--text", choices=["auto", "pdf", "ocr"], default="auto", help="page text source (default: auto = text layer, OCR when missing)")
-    p.add_argument("--ocr-engine", choices=ENGINE_KINDS, default=None, metavar="KIND",
-                   help="OCR engine for pages without text: %(choices)s (default: DOCINTENT_OCR_ENGINE, else "
-                   "rapidocr)")
-    p.add_argument("--images", choices=["lazy", "jpeg"], default="lazy", help="re-render page images on demand (default) or store JPEGs")
+    p.add_argument(
+        "--text",
+        choices=["auto", "pdf", "ocr"],
+        default="auto",
+        help="page text source (default: auto = text layer, OCR when missing)",
+    )
+    p.add_argument(
+        "--ocr-engine",
+        choices=ENGINE_KINDS,
+        default=None,
+        metavar="KIND",
+        help="OCR engine for pages without text: %(choices)s (default: DOCINTENT_OCR_ENGINE, else rapidocr)",
+    )
+    p.add_argument(
+        "--images",
+        choices=["lazy", "jpeg"],
+        default="lazy",
+        help="re-render page images on demand (default) or store JPEGs",
+    )
     p.add_argument("--dpi", type=dpi_arg, default=144, help="PDF rendering resolution (default 144)")
     p.add_argument("--seed", type=int, default=0, help="seed of the handle shuffle")
     p.add_argument("--overwrite", action="store_true", help="discard an existing index in --out")
@@ -55,8 +68,11 @@ def run(args: argparse.Namespace) -> int:
             executor=executor_from_args(args) if args.executor == "ray" or (args.workers or 1) > 1 else None,
         )
     except KeyboardInterrupt:
-        print(f"docintent index: interrupted; the pages read so far are saved in {args.out}; "
-              "run the same command again to resume", file=sys.stderr)
+        print(
+            f"docintent index: interrupted; the pages read so far are saved in {args.out}; "
+            "run the same command again to resume",
+            file=sys.stderr,
+        )
         return 130
     sources = ", ".join(f"{k}: {v}" for k, v in sorted(report.pages_by_source.items())) or "none"
     print(

@@ -8,9 +8,8 @@ import sys
 from ._common import non_negative_int
 
 #: Shown under ``docintent report --help``.
-EXAMPLES = (
-    'docintent report runs/s1 --out report/',
-)
+EXAMPLES = ("docintent report runs/s1 --out report/",)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(

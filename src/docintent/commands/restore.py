@@ -11,9 +11,10 @@ from ._scale import add_executor_arguments
 
 #: Shown under ``docintent restore --help``.
 EXAMPLES = (
-    'docintent restore photo.jpg --auto -o photo-restored.png',
-    'docintent restore scans/ --auto -o restored/',
+    "docintent restore photo.jpg --auto -o photo-restored.png",
+    "docintent restore scans/ --auto -o restored/",
 )
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -25,18 +26,31 @@ def register(sub: argparse._SubParsersAction) -> None:
         "running the same command again resumes).",
     )
     p.add_argument("image", help="image or PDF file; with --auto also a folder (searched recursively) or a quoted glob")
-    list_kinds(p.add_argument(
-        "--tool", "-t", action="append", metavar="NAME",
-        help="tool to apply, of %(kinds)s; repeat to chain tools in order (e.g. -t rotate_90 -t deshadowing)",
-    ), kinds=RESTORATION_TOOLS)
+    list_kinds(
+        p.add_argument(
+            "--tool",
+            "-t",
+            action="append",
+            metavar="NAME",
+            help="tool to apply, of %(kinds)s; repeat to chain tools in order (e.g. -t rotate_90 -t deshadowing)",
+        ),
+        kinds=RESTORATION_TOOLS,
+    )
     p.add_argument(
-        "--auto", action="store_true",
+        "--auto",
+        action="store_true",
         help="question-free: measure the damage, run the tool for the worst one, keep it only when the page "
         "reads better or the damage fell; repeat (for OCR pipelines)",
     )
-    p.add_argument("-o", "--output", metavar="PATH",
-                   help="output image (default: IMAGE-restored.png beside the input); for a folder: the output folder")
-    add_pages_argument(p, "page of a PDF, counted from 1 (default 1); for a folder: the pages of each PDF (default all)")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="PATH",
+        help="output image (default: IMAGE-restored.png beside the input); for a folder: the output folder",
+    )
+    add_pages_argument(
+        p, "page of a PDF, counted from 1 (default 1); for a folder: the pages of each PDF (default all)"
+    )
     p.add_argument("--retry-failed", action="store_true", help="folder: restore pages that ended with an error again")
     add_progress_argument(p)
     add_executor_arguments(p, workers=True, model_calls=False)
@@ -80,8 +94,11 @@ def run_one(args: argparse.Namespace) -> int:
     check_output_file(output)
     document = Document(args.image, pages=args.pages or "1")
     if len(document) != 1:
-        raise InputError(args.image, f"--pages {args.pages} names {len(document)} pages; one image is written, so "
-                         "give one page (or restore a folder with --auto -o OUT/)")
+        raise InputError(
+            args.image,
+            f"--pages {args.pages} names {len(document)} pages; one image is written, so "
+            "give one page (or restore a folder with --auto -o OUT/)",
+        )
     page = document.page(document.numbers[0])
     where = f" page {document.numbers[0]}" if document.is_pdf else ""
     print(f"{args.image}{where}: {page.width}x{page.height}")
@@ -124,9 +141,20 @@ def run_batch(args: argparse.Namespace) -> int:
     check_output_folder(args.output)
     return report_batch(
         "restore",
-        lambda: restore_batch(args.image, args.output, pages=args.pages, executor=executor_from_args(args),
-                              progress=False if args.no_progress else None, retry_failed=args.retry_failed),
-        args.output, "pages restored", "page",
-        lambda summary: f"{args.output}: {summary.rows} pages ({summary.new_rows} new, {summary.skipped} already "
-        f"done, {summary.retried} retried, {summary.failed} with errors) in {summary.seconds:.1f} s; "
-        f"rows in {Path(args.output) / RESTORE_ROWS}" + not_read_lines(summary.not_read))
+        lambda: restore_batch(
+            args.image,
+            args.output,
+            pages=args.pages,
+            executor=executor_from_args(args),
+            progress=False if args.no_progress else None,
+            retry_failed=args.retry_failed,
+        ),
+        args.output,
+        "pages restored",
+        "page",
+        lambda summary: (
+            f"{args.output}: {summary.rows} pages ({summary.new_rows} new, {summary.skipped} already "
+            f"done, {summary.retried} retried, {summary.failed} with errors) in {summary.seconds:.1f} s; "
+            f"rows in {Path(args.output) / RESTORE_ROWS}" + not_read_lines(summary.not_read)
+        ),
+    )

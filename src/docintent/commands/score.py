@@ -6,9 +6,8 @@ import argparse
 from pathlib import Path
 
 #: Shown under ``docintent score --help``.
-EXAMPLES = (
-    'docintent score runs/s1',
-)
+EXAMPLES = ("docintent score runs/s1",)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(

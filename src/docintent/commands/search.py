@@ -12,29 +12,47 @@ from ._common import PLANNER_KINDS, Kinds, positive_int
 SEARCH_METHODS = Kinds("docintent.retrieval.retrievers:RETRIEVERS", extra=("agent",))
 
 #: Shown under ``docintent search --help``.
-EXAMPLES = (
-    'docintent search index/ "warranty period"',
-)
+EXAMPLES = ('docintent search index/ "warranty period"',)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("search", help="find the pages of an index that answer a query")
     p.add_argument("index", help="index directory made by `docintent index`")
     p.add_argument("query", help="the question or keywords")
     p.add_argument("-k", type=positive_int, default=10, help="number of pages to list (default 10)")
-    p.add_argument("--method", choices=SEARCH_METHODS, default="bm25", metavar="METHOD",
-                   help="retrieval method: %(choices)s (default %(default)s; dense and fusion need docintent[dense], "
-                   "agent: the search agent, planned by --planner)")
-    p.add_argument("--planner", choices=PLANNER_KINDS, default="offline", metavar="KIND",
-                   help="planner of --method agent: %(choices)s (default %(default)s)")
-    p.add_argument("--planner-opt", action="append", metavar="KEY=VALUE",
-                   help="planner option (repeatable), e.g. sees_images=false for --planner openai")
+    p.add_argument(
+        "--method",
+        choices=SEARCH_METHODS,
+        default="bm25",
+        metavar="METHOD",
+        help="retrieval method: %(choices)s (default %(default)s; dense and fusion need docintent[dense], "
+        "agent: the search agent, planned by --planner)",
+    )
+    p.add_argument(
+        "--planner",
+        choices=PLANNER_KINDS,
+        default="offline",
+        metavar="KIND",
+        help="planner of --method agent: %(choices)s (default %(default)s)",
+    )
+    p.add_argument(
+        "--planner-opt",
+        action="append",
+        metavar="KEY=VALUE",
+        help="planner option (repeatable), e.g. sees_images=false for --planner openai",
+    )
     p.add_argument("--model", default=None, help="model name for --planner openai (default DOCINTENT_MODEL)")
-    p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (default DOCINTENT_BASE_URL / OPENAI_BASE_URL)")
+    p.add_argument(
+        "--base-url", default=None, help="OpenAI-compatible endpoint (default DOCINTENT_BASE_URL / OPENAI_BASE_URL)"
+    )
     p.add_argument("--api-key", default=None, help="API key (default OPENAI_API_KEY; local servers need none)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.add_argument("--explain", action="store_true",
-                   help="say why each page ranked: matched query terms, BM25 field shares, the best-matching passage "
-                   "and, with --method agent, the evidence pages and rationale")
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="say why each page ranked: matched query terms, BM25 field shares, the best-matching passage "
+        "and, with --method agent, the evidence pages and rationale",
+    )
     p.set_defaults(func=run)
 
 
@@ -46,13 +64,17 @@ def _planner_options(args: argparse.Namespace) -> dict[str, Any]:
     from ._common import parse_options
 
     options = parse_options(args.planner_opt)
-    given = {key: value for key, value in (("model", args.model), ("base_url", args.base_url),
-                                           ("api_key", args.api_key)) if value is not None}
+    given = {
+        key: value
+        for key, value in (("model", args.model), ("base_url", args.base_url), ("api_key", args.api_key))
+        if value is not None
+    }
     register_options(given)
     for key, value in given.items():
         if key in options and options[key] != value:
-            raise ConfigError(f"--{key.replace('_', '-')} and --planner-opt {key}=... name different values; "
-                              "give one of them")
+            raise ConfigError(
+                f"--{key.replace('_', '-')} and --planner-opt {key}=... name different values; give one of them"
+            )
         options[key] = value
     return options
 
@@ -88,7 +110,9 @@ def run(args: argparse.Namespace) -> int:
             if step.tool == "search"
         ]
         for rank, page in enumerate(result.ranking[: args.k], start=1):
-            rows.append({"rank": rank, "handle": page.handle, "evidence": list(page.evidence), "rationale": page.rationale})
+            rows.append(
+                {"rank": rank, "handle": page.handle, "evidence": list(page.evidence), "rationale": page.rationale}
+            )
     else:
         retriever = get_retriever(index, args.method)
         for rank, hit in enumerate(retriever.search(args.query, args.k), start=1):
@@ -100,7 +124,13 @@ def run(args: argparse.Namespace) -> int:
     if args.explain:
         from ..retrieval.explain import explain_hit
 
-        dense = getattr(retriever, "dense", None) if args.method == "fusion" else retriever if args.method == "dense" else None
+        dense = (
+            getattr(retriever, "dense", None)
+            if args.method == "fusion"
+            else retriever
+            if args.method == "dense"
+            else None
+        )
         ranks = getattr(retriever, "ranks", {})
         for row in rows:
             row["explain"] = explain_hit(index, args.query, row["handle"], dense=dense).to_dict()
@@ -126,7 +156,10 @@ def run(args: argparse.Namespace) -> int:
             cosine = f" (cosine {ex['passage_cosine']:.2f})" if "passage_cosine" in ex else ""
             print(f"     passage{cosine}: {ex['passage'][:300]}")
             if "fusion_ranks" in ex and isinstance(retriever, FusionRetriever):
-                ranks = ", ".join(f"{name} rank {ex['fusion_ranks'].get(name, f'below {retriever.depth}')}" for name in ("bm25", "dense"))
+                ranks = ", ".join(
+                    f"{name} rank {ex['fusion_ranks'].get(name, f'below {retriever.depth}')}"
+                    for name in ("bm25", "dense")
+                )
                 w_bm25, w_dense = retriever.weights
                 how = f"zscore over the top {retriever.depth}" if retriever.mode == "zscore" else f"rrf k {retriever.k}"
                 print(f"     fusion: {ranks} (weights {w_bm25:g} : {w_dense:g}, {how})")

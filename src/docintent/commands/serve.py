@@ -22,11 +22,9 @@ DEFAULT_PORT = 8737
 port_arg = int_range(1, 65535)
 
 
-
 #: Shown under ``docintent serve --help``.
-EXAMPLES = (
-    'docintent serve --port 8000',
-)
+EXAMPLES = ("docintent serve --port 8000",)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -39,25 +37,50 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=port_arg, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}), 1-65535")
     p.add_argument("--workers", type=int_range(1, 256), default=2, help="runs executed at the same time (default 2)")
     p.add_argument("--runs", metavar="DIR", help="folder of benchmark run directories to browse in the viewer")
-    list_kinds(p.add_argument("--brain", type=brain_kind, action="append", metavar="KIND",
-                              help="brain kinds requests may choose, of %(kinds)s (repeatable; default: offline). "
-                              "The first is the default"), kinds=BRAIN_KINDS)
+    list_kinds(
+        p.add_argument(
+            "--brain",
+            type=brain_kind,
+            action="append",
+            metavar="KIND",
+            help="brain kinds requests may choose, of %(kinds)s (repeatable; default: offline). "
+            "The first is the default",
+        ),
+        kinds=BRAIN_KINDS,
+    )
     add_profile_argument(p)
-    p.add_argument("--brain-opt", action="append", metavar="KEY=VALUE",
-                   help="option of the brain named with --brain that takes it (the first that accepts every option "
-                   "given), e.g. base_url=http://localhost:8001/v1; never taken from requests")
+    p.add_argument(
+        "--brain-opt",
+        action="append",
+        metavar="KEY=VALUE",
+        help="option of the brain named with --brain that takes it (the first that accepts every option "
+        "given), e.g. base_url=http://localhost:8001/v1; never taken from requests",
+    )
     add_endpoint_arguments(p)
     p.add_argument("--token", help="require 'Authorization: Bearer TOKEN' (default: DOCINTENT_SERVE_TOKEN, else none)")
-    p.add_argument("--cors-origin", action="append", metavar="URL", help="allow this browser origin (default: CORS off)")
-    p.add_argument("--max-upload-mb", type=positive_float(10240.0), default=25.0,
-                   help="largest upload in MB, above 0 and at most 10240 (default 25)")
-    p.add_argument("--max-pixels", type=positive_int, default=40_000_000, help="largest decoded page in pixels (default 40M)")
+    p.add_argument(
+        "--cors-origin", action="append", metavar="URL", help="allow this browser origin (default: CORS off)"
+    )
+    p.add_argument(
+        "--max-upload-mb",
+        type=positive_float(10240.0),
+        default=25.0,
+        help="largest upload in MB, above 0 and at most 10240 (default 25)",
+    )
+    p.add_argument(
+        "--max-pixels", type=positive_int, default=40_000_000, help="largest decoded page in pixels (default 40M)"
+    )
     p.add_argument("--timeout", type=positive_float(), default=300.0, help="seconds a run may take (default 300)")
     p.add_argument("--keep-runs", type=positive_int, default=100, help="finished runs kept (default 100)")
-    p.add_argument("--keep-minutes", type=positive_float(), default=60.0, help="minutes a finished run is kept (default 60)")
+    p.add_argument(
+        "--keep-minutes", type=positive_float(), default=60.0, help="minutes a finished run is kept (default 60)"
+    )
     p.add_argument("--data-dir", metavar="DIR", help="where page images of runs are kept (default: a temporary folder)")
-    p.add_argument("--no-access-log", action="store_true",
-                   help="no line per request on stderr (method, path, status, milliseconds)")
+    p.add_argument(
+        "--no-access-log",
+        action="store_true",
+        help="no line per request on stderr (method, path, status, milliseconds)",
+    )
     p.set_defaults(func=run)
 
 
@@ -122,6 +145,8 @@ def _show_access_log() -> None:
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     logger.propagate = False
+
+
 def _owner(kinds: list[str], options: dict) -> str:
     """The brain of ``kinds`` the ``--brain-opt`` options are for: the first whose options model accepts them all
     (a plug-in brain's options reach it as they reach ``openai``); none accepting them is one line."""
@@ -168,8 +193,11 @@ def run(args: argparse.Namespace) -> int:
         _show_access_log()
     app = create_app(config)
     where = f"http://{args.host}:{args.port}/"
-    print(f"docintent serve: {where} (workers {config.workers}, brains {', '.join(config.brains)}"
-          f"{', bearer token required' if config.token else ''}{', runs from ' + str(config.runs_dir) if config.runs_dir else ''})", flush=True)
+    print(
+        f"docintent serve: {where} (workers {config.workers}, brains {', '.join(config.brains)}"
+        f"{', bearer token required' if config.token else ''}{', runs from ' + str(config.runs_dir) if config.runs_dir else ''})",
+        flush=True,
+    )
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", log_config=_log_config(uvicorn))
     return 0
 

@@ -7,9 +7,8 @@ import json
 import textwrap
 
 #: Shown under ``docintent tools --help``.
-EXAMPLES = (
-    'docintent tools',
-)
+EXAMPLES = ("docintent tools",)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tools", help="list restoration and inspection tools with their descriptions")

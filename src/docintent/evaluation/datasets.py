@@ -165,9 +165,13 @@ def _checked_text(sample: Sample, source: str) -> Sample:
     if not bad:
         return sample
     clean = _escaped(d)
-    clean["meta"] = {**clean.get("meta", {}), "row_error": (
-        f"{source}: {', '.join(bad)} not valid Unicode text (bytes that are not UTF-8, or a lone surrogate); "
-        "fix the dataset row")}
+    clean["meta"] = {
+        **clean.get("meta", {}),
+        "row_error": (
+            f"{source}: {', '.join(bad)} not valid Unicode text (bytes that are not UTF-8, or a lone surrogate); "
+            "fix the dataset row"
+        ),
+    }
     return Sample.from_dict(clean)
 
 
@@ -239,12 +243,16 @@ def load_samples_jsonl(path: str | Path, *, allow_outside_paths: bool = False) -
             raise DatasetError(f"{path}:{number}: malformed sample ({err})") from None
         sample = _checked_text(sample, f"{path}:{number}")
         if not any(a.strip() for a in sample.answers) and not sample.meta.get("row_error"):
-            sample = _with_row_error(sample, f"{path}:{number}: no gold answer ('answers' is empty), so the row "
-                                             "cannot be scored; add its answers")
+            sample = _with_row_error(
+                sample,
+                f"{path}:{number}: no gold answer ('answers' is empty), so the row cannot be scored; add its answers",
+            )
         if sample.meta.get("row_error"):
             samples.append(sample)  # its image path may be the bad text: not resolved, never read
             continue
-        samples.append(_with_image(sample, _resolve(path.parent, sample.image, f"{path}:{number}", allow_outside_paths)))
+        samples.append(
+            _with_image(sample, _resolve(path.parent, sample.image, f"{path}:{number}", allow_outside_paths))
+        )
     if not samples:
         raise DatasetError(f"{path}: holds no samples")
     return samples
@@ -399,7 +407,9 @@ def load_wilddoc_tsv(
             samples[position] = _with_image_error(samples[position], error_of[ref])
             continue
         if not image_of.get(ref):
-            raise DatasetError(f"{path}: row {samples[position].id!r} refers to the image of row {ref!r}, which has none")
+            raise DatasetError(
+                f"{path}: row {samples[position].id!r} refers to the image of row {ref!r}, which has none"
+            )
         samples[position] = _with_image(samples[position], image_of[ref])
     if not samples:
         raise DatasetError(f"{path}: holds no rows")

@@ -263,8 +263,13 @@ class LocalExecutor:
 
     def describe(self) -> dict[str, Any]:
         """The settings a manifest records."""
-        return {"executor": "local", "workers": self.workers, "concurrency": self.concurrency,
-                "model_calls": _calls_fact(self.concurrency, self.async_calls), **_limit_facts(self.rate_limit)}
+        return {
+            "executor": "local",
+            "workers": self.workers,
+            "concurrency": self.concurrency,
+            "model_calls": _calls_fact(self.concurrency, self.async_calls),
+            **_limit_facts(self.rate_limit),
+        }
 
     def _needs_limiter(self) -> bool:
         return self.rate_limit is not None or self.concurrency > 1
@@ -307,7 +312,8 @@ class LocalExecutor:
         except Exception as err:
             raise ConfigError(
                 f"workers > 1 need a picklable job (module-level functions or classes, BrainFactory or "
-                f"functools.partial; not a lambda or local function): {err}") from None
+                f"functools.partial; not a lambda or local function): {err}"
+            ) from None
         context = multiprocessing.get_context("spawn")
         size = job.batch * self.concurrency
         with contextlib.ExitStack() as stack:
@@ -317,21 +323,39 @@ class LocalExecutor:
                 spec = self.rate_limit or RateLimit()
                 limiter = manager.RateLimiter(spec.requests_per_minute, spec.tokens_per_minute)  # type: ignore[attr-defined]
             stack.enter_context(_environment(thread_environment(usable_cores() // self.workers)))
-            pool = stack.enter_context(ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=context, initializer=_init_process,
-                initargs=(job, self.concurrency, limiter, os.getpid(),
-                          async_model_calls(self.concurrency, self.async_calls))))
+            pool = stack.enter_context(
+                ProcessPoolExecutor(
+                    max_workers=self.workers,
+                    mp_context=context,
+                    initializer=_init_process,
+                    initargs=(
+                        job,
+                        self.concurrency,
+                        limiter,
+                        os.getpid(),
+                        async_model_calls(self.concurrency, self.async_calls),
+                    ),
+                )
+            )
+
             def emit_all(results: list[Any]) -> None:
                 for result in results:
                     emit(result)
 
             try:
-                _stream(pool, _run_in_process, [(chunk,) for chunk in _chunks(items, size)], 2 * self.workers,
-                        emit_all, start_quietly=True)
+                _stream(
+                    pool,
+                    _run_in_process,
+                    [(chunk,) for chunk in _chunks(items, size)],
+                    2 * self.workers,
+                    emit_all,
+                    start_quietly=True,
+                )
             except BrokenProcessPool as err:
                 raise DocIntentError(
                     f"a worker process died ({err}); the results finished so far are saved, run the same "
-                    "command again to resume") from None
+                    "command again to resume"
+                ) from None
             except BaseException:
                 # Ctrl-C or an error here: stop now, without waiting for the items in progress.
                 pool.shutdown(wait=False, cancel_futures=True)
@@ -341,8 +365,15 @@ class LocalExecutor:
                 raise
 
 
-def _stream(pool: Any, fn: Callable[..., Any], calls: list[tuple[Any, ...]], ahead: int,
-            emit: Callable[[Any], None], *, start_quietly: bool = False) -> None:
+def _stream(
+    pool: Any,
+    fn: Callable[..., Any],
+    calls: list[tuple[Any, ...]],
+    ahead: int,
+    emit: Callable[[Any], None],
+    *,
+    start_quietly: bool = False,
+) -> None:
     """Submit ``fn(*args)`` for every call, keeping ``ahead`` in flight, and emit results as they finish.
 
     ``start_quietly``: the first submissions start worker processes; with Ctrl-C ignored meanwhile, they never
@@ -399,8 +430,9 @@ def _exit_with_parent(parent: int) -> None:
             os._exit(1)
 
 
-def _init_process(job: Job, concurrency: int, limiter: Any, parent: int | None = None,
-                  async_calls: bool = False) -> None:
+def _init_process(
+    job: Job, concurrency: int, limiter: Any, parent: int | None = None, async_calls: bool = False
+) -> None:
     # Ctrl-C reaches every process of the terminal's group; the parent alone decides how to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if parent is not None:
@@ -512,10 +544,16 @@ class RayExecutor:
 
     def describe(self) -> dict[str, Any]:
         """The settings a manifest records."""
-        return {"executor": "ray", "ray_address": self.address, "workers": self.workers,
-                "concurrency": self.concurrency, "cpus_per_task": self.cpus_per_task,
-                "memory_per_task": self.memory_per_task, "model_calls": _calls_fact(self.concurrency, self.async_calls),
-                **_limit_facts(self.rate_limit)}
+        return {
+            "executor": "ray",
+            "ray_address": self.address,
+            "workers": self.workers,
+            "concurrency": self.concurrency,
+            "cpus_per_task": self.cpus_per_task,
+            "memory_per_task": self.memory_per_task,
+            "model_calls": _calls_fact(self.concurrency, self.async_calls),
+            **_limit_facts(self.rate_limit),
+        }
 
     @contextlib.contextmanager
     def connected(self) -> Iterator[Any]:
@@ -530,8 +568,14 @@ class RayExecutor:
         else:
             cpus = min(self.num_cpus or usable_cores(), usable_cores())
             # "local": a new Ray of our own, even where `ray start` runs a cluster on this machine.
-            ray.init(address="local", num_cpus=cpus, include_dashboard=False, logging_level=logging.WARNING,
-                     log_to_driver=False, object_store_memory=LOCAL_OBJECT_STORE_BYTES)
+            ray.init(
+                address="local",
+                num_cpus=cpus,
+                include_dashboard=False,
+                logging_level=logging.WARNING,
+                log_to_driver=False,
+                object_store_memory=LOCAL_OBJECT_STORE_BYTES,
+            )
         try:
             yield ray
         finally:
@@ -578,8 +622,11 @@ class _RayRun:
             # Named, so workers look it up instead of carrying its handle as a constructor argument (a
             # restarted actor re-reads its arguments, and handles held there outlive the run poorly).
             limiter_name = f"docintent-limiter-{os.getpid()}-{time.monotonic_ns()}"
-            limiter = ray.remote(ratelimit.RateLimiter).options(num_cpus=0, name=limiter_name).remote(
-                spec.requests_per_minute, spec.tokens_per_minute)
+            limiter = (
+                ray.remote(ratelimit.RateLimiter)
+                .options(num_cpus=0, name=limiter_name)
+                .remote(spec.requests_per_minute, spec.tokens_per_minute)
+            )
         options: dict[str, Any] = {
             "num_cpus": ex.cpus_per_task,
             "max_restarts": -1,  # a killed worker comes back (building its state again) ...
@@ -597,8 +644,7 @@ class _RayRun:
 
     def run(self, chunks: list[list[Any]]) -> None:
         ray = self.ray
-        lost_errors = (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError,
-                       ray.exceptions.ObjectLostError)
+        lost_errors = (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError, ray.exceptions.ObjectLostError)
         actors, limiter = self._start(self._actor_count(len(chunks)))
         todo: deque[tuple[list[Any], int]] = deque((chunk, 0) for chunk in chunks)
         in_flight: dict[Any, tuple[list[Any], int, int, bool]] = {}
@@ -645,7 +691,8 @@ class _RayRun:
                     if now - all_down_since > RAY_WORKERS_GONE_SECONDS:
                         raise DocIntentError(
                             f"no Ray worker has been available for {RAY_WORKERS_GONE_SECONDS:.0f} s; the results "
-                            "finished so far are saved, run the same command again to resume")
+                            "finished so far are saved, run the same command again to resume"
+                        )
                 else:
                     all_down_since = None
                 submit()
@@ -682,8 +729,13 @@ class _RayRun:
                         reason = f"worker died: {type(err).__name__}"
                         tries += isolated
                         if tries <= self.ex.max_retries:
-                            log.warning("%s; running its %d item(s) again, alone (%d of %d tries used)", reason,
-                                        len(chunk), tries, self.ex.max_retries)
+                            log.warning(
+                                "%s; running its %d item(s) again, alone (%d of %d tries used)",
+                                reason,
+                                len(chunk),
+                                tries,
+                                self.ex.max_retries,
+                            )
                             suspects.append((chunk, tries))
                         else:
                             for item in chunk:
@@ -741,8 +793,14 @@ def make_executor(
             raise ConfigError("--ray-address needs --executor ray")
         return LocalExecutor(workers=1 if workers is None else workers, concurrency=concurrency, rate_limit=limit)
     if kind == "ray":
-        return RayExecutor(address=ray_address, workers=workers, concurrency=concurrency,
-                           cpus_per_task=cpus_per_task, memory_per_task=memory, rate_limit=limit)
+        return RayExecutor(
+            address=ray_address,
+            workers=workers,
+            concurrency=concurrency,
+            cpus_per_task=cpus_per_task,
+            memory_per_task=memory,
+            rate_limit=limit,
+        )
     raise ConfigError(f"executor {kind!r} is unknown; valid: {', '.join(EXECUTORS)}")
 
 
@@ -762,7 +820,12 @@ class Progress:
         self._last_error = ""
         visible = sys.stderr.isatty() if show is None else show
         self._bar = tqdm(
-            total=total, initial=initial, disable=not visible, unit=unit, desc=desc, dynamic_ncols=True,
+            total=total,
+            initial=initial,
+            disable=not visible,
+            unit=unit,
+            desc=desc,
+            dynamic_ncols=True,
             bar_format="{desc}: {n_fmt}/{total_fmt} {unit}s{postfix} | {rate_fmt} | {elapsed} elapsed, ETA {remaining}",
         )
         self._bar.set_postfix_str("0 failed", refresh=False)
@@ -791,8 +854,14 @@ class Activity:
         visible = sys.stderr.isatty() if show is None else show
         self._desc = desc
         # The text goes in the description: tqdm puts ", " before a postfix, which would read "demo: , ...".
-        self._bar = tqdm(total=None, disable=not visible, desc=f"{desc}: starting", dynamic_ncols=True, leave=False,
-                         bar_format="{desc} [{elapsed}]")
+        self._bar = tqdm(
+            total=None,
+            disable=not visible,
+            desc=f"{desc}: starting",
+            dynamic_ncols=True,
+            leave=False,
+            bar_format="{desc} [{elapsed}]",
+        )
 
     def say(self, text: str) -> None:
         """Show ``text`` as what the task is doing now."""

@@ -49,9 +49,17 @@ class HarmCell:
         return self.high < 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "value": self.value, "n": self.n, "treated": round(self.treated, 2),
-                "baseline": round(self.baseline, 2), "diff": round(self.diff, 2), "low": round(self.low, 2),
-                "high": round(self.high, 2), "loss": self.loss}
+        return {
+            "key": self.key,
+            "value": self.value,
+            "n": self.n,
+            "treated": round(self.treated, 2),
+            "baseline": round(self.baseline, 2),
+            "diff": round(self.diff, 2),
+            "low": round(self.low, 2),
+            "high": round(self.high, 2),
+            "loss": self.loss,
+        }
 
 
 @dataclass(frozen=True)
@@ -79,8 +87,11 @@ def _pairs(rows: Sequence[dict[str, Any]], treated: str, baseline: str) -> list[
     by: dict[str, dict[str, dict]] = {}
     for row in rows:
         by.setdefault(str(row["sample"]["id"]), {})[row["strategy"]] = row
-    return [(pair[treated]["sample"], pair[treated], pair[baseline]) for _, pair in sorted(by.items())
-            if treated in pair and baseline in pair]
+    return [
+        (pair[treated]["sample"], pair[treated], pair[baseline])
+        for _, pair in sorted(by.items())
+        if treated in pair and baseline in pair
+    ]
 
 
 def _score(row: dict[str, Any]) -> float:
@@ -98,8 +109,14 @@ def group_keys(rows: Sequence[dict[str, Any]]) -> list[str]:
     return keys
 
 
-def harm_table(rows: Sequence[dict[str, Any]], keys: Sequence[str] | None = None, *, treated: str = "docintent",
-               baseline: str = "none", min_samples: int = 1) -> list[HarmCell]:
+def harm_table(
+    rows: Sequence[dict[str, Any]],
+    keys: Sequence[str] | None = None,
+    *,
+    treated: str = "docintent",
+    baseline: str = "none",
+    min_samples: int = 1,
+) -> list[HarmCell]:
     """``treated`` minus ``baseline`` per value of each of ``keys`` (default :func:`group_keys`), groups with at
     least ``min_samples`` paired samples, in the order key, then value."""
     pairs = _pairs(rows, treated, baseline)
@@ -122,43 +139,77 @@ def harm_table(rows: Sequence[dict[str, Any]], keys: Sequence[str] | None = None
             low, high = np.percentile(boot, [2.5, 97.5])
             t_mean = float(np.mean([m[0] for m in means[value]]))
             b_mean = float(np.mean([m[1] for m in means[value]]))
-            out.append(HarmCell(key, value, len(diffs), treated=100 * t_mean, baseline=100 * b_mean, diff=100 * float(diffs.mean()),
-                                low=100 * float(low), high=100 * float(high)))
+            out.append(
+                HarmCell(
+                    key,
+                    value,
+                    len(diffs),
+                    treated=100 * t_mean,
+                    baseline=100 * b_mean,
+                    diff=100 * float(diffs.mean()),
+                    low=100 * float(low),
+                    high=100 * float(high),
+                )
+            )
     return out
 
 
-def harmed_samples(rows: Sequence[dict[str, Any]], *, treated: str = "docintent", baseline: str = "none",
-                   key: str = "subset") -> list[Harmed]:
+def harmed_samples(
+    rows: Sequence[dict[str, Any]], *, treated: str = "docintent", baseline: str = "none", key: str = "subset"
+) -> list[Harmed]:
     """The samples where ``treated`` kept at least one tool and scored lower than ``baseline``, worst first."""
     out = []
     for sample, t, b in _pairs(rows, treated, baseline):
         kept = tuple((t.get("result") or {}).get("tools_kept") or ())
         if kept and _score(t) < _score(b):
-            out.append(Harmed(str(sample["id"]), str(sample.get("question", "")), _score(b), treated=_score(t), kept=kept,
-                              group=_field(sample, key) or ""))
+            out.append(
+                Harmed(
+                    str(sample["id"]),
+                    str(sample.get("question", "")),
+                    _score(b),
+                    treated=_score(t),
+                    kept=kept,
+                    group=_field(sample, key) or "",
+                )
+            )
     return sorted(out, key=lambda h: (h.treated - h.baseline, h.sample))
 
 
-def harm_markdown(rows: Sequence[dict[str, Any]], *, treated: str = "docintent", baseline: str = "none",
-                  min_samples: int = 8, shown: int = 12) -> str:
+def harm_markdown(
+    rows: Sequence[dict[str, Any]],
+    *,
+    treated: str = "docintent",
+    baseline: str = "none",
+    min_samples: int = 8,
+    shown: int = 12,
+) -> str:
     """The harm section of a report: the table per group (groups of at least ``min_samples``) and the samples
     where a kept tool lowered the score."""
     cells = harm_table(rows, treated=treated, baseline=baseline, min_samples=min_samples)
     if not cells:
         return ""
-    lines = [f"| group | value | n | {treated} | {baseline} | difference (points) | 95 % interval |",
-             "|---|---|---:|---:|---:|---:|---|"]
+    lines = [
+        f"| group | value | n | {treated} | {baseline} | difference (points) | 95 % interval |",
+        "|---|---|---:|---:|---:|---:|---|",
+    ]
     for c in cells:
         mark = " **loss**" if c.loss else ""
-        lines.append(f"| {c.key} | {c.value} | {c.n} | {c.treated:.1f} | {c.baseline:.1f} | {c.diff:+.1f}{mark} "
-                     f"| {c.low:+.1f} to {c.high:+.1f} |")
+        lines.append(
+            f"| {c.key} | {c.value} | {c.n} | {c.treated:.1f} | {c.baseline:.1f} | {c.diff:+.1f}{mark} "
+            f"| {c.low:+.1f} to {c.high:+.1f} |"
+        )
     harmed = harmed_samples(rows, treated=treated, baseline=baseline)
-    lines += ["", f"{len(harmed)} sample(s) where {treated} kept a tool and scored lower than {baseline}"
-              + (":" if harmed else ".")]
+    lines += [
+        "",
+        f"{len(harmed)} sample(s) where {treated} kept a tool and scored lower than {baseline}"
+        + (":" if harmed else "."),
+    ]
     if harmed:
         lines += ["", "| sample | kind | kept | " + f"{baseline} | {treated} |", "|---|---|---|---:|---:|"]
-        lines += [f"| {h.sample} | {h.group} | {', '.join(h.kept)} | {h.baseline:.2f} | {h.treated:.2f} |"
-                  for h in harmed[:shown]]
+        lines += [
+            f"| {h.sample} | {h.group} | {', '.join(h.kept)} | {h.baseline:.2f} | {h.treated:.2f} |"
+            for h in harmed[:shown]
+        ]
         if len(harmed) > shown:
             lines.append(f"| ... {len(harmed) - shown} more | | | | |")
     return "\n".join(lines)

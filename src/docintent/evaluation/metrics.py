@@ -404,8 +404,9 @@ class Metric:
 
     def __post_init__(self) -> None:
         if self.aggregate not in AGGREGATES:
-            raise ConfigError(f"metric {self.name!r}: aggregate {self.aggregate!r} is not one of "
-                              f"{', '.join(AGGREGATES)}")
+            raise ConfigError(
+                f"metric {self.name!r}: aggregate {self.aggregate!r} is not one of {', '.join(AGGREGATES)}"
+            )
 
     def __call__(self) -> Metric:
         return self
@@ -431,8 +432,12 @@ METRICS: Registry[Metric] = Registry("metric", group="docintent.metrics")
 #: WildDoc's three metrics.
 BUILTIN: tuple[Metric, ...] = (
     Metric("anls", lambda p, a, s: anls(p, a), lambda score: score > ANLS_TAU, title=f"ANLS, tau {ANLS_TAU}"),
-    Metric("relaxed_accuracy", lambda p, a, s: relaxed_accuracy(p, a), lambda score: score >= 1.0,
-           title=f"relaxed accuracy, {RELAXED_TOLERANCE:.0%}"),
+    Metric(
+        "relaxed_accuracy",
+        lambda p, a, s: relaxed_accuracy(p, a),
+        lambda score: score >= 1.0,
+        title=f"relaxed accuracy, {RELAXED_TOLERANCE:.0%}",
+    ),
     Metric("table", lambda p, a, s: table_score(s, p, a), lambda score: score >= 1.0, title="", aggregate="macro"),
 )
 for _record in BUILTIN:
@@ -463,8 +468,9 @@ def _metric(task: str, metric: str | None) -> Metric:
     return METRICS.get(metric or TASK_METRICS[task])
 
 
-def score_row(task: str, subset: str, prediction: str | None, answers: str | Iterable[str],
-              metric: str | None = None) -> float:
+def score_row(
+    task: str, subset: str, prediction: str | None, answers: str | Iterable[str], metric: str | None = None
+) -> float:
     """Score one prediction by its task family (or by ``metric``, when the sample names one), in [0, 1].
 
     ``doc`` -> :func:`anls`; ``chart`` -> :func:`relaxed_accuracy`; ``table`` -> :func:`table_score` with
@@ -580,9 +586,11 @@ def summarize(rows: Iterable[Any]) -> Summary:
         if task not in by_task:
             continue
         if len(metric_of[task]) > 1:
-            raise DatasetError(f"the {task!r} rows are scored by {len(metric_of[task])} metrics "
-                               f"({', '.join(sorted(metric_of[task]))}): one figure cannot hold them; "
-                               "score each metric's rows apart")
+            raise DatasetError(
+                f"the {task!r} rows are scored by {len(metric_of[task])} metrics "
+                f"({', '.join(sorted(metric_of[task]))}): one figure cannot hold them; "
+                "score each metric's rows apart"
+            )
         (name,) = metric_of[task]
         metric = METRICS.get(name)
         splits = {
@@ -633,8 +641,9 @@ def summary_markdown(summary: Summary, title: str | None = None) -> str:
     lines += ["| subtask | score | consistency |", "|---|---|---|"]
     for task, result in summary.tasks.items():
         metric = METRICS.get(result.metric or TASK_METRICS[task])
-        lines.append(f"| {column_title(task, metric, len(result.subsets))} | {result.score:.2f} | "
-                     f"{result.consistency:.2f} |")
+        lines.append(
+            f"| {column_title(task, metric, len(result.subsets))} | {result.score:.2f} | {result.consistency:.2f} |"
+        )
         if metric.aggregate == "macro":
             for name, sub in result.subsets.items():
                 lines.append(f"|   {name} | {sub.score:.2f} | {sub.consistency:.2f} |")

@@ -42,6 +42,8 @@ def family_title(task: str) -> str:
     """The column title of ``task``: its record's title (the benchmark's name for the built-in ones, "DocVQA"), or
     the name itself for a task no longer registered."""
     return TASKS[task].title if task in TASKS else task
+
+
 #: Strategies reported in Table 2 (ablations); everything else goes to Table 1.
 ABLATIONS = ("prompt-only", "agres", "pipeline-random", "judge-random")
 #: Label of samples with no recorded degradation in the breakdown.
@@ -89,13 +91,20 @@ def _check_row(row: dict[str, Any], file: Path) -> None:
     where = f"{file}: the row of sample {str((sample or {}).get('id', '?'))!r}, strategy {str(row.get('strategy'))!r}"
     if not isinstance(sample, dict) or not all(k in sample for k in ("id", "task")):
         raise DatasetError(f"{where}: 'sample' must be an object with 'id' and 'task'")
-    for name, value in (("sample.id", sample["id"]), ("sample.task", sample["task"]), ("strategy", row.get("strategy"))):
+    for name, value in (
+        ("sample.id", sample["id"]),
+        ("sample.task", sample["task"]),
+        ("strategy", row.get("strategy")),
+    ):
         if isinstance(value, bool) or not isinstance(value, (str, int)):
             raise DatasetError(f"{where}: {name!r} must be text, got {type(value).__name__}")
     result = row.get("result")
     if result is not None and not isinstance(result, dict):
         raise DatasetError(f"{where}: 'result' must be an object, got {type(result).__name__}")
-    for name, value in [*((n, row.get(n)) for n in _ROW_NUMBERS), *((n, (result or {}).get(n)) for n in _RESULT_NUMBERS)]:
+    for name, value in [
+        *((n, row.get(n)) for n in _ROW_NUMBERS),
+        *((n, (result or {}).get(n)) for n in _RESULT_NUMBERS),
+    ]:
         if not _is_figure(value):
             raise DatasetError(f"{where}: {name!r} must be a number, got {value!r}"[:300])
 
@@ -127,9 +136,14 @@ class StrategyRow:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "run": self.run, "strategy": self.strategy, "brain": self.brain, "rows": self.rows,
-            "errors": self.errors, "summary": self.summary.to_dict() if self.summary else None,
-            "avg_tools": self.avg_tools, "median_seconds": self.median_seconds,
+            "run": self.run,
+            "strategy": self.strategy,
+            "brain": self.brain,
+            "rows": self.rows,
+            "errors": self.errors,
+            "summary": self.summary.to_dict() if self.summary else None,
+            "avg_tools": self.avg_tools,
+            "median_seconds": self.median_seconds,
             "tokens_per_sample": self.tokens_per_sample,
         }
 
@@ -137,9 +151,13 @@ class StrategyRow:
 def _metric_row(row: dict[str, Any]) -> dict[str, Any]:
     sample = row["sample"]
     meta = sample.get("meta") if isinstance(sample.get("meta"), dict) else {}
-    return {"task": sample["task"], "subset": sample.get("subset") or sample["task"],
-            "group": sample.get("group") or sample["id"], "score": float(row.get("score") or 0.0),
-            "metric": meta.get("metric")}
+    return {
+        "task": sample["task"],
+        "subset": sample.get("subset") or sample["task"],
+        "group": sample.get("group") or sample["id"],
+        "score": float(row.get("score") or 0.0),
+        "metric": meta.get("metric"),
+    }
 
 
 def _metrics(rows: Sequence[StrategyRow], task: str) -> list[str]:
@@ -169,17 +187,19 @@ def strategy_rows(runs: Sequence[tuple[str, Sequence[dict[str, Any]]]]) -> list[
             by_strategy.setdefault(row["strategy"], []).append(row)
         for strategy, items in by_strategy.items():
             brains = sorted({str(r.get("brain")) for r in items})
-            out.append(StrategyRow(
-                run=label,
-                strategy=strategy,
-                brain=", ".join(brains),
-                rows=len(items),
-                errors=sum(1 for r in items if r.get("error")),
-                summary=summarize([_metric_row(r) for r in items]),
-                avg_tools=statistics.fmean(_tools(r) for r in items),
-                median_seconds=statistics.median(float(r.get("seconds") or 0.0) for r in items),
-                tokens_per_sample=statistics.fmean(_tokens(r) for r in items),
-            ))
+            out.append(
+                StrategyRow(
+                    run=label,
+                    strategy=strategy,
+                    brain=", ".join(brains),
+                    rows=len(items),
+                    errors=sum(1 for r in items if r.get("error")),
+                    summary=summarize([_metric_row(r) for r in items]),
+                    avg_tools=statistics.fmean(_tools(r) for r in items),
+                    median_seconds=statistics.median(float(r.get("seconds") or 0.0) for r in items),
+                    tokens_per_sample=statistics.fmean(_tokens(r) for r in items),
+                )
+            )
     return out
 
 
@@ -225,6 +245,7 @@ def strategy_table(rows: Sequence[StrategyRow]) -> tuple[list[str], list[list[st
 
 def markdown_table(header: Sequence[str], cells: Sequence[Sequence[str]]) -> str:
     """A GitHub Markdown table (text columns left, number columns right)."""
+
     def numeric(col: int) -> bool:
         return all(_is_number(line[col]) for line in cells) and bool(cells)
 
@@ -274,8 +295,9 @@ class DegradationTable:
 
     def cells(self) -> tuple[list[str], list[list[str]]]:
         header = ["degradation", "n"] + self.columns
-        body = [[d, str(self.samples[d])] + [_fmt(self.scores[d].get(c)) for c in self.columns]
-                for d in self.degradations]
+        body = [
+            [d, str(self.samples[d])] + [_fmt(self.scores[d].get(c)) for c in self.columns] for d in self.degradations
+        ]
         return header, body
 
 
@@ -310,8 +332,9 @@ PLOT_MAX_WIDTH = 11.0
 MAX_BARS = 40
 
 
-def _bar_plot(path: Path, groups: Sequence[str], series: Mapping[str, Sequence[float | None]], title: str,
-              ylabel: str) -> None:
+def _bar_plot(
+    path: Path, groups: Sequence[str], series: Mapping[str, Sequence[float | None]], title: str, ylabel: str
+) -> None:
     """Grouped bars, at most :data:`PLOT_MAX_WIDTH` wide and never flatter than about 3:1; too many bars
     for that width are drawn as a heatmap instead (see :func:`_heatmap`)."""
     if len(groups) * max(1, len(series)) > MAX_BARS:
@@ -338,8 +361,13 @@ def _bar_plot(path: Path, groups: Sequence[str], series: Mapping[str, Sequence[f
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
     # Below the axes, so it never hides a bar at 100 %.
-    ax.legend(fontsize=8, ncol=min(n, 4), loc="upper center", bbox_to_anchor=(0.5, -0.18 if not crowded else -0.3),
-              frameon=False)
+    ax.legend(
+        fontsize=8,
+        ncol=min(n, 4),
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.18 if not crowded else -0.3),
+        frameon=False,
+    )
     fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
 
@@ -353,8 +381,9 @@ def _heatmap(path: Path, groups: Sequence[str], series: Mapping[str, Sequence[fl
     import numpy as np
 
     names = list(series)
-    values = np.array([[np.nan if series[c][g] is None else series[c][g] for c in names] for g in range(len(groups))],
-                      dtype=float)
+    values = np.array(
+        [[np.nan if series[c][g] is None else series[c][g] for c in names] for g in range(len(groups))], dtype=float
+    )
     fig_width = min(PLOT_MAX_WIDTH, max(6.0, 2.8 + 0.95 * len(names)))
     fig, ax = plt.subplots(figsize=(fig_width, max(3.0, 1.6 + 0.36 * len(groups))), dpi=110)
     image = ax.imshow(np.ma.masked_invalid(values), cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
@@ -568,8 +597,9 @@ def comparability_warnings(runs: Sequence[Run]) -> list[str]:
             missing = first.label if not first.manifest.get("reproducibility") else other.label
             out.append(f"{missing} records no reproducibility settings (a run made before they were recorded)")
             continue
-        out += [f"{first.label} vs {other.label}: {d}" for d in reproducibility_differences(first.manifest,
-                                                                                             other.manifest)]
+        out += [
+            f"{first.label} vs {other.label}: {d}" for d in reproducibility_differences(first.manifest, other.manifest)
+        ]
     return out
 
 
@@ -622,29 +652,53 @@ def write_report(runs: Sequence[Run], out_dir: str | os.PathLike, *, failures: i
     md = ["# Benchmark report", ""] + [f"- {f}" for f in facts] + [""]
     warnings = comparability_warnings(runs)
     if warnings:
-        md += ["**Warning: these runs differ in settings that can change results**, so their rows are not "
-               "comparable as they stand:", ""] + [f"- {w}" for w in warnings] + [""]
+        md += (
+            [
+                "**Warning: these runs differ in settings that can change results**, so their rows are not "
+                "comparable as they stand:",
+                "",
+            ]
+            + [f"- {w}" for w in warnings]
+            + [""]
+        )
     md += ["## Table 1: strategies", "", table_markdown(table1), ""]
     if table2:
         md += ["## Table 2: ablations", "", table_markdown(table2), ""]
-    md += ["Scores and consistencies in percent (WildDoc rules; TableVQA macro-averaged over its sub-splits); "
-           "Avg. Tools = tools run per sample; failed rows count as wrong.", ""]
+    md += [
+        "Scores and consistencies in percent (WildDoc rules; TableVQA macro-averaged over its sub-splits); "
+        "Avg. Tools = tools run per sample; failed rows count as wrong.",
+        "",
+    ]
     md += ["## Score by recorded degradation", "", markdown_table(*degradations.cells()), ""]
     harm = {r.label: harm_markdown(r.rows) for r in runs}
     for label, text in harm.items():
         if text:
-            md += [f"## Harm: docintent minus none ({label})", "",
-                   "Per document kind and capture condition with at least 8 paired samples; the interval is a "
-                   "paired bootstrap's 95 %; **loss** marks an interval wholly below zero.", "", text, ""]
-    md += [f"![score by family]({paths['plot_families'].name})", "",
-           f"![score by degradation]({paths['plot_degradations'].name})", ""]
+            md += [
+                f"## Harm: docintent minus none ({label})",
+                "",
+                "Per document kind and capture condition with at least 8 paired samples; the interval is a "
+                "paired bootstrap's 95 %; **loss** marks an interval wholly below zero.",
+                "",
+                text,
+                "",
+            ]
+    md += [
+        f"![score by family]({paths['plot_families'].name})",
+        "",
+        f"![score by degradation]({paths['plot_degradations'].name})",
+        "",
+    ]
     if picked:
         md += ["## Failures", ""]
         for f in picked:
             s = f.row["sample"]
-            md += [f"### {s['id']} — {f.row['strategy']} ({f.run})", "",
-                   f"- question: {s['question']}", f"- gold: {' | '.join(s['answers'])}",
-                   f"- answer: {f.row.get('answer')!r} (score {float(f.row.get('score') or 0):.2f})"]
+            md += [
+                f"### {s['id']} — {f.row['strategy']} ({f.run})",
+                "",
+                f"- question: {s['question']}",
+                f"- gold: {' | '.join(s['answers'])}",
+                f"- answer: {f.row.get('answer')!r} (score {float(f.row.get('score') or 0):.2f})",
+            ]
             if s.get("degradations"):
                 md.append(f"- degradations: {', '.join(s['degradations'])}")
             if f.row.get("error"):
@@ -655,23 +709,31 @@ def write_report(runs: Sequence[Run], out_dir: str | os.PathLike, *, failures: i
     paths["markdown"] = out / "report.md"
     atomic_write_text(paths["markdown"], redact("\n".join(md)))
 
-    h = ["<!doctype html><html><head><meta charset='utf-8'><title>docintent benchmark report</title>",
-         f"<style>{_CSS}</style></head><body><h1>Benchmark report</h1>"]
+    h = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>docintent benchmark report</title>",
+        f"<style>{_CSS}</style></head><body><h1>Benchmark report</h1>",
+    ]
     h += [f"<p class='meta'>{html.escape(f)}</p>" for f in facts]
     h += ["<h2>Table 1: strategies</h2>", _html_table(*strategy_table(table1))]
     if table2:
         h += ["<h2>Table 2: ablations</h2>", _html_table(*strategy_table(table2))]
-    h += ["<p class='meta'>Scores and consistencies in percent (WildDoc rules; TableVQA macro-averaged over its "
-          "sub-splits); Avg. Tools = tools run per sample; failed rows count as wrong.</p>"]
+    h += [
+        "<p class='meta'>Scores and consistencies in percent (WildDoc rules; TableVQA macro-averaged over its "
+        "sub-splits); Avg. Tools = tools run per sample; failed rows count as wrong.</p>"
+    ]
     h += ["<h2>Score by recorded degradation</h2>", _html_table(*degradations.cells())]
     for label, text in harm.items():
         if text:
-            h += [f"<h2>Harm: docintent minus none ({html.escape(label)})</h2>",
-                  "<p class='meta'>Per document kind and capture condition with at least 8 paired samples; the "
-                  "interval is a paired bootstrap's 95 %.</p>"]
+            h += [
+                f"<h2>Harm: docintent minus none ({html.escape(label)})</h2>",
+                "<p class='meta'>Per document kind and capture condition with at least 8 paired samples; the "
+                "interval is a paired bootstrap's 95 %.</p>",
+            ]
             h += [_html_table(*_md_cells(block)) for block in text.split("\n\n") if block.startswith("|")]
-    h += [f"<p><img class='plot' src='{paths['plot_families'].name}' alt='score by family'></p>",
-          f"<p><img class='plot' src='{paths['plot_degradations'].name}' alt='score by degradation'></p>"]
+    h += [
+        f"<p><img class='plot' src='{paths['plot_families'].name}' alt='score by family'></p>",
+        f"<p><img class='plot' src='{paths['plot_degradations'].name}' alt='score by degradation'></p>",
+    ]
     if picked:
         h.append("<h2>Failures</h2>")
         for f in picked:
@@ -680,8 +742,10 @@ def write_report(runs: Sequence[Run], out_dir: str | os.PathLike, *, failures: i
             h.append(f"<h3>{html.escape(s['id'])} — {html.escape(f.row['strategy'])} ({html.escape(f.run)})</h3><ul>")
             h.append(f"<li>question: {html.escape(s['question'])}</li>")
             h.append(f"<li>gold: {html.escape(' | '.join(s['answers']))}</li>")
-            h.append(f"<li>answer: <code>{html.escape(str(f.row.get('answer')))}</code> "
-                     f"(score {float(f.row.get('score') or 0):.2f})</li>")
+            h.append(
+                f"<li>answer: <code>{html.escape(str(f.row.get('answer')))}</code> "
+                f"(score {float(f.row.get('score') or 0):.2f})</li>"
+            )
             if s.get("degradations"):
                 h.append(f"<li>degradations: {html.escape(', '.join(s['degradations']))}</li>")
             if f.row.get("error"):
@@ -690,8 +754,10 @@ def write_report(runs: Sequence[Run], out_dir: str | os.PathLike, *, failures: i
                 h.append(f"<li>answered correctly by: {html.escape(', '.join(f.solved_by))}</li>")
             h.append("</ul>")
             for cap, path in f.images:
-                h.append(f"<figure><img src='{html.escape(path)}' alt='{html.escape(cap)}'>"
-                         f"<figcaption>{html.escape(cap)}</figcaption></figure>")
+                h.append(
+                    f"<figure><img src='{html.escape(path)}' alt='{html.escape(cap)}'>"
+                    f"<figcaption>{html.escape(cap)}</figcaption></figure>"
+                )
             h.append("</div>")
     h.append("</body></html>")
     paths["html"] = out / "report.html"
@@ -701,13 +767,27 @@ def write_report(runs: Sequence[Run], out_dir: str | os.PathLike, *, failures: i
         "runs": [{"label": r.label, "path": str(r.path), "manifest": r.manifest} for r in runs],
         "table1": [r.to_dict() for r in table1],
         "table2": [r.to_dict() for r in table2],
-        "degradations": {"columns": degradations.columns, "samples": degradations.samples,
-                         "scores": degradations.scores},
-        "harm": {r.label: {"groups": [c.to_dict() for c in harm_table(r.rows, min_samples=8)],
-                           "harmed": [vars(h) | {"kept": list(h.kept)} for h in harmed_samples(r.rows)]}
-                 for r in runs},
-        "failures": [{"run": f.run, "sample": f.row["sample"]["id"], "strategy": f.row["strategy"],
-                      "images": [p for _, p in f.images]} for f in picked],
+        "degradations": {
+            "columns": degradations.columns,
+            "samples": degradations.samples,
+            "scores": degradations.scores,
+        },
+        "harm": {
+            r.label: {
+                "groups": [c.to_dict() for c in harm_table(r.rows, min_samples=8)],
+                "harmed": [vars(h) | {"kept": list(h.kept)} for h in harmed_samples(r.rows)],
+            }
+            for r in runs
+        },
+        "failures": [
+            {
+                "run": f.run,
+                "sample": f.row["sample"]["id"],
+                "strategy": f.row["strategy"],
+                "images": [p for _, p in f.images],
+            }
+            for f in picked
+        ],
     }
     paths["json"] = out / "report.json"
     atomic_write_text(paths["json"], redact(json.dumps(data, indent=2) + "\n"))
@@ -715,6 +795,17 @@ def write_report(runs: Sequence[Run], out_dir: str | os.PathLike, *, failures: i
 
 
 __all__ = [
-    "ABLATIONS", "DegradationTable", "Run", "StrategyRow", "degradation_table", "load_run", "markdown_table",
-    "pick_failures", "split_tables", "strategy_rows", "strategy_table", "table_markdown", "write_report",
+    "ABLATIONS",
+    "DegradationTable",
+    "Run",
+    "StrategyRow",
+    "degradation_table",
+    "load_run",
+    "markdown_table",
+    "pick_failures",
+    "split_tables",
+    "strategy_rows",
+    "strategy_table",
+    "table_markdown",
+    "write_report",
 ]

@@ -194,8 +194,10 @@ def _scan(path: Path, key: RowKey = row_key) -> tuple[list[dict[str, Any]], int,
         except (ValueError, KeyError, TypeError, RecursionError) as err:
             rest = b"".join(lines[number:]).strip()
             if rest:
-                raise DatasetError(f"{path}: line {number} is not a complete result row ({err}); "
-                                   "only the last line of a results file may be cut short") from None
+                raise DatasetError(
+                    f"{path}: line {number} is not a complete result row ({err}); "
+                    "only the last line of a results file may be cut short"
+                ) from None
             dropped = 1
             break
         rows.append(row)
@@ -272,9 +274,13 @@ class ResultsWriter:
         return True
 
 
-def plan_rows(items: Iterable[Any], item_key: Callable[[Any], tuple[str, ...]],
-              done: dict[tuple[str, ...], dict[str, Any]], retry_failed: bool = False,
-              stale: Callable[[Any, dict[str, Any]], bool] | None = None) -> tuple[list[Any], int, int, int]:
+def plan_rows(
+    items: Iterable[Any],
+    item_key: Callable[[Any], tuple[str, ...]],
+    done: dict[tuple[str, ...], dict[str, Any]],
+    retry_failed: bool = False,
+    stale: Callable[[Any, dict[str, Any]], bool] | None = None,
+) -> tuple[list[Any], int, int, int]:
     """The items still to run: ``(todo, skipped, retried, changed)``. An item whose key has a row in ``done`` is
     skipped, unless that row failed and ``retry_failed``, or ``stale(item, row)`` says the item changed since the
     row was written (its new row then replaces the old one)."""
@@ -295,8 +301,16 @@ def plan_rows(items: Iterable[Any], item_key: Callable[[Any], tuple[str, ...]],
     return todo, skipped, retried, changed
 
 
-def write_rows(todo: Sequence[Any], job: Any, writer: ResultsWriter, executor: Executor, bar: Progress, *,
-               state: Any = None, stamp: Callable[[dict[str, Any]], None] | None = None) -> int:
+def write_rows(
+    todo: Sequence[Any],
+    job: Any,
+    writer: ResultsWriter,
+    executor: Executor,
+    bar: Progress,
+    *,
+    state: Any = None,
+    stamp: Callable[[dict[str, Any]], None] | None = None,
+) -> int:
     """Run ``job`` on every item of ``todo`` with ``executor`` and append each row as it arrives (this process
     alone writes); returns the rows written. ``stamp`` may add fields to each row before it is written. A row
     with ``error`` set counts as failed on the progress line."""
@@ -394,8 +408,14 @@ def sample_digest(sample: Sample) -> str:
     bad row and the image's bytes (not its path, so a moved dataset resumes). Rows whose digest differs from
     the dataset's sample are run again."""
     image = _image_digest(sample.image) if sample.image else "none"
-    facts = [sample.question, list(sample.answers), sample.task, sample.subset,
-             str(sample.meta.get("row_error") or sample.meta.get("image_error") or ""), image]
+    facts = [
+        sample.question,
+        list(sample.answers),
+        sample.task,
+        sample.subset,
+        str(sample.meta.get("row_error") or sample.meta.get("image_error") or ""),
+        image,
+    ]
     text = json.dumps(facts, ensure_ascii=True)
     return hashlib.blake2b(text.encode("ascii"), digest_size=16).hexdigest()
 
@@ -405,8 +425,11 @@ def _same_sample(row: dict[str, Any], sample: Sample, digest: str) -> bool:
     if "sample_digest" in row:
         return row["sample_digest"] == digest
     written = row.get("sample") or {}
-    return (written.get("question") == sample.question and list(written.get("answers") or []) == list(sample.answers)
-            and written.get("task") == sample.task)
+    return (
+        written.get("question") == sample.question
+        and list(written.get("answers") or []) == list(sample.answers)
+        and written.get("task") == sample.task
+    )
 
 
 def dataset_identity(spec: str) -> str:
@@ -429,7 +452,8 @@ def _check_dataset(out: Path, previous: dict[str, Any] | None, config: dict[str,
     if old != new:
         raise ConfigError(
             f"{out}: this run folder holds a run of the dataset {before['dataset']!r}, not {config['dataset']!r}; "
-            f"resume it with --dataset {before['dataset']}, or choose another --out folder for this dataset")
+            f"resume it with --dataset {before['dataset']}, or choose another --out folder for this dataset"
+        )
 
 
 def new_row(sample: Sample, strategy_name: str, brain_name: str) -> dict[str, Any]:
@@ -519,8 +543,9 @@ class RowJob:
 
     def run(self, brain: Any, item: tuple[Sample, int]) -> dict[str, Any]:
         sample, index = item
-        return run_one(sample, self.strategies[index], brain, brain_name=self.brain_name, seed=self.seed,
-                       steps_dir=self.steps_dir)
+        return run_one(
+            sample, self.strategies[index], brain, brain_name=self.brain_name, seed=self.seed, steps_dir=self.steps_dir
+        )
 
     def lost(self, item: tuple[Sample, int], reason: str) -> dict[str, Any]:
         """The row of a pair whose worker died on every try: an error row, like any other failure."""
@@ -559,8 +584,13 @@ def git_commit() -> dict[str, Any] | None:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5)
         if commit.returncode != 0:
             return None
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-                                capture_output=True, text=True, timeout=5)
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return {"commit": commit.stdout.strip(), "dirty": bool(status.stdout.strip())}
@@ -579,16 +609,26 @@ def reproducibility(strategies: Sequence[Any], brain: Any) -> dict[str, Any]:
         config = getattr(strategy, "config", None)
         dump = getattr(config, "model_dump", None)
         configs[strategy.name] = dump(mode="json") if dump is not None else str(config)
-    brain_settings = {k: v for k, v in vars(brain).items() if isinstance(v, (str, int, float, bool, type(None)))
-                      and not is_secret_name(k)} if brain is not None else {}
+    brain_settings = (
+        {
+            k: v
+            for k, v in vars(brain).items()
+            if isinstance(v, (str, int, float, bool, type(None))) and not is_secret_name(k)
+        }
+        if brain is not None
+        else {}
+    )
     for name in ("calibration", "floors", "perception"):
         value = getattr(brain, name, None)
         if value is not None:
             brain_settings[name] = repr(value)
     return {
         "versions": package_versions(),
-        "threads": {"DOCINTENT_THREADS": os.environ.get("DOCINTENT_THREADS"), "OMP_NUM_THREADS":
-                    os.environ.get("OMP_NUM_THREADS"), "settings.threads": settings.threads},
+        "threads": {
+            "DOCINTENT_THREADS": os.environ.get("DOCINTENT_THREADS"),
+            "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
+            "settings.threads": settings.threads,
+        },
         "ocr_engine": engine_key,
         "pdf_dpi": settings.pdf_dpi,
         "max_side": settings.max_side,
@@ -649,8 +689,10 @@ def read_manifest(out_dir: str | os.PathLike) -> dict[str, Any] | None:
         raise DatasetError(f"{path}: cannot be read ({err.strerror or err})") from None
     if not isinstance(manifest, dict):
         raise DatasetError(f"{path}: must be a JSON object, got {type(manifest).__name__}")
-    for name, kind, word in [*((n, dict, "an object") for n in _MANIFEST_OBJECTS),
-                             *((n, list, "a list") for n in _MANIFEST_LISTS)]:
+    for name, kind, word in [
+        *((n, dict, "an object") for n in _MANIFEST_OBJECTS),
+        *((n, list, "a list") for n in _MANIFEST_LISTS),
+    ]:
         if manifest.get(name) is not None and not isinstance(manifest[name], kind):
             raise DatasetError(f"{path}: {name!r} must be {word}, got {type(manifest[name]).__name__}")
     commit = (manifest.get("git") or {}).get("commit")
@@ -734,7 +776,8 @@ def _check_picklable(brain_factory: Callable[[], Any], strategies: list[Any]) ->
         except Exception as err:
             raise ConfigError(
                 f"workers > 1 need a picklable {what} (a module-level function or class, BrainFactory or "
-                f"functools.partial; not a lambda or local function): {err}") from None
+                f"functools.partial; not a lambda or local function): {err}"
+            ) from None
 
 
 _Run = TypeVar("_Run", bound=Callable[..., Any])
@@ -744,8 +787,9 @@ def _one_writer(run: _Run) -> _Run:
     """Hold the run folder's lock (creating the folder) while ``run`` works in it."""
 
     @functools.wraps(run)
-    def locked(samples: Any, strategies: Any, brain_factory: Any, out_dir: str | os.PathLike, *args: Any,
-               **kwargs: Any) -> Any:
+    def locked(
+        samples: Any, strategies: Any, brain_factory: Any, out_dir: str | os.PathLike, *args: Any, **kwargs: Any
+    ) -> Any:
         out = Path(out_dir)
         if out.exists() and not out.is_dir():
             raise InputError(out, "exists and is not a folder; a run needs a folder of its own")
@@ -804,34 +848,47 @@ def run_benchmark(
     prompt_version = getattr(brain, "prompt_version", None)
     previous = read_manifest(out)
     if previous and previous.get("brain") not in (None, brain_name):
-        raise ConfigError(f"{out}: this run was made with brain {previous['brain']!r}, not {brain_name!r}; "
-                          "use another --out directory")
+        raise ConfigError(
+            f"{out}: this run was made with brain {previous['brain']!r}, not {brain_name!r}; "
+            "use another --out directory"
+        )
     options = _public_options(getattr(brain_factory, "options", {}) or {})
     old_options = ((previous or {}).get("config") or {}).get("brain_options")
     if old_options is not None and old_options != json.loads(json.dumps(options, default=_json_default)):
-        log.warning("%s: brain options changed from %s to %s; earlier rows keep the old ones", out, old_options,
-                    options)
+        log.warning(
+            "%s: brain options changed from %s to %s; earlier rows keep the old ones", out, old_options, options
+        )
 
     run_file(out, RESULTS_FILE)  # a results file that is a link out of the run or no regular file: refused unwritten
     writer = ResultsWriter(out / RESULTS_FILE)
     digests = {sample.id: sample_digest(sample) for sample in samples}
     pairs = [(sample, index) for sample in samples for index in range(len(resolved))]
     todo, skipped, retried, changed = plan_rows(
-        pairs, lambda item: (item[0].id, resolved[item[1]].name), writer.latest(), retry_failed,
-        stale=lambda item, row: not _same_sample(row, item[0], digests[item[0].id]))
+        pairs,
+        lambda item: (item[0].id, resolved[item[1]].name),
+        writer.latest(),
+        retry_failed,
+        stale=lambda item, row: not _same_sample(row, item[0], digests[item[0].id]),
+    )
     if max_rows is not None:
         todo = todo[: max(0, max_rows)]
 
     started = _now()
     manifest = dict(previous or {})
     if changed:
-        log.warning("%s: %d row(s) are run again: their samples changed in the dataset since they were written",
-                    out, changed)
+        log.warning(
+            "%s: %d row(s) are run again: their samples changed in the dataset since they were written", out, changed
+        )
     manifest.update(
-        config={**config, "strategies": [s.name for s in resolved], "workers": getattr(executor, "workers", None) or workers,
-                "executor": executor.describe(),
-                "retry_failed": retry_failed, "save_steps": save_steps,
-                "brain_options": options},
+        config={
+            **config,
+            "strategies": [s.name for s in resolved],
+            "workers": getattr(executor, "workers", None) or workers,
+            "executor": executor.describe(),
+            "retry_failed": retry_failed,
+            "save_steps": save_steps,
+            "brain_options": options,
+        },
         brain=brain_name,
         prompt_version=prompt_version,
         seed=seed,
@@ -869,8 +926,7 @@ def run_benchmark(
         writer.compact()
         final_rows = latest_rows(writer.rows)
         sessions[-1].update(finished=_now(), new_rows=new_rows, seconds=round(seconds, 3))
-        manifest.update(finished=_now(), rows=len(final_rows),
-                        failed=sum(1 for r in final_rows if r.get("error")))
+        manifest.update(finished=_now(), rows=len(final_rows), failed=sum(1 for r in final_rows if r.get("error")))
         _write_manifest(out, manifest)
 
     return RunSummary(
@@ -885,5 +941,3 @@ def run_benchmark(
         dropped_partial_line=bool(writer.dropped),
         changed=changed,
     )
-
-

@@ -96,8 +96,10 @@ def run_rows(path: str | Path) -> dict[str, list[dict[str, Any]]]:
         strategy = str(row.get("strategy") or "unnamed")
         answers = _gold_answers(str(sample["task"]), sample["answers"])
         if not any(a.strip() for a in answers):  # scoring it 0 would lower the average for no reason
-            raise DatasetError(f"{file}:{number}: sample {str(sample['id'])!r} has no gold answer, so it cannot be "
-                               "scored; add its answers or leave the row out")
+            raise DatasetError(
+                f"{file}:{number}: sample {str(sample['id'])!r} has no gold answer, so it cannot be "
+                "scored; add its answers or leave the row out"
+            )
         by_strategy.setdefault(strategy, {})[str(sample["id"])] = {
             "id": str(sample["id"]),
             "task": str(sample["task"]),

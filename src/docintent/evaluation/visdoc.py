@@ -180,7 +180,13 @@ def score(
         by_topic.setdefault(ann.topic_id, []).append(per_query[qid])
     return Scores(
         overall=_mean_percent(list(per_query.values())),
-        by_level={k: _mean_percent(v) for k, v in sorted(by_level.items(), key=lambda kv: list(LEVEL_NAMES.values()).index(kv[0]) if kv[0] in LEVEL_NAMES.values() else 99)},
+        by_level={
+            k: _mean_percent(v)
+            for k, v in sorted(
+                by_level.items(),
+                key=lambda kv: list(LEVEL_NAMES.values()).index(kv[0]) if kv[0] in LEVEL_NAMES.values() else 99,
+            )
+        },
         by_topic={k: _mean_percent(v) for k, v in sorted(by_topic.items())},
         invalid=invalid,
         per_query=per_query,

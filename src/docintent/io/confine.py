@@ -57,8 +57,10 @@ def run_file(folder: str | os.PathLike, name: str, *, max_bytes: int | None = No
         return None
     target = within(folder, name)
     if target is None:
-        raise DatasetError(f"{path}: a link out of the run folder {os.path.realpath(folder)}; a run's files are "
-                           "read only from inside it")
+        raise DatasetError(
+            f"{path}: a link out of the run folder {os.path.realpath(folder)}; a run's files are "
+            "read only from inside it"
+        )
     try:
         info = os.stat(target)
     except OSError as err:

@@ -53,7 +53,11 @@ def mark_box(page: Page, box: Box, color: tuple[int, int, int] = (220, 20, 60)) 
 
 def is_line_art(page: Page) -> bool:
     """True for rendered documents/charts (few distinct colours, flat areas): PNG keeps them crisp."""
-    small = cv2.resize(page.pixels, (128, 128), interpolation=cv2.INTER_NEAREST) if page.width * page.height > 16384 else page.pixels
+    small = (
+        cv2.resize(page.pixels, (128, 128), interpolation=cv2.INTER_NEAREST)
+        if page.width * page.height > 16384
+        else page.pixels
+    )
     quantised = (small >> 3).reshape(-1, 3).astype(np.int32)  # 32 levels per channel
     # Distinct colours counted in a 32^3 histogram: a fifth of the CPU of sorting them (np.unique), and this
     # runs for every image a model is sent.
@@ -92,8 +96,15 @@ def to_data_url(page: Page, fmt: str = "auto", *, quality: int = 90, longest: in
 
 
 #: Image formats :func:`save_page` writes, by suffix, as Pillow names them.
-IMAGE_OUTPUT_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".tif": "TIFF", ".tiff": "TIFF",
-                        ".webp": "WEBP", ".bmp": "BMP"}
+IMAGE_OUTPUT_FORMATS = {
+    ".png": "PNG",
+    ".jpg": "JPEG",
+    ".jpeg": "JPEG",
+    ".tif": "TIFF",
+    ".tiff": "TIFF",
+    ".webp": "WEBP",
+    ".bmp": "BMP",
+}
 IMAGE_OUTPUT_SUFFIXES = tuple(IMAGE_OUTPUT_FORMATS)
 
 
@@ -112,8 +123,9 @@ def save_page(page: Page, path, *, quality: int = 92) -> None:
     suffix = Path(path).suffix.lower()
     fmt = IMAGE_OUTPUT_FORMATS.get(suffix)
     if fmt is None:
-        raise ConfigError(f"{path}: cannot write a {suffix or 'suffix-less'} image; use one of "
-                          f"{', '.join(IMAGE_OUTPUT_SUFFIXES)}")
+        raise ConfigError(
+            f"{path}: cannot write a {suffix or 'suffix-less'} image; use one of {', '.join(IMAGE_OUTPUT_SUFFIXES)}"
+        )
     buffer = io.BytesIO()
     options = {"quality": quality} if fmt == "JPEG" else {}
     Image.fromarray(page.pixels).save(buffer, fmt, **options)

@@ -118,8 +118,17 @@ def load_page(
 
 
 #: What Pillow raises on hostile or damaged data besides OSError (found by tests/test_properties.py).
-_DECODE_ERRORS = (OSError, SyntaxError, ValueError, EOFError, IndexError, KeyError, TypeError, ZeroDivisionError,
-                  struct.error)
+_DECODE_ERRORS = (
+    OSError,
+    SyntaxError,
+    ValueError,
+    EOFError,
+    IndexError,
+    KeyError,
+    TypeError,
+    ZeroDivisionError,
+    struct.error,
+)
 
 
 def _load_image(path: Path, max_pixels: int | None) -> Page:
@@ -155,7 +164,9 @@ def _decode_image(path: Path, limit: int) -> Page:
         img = Image.open(path)
     except UnidentifiedImageError:
         if path.suffix.lower() in _IMAGE_SUFFIXES:
-            raise CorruptImageError(path, f"not a readable {path.suffix.lower().lstrip('.')} image (corrupt or truncated)") from None
+            raise CorruptImageError(
+                path, f"not a readable {path.suffix.lower().lstrip('.')} image (corrupt or truncated)"
+            ) from None
         raise UnsupportedFormatError(
             path, f"unsupported format; docintent reads {', '.join(sorted(IMAGE_FORMATS))} images and PDF"
         ) from None
@@ -169,11 +180,14 @@ def _decode_image(path: Path, limit: int) -> Page:
         Image.MAX_IMAGE_PIXELS = limit_during_decode
     with img:
         if img.format not in IMAGE_FORMATS:
-            raise UnsupportedFormatError(path, f"{img.format} images are not supported; use {', '.join(IMAGE_FORMATS)} or PDF")
+            raise UnsupportedFormatError(
+                path, f"{img.format} images are not supported; use {', '.join(IMAGE_FORMATS)} or PDF"
+            )
         w, h = img.size
         if w * h > limit:
             raise DecompressionBombError(
-                path, f"{w}x{h} = {w * h:,} pixels exceeds the limit of {limit:,} (set DOCINTENT_MAX_PIXELS to raise it)"
+                path,
+                f"{w}x{h} = {w * h:,} pixels exceeds the limit of {limit:,} (set DOCINTENT_MAX_PIXELS to raise it)",
             )
         try:
             img.seek(0)  # first frame of animations / multi-page TIFF
@@ -194,7 +208,11 @@ def _to_array(img) -> np.ndarray:
         return np.asarray(img).astype(np.uint16)
     if mode == "I":  # 32-bit ints: 16-bit PNG/TIFF data often arrives here
         a = np.asarray(img)
-        return a.astype(np.uint16) if a.min() >= 0 and a.max() <= 65535 else (a - a.min()).astype(np.float64) / max(np.ptp(a), 1)
+        return (
+            a.astype(np.uint16)
+            if a.min() >= 0 and a.max() <= 65535
+            else (a - a.min()).astype(np.float64) / max(np.ptp(a), 1)
+        )
     if mode == "F":
         a = np.asarray(img, dtype=np.float64)
         rng = np.ptp(a)
@@ -282,12 +300,14 @@ def open_pdf(source: PathLike | bytes, *, password: str | None = None, name: str
         if code == pdfium.raw.FPDF_ERR_SECURITY and encrypted:
             raise EncryptedPdfError(label, "the PDF uses an unsupported security handler") from None
         if code == pdfium.raw.FPDF_ERR_FORMAT:
-            raise CorruptImageError(label, "cannot open PDF: it is damaged or not a PDF (its structure cannot be "
-                                          "parsed)") from None
+            raise CorruptImageError(
+                label, "cannot open PDF: it is damaged or not a PDF (its structure cannot be parsed)"
+            ) from None
         if code == pdfium.raw.FPDF_ERR_FILE:
             raise CorruptImageError(label, "cannot open PDF: the file could not be read") from None
-        raise CorruptImageError(label, "cannot open PDF: it holds no readable page tree (no pages, or a damaged "
-                                      "catalogue)") from None
+        raise CorruptImageError(
+            label, "cannot open PDF: it holds no readable page tree (no pages, or a damaged catalogue)"
+        ) from None
 
 
 def _names_encryption(data: str | bytes) -> bool:
@@ -335,8 +355,15 @@ def load_pdf(
         return _load_pdf(path, pages, dpi, limit, password, name, label)
 
 
-def _load_pdf(path: PathLike | bytes, pages: Iterable[int] | None, dpi: int, limit: int, password: str | None,
-              name: str | None, label: object) -> list[Page]:
+def _load_pdf(
+    path: PathLike | bytes,
+    pages: Iterable[int] | None,
+    dpi: int,
+    limit: int,
+    password: str | None,
+    name: str | None,
+    label: object,
+) -> list[Page]:
     pdf = open_pdf(path, password=password, name=name)
     try:
         count = readable_page_count(pdf)
@@ -346,7 +373,8 @@ def _load_pdf(path: PathLike | bytes, pages: Iterable[int] | None, dpi: int, lim
             if not 0 <= index < count:
                 claimed = f"; its page tree claims {len(pdf):,}" if len(pdf) != count else ""
                 raise PdfPageOutOfRangeError(
-                    label, f"page {index + 1} requested, but the PDF has {count} page(s) (pages count from 1){claimed}")
+                    label, f"page {index + 1} requested, but the PDF has {count} page(s) (pages count from 1){claimed}"
+                )
             array = _render_page_of(pdf, index, dpi, limit, label)
             page = Page.from_array(array, source=f"{label}#page={index}")
             page.meta["pdf_page"] = index
@@ -364,7 +392,9 @@ def _render_page_of(pdf, index: int, dpi: int, limit: int, path: object) -> np.n
     try:
         pdf_page = pdf[index]
     except pdfium.PdfiumError:
-        raise CorruptImageError(path, f"page {index + 1} cannot be read: its page object is damaged or missing") from None
+        raise CorruptImageError(
+            path, f"page {index + 1} cannot be read: its page object is damaged or missing"
+        ) from None
     try:
         return render_pdf_page(pdf_page, dpi, max_pixels=limit, source=path, index=index)
     except pdfium.PdfiumError as err:
@@ -379,8 +409,9 @@ def _pdfium_reason(err: Exception) -> str:
     return text or "the PDF reader gave no reason"
 
 
-def render_pdf_page(pdf_page, dpi: int, *, max_pixels: int | None = None, source: object = "<pdf>",
-                    index: int | None = None) -> np.ndarray:
+def render_pdf_page(
+    pdf_page, dpi: int, *, max_pixels: int | None = None, source: object = "<pdf>", index: int | None = None
+) -> np.ndarray:
     """RGB uint8 rendering of an open pypdfium2 page at ``dpi``; a page that would decode to more than
     ``max_pixels`` (default ``DOCINTENT_MAX_PIXELS``) raises :class:`DecompressionBombError` before rendering."""
     limit = max_pixels or get_settings().max_pixels
@@ -392,7 +423,8 @@ def render_pdf_page(pdf_page, dpi: int, *, max_pixels: int | None = None, source
     if w_pt * scale * h_pt * scale > limit:
         where = f"page {index + 1}" if index is not None else "the page"
         raise DecompressionBombError(
-            source, f"{where} at {dpi} dpi would be {int(w_pt * scale)}x{int(h_pt * scale)} pixels, over the limit of {limit:,}"
+            source,
+            f"{where} at {dpi} dpi would be {int(w_pt * scale)}x{int(h_pt * scale)} pixels, over the limit of {limit:,}",
         )
     bitmap = pdf_page.render(scale=scale)
     array = bitmap.to_numpy()
@@ -435,7 +467,9 @@ def load_document(
     wanted = [0] if pages is None else list(pages)
     for index in wanted:
         if index != 0:
-            raise PdfPageOutOfRangeError(p, f"page {index + 1} requested, but an image has one page (pages count from 1)")
+            raise PdfPageOutOfRangeError(
+                p, f"page {index + 1} requested, but an image has one page (pages count from 1)"
+            )
     return [_load_image(p, None) for _ in wanted]
 
 

@@ -87,8 +87,11 @@ class FolderLock:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
         except OSError as err:
             if err.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):
-                raise InputError(self.path, "is not a regular file (a link, a folder or a pipe); remove it so "
-                                            f"the {self.purpose} can be locked") from None
+                raise InputError(
+                    self.path,
+                    "is not a regular file (a link, a folder or a pipe); remove it so "
+                    f"the {self.purpose} can be locked",
+                ) from None
             raise
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
@@ -98,7 +101,11 @@ class FolderLock:
         except BlockingIOError:
             os.close(fd)
             holder = _holder_text(read_holder(self.folder, self.name))
-            target = self.folder if self.name == LOCK_FILE else self.folder / self.name.removeprefix(".").removesuffix(".lock")
+            target = (
+                self.folder
+                if self.name == LOCK_FILE
+                else self.folder / self.name.removeprefix(".").removesuffix(".lock")
+            )
             raise FolderBusyError(
                 target,
                 f"this {self.purpose} is in use by {holder}; wait for it to finish or choose another output folder",
@@ -187,7 +194,7 @@ def _write_through(path: Path, data: bytes) -> None:
         os.set_blocking(fd, True)
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
 

@@ -36,10 +36,16 @@ from ..settings import get_settings
 #: Office suffixes and the Debian package whose LibreOffice module converts them (each brings libreoffice-core,
 #: which alone converts none of them).
 OFFICE_PACKAGES = {
-    ".docx": "libreoffice-writer", ".doc": "libreoffice-writer", ".odt": "libreoffice-writer",
+    ".docx": "libreoffice-writer",
+    ".doc": "libreoffice-writer",
+    ".odt": "libreoffice-writer",
     ".rtf": "libreoffice-writer",
-    ".pptx": "libreoffice-impress", ".ppt": "libreoffice-impress", ".odp": "libreoffice-impress",
-    ".xlsx": "libreoffice-calc", ".xls": "libreoffice-calc", ".ods": "libreoffice-calc",
+    ".pptx": "libreoffice-impress",
+    ".ppt": "libreoffice-impress",
+    ".odp": "libreoffice-impress",
+    ".xlsx": "libreoffice-calc",
+    ".xls": "libreoffice-calc",
+    ".ods": "libreoffice-calc",
 }
 OFFICE_SUFFIXES = tuple(OFFICE_PACKAGES)
 #: The programs tried, in order, on ``PATH``.
@@ -68,9 +74,11 @@ def package_for(suffix: str) -> str:
 def missing_reason(suffix: str, *, named: bool = True) -> str:
     """Why an office document of ``suffix`` cannot be read here: LibreOffice is missing, and what to install
     (``named``: starting with the suffix, as a folder summary names each reason)."""
-    reason = (f"an office document, read by converting it to PDF with LibreOffice, which is not installed (no "
-              f"soffice or libreoffice on PATH); on Debian or Ubuntu: sudo apt-get install {package_for(suffix)} "
-              "(it brings libreoffice-core)")
+    reason = (
+        f"an office document, read by converting it to PDF with LibreOffice, which is not installed (no "
+        f"soffice or libreoffice on PATH); on Debian or Ubuntu: sudo apt-get install {package_for(suffix)} "
+        "(it brings libreoffice-core)"
+    )
     return f"{suffix.lower()}: {reason}" if named else reason
 
 
@@ -117,25 +125,50 @@ def office_pdf(path: str | os.PathLike, *, timeout_s: float | None = None) -> Pa
 def _convert(program: str, document: Path, out: Path, timeout_s: float, shown: Path) -> Path:
     """Run LibreOffice headless on ``document`` into ``out``; the PDF it wrote (errors name ``shown``)."""
     profile = _scratch_folder("profile")
-    command = [program, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore", "--nologo",
-               "--nolockcheck", "--convert-to", "pdf", "--outdir", str(out), str(document)]
+    command = [
+        program,
+        f"-env:UserInstallation={profile.as_uri()}",
+        "--headless",
+        "--norestore",
+        "--nologo",
+        "--nolockcheck",
+        "--convert-to",
+        "pdf",
+        "--outdir",
+        str(out),
+        str(document),
+    ]
     # A session of its own, so a timeout stops soffice.bin too, not only the launcher script in front of it.
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                               start_new_session=True, env={**os.environ, "SAL_USE_VCLPLUGIN": "svp"})
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        env={**os.environ, "SAL_USE_VCLPLUGIN": "svp"},
+    )
     try:
         output, _ = process.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
         _stop(process)
-        raise OfficeConversionError(shown, f"LibreOffice took longer than {timeout_s:g} s to convert it to PDF and "
-                                           "was stopped (DOCINTENT_OFFICE_TIMEOUT_S sets the limit)") from None
+        raise OfficeConversionError(
+            shown,
+            f"LibreOffice took longer than {timeout_s:g} s to convert it to PDF and "
+            "was stopped (DOCINTENT_OFFICE_TIMEOUT_S sets the limit)",
+        ) from None
     produced = out / f"{document.stem}.pdf"
     if process.returncode != 0 or not produced.is_file() or produced.stat().st_size == 0:
-        said = " ".join(line.strip() for line in output.decode("utf-8", "replace").splitlines()
-                        if "javaldx" not in line and line.strip())[-300:]
+        said = " ".join(
+            line.strip()
+            for line in output.decode("utf-8", "replace").splitlines()
+            if "javaldx" not in line and line.strip()
+        )[-300:]
         raise OfficeConversionError(
-            shown, f"LibreOffice could not convert it to PDF (exit status {process.returncode}"
-                   f"{': ' + said if said else ''}); a damaged file, or LibreOffice lacks the module for it: "
-                   f"sudo apt-get install {package_for(shown.suffix)}")
+            shown,
+            f"LibreOffice could not convert it to PDF (exit status {process.returncode}"
+            f"{': ' + said if said else ''}); a damaged file, or LibreOffice lacks the module for it: "
+            f"sudo apt-get install {package_for(shown.suffix)}",
+        )
     return produced
 
 

@@ -46,8 +46,10 @@ def unread_reason(suffix: str) -> str:
     if suffix in OFFICE_SUFFIXES:
         if converter() is None:
             return missing_reason(suffix)
-        return (f"{suffix}: an office document; this command reads PDFs and images - convert it to PDF first "
-                "(soffice --headless --convert-to pdf FILE)")
+        return (
+            f"{suffix}: an office document; this command reads PDFs and images - convert it to PDF first "
+            "(soffice --headless --convert-to pdf FILE)"
+        )
     return f"{suffix or 'no suffix'}: not a document type docintent reads"
 
 
@@ -67,15 +69,19 @@ def pattern_matches(parts: Sequence[str], pattern: Sequence[str]) -> bool:
         return not parts
     head, rest = pattern[0], pattern[1:]
     if head == "**":
-        return any(pattern_matches(parts[i:], rest) for i in range(len(parts) + 1)
-                   if all(not p.startswith(".") for p in parts[:i]))
+        return any(
+            pattern_matches(parts[i:], rest)
+            for i in range(len(parts) + 1)
+            if all(not p.startswith(".") for p in parts[:i])
+        )
     if not parts or (parts[0].startswith(".") and not head.startswith(".")):
         return False
     return fnmatch.fnmatchcase(parts[0], head) and pattern_matches(parts[1:], rest)
 
 
-def walk_folder(base: Path, depth: int, matches: Callable[[Sequence[str]], bool] | None,
-          suffixes: Sequence[str] | None) -> DocumentWalk:
+def walk_folder(
+    base: Path, depth: int, matches: Callable[[Sequence[str]], bool] | None, suffixes: Sequence[str] | None
+) -> DocumentWalk:
     """Walk ``base`` (see the module docstring) to ``depth`` folders below it: real entries first, then the links met, each followed only
     to what was not reached yet. ``matches(parts)`` picks files by their path under ``base`` (glob patterns);
     otherwise files are picked by suffix."""
@@ -113,8 +119,11 @@ def walk_folder(base: Path, depth: int, matches: Callable[[Sequence[str]], bool]
             for name in names:
                 entries += 1
                 if entries > MAX_WALK_ENTRIES:
-                    raise InputError(base, f"holds more than {MAX_WALK_ENTRIES:,} files and folders; ask about a "
-                                           "smaller folder or a narrower pattern")
+                    raise InputError(
+                        base,
+                        f"holds more than {MAX_WALK_ENTRIES:,} files and folders; ask about a "
+                        "smaller folder or a narrower pattern",
+                    )
                 path, child_rel = here / name, (*here_rel, name)
                 try:
                     info = os.lstat(path)
@@ -136,7 +145,9 @@ def walk_folder(base: Path, depth: int, matches: Callable[[Sequence[str]], bool]
     def enter(path: Path, rel: tuple[str, ...], info: os.stat_result, stack: list) -> None:
         identity = (info.st_dev, info.st_ino)
         if identity in seen_folders:
-            skipped.append((str(path), f"a link to a folder already walked ({seen_folders[identity]}); not walked again"))
+            skipped.append(
+                (str(path), f"a link to a folder already walked ({seen_folders[identity]}); not walked again")
+            )
             return
         if len(rel) > depth:
             if depth >= MAX_WALK_DEPTH:

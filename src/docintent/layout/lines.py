@@ -57,7 +57,9 @@ class Layout:
         self.median_h = sorted(i.h for i in self.items)[len(self.items) // 2] if self.items else 0.02
         #: The engine's lines the items were split from (with their word boxes), in top-to-bottom order; empty
         #: for a layout built from items alone.
-        self.lines: tuple[OcrLine, ...] = tuple(sorted(lines, key=lambda l: (round(l.box.y0, 6), round(l.box.x0, 6), l.text)))
+        self.lines: tuple[OcrLine, ...] = tuple(
+            sorted(lines, key=lambda l: (round(l.box.y0, 6), round(l.box.x0, 6), l.text))
+        )
 
     @classmethod
     def from_ocr(cls, result: OcrResult, split_gap: float = 1.2) -> Layout:
@@ -99,7 +101,11 @@ class Layout:
     def column_under(self, header: Item, stop_gap: float = 4.0) -> list[Item]:
         """Items below ``header`` whose horizontal extent overlaps it (a table column), top to bottom."""
         cands = sorted(
-            (o for o in self.items if o is not header and o.box.y0 >= header.box.y1 - 0.3 * header.h and h_overlap(o, header) > 0.3),
+            (
+                o
+                for o in self.items
+                if o is not header and o.box.y0 >= header.box.y1 - 0.3 * header.h and h_overlap(o, header) > 0.3
+            ),
             key=lambda o: o.box.y0,
         )
         out: list[Item] = []

@@ -86,8 +86,13 @@ class Structure:
         """The page in the extract schema: blocks (with their reading ``order``) and tables with cells."""
         blocks = []
         for order, b in enumerate(self.blocks):
-            item: dict[str, Any] = {"order": order, "kind": b.kind, "text": b.text, "box": _box(b.box),
-                                    "confidence": round(b.confidence, 4)}
+            item: dict[str, Any] = {
+                "order": order,
+                "kind": b.kind,
+                "text": b.text,
+                "box": _box(b.box),
+                "confidence": round(b.confidence, 4),
+            }
             if b.kind == "key_value":
                 item.update(key=b.key, value=b.value)
             if b.kind == "heading":
@@ -98,15 +103,37 @@ class Structure:
         tables = []
         for index, t in enumerate(self.tables):
             conf = t.meta.get("confidence", {})
-            tables.append({
-                "index": index, "box": _box(t.region or Box.FULL), "n_rows": t.n_rows, "n_cols": t.n_cols,
-                "header_rows": t.header_rows, "confidence": round(float(t.meta.get("mean_confidence", 0.0)), 4),
-                "cells": [{"row": c.row, "col": c.col, "colspan": c.colspan, "header": c.row < t.header_rows,
-                           "text": c.text, "box": _box(c.box), "confidence": round(conf.get((c.row, c.col), 0.0), 4)}
-                          for row in t.rows for c in row],
-            })
-        return {"page": page, "width": self.width, "height": self.height, "source": self.source,
-                "blocks": blocks, "tables": tables}
+            tables.append(
+                {
+                    "index": index,
+                    "box": _box(t.region or Box.FULL),
+                    "n_rows": t.n_rows,
+                    "n_cols": t.n_cols,
+                    "header_rows": t.header_rows,
+                    "confidence": round(float(t.meta.get("mean_confidence", 0.0)), 4),
+                    "cells": [
+                        {
+                            "row": c.row,
+                            "col": c.col,
+                            "colspan": c.colspan,
+                            "header": c.row < t.header_rows,
+                            "text": c.text,
+                            "box": _box(c.box),
+                            "confidence": round(conf.get((c.row, c.col), 0.0), 4),
+                        }
+                        for row in t.rows
+                        for c in row
+                    ],
+                }
+            )
+        return {
+            "page": page,
+            "width": self.width,
+            "height": self.height,
+            "source": self.source,
+            "blocks": blocks,
+            "tables": tables,
+        }
 
     def to_markdown(self) -> str:
         """The page as Markdown (see :func:`page_markdown`)."""
@@ -164,8 +191,9 @@ def chart_grid(chart: dict[str, Any]) -> list[list[str]]:
             return ""
         return str(int(value)) if float(value).is_integer() else f"{value:.6g}"
 
-    return [[""] + list(chart["series"])] + [[c] + [text(values.get((s, c))) for s in chart["series"]]
-                                             for c in chart["categories"]]
+    return [[""] + list(chart["series"])] + [
+        [c] + [text(values.get((s, c))) for s in chart["series"]] for c in chart["categories"]
+    ]
 
 
 def _table_markdown(table: dict[str, Any]) -> str:
@@ -245,9 +273,13 @@ def _table_runs(rows: list[list[Item]], unit: float) -> list[tuple[int, int]]:
                 end += 1
                 continue
             # one row that is not tabular, inside the table's columns, followed by a tabular row
-            if (end + 1 < len(rows) and _tabular(rows[end + 1]) and _aligned(rows[last_tab], rows[end + 1], unit) >= 2
-                    and rows[end + 1][0].box.y0 - max(it.box.y1 for it in rows[end]) <= 3.0 * unit
-                    and not _is_key_value_row(rows[end])):
+            if (
+                end + 1 < len(rows)
+                and _tabular(rows[end + 1])
+                and _aligned(rows[last_tab], rows[end + 1], unit) >= 2
+                and rows[end + 1][0].box.y0 - max(it.box.y1 for it in rows[end]) <= 3.0 * unit
+                and not _is_key_value_row(rows[end])
+            ):
                 end += 1
                 continue
             break
@@ -259,8 +291,13 @@ def _table_runs(rows: list[list[Item]], unit: float) -> list[tuple[int, int]]:
     return runs
 
 
-def _build_table(layout_items: Sequence[Item], items: list[Item], width: int | None, height: int | None,
-                 lines: Sequence[OcrLine] | None = None) -> Table | None:
+def _build_table(
+    layout_items: Sequence[Item],
+    items: list[Item],
+    width: int | None,
+    height: int | None,
+    lines: Sequence[OcrLine] | None = None,
+) -> Table | None:
     region = Box.enclosing(i.box for i in items)
     grown = region.expand(0.002, 0.002)
     members = [i for i in layout_items if grown.x0 <= i.cx <= grown.x1 and grown.y0 <= i.cy <= grown.y1]
@@ -270,8 +307,11 @@ def _build_table(layout_items: Sequence[Item], items: list[Item], width: int | N
     # The engine's lines (with their word boxes, when it gave them) rebuild cells better than the split items.
     source: Any = [(i.text, i.box) for i in members]
     if lines is not None:
-        inside = [line for line in lines if grown.x0 <= line.box.center[0] <= grown.x1
-                  and grown.y0 <= line.box.center[1] <= grown.y1]
+        inside = [
+            line
+            for line in lines
+            if grown.x0 <= line.box.center[0] <= grown.x1 and grown.y0 <= line.box.center[1] <= grown.y1
+        ]
         source = inside or source
     table = reconstruct_table(source, page_size=size)
     if table.n_cols < 2 or table.n_rows < 2:
@@ -314,7 +354,9 @@ def xy_cut(boxes: Sequence[Box], min_gap: float = 0.015) -> list[int]:
         if len(idx) > 1:
             ygap = widest([(boxes[i].y0, boxes[i].y1) for i in idx], 1e-4)
             xgap = widest([(boxes[i].x0, boxes[i].x1) for i in idx], min_gap)
-            axis, cut = (0, xgap[1]) if xgap and (ygap is None or xgap[0] > ygap[0]) else (1, ygap[1]) if ygap else (-1, 0.0)
+            axis, cut = (
+                (0, xgap[1]) if xgap and (ygap is None or xgap[0] > ygap[0]) else (1, ygap[1]) if ygap else (-1, 0.0)
+            )
             if axis >= 0:
                 first = [i for i in idx if boxes[i].center[axis] <= cut]
                 second = [i for i in idx if boxes[i].center[axis] > cut]
@@ -325,8 +367,9 @@ def xy_cut(boxes: Sequence[Box], min_gap: float = 0.015) -> list[int]:
     return order
 
 
-def page_structure(ocr: OcrResult, width: int, height: int, *, source: str | None = None,
-                   page: Page | None = None) -> Structure:
+def page_structure(
+    ocr: OcrResult, width: int, height: int, *, source: str | None = None, page: Page | None = None
+) -> Structure:
     """The structure of one page from its OCR (or text-layer) lines; ``width`` x ``height``: the page in
     pixels (horizontal gaps are judged in text heights). ``page``: the pixels the OCR read, to measure each
     line's type size from its ink (an OCR box's height says little about it); without it, box heights."""
@@ -340,8 +383,15 @@ def tables_of(layout: Layout, width: int | None = None, height: int | None = Non
     return layout_structure(layout, width, height, lines=layout.lines or None).tables
 
 
-def layout_structure(layout: Layout, width: int | None, height: int | None, *, source: str = "ocr",
-                     page: Page | None = None, lines: Sequence[OcrLine] | None = None) -> Structure:
+def layout_structure(
+    layout: Layout,
+    width: int | None,
+    height: int | None,
+    *,
+    source: str = "ocr",
+    page: Page | None = None,
+    lines: Sequence[OcrLine] | None = None,
+) -> Structure:
     """:func:`page_structure` from a :class:`~docintent.layout.lines.Layout` (lines already split at wide
     gaps); without the page size, the page's aspect ratio is estimated from the text."""
     structure = Structure(width or 0, height or 0, source=source)
@@ -364,8 +414,13 @@ def layout_structure(layout: Layout, width: int | None, height: int | None, *, s
     for row in rows:
         if _is_key_value_row(row) and not any(i.index in used for i in row):
             key, value = row[0].text.rstrip().rstrip(":").strip(), row[1].text.strip()
-            units.append((row[0].box.union(row[1].box), "key_value",
-                          (key, value, float(np.mean([row[0].confidence, row[1].confidence])))))
+            units.append(
+                (
+                    row[0].box.union(row[1].box),
+                    "key_value",
+                    (key, value, float(np.mean([row[0].confidence, row[1].confidence]))),
+                )
+            )
             used.update(i.index for i in row)
     rest = [i for i in items if i.index not in used]
     # Items of one visual row that a wide gap split (a line set in two parts) are read as one line here.
@@ -393,8 +448,11 @@ def layout_structure(layout: Layout, width: int | None, height: int | None, *, s
         flush()
         if what == "table":
             t = structure.tables[payload]
-            structure.blocks.append(Block("table", t.to_markdown(), box, confidence=float(t.meta.get("mean_confidence", 0.0)),
-                                          table=payload))
+            structure.blocks.append(
+                Block(
+                    "table", t.to_markdown(), box, confidence=float(t.meta.get("mean_confidence", 0.0)), table=payload
+                )
+            )
         else:
             key, value, conf = payload
             structure.blocks.append(Block("key_value", f"{key}: {value}", box, confidence=conf, key=key, value=value))
@@ -404,8 +462,21 @@ def layout_structure(layout: Layout, width: int | None, height: int | None, *, s
     if seen != list(range(len(seen))):
         renumber = {old: new for new, old in enumerate(seen)}
         structure.tables = [structure.tables[old] for old in seen]
-        structure.blocks = [Block(b.kind, b.text, b.box, confidence=b.confidence, key=b.key, value=b.value, table=renumber[b.table], level=b.level)
-                            if b.table is not None else b for b in structure.blocks]
+        structure.blocks = [
+            Block(
+                b.kind,
+                b.text,
+                b.box,
+                confidence=b.confidence,
+                key=b.key,
+                value=b.value,
+                table=renumber[b.table],
+                level=b.level,
+            )
+            if b.table is not None
+            else b
+            for b in structure.blocks
+        ]
     return structure
 
 
@@ -431,7 +502,7 @@ def _type_sizes(items: Sequence[Item], page: Page | None) -> dict[int, float]:
     for i in items:
         y0, y1 = int(i.box.y0 * h), int(np.ceil(i.box.y1 * h))
         x0, x1 = int(i.box.x0 * w), int(np.ceil(i.box.x1 * w))
-        crop = gray[max(y0, 0):min(y1, h), max(x0, 0):min(x1, w)]
+        crop = gray[max(y0, 0) : min(y1, h), max(x0, 0) : min(x1, w)]
         if crop.size < 4:
             continue
         lo, hi = float(crop.min()), float(crop.max())
@@ -469,5 +540,16 @@ def _text_blocks(lines: list[Item], unit: float, size: dict[int, float]) -> list
     return [Block("paragraph", text, box, confidence=conf)]
 
 
-__all__ = ["BLOCK_KINDS", "SCHEMA_VERSION", "Block", "Structure", "chart_grid", "layout_structure", "page_markdown",
-           "page_structure", "table_grid", "tables_of", "xy_cut"]
+__all__ = [
+    "BLOCK_KINDS",
+    "SCHEMA_VERSION",
+    "Block",
+    "Structure",
+    "chart_grid",
+    "layout_structure",
+    "page_markdown",
+    "page_structure",
+    "table_grid",
+    "tables_of",
+    "xy_cut",
+]

@@ -36,6 +36,8 @@ from ..page import Box
 __all__ = ["Cell", "Table", "reconstruct_table"]
 
 _YEAR_RE = re.compile(r"^(?:(?:fy|q[1-4]|h[12])\s*)?'?(?:19|20)\d{2}[a-z]?$|^(?:19|20)\d{2}\s*[-/]\s*\d{2,4}$", re.I)
+
+
 def is_figure(text: str) -> bool:
     """A value a body cell holds (a number that is not a year-like header label)."""
     t = text.strip()
@@ -195,7 +197,9 @@ def _best_match(query: str, choices: Sequence[str], min_score: float) -> int | N
         # Exact token containment ("2023" in "Year ended 2023") counts fully; a near-miss spelling still
         # scores through the plain ratio. Ties prefer the shorter label (the more specific one).
         score = max(fuzz.ratio(q, c), fuzz.token_set_ratio(q, c) - (0 if q in c.split() or q == c else 8))
-        if score > best_score + 1e-9 or (abs(score - best_score) < 1e-9 and best is not None and len(c) < len(choices[best])):
+        if score > best_score + 1e-9 or (
+            abs(score - best_score) < 1e-9 and best is not None and len(c) < len(choices[best])
+        ):
             best, best_score = i, score
     return best if best_score >= min_score else None
 
@@ -297,13 +301,22 @@ def _merge_words(row: list[_Seg], xunit: float) -> list[_Seg]:
             # Words of one OCR line join at ordinary spaces; pieces the engine read as separate lines join only
             # when they nearly touch (the engine saw a gap between them: a tight column's edge).
             limit = 0.8 * xunit if last.line == s.line or s.line < 0 else 0.3 * xunit
-            if currency and gap < 8 * xunit or (
-                gap < limit and not opens_cell and not (_is_number(last.text) and _is_number(s.text))
+            if (
+                currency
+                and gap < 8 * xunit
+                or (gap < limit and not opens_cell and not (_is_number(last.text) and _is_number(s.text)))
             ):
                 sep = "" if currency and last.text != "US$" else " "
                 parts = (prev.words or (prev,)) + (s,)
-                out[-1] = _Seg(prev.text + sep + s.text, prev.x0, min(prev.y0, s.y0), x1=s.x1, y1=max(prev.y1, s.y1), words=parts,
-                               line=s.line)
+                out[-1] = _Seg(
+                    prev.text + sep + s.text,
+                    prev.x0,
+                    min(prev.y0, s.y0),
+                    x1=s.x1,
+                    y1=max(prev.y1, s.y1),
+                    words=parts,
+                    line=s.line,
+                )
                 continue
         out.append(_Seg(s.text, s.x0, s.y0, x1=s.x1, y1=s.y1, line=s.line))
     return out
@@ -355,8 +368,17 @@ def _split_at_columns(row: list[_Seg], cols: list[list[float]], space: float, xu
             text = " ".join(w.text for w in piece)
             for cur in CURRENCY:  # "$ 12" was joined without a space
                 text = text.replace(cur + " ", cur) if cur != "US$" else text
-            out.append(_Seg(text, piece[0].x0, min(w.y0 for w in piece), x1=piece[-1].x1, y1=max(w.y1 for w in piece),
-                            words=tuple(piece) if len(piece) > 1 else (), line=s.line))
+            out.append(
+                _Seg(
+                    text,
+                    piece[0].x0,
+                    min(w.y0 for w in piece),
+                    x1=piece[-1].x1,
+                    y1=max(w.y1 for w in piece),
+                    words=tuple(piece) if len(piece) > 1 else (),
+                    line=s.line,
+                )
+            )
     return out
 
 
@@ -371,7 +393,9 @@ def _estimated_words(s: _Seg) -> tuple[_Seg, ...]:
     text = s.text.strip()
     for word in words:
         start = text.index(word, pos)
-        out.append(_Seg(word, s.x0 + start * per_char, s.y0, x1=s.x0 + (start + len(word)) * per_char, y1=s.y1, line=s.line))
+        out.append(
+            _Seg(word, s.x0 + start * per_char, s.y0, x1=s.x0 + (start + len(word)) * per_char, y1=s.y1, line=s.line)
+        )
         pos = start + len(word)
     return tuple(out)
 
@@ -437,7 +461,9 @@ def _span(s: _Seg, cols: list[list[float]]) -> tuple[int, int]:
     return first, last - first + 1
 
 
-def reconstruct_table(words_or_lines: Any, region: Box | None = None, *, page_size: tuple[int, int] | None = None) -> Table:
+def reconstruct_table(
+    words_or_lines: Any, region: Box | None = None, *, page_size: tuple[int, int] | None = None
+) -> Table:
     """Rebuild rows, columns and cells from OCR output.
 
     ``words_or_lines``: an :class:`~docintent.ocr.OcrResult`, a sequence of OcrLine (their word boxes are used
@@ -448,7 +474,11 @@ def reconstruct_table(words_or_lines: Any, region: Box | None = None, *, page_si
     """
     items = _items(words_or_lines)
     if region is not None:
-        items = [(t, b, n) for t, b, n in items if region.x0 <= b.center[0] <= region.x1 and region.y0 <= b.center[1] <= region.y1]
+        items = [
+            (t, b, n)
+            for t, b, n in items
+            if region.x0 <= b.center[0] <= region.x1 and region.y0 <= b.center[1] <= region.y1
+        ]
     if not items:
         return Table([], 0, region)
     segs = [piece for t, b, n in items for piece in _split_glued(_Seg(t, b.x0, b.y0, x1=b.x1, y1=b.y1, line=n))]

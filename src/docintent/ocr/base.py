@@ -81,8 +81,14 @@ class OcrResult:
             )
             for l in d["lines"]
         )
-        return cls(lines, d["engine"], d["page_hash"], region=box(d.get("region")), seconds=float(d.get("seconds", 0.0)),
-                   meta=d.get("meta") or {})
+        return cls(
+            lines,
+            d["engine"],
+            d["page_hash"],
+            region=box(d.get("region")),
+            seconds=float(d.get("seconds", 0.0)),
+            meta=d.get("meta") or {},
+        )
 
 
 class OcrEngine(ABC):
@@ -98,7 +104,9 @@ class OcrEngine(ABC):
     tile_side: int | None = None
 
     @abstractmethod
-    def _read_array(self, rgb) -> list[tuple[str, list[list[float]], float, list[tuple[str, list[list[float]], float]]]]:
+    def _read_array(
+        self, rgb
+    ) -> list[tuple[str, list[list[float]], float, list[tuple[str, list[list[float]], float]]]]:
         """Read an RGB uint8 array: ``[(line_text, line_quad_px, conf, [(word, word_quad_px, conf), ...]), ...]``."""
 
     def cache_key(self) -> str:
@@ -144,7 +152,9 @@ class OcrEngine(ABC):
             for text, quad, conf, words in raw
             if text.strip()
         )
-        result = OcrResult(lines, self.name, page.hash, region=region, seconds=time.perf_counter() - start, meta={"scale": scale})
+        result = OcrResult(
+            lines, self.name, page.hash, region=region, seconds=time.perf_counter() - start, meta={"scale": scale}
+        )
         if key is not None:
             self.cache.put(key, result)
         return result
@@ -246,8 +256,14 @@ def _merge_tiled_lines(lines: list, horizontal: bool) -> list:
                 break
         if not duplicate:
             kept.append(line)
-    return sorted(kept, key=lambda line: (_span(line[1], 1)[0], _span(line[1], 0)[0]) if not horizontal
-                  else (_span(line[1], 0)[0], _span(line[1], 1)[0]))
+    return sorted(
+        kept,
+        key=lambda line: (
+            (_span(line[1], 1)[0], _span(line[1], 0)[0])
+            if not horizontal
+            else (_span(line[1], 0)[0], _span(line[1], 1)[0])
+        ),
+    )
 
 
 def _read_size(page: Page, region: Box | None, min_side: int) -> tuple[int, int]:

@@ -37,7 +37,9 @@ class RapidOcrEngine(OcrEngine):
 
     def cache_key(self) -> str:
         # The library versions are part of the key: what the cache returns must be what a fresh read would.
-        return f"rapidocr{_version('rapidocr')}-ort{_version('onnxruntime')}-det{self.det_side}-ts{self.text_score}-line1"
+        return (
+            f"rapidocr{_version('rapidocr')}-ort{_version('onnxruntime')}-det{self.det_side}-ts{self.text_score}-line1"
+        )
 
     def load(self) -> Any:
         """The RapidOCR pipeline, built on first use (model loading takes about a second)."""
@@ -112,7 +114,9 @@ class RapidOcrEngine(OcrEngine):
             try:
                 out.append(self._recognise_one(engine, recogniser, bgr, np.asarray(quad, dtype=np.float32)))
             except Exception as err:
-                raise OcrError(f"RapidOCR recognition failed on a {bgr.shape[1]}x{bgr.shape[0]} line crop: {err}") from err
+                raise OcrError(
+                    f"RapidOCR recognition failed on a {bgr.shape[1]}x{bgr.shape[0]} line crop: {err}"
+                ) from err
         return out
 
     @staticmethod
@@ -135,7 +139,11 @@ class RapidOcrEngine(OcrEngine):
         return (
             str(text),
             float(score),
-            tuple((str(wt), np.asarray(wq).tolist(), float(ws)) for wt, ws, wq in found if str(wt).strip() and wq is not None),
+            tuple(
+                (str(wt), np.asarray(wq).tolist(), float(ws))
+                for wt, ws, wq in found
+                if str(wt).strip() and wq is not None
+            ),
         )
 
     def _read_array(self, rgb: np.ndarray):

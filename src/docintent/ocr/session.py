@@ -46,8 +46,16 @@ Recognised = tuple[str, float, tuple[tuple[str, list[list[float]], float], ...]]
 #: ``region_reads`` (reads of part of a page), ``crop_reads`` (regions read anew by an engine on an enlarged
 #: crop), ``page_reads`` (whole pages read by an engine without line-level reading) and ``orientation_checks``
 #: (runs of the orientation classifier).
-WORK = ("detections", "lines_recognised", "lines_reused", "boxes_carried", "region_reads", "crop_reads", "page_reads",
-        "orientation_checks")
+WORK = (
+    "detections",
+    "lines_recognised",
+    "lines_reused",
+    "boxes_carried",
+    "region_reads",
+    "crop_reads",
+    "page_reads",
+    "orientation_checks",
+)
 
 
 class ReadingSession:
@@ -136,9 +144,13 @@ class ReadingSession:
             # the same line crops as the session that wrote it. Each crop's digest and recognition come along,
             # so that session looks its lines up where this one did, and counts the same work.
             meta["quads"] = np.asarray(quads, dtype=np.float32).tolist()
-            meta["lines"] = [[key.hex(), text, conf, [list(word) for word in words]]
-                             for key, (text, conf, words) in zip(keys, recognised)]
-        result = OcrResult(lines, self.engine.name, page.hash, region=region, seconds=time.perf_counter() - start, meta=meta)
+            meta["lines"] = [
+                [key.hex(), text, conf, [list(word) for word in words]]
+                for key, (text, conf, words) in zip(keys, recognised)
+            ]
+        result = OcrResult(
+            lines, self.engine.name, page.hash, region=region, seconds=time.perf_counter() - start, meta=meta
+        )
         if cache_key is not None:
             cache.put(cache_key, result)
         return result
@@ -203,7 +215,9 @@ class ReadingSession:
         engine: Any = self.engine
         return self._recognise_crops([engine.crop_line(page.pixels, q) for q in quads], quads)
 
-    def _recognise_crops(self, crops: list[np.ndarray], quads: list[np.ndarray]) -> tuple[list[bytes], list[Recognised]]:
+    def _recognise_crops(
+        self, crops: list[np.ndarray], quads: list[np.ndarray]
+    ) -> tuple[list[bytes], list[Recognised]]:
         """Each crop's digest and recognition; only crops this session has not recognised before are read."""
         engine: Any = self.engine
         keys = []

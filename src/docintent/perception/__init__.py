@@ -7,16 +7,26 @@
 
 from .degradations import Thresholds
 from .signals import (
-           FAMILIES,
-           RANGES,
-           Signals,
-           clear_cache,
-           diagnose,
-           measure,
-           rotation_fix,
-           severities,
-           severity,
+    FAMILIES,
+    RANGES,
+    Signals,
+    clear_cache,
+    diagnose,
+    measure,
+    rotation_fix,
+    severities,
+    severity,
 )
 
-__all__ = ["FAMILIES", "RANGES", "Signals", "Thresholds", "clear_cache", "diagnose", "measure", "rotation_fix",
-           "severities", "severity"]
+__all__ = [
+    "FAMILIES",
+    "RANGES",
+    "Signals",
+    "Thresholds",
+    "clear_cache",
+    "diagnose",
+    "measure",
+    "rotation_fix",
+    "severities",
+    "severity",
+]

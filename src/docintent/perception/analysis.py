@@ -238,7 +238,9 @@ def _analyse(page: Page, with_orientation: bool) -> Analysis:
     return Analysis(ReadOnlyDict(raw), rotation)
 
 
-def _edge_width_at_text(pixels: np.ndarray, ink, mid: float, text_height: float, ink_levels: float) -> tuple[float, int]:
+def _edge_width_at_text(
+    pixels: np.ndarray, ink, mid: float, text_height: float, ink_levels: float
+) -> tuple[float, int]:
     """Edge width (px at the blur working scale) in the window of the page with the most ink."""
     h, w = pixels.shape[:2]
     scale = min(1.0, BLUR_TEXT_HEIGHT / text_height)
@@ -311,5 +313,17 @@ def clear_cache() -> None:
     _CACHE.clear()
 
 
-__all__ = ["BLUR_TEXT_HEIGHT", "BLUR_WINDOW", "MID_SIDE", "RANGES", "SHARP_EDGE", "Analysis", "Formula", "ReadOnlyDict",
-           "Shared", "analyse", "clear_cache", "severity"]
+__all__ = [
+    "BLUR_TEXT_HEIGHT",
+    "BLUR_WINDOW",
+    "MID_SIDE",
+    "RANGES",
+    "SHARP_EDGE",
+    "Analysis",
+    "Formula",
+    "ReadOnlyDict",
+    "Shared",
+    "analyse",
+    "clear_cache",
+    "severity",
+]

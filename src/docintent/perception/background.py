@@ -121,11 +121,22 @@ def estimate_paper(
         paper = cv2.erode(paper.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))).astype(bool)
 
     page = _largest_filled(paper_like, k)
-    return PaperLight(background, luminance, paper, page=page, paper_rgb=paper_rgb, chroma_distance=distance, small=small, scale=scale, kernel=k)
+    return PaperLight(
+        background,
+        luminance,
+        paper,
+        page=page,
+        paper_rgb=paper_rgb,
+        chroma_distance=distance,
+        small=small,
+        scale=scale,
+        kernel=k,
+    )
 
 
-def page_margins(paper: PaperLight, ink: np.ndarray, band: float = 0.3, min_rise: float = 0.12,
-                 min_support: float = 0.6) -> tuple[float, float, float, float]:
+def page_margins(
+    paper: PaperLight, ink: np.ndarray, band: float = 0.3, min_rise: float = 0.12, min_support: float = 0.6
+) -> tuple[float, float, float, float]:
     """How far in from each image side (top, right, bottom, left; fractions of the side) the sheet's edge
     lies, or 0 where no edge shows.
 

@@ -118,8 +118,12 @@ def _orientation(raw: Mapping[str, float]) -> float:
 def _warp(raw: Mapping[str, float]) -> float:
     """Worst of: bent text lines (text heights), fanned line directions (degrees), page edge or background visible
     around the page, skewed page corners."""
-    return max(severity("line_bend", raw["line_bend"]), severity("line_fan", raw["line_fan"]),
-               severity("background_visible", raw["background_visible"]), severity("corner_skew", raw["corner_skew"]))
+    return max(
+        severity("line_bend", raw["line_bend"]),
+        severity("line_fan", raw["line_fan"]),
+        severity("background_visible", raw["background_visible"]),
+        severity("corner_skew", raw["corner_skew"]),
+    )
 
 
 def _shadow(raw: Mapping[str, float]) -> float:
@@ -137,8 +141,11 @@ def _blur(raw: Mapping[str, float]) -> float:
 
 def _appearance(raw: Mapping[str, float]) -> float:
     """Worst of: narrow tone range (paper brightness x ink depth), colour cast of the paper, warm stains."""
-    return max(severity("tone_range", raw["tone_range"]), severity("paper_cast", raw["paper_cast"]),
-               severity("stain_tint", raw["stain_tint"]))
+    return max(
+        severity("tone_range", raw["tone_range"]),
+        severity("paper_cast", raw["paper_cast"]),
+        severity("stain_tint", raw["stain_tint"]),
+    )
 
 
 def _moire(raw: Mapping[str, float]) -> float:
@@ -150,22 +157,63 @@ def _moire(raw: Mapping[str, float]) -> float:
 #: keep it; ``order`` is their place in the pipeline). Thresholds were calibrated on synthetic captures
 #: (``benchmarks/diagnosis.py``) and checked on a real photographed page.
 BUILTIN: tuple[Degradation, ...] = (
-    Degradation("orientation", "the page is sideways or upside down (also say which clockwise rotation makes it "
-                "upright: rotate_90, rotate_180 or rotate_270)", ("orient", "rotat", "upside", "sideways"),
-                measure=Shared(_orientation, orientation=True), threshold=0.7, order=0, geometric=True,
-                plain="the page is not upright"),
-    Degradation("warp", "curled, folded or perspective-distorted paper, bent text lines",
-                ("warp", "curl", "perspect", "fold", "bent", "distort"), measure=Shared(_warp), threshold=0.3, order=10,
-                geometric=True, plain="the page is bent or photographed at an angle"),
-    Degradation("shadow", "shadows or uneven lighting across the page", ("shadow", "lighting", "illumin"),
-                measure=Shared(_shadow), threshold=0.5, order=40, plain="a shadow lies over the text"),
-    Degradation("blur", "out of focus or motion blur", ("blur", "focus"), measure=Shared(_blur), threshold=0.35, order=30,
-                plain="the text is blurred"),
-    Degradation("appearance", "faded, low-contrast, colour-cast or stained appearance",
-                ("appear", "contrast", "fade", "colour", "color", "stain"), measure=Shared(_appearance), threshold=0.2,
-                order=50, plain="needs more light and contrast"),
-    Degradation("moire", "wavy interference patterns from photographing a screen or print", ("moir",),
-                measure=Shared(_moire), threshold=0.45, order=20, plain="a moiré pattern covers the text"),
+    Degradation(
+        "orientation",
+        "the page is sideways or upside down (also say which clockwise rotation makes it "
+        "upright: rotate_90, rotate_180 or rotate_270)",
+        ("orient", "rotat", "upside", "sideways"),
+        measure=Shared(_orientation, orientation=True),
+        threshold=0.7,
+        order=0,
+        geometric=True,
+        plain="the page is not upright",
+    ),
+    Degradation(
+        "warp",
+        "curled, folded or perspective-distorted paper, bent text lines",
+        ("warp", "curl", "perspect", "fold", "bent", "distort"),
+        measure=Shared(_warp),
+        threshold=0.3,
+        order=10,
+        geometric=True,
+        plain="the page is bent or photographed at an angle",
+    ),
+    Degradation(
+        "shadow",
+        "shadows or uneven lighting across the page",
+        ("shadow", "lighting", "illumin"),
+        measure=Shared(_shadow),
+        threshold=0.5,
+        order=40,
+        plain="a shadow lies over the text",
+    ),
+    Degradation(
+        "blur",
+        "out of focus or motion blur",
+        ("blur", "focus"),
+        measure=Shared(_blur),
+        threshold=0.35,
+        order=30,
+        plain="the text is blurred",
+    ),
+    Degradation(
+        "appearance",
+        "faded, low-contrast, colour-cast or stained appearance",
+        ("appear", "contrast", "fade", "colour", "color", "stain"),
+        measure=Shared(_appearance),
+        threshold=0.2,
+        order=50,
+        plain="needs more light and contrast",
+    ),
+    Degradation(
+        "moire",
+        "wavy interference patterns from photographing a screen or print",
+        ("moir",),
+        measure=Shared(_moire),
+        threshold=0.45,
+        order=20,
+        plain="a moiré pattern covers the text",
+    ),
 )
 
 #: Every degradation family, built-in and plug-in (entry-point group ``docintent.degradations``).
@@ -262,6 +310,18 @@ def register_degradation(record: Degradation) -> None:
     DEGRADATIONS.add(record, origin=f"module {where.__module__ if where is not None else 'unknown'}")
 
 
-__all__ = ["BUILTIN", "DEGRADATIONS", "Degradation", "Thresholds", "Measure", "degradation_list", "degradation_names", "families",
-           "get_degradation", "names",
-           "parse_degradation", "register_degradation", "restorable"]
+__all__ = [
+    "BUILTIN",
+    "DEGRADATIONS",
+    "Degradation",
+    "Thresholds",
+    "Measure",
+    "degradation_list",
+    "degradation_names",
+    "families",
+    "get_degradation",
+    "names",
+    "parse_degradation",
+    "register_degradation",
+    "restorable",
+]

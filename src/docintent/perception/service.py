@@ -35,8 +35,12 @@ class Perception:
     every family instead (None: per family); ``orientation_confidence``: classifier confidence needed to turn.
     """
 
-    def __init__(self, thresholds: Thresholds | Mapping[str, float] | None = None,
-                 severity_threshold: float | None = None, orientation_confidence: float = 0.6) -> None:
+    def __init__(
+        self,
+        thresholds: Thresholds | Mapping[str, float] | None = None,
+        severity_threshold: float | None = None,
+        orientation_confidence: float = 0.6,
+    ) -> None:
         if isinstance(thresholds, Mapping):
             thresholds = Thresholds(**thresholds)
         self.thresholds = thresholds or Thresholds()

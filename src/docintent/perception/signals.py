@@ -52,8 +52,9 @@ class Signals:
         try:
             return severities[family]
         except KeyError:
-            raise AttributeError(f"Signals has no attribute or family {family!r}; families: "
-                                 f"{', '.join(severities)}") from None
+            raise AttributeError(
+                f"Signals has no attribute or family {family!r}; families: {', '.join(severities)}"
+            ) from None
 
     def above(self, thresholds: Any = None) -> list[str]:
         """Families whose severity exceeds its threshold (``thresholds.of(family)``; default: each family's
@@ -147,5 +148,15 @@ def clear_cache() -> None:
     _RENDERS.clear()
 
 
-__all__ = ["FAMILIES", "RANGES", "Signals", "measure", "diagnose", "rotation_fix", "severities", "severity", "clear_cache",
-           "is_render"]
+__all__ = [
+    "FAMILIES",
+    "RANGES",
+    "Signals",
+    "measure",
+    "diagnose",
+    "rotation_fix",
+    "severities",
+    "severity",
+    "clear_cache",
+    "is_render",
+]

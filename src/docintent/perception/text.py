@@ -274,7 +274,9 @@ def edge_width(gray: np.ndarray, text_height: float, min_contrast: float, ink_de
     ink = (g < (1.0 - 0.5 * ink_depth) * local_paper).astype(np.uint8)
     # Strokes, not fills: an opening wider than any stroke keeps only filled areas (bars, solid headers,
     # photos), whose inside carries no edge and whose texture (noise, moiré) would read as blur.
-    fills = cv2.morphologyEx(ink, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (odd(0.5 * text_height),) * 2))
+    fills = cv2.morphologyEx(
+        ink, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (odd(0.5 * text_height),) * 2)
+    )
     ink &= 1 - fills
     near_ink = cv2.dilate(ink, np.ones((5, 5), np.uint8)).astype(bool)
     sel = peak & near_ink & (contrast >= min_contrast) & (mag >= 0.05 * contrast)

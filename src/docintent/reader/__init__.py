@@ -15,5 +15,19 @@ from .question import GENERIC_WORDS, QuestionInfo, analyse, content_words
 from .reading import QuestionReader, Reading
 from .solution import Solution
 
-__all__ = ["GENERIC_WORDS", "Intent", "Point", "QuestionInfo", "QuestionReader", "Reading", "Solution", "analyse",
-           "chart_points", "content_words", "format_answer", "parse_intent", "solve", "table_points"]
+__all__ = [
+    "GENERIC_WORDS",
+    "Intent",
+    "Point",
+    "QuestionInfo",
+    "QuestionReader",
+    "Reading",
+    "Solution",
+    "analyse",
+    "chart_points",
+    "content_words",
+    "format_answer",
+    "parse_intent",
+    "solve",
+    "table_points",
+]

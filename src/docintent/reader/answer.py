@@ -42,8 +42,22 @@ def _region(layout: Layout, cand: Candidate | None) -> Box:
 
 #: Typed spans that have their own reader (table-of-contents pages, section titles, versions...): the row,
 #: relation and block rules do not answer them.
-_OWN_READERS = frozenset({"page", "section_title", "caption", "version", "define", "term", "issue", "year", "years",
-                          "url", "postal", "street"})
+_OWN_READERS = frozenset(
+    {
+        "page",
+        "section_title",
+        "caption",
+        "version",
+        "define",
+        "term",
+        "issue",
+        "year",
+        "years",
+        "url",
+        "postal",
+        "street",
+    }
+)
 
 
 #: A table-grid answer below this label-match score is left to the other rules.
@@ -76,8 +90,9 @@ def solve_chart_table(info: QuestionInfo, layout: Layout, page: Page) -> tuple[S
     if got is None or got.confidence < CHART_SURE:
         return None
     measured = any(v.how == "measured" for v in got.values)
-    solution = Solution(got.text, min(got.confidence, 1.0), got.box,
-                        f"chart table ({got.operation}{', measured' if measured else ''})")
+    solution = Solution(
+        got.text, min(got.confidence, 1.0), got.box, f"chart table ({got.operation}{', measured' if measured else ''})"
+    )
     return solution, not measured and not got.operation.startswith("count")
 
 
@@ -96,8 +111,12 @@ def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution
     matcher = Matcher(info, layout)
     span_kind = classify(info.text)
     if span_kind is None or span_kind.kind not in _OWN_READERS or task == "chart":
-        ruled = (solve_series(info, layout, task) or solve_operation(info, layout) or solve_relation(info, layout)
-                 or solve_block(info, layout))
+        ruled = (
+            solve_series(info, layout, task)
+            or solve_operation(info, layout)
+            or solve_relation(info, layout)
+            or solve_block(info, layout)
+        )
         if ruled is not None:
             return ruled
     if task == "chart":
@@ -184,8 +203,13 @@ _LESS = re.compile(r"\b(less|lower|smaller|fewer|least|below|under|cheaper|worse
 
 
 def _compare(info: QuestionInfo, layout: Layout) -> Solution | None:
-    """"Which has more X, A or B?": look both up under the X column and name the winner."""
-    col = [k for k in info.keywords if k not in {"more", "less", "higher", "lower", "greater", "larger", "bigger", "smaller", "fewer", "most", "least"}]
+    """ "Which has more X, A or B?": look both up under the X column and name the winner."""
+    col = [
+        k
+        for k in info.keywords
+        if k
+        not in {"more", "less", "higher", "lower", "greater", "larger", "bigger", "smaller", "fewer", "most", "least"}
+    ]
     found = []
     for target in info.targets:
         cell = cell_value(layout, [w.lower() for w in re.findall(r"[A-Za-z0-9]+", target)], col)
@@ -207,7 +231,7 @@ def _num(cell: Candidate) -> float:
 
 
 def _conditional_count(info: QuestionInfo, layout: Layout, matcher: Matcher) -> Solution | None:
-    """"How many X have Y above N?": count the cells of column Y that satisfy the condition."""
+    """ "How many X have Y above N?": count the cells of column Y that satisfy the condition."""
     if info.condition is None:
         return None
     word, bound = info.condition
@@ -216,24 +240,47 @@ def _conditional_count(info: QuestionInfo, layout: Layout, matcher: Matcher) -> 
         return None
     header, column = found
     tests = {
-        "above": lambda v: v > bound, "over": lambda v: v > bound, "more than": lambda v: v > bound,
-        "greater than": lambda v: v > bound, "higher than": lambda v: v > bound, "at least": lambda v: v >= bound,
-        "below": lambda v: v < bound, "under": lambda v: v < bound, "less than": lambda v: v < bound,
-        "lower than": lambda v: v < bound, "fewer than": lambda v: v < bound, "at most": lambda v: v <= bound,
+        "above": lambda v: v > bound,
+        "over": lambda v: v > bound,
+        "more than": lambda v: v > bound,
+        "greater than": lambda v: v > bound,
+        "higher than": lambda v: v > bound,
+        "at least": lambda v: v >= bound,
+        "below": lambda v: v < bound,
+        "under": lambda v: v < bound,
+        "less than": lambda v: v < bound,
+        "lower than": lambda v: v < bound,
+        "fewer than": lambda v: v < bound,
+        "at most": lambda v: v <= bound,
     }
     n = sum(1 for _, v in column if tests[word](v))
-    return Solution(str(n), 0.6 * matcher.match(header)[0] + 0.2, layout.region_of([header] + [c for c, _ in column]), "conditional count over a column")
+    return Solution(
+        str(n),
+        0.6 * matcher.match(header)[0] + 0.2,
+        layout.region_of([header] + [c for c, _ in column]),
+        "conditional count over a column",
+    )
 
 
-_COMPARATIVE = re.compile(r"\b(more|higher|greater|larger|bigger|exceeds?|above|over|less|lower|smaller|fewer|below|under)\b", re.I)
+_COMPARATIVE = re.compile(
+    r"\b(more|higher|greater|larger|bigger|exceeds?|above|over|less|lower|smaller|fewer|below|under)\b", re.I
+)
 
 
 def _verify(info: QuestionInfo, task: str, layout: Layout, matcher: Matcher) -> Solution:
     """Check a claim against the page: its numbers must sit in the row its words point to."""
     yes, no = ("True", "False") if info.answer_type == "truefalse" else ("Yes", "No")
-    claim = re.sub(r"(?i)^(is it true that|true or false:?|verify( that)?:?|is the (following )?(claim|statement) (true|correct):?)", "", info.text).strip()
+    claim = re.sub(
+        r"(?i)^(is it true that|true or false:?|verify( that)?:?|is the (following )?(claim|statement) (true|correct):?)",
+        "",
+        info.text,
+    ).strip()
     low = claim.lower()
-    claim_words = [k for k in info.keywords if k not in {"true", "false", "table", "statement", "claim", "correct", "figure", "support", "according"}]
+    claim_words = [
+        k
+        for k in info.keywords
+        if k not in {"true", "false", "table", "statement", "claim", "correct", "figure", "support", "according"}
+    ]
     sign = re.search(r"\b(?:for|in) ([\w.-]+) (?:is|was|were|are) (positive|negative|zero)\b", low)
     if sign:
         col = sign.group(1)
@@ -242,15 +289,31 @@ def _verify(info: QuestionInfo, task: str, layout: Layout, matcher: Matcher) -> 
         if cell is not None:
             value = _num(cell)
             holds = {"positive": value > 0, "negative": value < 0, "zero": value == 0}[sign.group(2)]
-            return Solution(yes if holds else no, min(0.5 + cell.score / 2, 0.95), layout.region_of(cell.items), f"sign of the cell {cell.text}")
-    cmp = re.search(r"\b(higher|greater|larger|more|bigger|lower|less|smaller|fewer) in ([\w.-]+) than in ([\w.-]+)", low)
+            return Solution(
+                yes if holds else no,
+                min(0.5 + cell.score / 2, 0.95),
+                layout.region_of(cell.items),
+                f"sign of the cell {cell.text}",
+            )
+    cmp = re.search(
+        r"\b(higher|greater|larger|more|bigger|lower|less|smaller|fewer) in ([\w.-]+) than in ([\w.-]+)", low
+    )
     if cmp:
         a_col, b_col = cmp.group(2), cmp.group(3)
         row = [w for w in claim_words if w not in {a_col, b_col, cmp.group(1)}]
         a, b = cell_value(layout, row, [a_col]), cell_value(layout, row, [b_col])
         if a is not None and b is not None:
-            holds = _num(a) > _num(b) if cmp.group(1) in ("higher", "greater", "larger", "more", "bigger") else _num(a) < _num(b)
-            return Solution(yes if holds else no, min(0.5 + min(a.score, b.score) / 2, 0.95), layout.region_of(a.items + b.items), "comparison of two cells")
+            holds = (
+                _num(a) > _num(b)
+                if cmp.group(1) in ("higher", "greater", "larger", "more", "bigger")
+                else _num(a) < _num(b)
+            )
+            return Solution(
+                yes if holds else no,
+                min(0.5 + min(a.score, b.score) / 2, 0.95),
+                layout.region_of(a.items + b.items),
+                "comparison of two cells",
+            )
     numbers = [n for n in find_numbers(claim) if not re.fullmatch(r"(19|20)\d\d", n.text)]
     ranked = matcher.ranked()
     if not ranked:
@@ -265,9 +328,13 @@ def _verify(info: QuestionInfo, task: str, layout: Layout, matcher: Matcher) -> 
                     if score > best_score:
                         best_item, best_score, found = item, score, True
         if found and best_item is not None:
-            return Solution(yes, min(0.5 + best_score / 2, 0.95), layout.region_of([best_item]), "claim value found in its row")
+            return Solution(
+                yes, min(0.5 + best_score / 2, 0.95), layout.region_of([best_item]), "claim value found in its row"
+            )
         top_score, top_item = ranked[0]
-        return Solution(no, min(0.4 + top_score / 2, 0.9), layout.region_of([top_item]), "claim value not in the matching row")
+        return Solution(
+            no, min(0.4 + top_score / 2, 0.9), layout.region_of([top_item]), "claim value not in the matching row"
+        )
     top_score, top_item = ranked[0]
     answer = yes if top_score >= 0.6 else no
     return Solution(answer, 0.5, layout.region_of([top_item]), "claim words matched on the page")

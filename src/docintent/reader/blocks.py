@@ -24,11 +24,17 @@ from .solution import Solution
 
 _DURATION = re.compile(
     r"\b\d+(?:[.,]\d+)?\s*(?:hours?|hrs?\.?|h|minutes?|mins?\.?|days?|weeks?|months?|years?)"
-    r"(?:\s*(?:and|,)?\s*\d+\s*(?:minutes?|mins?\.?|hours?|seconds?|secs?))?\b", re.I)
-_TIME_RANGE = re.compile(r"\b\d{1,2}[:.]\d{2}\s*(?:[ap]\.?m\.?)?\s*(?:[-–—]|to|until|bis)\s*\d{1,2}[:.]\d{2}\s*(?:[ap]\.?m\.?)?", re.I)
-_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|januar|februar|"
-           "märz|juni|juli|oktober|dezember|janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|"
-           "novembre|décembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre")
+    r"(?:\s*(?:and|,)?\s*\d+\s*(?:minutes?|mins?\.?|hours?|seconds?|secs?))?\b",
+    re.I,
+)
+_TIME_RANGE = re.compile(
+    r"\b\d{1,2}[:.]\d{2}\s*(?:[ap]\.?m\.?)?\s*(?:[-–—]|to|until|bis)\s*\d{1,2}[:.]\d{2}\s*(?:[ap]\.?m\.?)?", re.I
+)
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|januar|februar|"
+    "märz|juni|juli|oktober|dezember|janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|"
+    "novembre|décembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre"
+)
 _MONTH_YEAR = re.compile(rf"\b(?:{_MONTHS})\s+(?:19|20)\d\d\b|\b(?:0?[1-9]|1[0-2])/(?:19|20)\d\d\b", re.I)
 
 
@@ -49,20 +55,35 @@ def _best_by_words(info: QuestionInfo, layout: Layout, found: list[tuple[Item, s
 
     def near(item: Item) -> float:
         own = matcher.match(item)[0]
-        around = [o for o in layout.items if o is not item and abs(o.cy - item.cy) < 2.5 * max(item.h, layout.median_h)
-                  and (o.box.x1 <= item.box.x0 + item.h or abs(o.box.x0 - item.box.x0) < 2 * item.h)]
+        around = [
+            o
+            for o in layout.items
+            if o is not item
+            and abs(o.cy - item.cy) < 2.5 * max(item.h, layout.median_h)
+            and (o.box.x1 <= item.box.x0 + item.h or abs(o.box.x0 - item.box.x0) < 2 * item.h)
+        ]
         return max([own] + [0.8 * matcher.match(o)[0] for o in around])
 
-    scored = sorted(((near(item), -k, item, span) for k, (item, span) in enumerate(found)), key=lambda t: (t[0], t[1]), reverse=True)
+    scored = sorted(
+        ((near(item), -k, item, span) for k, (item, span) in enumerate(found)), key=lambda t: (t[0], t[1]), reverse=True
+    )
     s, _, item, span = scored[0]
     alone = 0.1 if len({sp for _, sp in found}) == 1 else 0.0
-    return Solution(span, min(base + 0.35 * s + alone, 0.95) * (0.7 + 0.3 * item.confidence), layout.region_of([item]), "multi-token value")
+    return Solution(
+        span,
+        min(base + 0.35 * s + alone, 0.95) * (0.7 + 0.3 * item.confidence),
+        layout.region_of([item]),
+        "multi-token value",
+    )
 
 
 def solve_multi_token(info: QuestionInfo, layout: Layout) -> Solution | None:
     """Time ranges, durations and a month with its year, as printed."""
     low = info.text.lower()
-    if re.search(r"\bfrom what time to what time\b|\b(?:what|which) (?:time|hours)\b.*\b(?:run|last|held|open|take place)\b|\btime range\b|\bbetween what times\b", low):
+    if re.search(
+        r"\bfrom what time to what time\b|\b(?:what|which) (?:time|hours)\b.*\b(?:run|last|held|open|take place)\b|\btime range\b|\bbetween what times\b",
+        low,
+    ):
         found = [(i, r) for i in layout.items for r in find_time_ranges(i.text)]
         return _best_by_words(info, layout, found, 0.5)
     if re.search(r"\bhow (?:much time|long)\b|\bduration\b|\btime allowed\b", low):
@@ -79,16 +100,26 @@ def solve_multi_token(info: QuestionInfo, layout: Layout) -> Solution | None:
 
 # -- titles, presenters, journals, events ---------------------------------------------------------------
 
-_TITLE_Q = re.compile(r"\btitle of the (?:talk|presentation|paper|article|lecture|report|slide|document|thesis|poster|seminar)\b"
-                      r"|\b(?:talk|presentation|paper|article|lecture|thesis|seminar) (?:called|titled|entitled)\b|^\s*what is the title\s*\??\s*$", re.I)
+_TITLE_Q = re.compile(
+    r"\btitle of the (?:talk|presentation|paper|article|lecture|report|slide|document|thesis|poster|seminar)\b"
+    r"|\b(?:talk|presentation|paper|article|lecture|thesis|seminar) (?:called|titled|entitled)\b|^\s*what is the title\s*\??\s*$",
+    re.I,
+)
 _NAV = re.compile(r"^(introduction|summary|outline|contents|conclusions?|agenda)$", re.I)
 
 
 def title_block(layout: Layout, below: float = 0.05) -> list[Item]:
     """The page's title: the tallest line in its upper part that is no navigation bar, with the lines stacked
     with it at a similar height."""
-    top = [i for i in layout.items if i.box.y0 >= below and i.box.y0 < 0.6 and len(i.text.strip()) > 3
-           and not _NAV.match(i.text.strip()) and re.search(r"[A-Za-z]{3}", i.text)]
+    top = [
+        i
+        for i in layout.items
+        if i.box.y0 >= below
+        and i.box.y0 < 0.6
+        and len(i.text.strip()) > 3
+        and not _NAV.match(i.text.strip())
+        and re.search(r"[A-Za-z]{3}", i.text)
+    ]
     if not top:
         return []
     head = max(top, key=lambda i: (round(i.h / max(layout.median_h, 1e-6), 1), -i.box.y0))
@@ -96,9 +127,15 @@ def title_block(layout: Layout, below: float = 0.05) -> list[Item]:
     for direction in (1, -1):
         last = head
         while True:
-            nxt = [o for o in layout.items if o not in block and 0.75 * head.h <= o.h <= 1.3 * head.h
-                   and (o.box.y0 - last.box.y1 if direction > 0 else last.box.y0 - o.box.y1) <= 0.6 * head.h
-                   and (o.cy > last.cy if direction > 0 else o.cy < last.cy) and abs(o.cx - last.cx) < 0.25]
+            nxt = [
+                o
+                for o in layout.items
+                if o not in block
+                and 0.75 * head.h <= o.h <= 1.3 * head.h
+                and (o.box.y0 - last.box.y1 if direction > 0 else last.box.y0 - o.box.y1) <= 0.6 * head.h
+                and (o.cy > last.cy if direction > 0 else o.cy < last.cy)
+                and abs(o.cx - last.cx) < 0.25
+            ]
             if not nxt:
                 break
             last = min(nxt, key=lambda o: abs(o.cy - last.cy))
@@ -119,7 +156,10 @@ def solve_title(info: QuestionInfo, layout: Layout) -> Solution | None:
 
 _NAME_TOKEN = r"[A-ZÀ-Ý][\w'’.-]*"
 _PERSON = re.compile(rf"{_NAME_TOKEN}(?:\s+(?:{_NAME_TOKEN}|de|van|von|der|la|da|di|del))+")
-_PRESENTER_Q = re.compile(r"\bwho (?:is )?(?:giving|gives|gave|presents|presented|presenting|delivers|delivering)\b|\bpresenter\b|\bspeaker of\b|\bwho (?:is|was) the speaker\b", re.I)
+_PRESENTER_Q = re.compile(
+    r"\bwho (?:is )?(?:giving|gives|gave|presents|presented|presenting|delivers|delivering)\b|\bpresenter\b|\bspeaker of\b|\bwho (?:is|was) the speaker\b",
+    re.I,
+)
 _SUPERS = str.maketrans("", "", "¹²³⁴⁵⁶⁷⁸⁹⁰*†‡")
 
 
@@ -148,39 +188,62 @@ def solve_presenter(info: QuestionInfo, layout: Layout) -> Solution | None:
     for item in items:
         names = people_in(item.text)
         if names:
-            return Solution(names[0], 0.75 * (0.7 + 0.3 * item.confidence), layout.region_of([item]), "name under the title")
+            return Solution(
+                names[0], 0.75 * (0.7 + 0.3 * item.confidence), layout.region_of([item]), "name under the title"
+            )
     return None
 
 
-_PUBLICATION = re.compile(r"\b(journal|annals|letters|transactions|proceedings|review|bulletin|magazine|quarterly|"
-                          r"newsletter|zeitschrift|revue|gazette)\b", re.I)
+_PUBLICATION = re.compile(
+    r"\b(journal|annals|letters|transactions|proceedings|review|bulletin|magazine|quarterly|"
+    r"newsletter|zeitschrift|revue|gazette)\b",
+    re.I,
+)
 
 
 def solve_journal(info: QuestionInfo, layout: Layout) -> Solution | None:
-    if not re.search(r"\b(?:which|what) (?:journal|publication|periodical|magazine|proceedings)\b|\bpublished in\b|\bjournal\b.*\b(?:in|published)\b", info.text, re.I):
+    if not re.search(
+        r"\b(?:which|what) (?:journal|publication|periodical|magazine|proceedings)\b|\bpublished in\b|\bjournal\b.*\b(?:in|published)\b",
+        info.text,
+        re.I,
+    ):
         return None
     best = None
     for item in layout.items:
         for k, chunk in enumerate(re.split(r"·|\||,|\s[-–]\s", item.text)):
             chunk = chunk.strip()
-            if not _PUBLICATION.search(chunk) or len(chunk.split()) > 8 or re.search(r"\b(vol|no|pp|issue)\b\.?\s*\d", chunk, re.I):
+            if (
+                not _PUBLICATION.search(chunk)
+                or len(chunk.split()) > 8
+                or re.search(r"\b(vol|no|pp|issue)\b\.?\s*\d", chunk, re.I)
+            ):
                 continue
             s = 1.0 - 0.5 * item.box.y0 - 0.05 * k
             if best is None or s > best[0]:
                 best = (s, chunk.strip(" .:"), item)
     if best is None:
         return None
-    return Solution(best[1], 0.8 * (0.7 + 0.3 * best[2].confidence), layout.region_of([best[2]]), "publication named on the page")
+    return Solution(
+        best[1], 0.8 * (0.7 + 0.3 * best[2].confidence), layout.region_of([best[2]]), "publication named on the page"
+    )
 
 
-_EVENT = re.compile(r"\b(workshop|conference|symposium|meeting|congress|summit|forum|colloquium|seminar|convention|"
-                    r"school|days|week|fair|expo)\b", re.I)
-_VENUE_WORDS = re.compile(r"\b(universit\w*|institut\w*|college|centre|center|hall|hotel|campus|school|academy|museum|library)\b", re.I)
+_EVENT = re.compile(
+    r"\b(workshop|conference|symposium|meeting|congress|summit|forum|colloquium|seminar|convention|"
+    r"school|days|week|fair|expo)\b",
+    re.I,
+)
+_VENUE_WORDS = re.compile(
+    r"\b(universit\w*|institut\w*|college|centre|center|hall|hotel|campus|school|academy|museum|library)\b", re.I
+)
 
 
 def solve_event(info: QuestionInfo, layout: Layout) -> Solution | None:
     low = info.text.lower()
-    if re.search(r"\b(?:at|for) which (?:event|conference|workshop|meeting)\b|\bwhat (?:event|conference|workshop)\b.*\b(?:talk|given|presented|for)\b", low):
+    if re.search(
+        r"\b(?:at|for) which (?:event|conference|workshop|meeting)\b|\bwhat (?:event|conference|workshop)\b.*\b(?:talk|given|presented|for)\b",
+        low,
+    ):
         best = None
         for item in layout.items:
             chunk = re.split(r",|·|\|", item.text)[0].strip()
@@ -191,7 +254,10 @@ def solve_event(info: QuestionInfo, layout: Layout) -> Solution | None:
         if best is not None:
             return Solution(best[1], 0.75, layout.region_of([best[2]]), "event named on the page")
         return None
-    if re.search(r"\bwhere (?:does|did|will) (?:the|this) (?:event|conference|workshop|meeting|programme|program)\b.*\b(?:take place|held|happen)\b", low):
+    if re.search(
+        r"\bwhere (?:does|did|will) (?:the|this) (?:event|conference|workshop|meeting|programme|program)\b.*\b(?:take place|held|happen)\b",
+        low,
+    ):
         for item in sorted(layout.items, key=lambda i: i.cy):
             for chunk in re.split(r",|·|\|", item.text):
                 chunk = re.sub(r"^(?:programme|program|venue|location|place)\s*:?\s*", "", chunk.strip(), flags=re.I)
@@ -202,8 +268,10 @@ def solve_event(info: QuestionInfo, layout: Layout) -> Solution | None:
 
 # -- values stated in sentences -------------------------------------------------------------------------
 
-_NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-                 "seventeen eighteen nineteen twenty thirty forty fifty hundred").split()
+_NUMBER_WORDS = (
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty thirty forty fifty hundred"
+).split()
 _COUNT_TOKEN = rf"(?:\d[\d,.]*|{'|'.join(_NUMBER_WORDS)})"
 
 
@@ -220,7 +288,7 @@ def _sentences(layout: Layout) -> list[tuple[str, list[Item]]]:
 
 
 def solve_prose_count(info: QuestionInfo, layout: Layout) -> Solution | None:
-    """"How many samples were collected?": the number written just before the noun in a sentence that carries
+    """ "How many samples were collected?": the number written just before the noun in a sentence that carries
     the question's other words ("we collected 290 samples"; "answer three of the five questions")."""
     m = re.match(r"^\s*(?:within |in |after |for )?how many (\w+)\b(.*)$", info.text.strip(), re.I)
     if not m:
@@ -228,7 +296,9 @@ def solve_prose_count(info: QuestionInfo, layout: Layout) -> Solution | None:
     noun = m.group(1).lower()
     stem = noun[:-1] if noun.endswith("s") and len(noun) > 3 else noun
     others = [w for w in squash(m.group(2)).split() if w not in STOPWORDS and len(w) > 2]
-    pattern = re.compile(rf"\b({_COUNT_TOKEN})\s+(?:of (?:the |all )?(?:\w+\s+)?)?(?:[a-z-]+\s+){{0,2}}?{re.escape(stem)}\w*\b", re.I)
+    pattern = re.compile(
+        rf"\b({_COUNT_TOKEN})\s+(?:of (?:the |all )?(?:\w+\s+)?)?(?:[a-z-]+\s+){{0,2}}?{re.escape(stem)}\w*\b", re.I
+    )
     best = None
     for text, items in _sentences(layout):
         for mm in pattern.finditer(text):
@@ -250,7 +320,7 @@ _MODAL = re.compile(r"^\s*what (may|can|must|should|will|shall|do|does|did) (?:t
 
 
 def solve_prose_object(info: QuestionInfo, layout: Layout) -> Solution | None:
-    """"What may candidates use during the exam?": the object after "may use" in a sentence."""
+    """ "What may candidates use during the exam?": the object after "may use" in a sentence."""
     m = _MODAL.match(info.text.strip())
     if not m:
         return None
@@ -267,14 +337,32 @@ def solve_prose_object(info: QuestionInfo, layout: Layout) -> Solution | None:
 
 def solve_block(info: QuestionInfo, layout: Layout) -> Solution | None:
     """The first block rule whose question shape matches and whose value is on the page."""
-    for rule in (solve_multi_token, solve_title, solve_presenter, solve_journal, solve_event, solve_prose_count,
-                 solve_prose_object):
+    for rule in (
+        solve_multi_token,
+        solve_title,
+        solve_presenter,
+        solve_journal,
+        solve_event,
+        solve_prose_count,
+        solve_prose_object,
+    ):
         sol = rule(info, layout)
         if sol is not None and sol.text:
             return sol
     return None
 
 
-__all__ = ["find_durations", "find_time_ranges", "people_in", "solve_block", "solve_event", "solve_journal",
-           "solve_multi_token", "solve_presenter", "solve_prose_count", "solve_prose_object", "solve_title",
-           "title_block"]
+__all__ = [
+    "find_durations",
+    "find_time_ranges",
+    "people_in",
+    "solve_block",
+    "solve_event",
+    "solve_journal",
+    "solve_multi_token",
+    "solve_presenter",
+    "solve_prose_count",
+    "solve_prose_object",
+    "solve_title",
+    "title_block",
+]

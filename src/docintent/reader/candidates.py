@@ -120,7 +120,9 @@ Source = Callable[[Question, Layout, "Page | None", Context], list[Proposal]]
 
 def _ranked(cands, source: str) -> list[Proposal]:
     ordered = sorted(cands, key=lambda c: -c.score)
-    return [Proposal(c.text, tuple(c.items), float(c.score), source=source, rank=rank) for rank, c in enumerate(ordered)]
+    return [
+        Proposal(c.text, tuple(c.items), float(c.score), source=source, rank=rank) for rank, c in enumerate(ordered)
+    ]
 
 
 def rule_solution(q: Question, layout: Layout, page: Page | None) -> Solution:
@@ -166,7 +168,9 @@ def _aggregate(q: Question, layout: Layout, page: Page | None, ctx: Context) -> 
 def _heading(q: Question, layout: Layout, page: Page | None, ctx: Context) -> list[Proposal]:
     """The main heading (when the question asks for a title or an issuer) and the largest lines in the top half."""
     out = _ranked(heading_candidates(q.info, layout), "heading")
-    top = [it for it in layout.items if it.box.y0 < 0.5 and len(it.text.strip()) > 2 and re.search(r"[A-Za-z]", it.text)]
+    top = [
+        it for it in layout.items if it.box.y0 < 0.5 and len(it.text.strip()) > 2 and re.search(r"[A-Za-z]", it.text)
+    ]
     top.sort(key=lambda it: (-round(it.h / max(layout.median_h, 1e-6), 1), it.box.y0))
     for rank, item in enumerate(top[:4]):
         size = item.h / max(layout.median_h, 1e-6)
@@ -174,19 +178,31 @@ def _heading(q: Question, layout: Layout, page: Page | None, ctx: Context) -> li
         # a title set on two or three lines of the same size
         block, last = [item], item
         for _ in range(2):
-            nxt = [o for o in layout.items if o is not last and 0 <= o.box.y0 - last.box.y1 < 0.8 * last.h
-                   and abs(o.h - item.h) < 0.15 * item.h and abs(o.cx - last.cx) < 0.25]
+            nxt = [
+                o
+                for o in layout.items
+                if o is not last
+                and 0 <= o.box.y0 - last.box.y1 < 0.8 * last.h
+                and abs(o.h - item.h) < 0.15 * item.h
+                and abs(o.cx - last.cx) < 0.25
+            ]
             if not nxt:
                 break
             last = min(nxt, key=lambda o: o.box.y0)
             block.append(last)
-            out.append(Proposal(" ".join(b.text.strip() for b in block), tuple(block), size, source="heading", rank=rank + len(out)))
+            out.append(
+                Proposal(
+                    " ".join(b.text.strip() for b in block), tuple(block), size, source="heading", rank=rank + len(out)
+                )
+            )
     return out
 
 
 _ID_RE = re.compile(r"(?<![\w-])(?=[A-Z0-9./#-]*\d)[A-Z0-9][A-Z0-9./#-]{3,}(?![\w-])")
 _PHONE_RE = re.compile(r"(?<!\w)\+?\(?\d[\d ()./-]{6,}\d(?!\w)")
-_NAME_RUN = re.compile(r"\b(?:(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+)?[A-ZÀ-Ý][a-zà-ÿ'’-]+(?:\s+(?:van|von|de|der|da|di|del|la|le)?\s*[A-ZÀ-Ý][a-zà-ÿ'’.-]+){1,3}")
+_NAME_RUN = re.compile(
+    r"\b(?:(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+)?[A-ZÀ-Ý][a-zà-ÿ'’-]+(?:\s+(?:van|von|de|der|da|di|del|la|le)?\s*[A-ZÀ-Ý][a-zà-ÿ'’.-]+){1,3}"
+)
 #: Typed values one line may hold at most (a dense table line stops proposing after these).
 _PER_LINE = 6
 
@@ -218,7 +234,7 @@ def line_values(text: str) -> list[str]:
         if sum(ch.isdigit() for ch in m.group(0)) >= 7:
             add(m.start(), m.end(), m.group(0).strip())
     for n in find_numbers(text):
-        add(n.start, n.end, text[n.start:n.end].strip())
+        add(n.start, n.end, text[n.start : n.end].strip())
     for m in _NAME_RUN.finditer(text):
         if ENTITIES.person(m.group(0)):
             add(m.start(), m.end(), m.group(0))
@@ -246,8 +262,12 @@ def _typed(q: Question, layout: Layout, page: Page | None, ctx: Context) -> list
     return out
 
 
-_POSTCODE_CITY = re.compile(r"^(?:[A-Z]{1,2}-)?\d{4,5}\s?(?:[A-Z]{2}\s)?\s*([A-ZÀ-Ý][\w'’.-]*(?:[ -][A-ZÀ-Ýa-zà-ÿ][\w'’.-]*){0,3})\s*$")
-_CITY_STATE = re.compile(r"^([A-ZÀ-Ý][\w'’.-]*(?:\s[A-ZÀ-Ý][\w'’.-]*){0,3}),?\s+(?:[A-Z]{2}\s+)?(?:\d{4,5}(?:-\d{4})?|[A-Z]\d[A-Z] ?\d[A-Z]\d|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})\s*$")
+_POSTCODE_CITY = re.compile(
+    r"^(?:[A-Z]{1,2}-)?\d{4,5}\s?(?:[A-Z]{2}\s)?\s*([A-ZÀ-Ý][\w'’.-]*(?:[ -][A-ZÀ-Ýa-zà-ÿ][\w'’.-]*){0,3})\s*$"
+)
+_CITY_STATE = re.compile(
+    r"^([A-ZÀ-Ý][\w'’.-]*(?:\s[A-ZÀ-Ý][\w'’.-]*){0,3}),?\s+(?:[A-Z]{2}\s+)?(?:\d{4,5}(?:-\d{4})?|[A-Z]\d[A-Z] ?\d[A-Z]\d|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})\s*$"
+)
 _CITY_COUNTRY = re.compile(r"^([A-ZÀ-Ý][\w'’.-]*(?:\s[A-ZÀ-Ý][\w'’.-]*){0,3}),\s*([A-ZÀ-Ý][\w .'-]+)$")
 
 
@@ -282,8 +302,13 @@ def _address(q: Question, layout: Layout, page: Page | None, ctx: Context) -> li
         want = _norm(q.subject)
         heads = [it for it in layout.items if want and want in _norm(it.text)]
         for head in heads[:3]:
-            block = [o for o in layout.items if o is not head and 0 < o.cy - head.cy < 6 * max(head.h, layout.median_h)
-                     and abs(o.box.x0 - head.box.x0) < 3 * max(head.h, layout.median_h)]
+            block = [
+                o
+                for o in layout.items
+                if o is not head
+                and 0 < o.cy - head.cy < 6 * max(head.h, layout.median_h)
+                and abs(o.box.x0 - head.box.x0) < 3 * max(head.h, layout.median_h)
+            ]
             block.sort(key=lambda o: o.cy)
             for rank, o in enumerate(block[:5]):
                 out.append(Proposal(o.text.strip(), (head, o), 0.6 / (1 + rank), source="address", rank=len(out)))
@@ -300,8 +325,11 @@ def _table_grid(q: Question, layout: Layout, page: Page | None, ctx: Context) ->
         return []
     items: list[Item] = []
     for cell in got.cells:
-        items += [it for it in layout.items if cell.box.x0 <= it.cx <= cell.box.x1 and cell.box.y0 <= it.cy <= cell.box.y1
-                  and it not in items]
+        items += [
+            it
+            for it in layout.items
+            if cell.box.x0 <= it.cx <= cell.box.x1 and cell.box.y0 <= it.cy <= cell.box.y1 and it not in items
+        ]
     if not items:
         return []
     return [Proposal(got.text, tuple(items), float(got.confidence), source="table-grid")]
@@ -321,7 +349,11 @@ def _chart_table(q: Question, layout: Layout, page: Page | None, ctx: Context) -
     box = got.box
     items = [it for it in layout.items if box.x0 <= it.cx <= box.x1 and box.y0 <= it.cy <= box.y1]
     if not items:
-        items = [min(layout.items, key=lambda it: (it.cx - (box.x0 + box.x1) / 2) ** 2 + (it.cy - (box.y0 + box.y1) / 2) ** 2)]
+        items = [
+            min(
+                layout.items, key=lambda it: (it.cx - (box.x0 + box.x1) / 2) ** 2 + (it.cy - (box.y0 + box.y1) / 2) ** 2
+            )
+        ]
     return [Proposal(got.text, tuple(items), float(got.confidence), source="chart-table")]
 
 
@@ -367,15 +399,25 @@ def canonical(layout: Layout) -> Layout:
     """``layout`` with its lines in one fixed order (top to bottom, left to right, then by text) and numbered in it,
     so that what the sources propose and how the scorer ranks it cannot depend on the order the lines arrived in.
     A layout already in that order is returned as it is."""
-    order = sorted(layout.items, key=lambda it: (round(it.box.y0, 6), round(it.box.x0, 6), it.text, round(it.box.y1, 6),
-                                                 round(it.box.x1, 6), it.confidence))
+    order = sorted(
+        layout.items,
+        key=lambda it: (
+            round(it.box.y0, 6),
+            round(it.box.x0, 6),
+            it.text,
+            round(it.box.y1, 6),
+            round(it.box.x1, 6),
+            it.confidence,
+        ),
+    )
     if all(a is b and a.index == i for i, (a, b) in enumerate(zip(order, layout.items))):
         return layout
     return Layout([Item(it.text, it.box, it.confidence, i) for i, it in enumerate(order)], layout.lines)
 
 
-def propose(question: Question, layout: Layout, page: Page | None = None,
-            sources: tuple[str, ...] | None = None) -> list[AnswerCandidate]:
+def propose(
+    question: Question, layout: Layout, page: Page | None = None, sources: tuple[str, ...] | None = None
+) -> list[AnswerCandidate]:
     """Every source's proposals for ``question`` on ``layout``, merged by text and line (see the module docstring).
 
     ``sources``: the names of the sources to run (default: all of :data:`SOURCES`). The candidates come in a

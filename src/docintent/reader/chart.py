@@ -101,12 +101,18 @@ def categories(layout: Layout, axis: Axis | None, tick_ids: set[int]) -> tuple[l
         under = [it for it in texts if it.cy > bottom - 0.6 * it.h and it.box.x0 > left - it.h]
         rows = [r for r in item_rows(under) if len(r) >= 2]
         cats = max(rows, key=len) if rows else []
-        others = [it for it in texts if it not in cats and top - 2 * it.h <= it.cy <= bottom and numeric_value(it) is None]
+        others = [
+            it for it in texts if it not in cats and top - 2 * it.h <= it.cy <= bottom and numeric_value(it) is None
+        ]
         return sorted(cats, key=lambda i: i.cx), others
     if axis is not None:
         # horizontal bars: value ticks along the bottom, category labels left of the plot
         left_edge = min(t.box.x0 for t in axis.ticks)
-        cats = [it for it in texts if it.box.x1 <= left_edge + it.h and it.cy < min(t.box.y0 for t in axis.ticks) and numeric_value(it) is None]
+        cats = [
+            it
+            for it in texts
+            if it.box.x1 <= left_edge + it.h and it.cy < min(t.box.y0 for t in axis.ticks) and numeric_value(it) is None
+        ]
         title = min(cats, key=lambda i: i.box.y0) if cats and cats[0].box.y0 < 0.1 else None
         cats = [c for c in cats if c is not title]
         return sorted(cats, key=lambda i: i.cy), []
@@ -260,7 +266,14 @@ def solve_chart(info: QuestionInfo, layout: Layout, page: Page, matcher: Matcher
     if intent == "count":
         group = cats
         legend_words = {w for it in legend for w in re.findall(r"[a-z]+", it.text.lower())}
-        if legend and (set(info.keywords) & legend_words or any(k in ("series", "years", "groups", "legend") and all(numeric_value(l) is not None or l.text.isdigit() for l in legend) for k in info.keywords)):
+        if legend and (
+            set(info.keywords) & legend_words
+            or any(
+                k in ("series", "years", "groups", "legend")
+                and all(numeric_value(l) is not None or l.text.isdigit() for l in legend)
+                for k in info.keywords
+            )
+        ):
             group = legend
         if group:
             return Solution(str(len(group)), 0.55, layout.region_of(group), "counted category labels")
@@ -271,13 +284,17 @@ def solve_chart(info: QuestionInfo, layout: Layout, page: Page, matcher: Matcher
         if len(values) >= 2:
             pick = max(values, key=lambda v: v[1]) if info.intent == "max" else min(values, key=lambda v: v[1])
             text = pick[0].text if info.answer_type == "category" else format_number(pick[1])
-            return Solution(text, 0.65, layout.region_of([v[0] for v in values]), f"{info.intent} over categories ({pick[2]})")
+            return Solution(
+                text, 0.65, layout.region_of([v[0] for v in values]), f"{info.intent} over categories ({pick[2]})"
+            )
         return None
 
     if info.intent in ("diff", "sum", "avg", "ratio") and len(info.targets) == 2:
         picked = []
         for target in info.targets:
-            words = [w for w in content_words(target) if w not in ("share", "shares", "value", "values")] or [w.lower() for w in re.findall(r"[A-Za-z0-9]+", target)]
+            words = [w for w in content_words(target) if w not in ("share", "shares", "value", "values")] or [
+                w.lower() for w in re.findall(r"[A-Za-z0-9]+", target)
+            ]
             sub = Matcher(QuestionInfo(target, "number", "lookup", keywords=words), layout)
             item, score = _best_category(info, cats, sub)
             if item is None:
@@ -288,7 +305,9 @@ def solve_chart(info: QuestionInfo, layout: Layout, page: Page, matcher: Matcher
             picked.append((item, v))
         a, b = picked[0][1], picked[1][1]
         result = {"diff": abs(a - b), "sum": a + b, "avg": (a + b) / 2, "ratio": a / b if b else 0.0}[info.intent]
-        return Solution(format_number(result), 0.6, layout.region_of([p[0] for p in picked]), f"{info.intent} of two categories")
+        return Solution(
+            format_number(result), 0.6, layout.region_of([p[0] for p in picked]), f"{info.intent} of two categories"
+        )
 
     if intent == "lookup":
         item, score = _best_category(info, cats, matcher)

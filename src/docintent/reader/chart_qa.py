@@ -106,7 +106,9 @@ def answer(chart: ChartTable, question: str, intent: str | None = None) -> Chart
             a, b = ends
             if a.value != b.value:
                 word = "increase" if (b.value or 0.0) > (a.value or 0.0) else "decrease"
-                return ChartAnswer(word, (a, b), _union((a, b), chart.region), confidence=_conf((a, b)), operation="trend")
+                return ChartAnswer(
+                    word, (a, b), _union((a, b), chart.region), confidence=_conf((a, b)), operation="trend"
+                )
     if chart.kind != "pie" and _SHARE.search(q) and series is not None and cats:
         row = [v for v in chart.values if v.series == series]
         target = next((v for v in row if v.category == cats[0]), None)
@@ -114,12 +116,24 @@ def answer(chart: ChartTable, question: str, intent: str | None = None) -> Chart
             total = sum(v.value or 0.0 for v in row)
             if total > 0:
                 share = 100.0 * target.value / total
-                return ChartAnswer(f"{share:.1f}", tuple(row), _union((target,), chart.region), confidence=_conf(tuple(row)), operation="share")
+                return ChartAnswer(
+                    f"{share:.1f}",
+                    tuple(row),
+                    _union((target,), chart.region),
+                    confidence=_conf(tuple(row)),
+                    operation="share",
+                )
     if chart.stacked and _TOTAL.search(q) and len(cats) == 1:
         stack = tuple(v for v in chart.values if v.category == cats[0])
         if stack and all(v.value is not None for v in stack):
             total = sum(v.value or 0.0 for v in stack)
-            return ChartAnswer(format_number(total), stack, _union(stack, chart.region), confidence=_conf(stack), operation="stack total")
+            return ChartAnswer(
+                format_number(total),
+                stack,
+                _union(stack, chart.region),
+                confidence=_conf(stack),
+                operation="stack total",
+            )
     # The orientation the question reads: two categories named ("between Lyon and Oslo for 2023") are rows of one
     # series column; two series named for one category are rows of the transposed grid.
     named_series = _mentions(q, chart.series) if len(chart.series) > 1 else []

@@ -126,11 +126,26 @@ class ChartTable:
 
     def to_dict(self) -> dict[str, Any]:
         """The chart in the extract schema: kind, title, series, categories and every value with its box."""
-        return {"kind": self.kind, "title": self.title, "box": _box(self.region), "series": list(self.series),
-                "categories": list(self.categories), "stacked": self.stacked,
-                "confidence": round(self.confidence, 4),
-                "values": [{"series": v.series, "category": v.category, "value": v.value, "box": _box(v.box),
-                            "confidence": round(v.confidence, 4), "how": v.how} for v in self.values]}
+        return {
+            "kind": self.kind,
+            "title": self.title,
+            "box": _box(self.region),
+            "series": list(self.series),
+            "categories": list(self.categories),
+            "stacked": self.stacked,
+            "confidence": round(self.confidence, 4),
+            "values": [
+                {
+                    "series": v.series,
+                    "category": v.category,
+                    "value": v.value,
+                    "box": _box(v.box),
+                    "confidence": round(v.confidence, 4),
+                    "how": v.how,
+                }
+                for v in self.values
+            ],
+        }
 
 
 def _box(box: Box) -> list[float]:
@@ -187,8 +202,9 @@ def even_light(pixels: np.ndarray) -> np.ndarray:
     fill = cv2.GaussianBlur(bg * weight[:, :, None], (0, 0), sigma) / np.maximum(spread, 1e-4)[:, :, None]
     # far from any paper (the middle of a large pie) the light comes from paper further away, estimated coarsely
     cw, ch = max(1, sw // 8), max(1, sh // 8)
-    coarse = cv2.GaussianBlur(cv2.resize(bg * weight[:, :, None], (cw, ch), interpolation=cv2.INTER_AREA), (0, 0),
-                              0.75 * sigma)
+    coarse = cv2.GaussianBlur(
+        cv2.resize(bg * weight[:, :, None], (cw, ch), interpolation=cv2.INTER_AREA), (0, 0), 0.75 * sigma
+    )
     reach = cv2.GaussianBlur(cv2.resize(weight, (cw, ch), interpolation=cv2.INTER_AREA), (0, 0), 0.75 * sigma)
     wide = cv2.resize(coarse / np.maximum(reach, 1e-4)[:, :, None], (sw, sh), interpolation=cv2.INTER_LINEAR)
     fill = np.where(spread[:, :, None] > 0.05, fill, wide)
@@ -240,8 +256,13 @@ class _Colours:
         return self.labels == k
 
 
-def _mark_colours(pixels: np.ndarray, area: tuple[int, int, int, int], text: np.ndarray, items: Sequence[Item],
-                  min_share: float = 0.0004) -> _Colours:
+def _mark_colours(
+    pixels: np.ndarray,
+    area: tuple[int, int, int, int],
+    text: np.ndarray,
+    items: Sequence[Item],
+    min_share: float = 0.0004,
+) -> _Colours:
     """Cluster the mark pixels of ``area`` (x0, y0, x1, y1 in pixels) by colour.
 
     A mark pixel differs clearly from the area's background and from the paper, and is either coloured (chroma)
@@ -290,6 +311,7 @@ def _mark_colours(pixels: np.ndarray, area: tuple[int, int, int, int], text: np.
     if not keep:
         return _Colours([], labels)
     idx = np.flatnonzero(cand.ravel())
+
     def assign(colours: list[np.ndarray]) -> np.ndarray:
         d = np.abs(pts[:, None, :] - np.array(colours)[None, :, :]).sum(axis=2)
         nearest = d.argmin(axis=1)
@@ -302,9 +324,12 @@ def _mark_colours(pixels: np.ndarray, area: tuple[int, int, int, int], text: np.
     # A thin colour between a larger mark's colour and the background is the anti-aliased edge of that mark, not
     # a series of its own: almost none of its pixels survive an erosion.
     sizes = [int((sub == k).sum()) for k in range(len(keep))]
-    edges = [k for k, c in enumerate(keep)
-             if any(_blend(c, a, bg) for j, a in enumerate(keep) if j != k and sizes[j] > 3 * sizes[k])
-             and cv2.erode((sub == k).astype(np.uint8), np.ones((3, 3), np.uint8)).sum() < 0.12 * max(sizes[k], 1)]
+    edges = [
+        k
+        for k, c in enumerate(keep)
+        if any(_blend(c, a, bg) for j, a in enumerate(keep) if j != k and sizes[j] > 3 * sizes[k])
+        and cv2.erode((sub == k).astype(np.uint8), np.ones((3, 3), np.uint8)).sum() < 0.12 * max(sizes[k], 1)
+    ]
     if edges:
         keep = [c for k, c in enumerate(keep) if k not in edges]
         sub = assign(keep)
@@ -337,8 +362,14 @@ def _fill_enclosed(labels: np.ndarray, item: Item, n_colours: int) -> None:
     pad = 3
     if x0 - pad < 0 or y0 - pad < 0 or x1 + pad >= w or y1 + pad >= h:
         return
-    ring = np.concatenate([labels[y0 - pad:y0, x0:x1].ravel(), labels[y1:y1 + pad, x0:x1].ravel(),
-                           labels[y0:y1, x0 - pad:x0].ravel(), labels[y0:y1, x1:x1 + pad].ravel()])
+    ring = np.concatenate(
+        [
+            labels[y0 - pad : y0, x0:x1].ravel(),
+            labels[y1 : y1 + pad, x0:x1].ravel(),
+            labels[y0:y1, x0 - pad : x0].ravel(),
+            labels[y0:y1, x1 : x1 + pad].ravel(),
+        ]
+    )
     if ring.size == 0:
         return
     counts = np.bincount(ring[ring >= 0], minlength=n_colours) if (ring >= 0).any() else np.zeros(n_colours, int)
@@ -425,8 +456,9 @@ def _split_numbers(items: list[Item], aspect: float) -> list[Item]:
         for k, p in enumerate(parts):
             cx = first + (last - first) * k / (len(parts) - 1)
             half = 0.5 * char * len(p)
-            out.append(Item(p, Box(max(cx - half, 0.0), it.box.y0, min(cx + half, 1.0), it.box.y1), it.confidence,
-                            index))
+            out.append(
+                Item(p, Box(max(cx - half, 0.0), it.box.y0, min(cx + half, 1.0), it.box.y1), it.confidence, index)
+            )
             index += 1
     return out
 
@@ -453,8 +485,9 @@ def _fit_ticks(group: Sequence[Item], vertical: bool) -> list[Item] | None:
                     slope = (vj - vi) / (pos[j] - pos[i])
                     picked, literal, err = [], 0, 0.0
                     for k in range(n):
-                        d, r = min(((abs((v - vi) / slope + pos[i] - pos[k]), r)
-                                    for v, r in readings[k]), key=lambda x: x[0])
+                        d, r = min(
+                            ((abs((v - vi) / slope + pos[i] - pos[k]), r) for v, r in readings[k]), key=lambda x: x[0]
+                        )
                         if d <= tol:
                             picked.append(r)
                             literal += r is group[k]
@@ -517,8 +550,13 @@ def _value_axis(items: Sequence[Item]) -> Axis | None:
     return y_axis or x_axis
 
 
-def _legend(items: Sequence[Item], colours: _Colours, shape: tuple[int, int],
-            exclude: set[int], everywhere: np.ndarray | None = None) -> dict[int, Item]:
+def _legend(
+    items: Sequence[Item],
+    colours: _Colours,
+    shape: tuple[int, int],
+    exclude: set[int],
+    everywhere: np.ndarray | None = None,
+) -> dict[int, Item]:
     """Legend entries: for each mark colour, a small swatch of it with a text right beside it (``everywhere``: the
     colours labelled on the whole chart, default the plot's own labels)."""
     h, w = shape
@@ -555,8 +593,13 @@ def _legend(items: Sequence[Item], colours: _Colours, shape: tuple[int, int],
 
 def _title(items: Sequence[Item], top: float) -> Item | None:
     """The chart's title: the tallest worded line above ``top`` (or in the top eighth of the region)."""
-    above = [it for it in items if (it.box.y1 <= top + 0.01 or it.box.y0 < 0.12) and re.search(r"[A-Za-z]{3}", it.text)
-             and numeric_value(it) is None]
+    above = [
+        it
+        for it in items
+        if (it.box.y1 <= top + 0.01 or it.box.y0 < 0.12)
+        and re.search(r"[A-Za-z]{3}", it.text)
+        and numeric_value(it) is None
+    ]
     if not above:
         return None
     tallest = max(it.h for it in above)
@@ -591,7 +634,7 @@ def _lane_extent(mask: np.ndarray) -> tuple[int, int, int, int] | None:
 
 
 def _mark_shape(mask: np.ndarray, plot_across: int) -> str:
-    """"bar", "line" or "point": what a series' pixels in the plot look like (rows: value direction); gaps of a
+    """ "bar", "line" or "point": what a series' pixels in the plot look like (rows: value direction); gaps of a
     few pixels (moiré, a gridline drawn over a bar) are closed first."""
     import cv2
 
@@ -630,23 +673,35 @@ def _read_axis_chart(items: list[Item], pixels: np.ndarray, axis: Axis, text: np
         bottom_c = max(t.cy for t in axis.ticks)
         spacing = (bottom_c - top_c) / max(len(axis.ticks) - 1, 1)
         base = axis.pos(0.0) if axis.slope else bottom_c
-        area = (int((tick_x1 + 0.004) * w), int(max(top_c - 1.6 * spacing, 0.0) * h),
-                w, int(min(max(bottom_c, base if base < 1.0 else bottom_c) + 0.01, 1.0) * h))
+        area = (
+            int((tick_x1 + 0.004) * w),
+            int(max(top_c - 1.6 * spacing, 0.0) * h),
+            w,
+            int(min(max(bottom_c, base if base < 1.0 else bottom_c) + 0.01, 1.0) * h),
+        )
     else:
         left_c = min(t.cx for t in axis.ticks)
         right_c = max(t.cx for t in axis.ticks)
         spacing = (right_c - left_c) / max(len(axis.ticks) - 1, 1)
         tick_top = min(t.box.y0 for t in axis.ticks)
         base = axis.pos(0.0) if axis.slope else left_c
-        area = (int(max(min(left_c, base if base > 0.0 else left_c) - 0.01, 0.0) * w), 0,
-                int(min(right_c + 1.6 * spacing, 1.0) * w), int((tick_top - 0.004) * h))
+        area = (
+            int(max(min(left_c, base if base > 0.0 else left_c) - 0.01, 0.0) * w),
+            0,
+            int(min(right_c + 1.6 * spacing, 1.0) * w),
+            int((tick_top - 0.004) * h),
+        )
     content = _content_box(items)
     title = _title(others, area[1] / h if vertical else 0.12)
     top = content.y0
     if title is not None and vertical and title.box.y1 < top_c:
         top = max(top, title.box.y1)  # the plot is under its title
-    area = (max(area[0], int(content.x0 * w)), max(area[1], int(top * h)),
-            min(area[2], int(content.x1 * w)), min(area[3], int(content.y1 * h)))
+    area = (
+        max(area[0], int(content.x0 * w)),
+        max(area[1], int(top * h)),
+        min(area[2], int(content.x1 * w)),
+        min(area[3], int(content.y1 * h)),
+    )
     colours = _mark_colours(pixels, area, text, items)
     exclude = {title.index} if title is not None else set()
     words = [it for it in others if it.index not in exclude and not _NOTE.match(it.text)]
@@ -657,12 +712,21 @@ def _read_axis_chart(items: list[Item], pixels: np.ndarray, axis: Axis, text: np
         under = [it for it in words if it.cy > bottom_c + 0.3 * it.h and it.box.x1 > tick_x1 and it.cy < floor + 0.2]
         # the first row under the plot that names things (value labels of short bars are numbers)
         rows = [r for r in item_rows(under) if any(numeric_value(i) is None or _YEAR.match(i.text.strip()) for i in r)]
-        cats = sorted((i for i in rows[0] if numeric_value(i) is None or _YEAR.match(i.text.strip())),
-                      key=lambda i: i.cx) if rows else []
+        cats = (
+            sorted((i for i in rows[0] if numeric_value(i) is None or _YEAR.match(i.text.strip())), key=lambda i: i.cx)
+            if rows
+            else []
+        )
     else:
         left_edge = min(t.box.x0 for t in axis.ticks)
-        cats = [it for it in words if it.box.x1 < left_c + 0.01 and it.cx < left_edge + 0.02 and it.cy < tick_top
-                and (title is None or it.cy > title.box.y1)]
+        cats = [
+            it
+            for it in words
+            if it.box.x1 < left_c + 0.01
+            and it.cx < left_edge + 0.02
+            and it.cy < tick_top
+            and (title is None or it.cy > title.box.y1)
+        ]
         cats = [c for c in cats if numeric_value(c) is None or _YEAR.match(c.text.strip())]
         # one category to a row: a row of several labels over the plot is a legend (reached into the labels'
         # column where the OCR missed the ticks' "0")
@@ -673,14 +737,27 @@ def _read_axis_chart(items: list[Item], pixels: np.ndarray, axis: Axis, text: np
     if len(cats) < 2 or not colours.rgb:
         return None
     cat_ids = {c.index for c in cats}
-    legend = _legend([it for it in others if it.index not in cat_ids and not _NOTE.match(it.text)], colours, (h, w),
-                     set(), _label_everywhere(pixels, colours, text))
+    legend = _legend(
+        [it for it in others if it.index not in cat_ids and not _NOTE.match(it.text)],
+        colours,
+        (h, w),
+        set(),
+        _label_everywhere(pixels, colours, text),
+    )
     legend_ids = {it.index for it in legend.values()}
     if title is not None and title.index in legend_ids:  # a legend above the plot is not its title
-        title = _title([it for it in others if it.index not in legend_ids and it.index not in cat_ids],
-                       area[1] / h if vertical else 0.12)
-    words = [it for it in others if it.index not in legend_ids and it.index not in cat_ids and not _NOTE.match(it.text)
-             and (title is None or it.index != title.index)] + cats
+        title = _title(
+            [it for it in others if it.index not in legend_ids and it.index not in cat_ids],
+            area[1] / h if vertical else 0.12,
+        )
+    words = [
+        it
+        for it in others
+        if it.index not in legend_ids
+        and it.index not in cat_ids
+        and not _NOTE.match(it.text)
+        and (title is None or it.index != title.index)
+    ] + cats
     centres = np.array([(c.cx * w) if vertical else (c.cy * h) for c in cats])
     band = float(np.median(np.diff(centres))) if len(centres) > 1 else 0.2 * (w if vertical else h)
     # rows of the transposed views run along the value direction, columns across the categories
@@ -688,7 +765,9 @@ def _read_axis_chart(items: list[Item], pixels: np.ndarray, axis: Axis, text: np
     text_img = text if vertical else text.T
     v0, v1 = (area[1], area[3]) if vertical else (area[0], area[2])
     n_along = h if vertical else w
-    series_ids = [k for k in range(len(colours.rgb)) if (colours.labels[area[1]:area[3], area[0]:area[2]] == k).sum() >= 30]
+    series_ids = [
+        k for k in range(len(colours.rgb)) if (colours.labels[area[1] : area[3], area[0] : area[2]] == k).sum() >= 30
+    ]
     if not series_ids:
         return None
     plot_across = (area[2] - area[0]) if vertical else (area[3] - area[1])
@@ -698,12 +777,16 @@ def _read_axis_chart(items: list[Item], pixels: np.ndarray, axis: Axis, text: np
         series_ids = [k for k in series_ids if shapes[k] != "point"] if len(bars) > 0 else series_ids
     if not legend and len(series_ids) > 1:
         # one series drawn in one colour: keep the colour with the most mark pixels
-        sizes = {k: int((colours.labels[area[1]:area[3], area[0]:area[2]] == k).sum()) for k in series_ids}
+        sizes = {k: int((colours.labels[area[1] : area[3], area[0] : area[2]] == k).sum()) for k in series_ids}
         series_ids = [max(series_ids, key=lambda k: sizes[k])]
     elif legend:
         series_ids = [k for k in series_ids if k in legend] or series_ids[:1]
-    names = [legend[k].text.strip() if k in legend else (title.text.strip() if title is not None and len(series_ids) == 1
-             else f"Series {n + 1}") for n, k in enumerate(series_ids)]
+    names = [
+        legend[k].text.strip()
+        if k in legend
+        else (title.text.strip() if title is not None and len(series_ids) == 1 else f"Series {n + 1}")
+        for n, k in enumerate(series_ids)
+    ]
     numeric = [it for it in words if numeric_value(it) is not None and it not in cats]
     kind_of = {k: shapes[k] for k in series_ids}
     marks: dict[tuple[int, int], tuple[float, Box, float]] = {}  # (series, cat) -> (measured value, box, end pos)
@@ -728,10 +811,10 @@ def _read_axis_chart(items: list[Item], pixels: np.ndarray, axis: Axis, text: np
                 extents[k] = (a, first + v0, b, last + v0)
             else:
                 centre = int(centres[i]) - lo_c
-                window = m[:, max(centre - 3, 0):centre + 4]
+                window = m[:, max(centre - 3, 0) : centre + 4]
                 hits = np.flatnonzero(window.any(axis=1))
                 if hits.size == 0:
-                    window = m[:, max(centre - int(0.15 * band), 0):centre + int(0.15 * band) + 1]
+                    window = m[:, max(centre - int(0.15 * band), 0) : centre + int(0.15 * band) + 1]
                     hits = np.flatnonzero(window.any(axis=1))
                 if hits.size == 0:
                     continue
@@ -788,8 +871,12 @@ def _read_axis_chart(items: list[Item], pixels: np.ndarray, axis: Axis, text: np
             got = marks.get((k, i))
             label = labelled.get((k, i))
             lv = find_numbers(label.text)[0].value if label is not None and find_numbers(label.text) else None
-            if label is not None and got is not None and (grouped := tick_value(label)) is not None and \
-                    abs(grouped - got[0]) < abs((lv if lv is not None else grouped) - got[0]):
+            if (
+                label is not None
+                and got is not None
+                and (grouped := tick_value(label)) is not None
+                and abs(grouped - got[0]) < abs((lv if lv is not None else grouped) - got[0])
+            ):
                 lv = grouped  # "6.464" read where the chart printed 6,464
             if label is not None and got is not None:
                 for probe in tick_readings(label)[1:]:  # "3996" read where the chart printed 39%
@@ -797,8 +884,16 @@ def _read_axis_chart(items: list[Item], pixels: np.ndarray, axis: Axis, text: np
                     if alt is not None and abs(alt - got[0]) < abs((lv if lv is not None else alt + 2 * span) - got[0]):
                         lv = alt
             if got is None and lv is None:
-                values.append(ChartValue(names[n], cat.text.strip(), None, box=_lane_box(centres[i], band, area, vertical, w, h),
-                                         confidence=0.0, how="unread"))
+                values.append(
+                    ChartValue(
+                        names[n],
+                        cat.text.strip(),
+                        None,
+                        box=_lane_box(centres[i], band, area, vertical, w, h),
+                        confidence=0.0,
+                        how="unread",
+                    )
+                )
                 continue
             measured = got[0] if got is not None else None
             if measured is not None and unit > 0:
@@ -807,22 +902,38 @@ def _read_axis_chart(items: list[Item], pixels: np.ndarray, axis: Axis, text: np
             if lv is not None and (measured is None or abs(lv - measured) <= 0.06 * span):
                 box = got[1] if got is not None else label.box  # type: ignore[union-attr]
                 conf = 0.95 * (label.confidence if label is not None else 1.0)
-                values.append(ChartValue(names[n], cat.text.strip(), float(lv), box=box, confidence=round(conf, 4), how="label"))
+                values.append(
+                    ChartValue(names[n], cat.text.strip(), float(lv), box=box, confidence=round(conf, 4), how="label")
+                )
             else:
                 assert got is not None and measured is not None
                 conf = 0.75 if kind_of[k] == "bar" else 0.65
                 if lv is not None:
                     conf = 0.45  # a printed label disagrees: misread, or the label of another mark
-                values.append(ChartValue(names[n], cat.text.strip(), float(measured), box=got[1], confidence=conf, how="measured"))
+                values.append(
+                    ChartValue(names[n], cat.text.strip(), float(measured), box=got[1], confidence=conf, how="measured")
+                )
     shape_kinds = {kind_of[k] for k in series_ids}
     kind = ("bar" if vertical else "hbar") if "bar" in shape_kinds else "line" if "line" in shape_kinds else "scatter"
     region_items = list(axis.ticks) + cats + ([title] if title is not None else []) + list(legend.values())
-    region = Box.clamped(min(min(i.box.x0 for i in region_items), area[0] / w), min(i.box.y0 for i in region_items),
-                         max(max(i.box.x1 for i in region_items), area[2] / w), max(i.box.y1 for i in region_items))
+    region = Box.clamped(
+        min(min(i.box.x0 for i in region_items), area[0] / w),
+        min(i.box.y0 for i in region_items),
+        max(max(i.box.x1 for i in region_items), area[2] / w),
+        max(i.box.y1 for i in region_items),
+    )
     boxes = {f"category:{c.text.strip()}": c.box for c in cats}
     boxes.update({f"series:{names[n]}": legend[k].box for n, k in enumerate(series_ids) if k in legend})
-    return ChartTable(kind, title.text.strip() if title is not None else "", names, categories=[c.text.strip() for c in cats],
-                      values=values, region=region, stacked=stacked and kind in ("bar", "hbar"), boxes=boxes)
+    return ChartTable(
+        kind,
+        title.text.strip() if title is not None else "",
+        names,
+        categories=[c.text.strip() for c in cats],
+        values=values,
+        region=region,
+        stacked=stacked and kind in ("bar", "hbar"),
+        boxes=boxes,
+    )
 
 
 def _content_box(items: Sequence[Item]) -> Box:
@@ -855,8 +966,9 @@ def _same_paint(a: np.ndarray, b: np.ndarray) -> bool:
     return float(np.abs(a / a.sum() - b / b.sum()).sum()) < 0.08
 
 
-def _merge_slices(slices: list[tuple[float, float, int]], votes: np.ndarray,
-                  rgb: Sequence[np.ndarray]) -> list[tuple[float, float, int]]:
+def _merge_slices(
+    slices: list[tuple[float, float, int]], votes: np.ndarray, rgb: Sequence[np.ndarray]
+) -> list[tuple[float, float, int]]:
     """Slices (start angle, sweep, colour) around the disc with what a capture adds taken out: a sliver (a colour
     blended from a slice's edge and the paper, or left by blur between two slices) joins the neighbour it is most
     like, and two neighbours of one paint whose pixels mix over a wide angle (a shadow's edge crosses the slice;
@@ -905,8 +1017,13 @@ def _merge_slices(slices: list[tuple[float, float, int]], votes: np.ndarray,
 def _read_pie(items: list[Item], pixels: np.ndarray, text: np.ndarray) -> ChartTable | None:
     h, w = pixels.shape[:2]
     content = _content_box(items)
-    colours = _mark_colours(pixels, (int(content.x0 * w), int(content.y0 * h), int(content.x1 * w),
-                                     int(content.y1 * h)), text, items, min_share=0.002)
+    colours = _mark_colours(
+        pixels,
+        (int(content.x0 * w), int(content.y0 * h), int(content.x1 * w), int(content.y1 * h)),
+        text,
+        items,
+        min_share=0.002,
+    )
     if len(colours.rgb) < 2:
         return None
     marks = colours.labels >= 0
@@ -917,7 +1034,8 @@ def _read_pie(items: list[Item], pixels: np.ndarray, text: np.ndarray) -> ChartT
     import cv2
 
     n, lab, stats, _c = cv2.connectedComponentsWithStats(
-        cv2.morphologyEx(marks.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8)), connectivity=8)
+        cv2.morphologyEx(marks.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8)), connectivity=8
+    )
     if n < 2:
         return None
     biggest = 1 + int(np.argmax(stats[1:, 4]))
@@ -930,7 +1048,7 @@ def _read_pie(items: list[Item], pixels: np.ndarray, text: np.ndarray) -> ChartT
     dist = np.hypot(xs - cx, ys - cy)
     r_out = float(np.percentile(dist, 99.5))
     r_in = float(np.percentile(dist, 0.5))
-    fill = disc.sum() / (math.pi * (r_out ** 2 - r_in ** 2) + 1e-9)
+    fill = disc.sum() / (math.pi * (r_out**2 - r_in**2) + 1e-9)
     if fill < 0.6:
         return None
     ring = (dist > r_in + 0.2 * (r_out - r_in)) & (dist < r_out * 0.95)
@@ -973,10 +1091,24 @@ def _read_pie(items: list[Item], pixels: np.ndarray, text: np.ndarray) -> ChartT
     def radius_of(it: Item) -> float:
         return math.hypot(it.cx * w - cx, it.cy * h - cy)
 
-    words = [it for it in items if (title is None or it.index != title.index) and it.index not in legend_ids
-             and not _NOTE.match(it.text) and re.search(r"[A-Za-z]", it.text) and numeric_value(it) is None]
-    pct = [it for it in items if it.index not in legend_ids and find_numbers(it.text) and radius_of(it) < r_out * 1.05
-           and numeric_value(it) is not None and 0 <= (numeric_value(it) or -1) <= 100]
+    words = [
+        it
+        for it in items
+        if (title is None or it.index != title.index)
+        and it.index not in legend_ids
+        and not _NOTE.match(it.text)
+        and re.search(r"[A-Za-z]", it.text)
+        and numeric_value(it) is None
+    ]
+    pct = [
+        it
+        for it in items
+        if it.index not in legend_ids
+        and find_numbers(it.text)
+        and radius_of(it) < r_out * 1.05
+        and numeric_value(it) is not None
+        and 0 <= (numeric_value(it) or -1) <= 100
+    ]
     mids = [(a0 + sweep / 2) % 360.0 for a0, sweep, _k in slices]
 
     def circ(a: float, b: float) -> float:
@@ -1016,17 +1148,42 @@ def _read_pie(items: list[Item], pixels: np.ndarray, text: np.ndarray) -> ChartT
         mid = math.radians(a0 + sweep / 2)
         rr = (r_in + r_out) / 2 if r_in > 0.2 * r_out else 0.6 * r_out
         px, py = cx + rr * math.cos(mid), cy + rr * math.sin(mid)
-        box = Box.clamped((px - 0.04 * r_out) / w, (py - 0.04 * r_out) / h, (px + 0.04 * r_out) / w, (py + 0.04 * r_out) / h)
+        box = Box.clamped(
+            (px - 0.04 * r_out) / w, (py - 0.04 * r_out) / h, (px + 0.04 * r_out) / w, (py + 0.04 * r_out) / h
+        )
         label = label_of.get(j)
         lv = find_numbers(label.text)[0].value if label is not None else None
-        if lv is not None and abs(lv - measured) <= 4.0:
-            values.append(ChartValue("Share", name, float(lv), box=label.box, confidence=round(0.95 * label.confidence, 4), how="label"))  # type: ignore[union-attr]
+        if label is not None and lv is not None and abs(lv - measured) <= 4.0:
+            values.append(
+                ChartValue(
+                    "Share", name, float(lv), box=label.box, confidence=round(0.95 * label.confidence, 4), how="label"
+                )
+            )
         else:
-            values.append(ChartValue("Share", name, float(round(measured)), box=box, confidence=0.45 if lv is not None else 0.6, how="measured"))
-    region = Box.enclosing([disc_box, *(it.box for it in name_of.values()), *([title.box] if title is not None else [])])
+            values.append(
+                ChartValue(
+                    "Share",
+                    name,
+                    float(round(measured)),
+                    box=box,
+                    confidence=0.45 if lv is not None else 0.6,
+                    how="measured",
+                )
+            )
+    region = Box.enclosing(
+        [disc_box, *(it.box for it in name_of.values()), *([title.box] if title is not None else [])]
+    )
     boxes = {f"category:{name_of[j].text.strip()}": name_of[j].box for j in name_of}
-    return ChartTable("pie", title.text.strip() if title is not None else "", ["Share"], categories=cats, values=values, region=region,
-                      stacked=False, boxes=boxes)
+    return ChartTable(
+        "pie",
+        title.text.strip() if title is not None else "",
+        ["Share"],
+        categories=cats,
+        values=values,
+        region=region,
+        stacked=False,
+        boxes=boxes,
+    )
 
 
 # --- entry point --------------------------------------------------------------------------------------------
@@ -1043,8 +1200,11 @@ def read_chart(layout: Layout, page: Page, region: Box | None = None) -> ChartTa
 
     A page's chart is read once for all the questions asked about it: the result is kept (a few pages' worth)
     under the page's content hash and its lines, and it is the same whether read now or taken from there."""
-    key = (page.hash, region.as_tuple() if region is not None else None,
-           tuple((it.text, it.box.as_tuple(), round(it.confidence, 6)) for it in layout.items))
+    key = (
+        page.hash,
+        region.as_tuple() if region is not None else None,
+        tuple((it.text, it.box.as_tuple(), round(it.confidence, 6)) for it in layout.items),
+    )
     with _LOCK:
         if key in _CACHE:
             _CACHE.move_to_end(key)
@@ -1078,8 +1238,9 @@ def _read_items(items: list[Item], pixels: np.ndarray) -> ChartTable | None:
     # An OCR reads a donut as the letter "O" (a ring marker as "o"): a short "text" far taller than the page's
     # lines is a mark, not a label.
     unit = float(np.median([it.h for it in items]))
-    items = _split_numbers([it for it in items if not (len(it.text.strip()) <= 2 and it.h > 2.5 * unit)],
-                           pixels.shape[0] / pixels.shape[1])
+    items = _split_numbers(
+        [it for it in items if not (len(it.text.strip()) <= 2 and it.h > 2.5 * unit)], pixels.shape[0] / pixels.shape[1]
+    )
     text = _text_mask(pixels.shape[:2], items)
     pixels = even_light(pixels)
     axis = _value_axis(items)
@@ -1116,8 +1277,9 @@ class _Upright:
             return None
         target = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float32)
         matrix = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
-        upright = cv2.warpPerspective(pixels, matrix, (width, height), flags=cv2.INTER_LINEAR,
-                                      borderMode=cv2.BORDER_REPLICATE)
+        upright = cv2.warpPerspective(
+            pixels, matrix, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
         return cls(upright, matrix, (pixels.shape[1], pixels.shape[0]))
 
     @staticmethod
@@ -1125,12 +1287,22 @@ class _Upright:
         import cv2
 
         (sw, sh), (dw, dh) = src, dst
-        corners = np.array([[[box.x0 * sw, box.y0 * sh], [box.x1 * sw, box.y0 * sh], [box.x1 * sw, box.y1 * sh],
-                             [box.x0 * sw, box.y1 * sh]]], np.float64)
+        corners = np.array(
+            [
+                [
+                    [box.x0 * sw, box.y0 * sh],
+                    [box.x1 * sw, box.y0 * sh],
+                    [box.x1 * sw, box.y1 * sh],
+                    [box.x0 * sw, box.y1 * sh],
+                ]
+            ],
+            np.float64,
+        )
         moved = cv2.perspectiveTransform(corners, matrix)[0]
         try:
-            return Box.clamped(moved[:, 0].min() / dw, moved[:, 1].min() / dh, moved[:, 0].max() / dw,
-                               moved[:, 1].max() / dh)
+            return Box.clamped(
+                moved[:, 0].min() / dw, moved[:, 1].min() / dh, moved[:, 0].max() / dw, moved[:, 1].max() / dh
+            )
         except ValueError:
             return None
 
@@ -1152,9 +1324,20 @@ class _Upright:
         def home(box: Box) -> Box:
             return self._map(box, inverse, up, self.size) or box
 
-        values = [ChartValue(v.series, v.category, v.value, box=home(v.box), confidence=v.confidence, how=v.how) for v in chart.values]
-        return ChartTable(chart.kind, chart.title, chart.series, categories=chart.categories, values=values, region=home(chart.region),
-                          stacked=chart.stacked, boxes={k: home(b) for k, b in chart.boxes.items()})
+        values = [
+            ChartValue(v.series, v.category, v.value, box=home(v.box), confidence=v.confidence, how=v.how)
+            for v in chart.values
+        ]
+        return ChartTable(
+            chart.kind,
+            chart.title,
+            chart.series,
+            categories=chart.categories,
+            values=values,
+            region=home(chart.region),
+            stacked=chart.stacked,
+            boxes={k: home(b) for k, b in chart.boxes.items()},
+        )
 
 
 __all__ = ["KINDS", "ChartTable", "ChartValue", "read_chart"]

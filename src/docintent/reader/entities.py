@@ -17,19 +17,31 @@ from dataclasses import dataclass
 ORG_WORDS = re.compile(
     r"\b(universit\w*|college|institut\w*|school|centre|center|laborator\w*|lab|academy|hospital|foundation|"
     r"corporation|company|inc|ltd|llc|gmbh|ag|sa|spa|s\.a\.s?|bv|plc|research|observatory|polytechnic|"
-    r"hochschule|école|ecole|escuela|scuola|museum|agency|council|ministry|bank|group)\b", re.I)
+    r"hochschule|école|ecole|escuela|scuola|museum|agency|council|ministry|bank|group)\b",
+    re.I,
+)
 _NAME_WORD = r"[A-ZÀ-Ý][\w'’.-]*"
-_PERSON_LINE = re.compile(rf"^(?:(?:mr|mrs|ms|dr|prof)\.?\s+)?{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|de|van|von|der|den|la|le|da|di|del|dos|du|zu)){{1,3}}$")
-_NOT_PERSON = re.compile(r"\b(workshop|conference|meeting|annual|journal|model|results?|news|introduction|summary|"
-                         r"street|road|avenue|dear|regards|sincerely|subject|invoice|receipt|statement|total)\b", re.I)
+_PERSON_LINE = re.compile(
+    rf"^(?:(?:mr|mrs|ms|dr|prof)\.?\s+)?{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|de|van|von|der|den|la|le|da|di|del|dos|du|zu)){{1,3}}$"
+)
+_NOT_PERSON = re.compile(
+    r"\b(workshop|conference|meeting|annual|journal|model|results?|news|introduction|summary|"
+    r"street|road|avenue|dear|regards|sincerely|subject|invoice|receipt|statement|total)\b",
+    re.I,
+)
 
 
 def is_person_name(text: str) -> bool:
     """Whether ``text`` is shaped like one person's name: two to four capitalised tokens (particles allowed),
     no digit, no institution or document word."""
     t = text.strip(" ,")
-    return (bool(_PERSON_LINE.match(t)) and not ORG_WORDS.search(t) and not _NOT_PERSON.search(t)
-            and not re.search(r"\d", t) and len(t) < 40)
+    return (
+        bool(_PERSON_LINE.match(t))
+        and not ORG_WORDS.search(t)
+        and not _NOT_PERSON.search(t)
+        and not re.search(r"\d", t)
+        and len(t) < 40
+    )
 
 
 def is_organisation(text: str) -> bool:
@@ -51,9 +63,26 @@ _COUNTRIES = frozenset(
     suriname sweden switzerland syria taiwan tajikistan tanzania thailand togo tonga tunisia turkey turkmenistan
     tuvalu uganda ukraine uruguay usa uk uzbekistan vanuatu venezuela vietnam yemen zambia zimbabwe deutschland
     österreich schweiz españa italia nederland belgië belgique suisse""".split()
-) | {"united states", "united kingdom", "new zealand", "south africa", "south korea", "north korea", "costa rica",
-     "el salvador", "sri lanka", "saudi arabia", "united arab emirates", "czech republic", "dominican republic",
-     "ivory coast", "puerto rico", "hong kong", "the netherlands", "united states of america"}
+) | {
+    "united states",
+    "united kingdom",
+    "new zealand",
+    "south africa",
+    "south korea",
+    "north korea",
+    "costa rica",
+    "el salvador",
+    "sri lanka",
+    "saudi arabia",
+    "united arab emirates",
+    "czech republic",
+    "dominican republic",
+    "ivory coast",
+    "puerto rico",
+    "hong kong",
+    "the netherlands",
+    "united states of america",
+}
 
 
 def is_country(text: str) -> bool:

@@ -148,10 +148,13 @@ def typed_span(text: str, answer_type: str) -> tuple[str, float]:
     if not text:
         return "", 0.0
     if answer_type in ("money", "number", "percent", "count"):
-        nums = [n for n in find_numbers(text) if not re.fullmatch(r"\d{1,2}", n.text) or answer_type in ("count", "number")]
+        nums = [
+            n for n in find_numbers(text) if not re.fullmatch(r"\d{1,2}", n.text) or answer_type in ("count", "number")
+        ]
         if not nums:
             return text, 0.1
         if answer_type == "money":
+
             def money_fit(n) -> float:
                 if n.percent:
                     return 0.35
@@ -276,7 +279,9 @@ def row_typed_candidates(info: QuestionInfo, layout: Layout, matcher: Matcher, t
     return out
 
 
-_CAPS_RE = re.compile(r"(?<![.!?]\s)\b([A-Z][a-zA-Z&'-]+(?:\s+(?:of|de|and|&)?\s*(?:[A-Z]\.?(?=\s+[A-Z])|[A-Z][a-zA-Z&'-]+))*)")
+_CAPS_RE = re.compile(
+    r"(?<![.!?]\s)\b([A-Z][a-zA-Z&'-]+(?:\s+(?:of|de|and|&)?\s*(?:[A-Z]\.?(?=\s+[A-Z])|[A-Z][a-zA-Z&'-]+))*)"
+)
 
 
 def prose_candidates(info: QuestionInfo, layout: Layout, matcher: Matcher, top: int = 4) -> list[Candidate]:
@@ -294,7 +299,11 @@ def prose_candidates(info: QuestionInfo, layout: Layout, matcher: Matcher, top: 
         if info.answer_type == "date":
             spans = [(m.start(), m.group(0)) for m in DATE_RE.finditer(text)]
         elif info.answer_type in ("money", "number", "percent"):
-            spans = [(n.start, typed_span(n.text, info.answer_type)[0]) for n in find_numbers(text) if typed_span(n.text, info.answer_type)[1] >= 0.8]
+            spans = [
+                (n.start, typed_span(n.text, info.answer_type)[0])
+                for n in find_numbers(text)
+                if typed_span(n.text, info.answer_type)[1] >= 0.8
+            ]
         else:
             for m in _CAPS_RE.finditer(text):
                 words = m.group(1).split()
@@ -398,12 +407,32 @@ def aggregate_candidates(info: QuestionInfo, layout: Layout, matcher: Matcher) -
                 if label is not None and label is not pick[0]:
                     out.append(Candidate(label.text, s * 0.9, f"column-{info.intent}", items=[header, pick[0], label]))
             else:
-                out.append(Candidate(pick[0].text, s * 0.9, f"column-{info.intent}", items=[header, pick[0]], value=pick[1]))
+                out.append(
+                    Candidate(pick[0].text, s * 0.9, f"column-{info.intent}", items=[header, pick[0]], value=pick[1])
+                )
         elif info.intent == "sum":
-            out.append(Candidate(format_number(sum(values)), s * 0.8, "column-sum", items=[header] + [c for c, _ in column], value=sum(values)))
+            out.append(
+                Candidate(
+                    format_number(sum(values)),
+                    s * 0.8,
+                    "column-sum",
+                    items=[header] + [c for c, _ in column],
+                    value=sum(values),
+                )
+            )
         elif info.intent == "avg":
             avg = sum(values) / len(values)
-            out.append(Candidate(format_number(avg), s * 0.8, "column-avg", items=[header] + [c for c, _ in column], value=avg))
+            out.append(
+                Candidate(format_number(avg), s * 0.8, "column-avg", items=[header] + [c for c, _ in column], value=avg)
+            )
         elif info.intent == "count":
-            out.append(Candidate(str(len(values)), s * 0.6, "column-count", items=[header] + [c for c, _ in column], value=float(len(values))))
+            out.append(
+                Candidate(
+                    str(len(values)),
+                    s * 0.6,
+                    "column-count",
+                    items=[header] + [c for c, _ in column],
+                    value=float(len(values)),
+                )
+            )
     return out

@@ -36,12 +36,37 @@ from .query import Question
 from .spans import EMAIL_RE, URL_RE
 from .values import DATE_RE, find_numbers
 
-ANSWER_TYPES = ("number", "money", "percent", "date", "name", "id", "yesno", "truefalse", "count", "category",
-                "text", "digits")
+ANSWER_TYPES = (
+    "number",
+    "money",
+    "percent",
+    "date",
+    "name",
+    "id",
+    "yesno",
+    "truefalse",
+    "count",
+    "category",
+    "text",
+    "digits",
+)
 OPERATIONS = ("lookup", "max", "min", "diff", "sum", "avg", "count", "verify", "compare", "ratio")
 SPAN_KINDS = ("", "date", "author", "email", "url", "version", "year", "page", "agent", "postal", "street", "other")
-TEXT_TYPES = ("date", "money", "percent", "number", "integer", "email", "url", "phone", "id", "person", "org",
-              "words", "long")
+TEXT_TYPES = (
+    "date",
+    "money",
+    "percent",
+    "number",
+    "integer",
+    "email",
+    "url",
+    "phone",
+    "id",
+    "person",
+    "org",
+    "words",
+    "long",
+)
 
 #: Which candidate text types fit each expected answer type.
 FITS: dict[str, frozenset[str]] = {
@@ -66,15 +91,40 @@ def _names(prefix: str, values: tuple[str, ...]) -> list[str]:
 
 GROUPS: dict[str, list[str]] = {
     "type": _names("q_type_", ANSWER_TYPES) + _names("c_type_", TEXT_TYPES) + ["type_fit"],
-    "label": ["m_self", "m_text", "m_prefix", "m_left", "m_above", "m_row_head", "m_col_head", "m_best",
-              "fz_best", "syn_left", "syn_above", "syn_self"],
-    "layout": ["rel_same_line", "rel_left", "rel_above", "label_dist", "colon_before", "is_whole_line",
-               "row_cells", "subject_on_page", "subject_same_line", "subject_below", "subject_dist", "is_place"],
+    "label": [
+        "m_self",
+        "m_text",
+        "m_prefix",
+        "m_left",
+        "m_above",
+        "m_row_head",
+        "m_col_head",
+        "m_best",
+        "fz_best",
+        "syn_left",
+        "syn_above",
+        "syn_self",
+    ],
+    "layout": [
+        "rel_same_line",
+        "rel_left",
+        "rel_above",
+        "label_dist",
+        "colon_before",
+        "is_whole_line",
+        "row_cells",
+        "subject_on_page",
+        "subject_same_line",
+        "subject_below",
+        "subject_dist",
+        "is_place",
+    ],
     "typography": ["height", "height_rank", "is_largest", "cy", "cx", "x0", "top_fifth"],
     "ocr": ["confidence"],
     "text": ["n_chars", "n_words", "digit_share", "upper_share", "question_words", "ends_colon", "is_label_word"],
-    "sources": [f"src_{s}" for s in SOURCE_NAMES] + [f"rank_{s}" for s in SOURCE_NAMES]
-               + ["n_sources", "max_vote", "rules_chose"],
+    "sources": [f"src_{s}" for s in SOURCE_NAMES]
+    + [f"rank_{s}" for s in SOURCE_NAMES]
+    + ["n_sources", "max_vote", "rules_chose"],
     "question": _names("op_", OPERATIONS) + _names("span_", SPAN_KINDS) + ["generic", "heading_q", "n_keywords"],
     "page": ["same_type_n", "same_type_rank", "n_items"],
 }
@@ -82,8 +132,29 @@ FEATURE_NAMES: tuple[str, ...] = tuple(name for group in GROUPS.values() for nam
 _INDEX = {name: i for i, name in enumerate(FEATURE_NAMES)}
 _ID_RE = re.compile(r"^(?=.*\d)[A-Za-z0-9#./-]{3,}$")
 _PHONE_RE = re.compile(r"^\+?[\d ()./-]{7,}$")
-_LABELS = frozenset({"no", "no.", "#", "nr", "id", "ref", "tel", "to", "from", "date", "name", "amount", "total",
-                     "subject", "re", "invoice", "number", "page", "dear"})
+_LABELS = frozenset(
+    {
+        "no",
+        "no.",
+        "#",
+        "nr",
+        "id",
+        "ref",
+        "tel",
+        "to",
+        "from",
+        "date",
+        "name",
+        "amount",
+        "total",
+        "subject",
+        "re",
+        "invoice",
+        "number",
+        "page",
+        "dear",
+    }
+)
 
 
 @lru_cache(maxsize=4096)
@@ -150,12 +221,12 @@ class Geometry:
         hin = np.minimum(x1[:, None], x1[None, :]) - np.maximum(x0[:, None], x0[None, :])
         hov = np.maximum(hin, 0) / np.maximum(np.minimum(w[:, None], w[None, :]), 1e-9)
         eye = np.eye(n, dtype=bool)
-        same_row = (vov >= 0.5) & ~eye                        # [i, o]: o on i's row
+        same_row = (vov >= 0.5) & ~eye  # [i, o]: o on i's row
         left_ok = same_row & (x1[None, :] <= x0[:, None] + 0.25 * h[:, None])
         self.left = _pick(left_ok, x0[None, :].repeat(n, 0), largest=True)
         head_ok = same_row & (x1[None, :] <= x0[:, None])
         self.row_head = _pick(head_ok, -x0[None, :].repeat(n, 0), largest=True)
-        gap = y0[:, None] - y1[None, :]                       # [i, o]: how far o ends above i's top
+        gap = y0[:, None] - y1[None, :]  # [i, o]: how far o ends above i's top
         limit = 4.0 * np.maximum(layout.median_h, h)[:, None]
         above_ok = ~eye & (y1[None, :] <= y0[:, None] + 0.3 * h[:, None]) & (hov >= 0.3) & (gap < limit)
         self.above = _pick(above_ok, -gap, largest=True)
@@ -242,7 +313,9 @@ def _match_words(matcher: Matcher, text: str) -> float:
     return matcher.coverage(got)
 
 
-def featurise(q: Question, layout: Layout, cands: list[AnswerCandidate], matcher: Matcher | None = None) -> list[list[float]]:
+def featurise(
+    q: Question, layout: Layout, cands: list[AnswerCandidate], matcher: Matcher | None = None
+) -> list[list[float]]:
     """One feature vector (in :data:`FEATURE_NAMES` order) per candidate."""
     matcher = matcher or Matcher(q.info, layout)
     pf = PageFeatures(q, layout, matcher)
@@ -272,14 +345,24 @@ def featurise(q: Question, layout: Layout, cands: list[AnswerCandidate], matcher
             prefix = own[:pos] if pos > 0 else ""
             left, above = pf.left(item), pf.above(item)
             row_head, col_head = pf.row_head(item), pf.col_head(item)
-            m = {"m_self": pf.match(item), "m_text": _match_words(matcher, text),
-                 "m_prefix": _match_words(matcher, prefix), "m_left": pf.match(left), "m_above": pf.match(above),
-                 "m_row_head": pf.match(row_head) if row_head is not left else 0.0,
-                 "m_col_head": pf.match(col_head) if col_head is not above else 0.0}
+            m = {
+                "m_self": pf.match(item),
+                "m_text": _match_words(matcher, text),
+                "m_prefix": _match_words(matcher, prefix),
+                "m_left": pf.match(left),
+                "m_above": pf.match(above),
+                "m_row_head": pf.match(row_head) if row_head is not left else 0.0,
+                "m_col_head": pf.match(col_head) if col_head is not above else 0.0,
+            }
             for k, val in m.items():
                 put(k, val)
-            label_of = {"m_prefix": item, "m_left": left, "m_above": above, "m_row_head": row_head,
-                        "m_col_head": col_head}
+            label_of = {
+                "m_prefix": item,
+                "m_left": left,
+                "m_above": above,
+                "m_row_head": row_head,
+                "m_col_head": col_head,
+            }
             best_key = max(label_of, key=lambda k: m[k])
             best_label = m[best_key]
             put("m_best", best_label)
@@ -297,7 +380,10 @@ def featurise(q: Question, layout: Layout, cands: list[AnswerCandidate], matcher
             else:
                 dist = 0.0 if best_label > 0 else 50.0
             put("label_dist", min(dist, 50.0))
-            put("colon_before", 1 if prefix.rstrip().endswith(":") or (left is not None and left.text.rstrip().endswith(":")) else 0)
+            put(
+                "colon_before",
+                1 if prefix.rstrip().endswith(":") or (left is not None and left.text.rstrip().endswith(":")) else 0,
+            )
             put("is_whole_line", 1 if text.strip().lower() == own.strip().lower() else 0)
             put("row_cells", pf.row_size(item))
             if subjects:
@@ -305,7 +391,10 @@ def featurise(q: Question, layout: Layout, cands: list[AnswerCandidate], matcher
                 unit = max(layout.median_h, 1e-6)
                 near = min(subjects, key=lambda o: abs(o.cy - item.cy) + abs(o.box.x0 - item.box.x0))
                 put("subject_same_line", 1 if near is item else 0)
-                put("subject_below", 1 if 0 < item.cy - near.cy < 7 * unit and abs(item.box.x0 - near.box.x0) < 4 * unit else 0)
+                put(
+                    "subject_below",
+                    1 if 0 < item.cy - near.cy < 7 * unit and abs(item.box.x0 - near.box.x0) < 4 * unit else 0,
+                )
                 put("subject_dist", min(abs(item.cy - near.cy) / unit, 50.0))
             else:
                 put("subject_dist", 50.0)
@@ -336,7 +425,10 @@ def featurise(q: Question, layout: Layout, cands: list[AnswerCandidate], matcher
                 put(f"src_{s}", 1)
                 put(f"rank_{s}", 1.0 / (1 + cand.ranks.get(s, 0)))
         put("n_sources", len(cand.votes))
-        put("max_vote", max((min(val, 3.0) for s, val in cand.votes.items() if s not in ("typed", "heading")), default=0.0))
+        put(
+            "max_vote",
+            max((min(val, 3.0) for s, val in cand.votes.items() if s not in ("typed", "heading")), default=0.0),
+        )
         put("rules_chose", 1 if "rules" in cand.votes else 0)
         put(f"op_{q.operation}" if q.operation in OPERATIONS else "op_lookup", 1)
         put(f"span_{span_kind or 'none'}", 1)

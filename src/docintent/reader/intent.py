@@ -22,10 +22,18 @@ _OP_WORDS = set(
 )
 #: Comparison words of counting conditions, as tests of a value against the bound.
 COUNT_TESTS = {
-    "above": lambda v, b: v > b, "over": lambda v, b: v > b, "more than": lambda v, b: v > b,
-    "greater than": lambda v, b: v > b, "higher than": lambda v, b: v > b, "at least": lambda v, b: v >= b,
-    "below": lambda v, b: v < b, "under": lambda v, b: v < b, "less than": lambda v, b: v < b,
-    "lower than": lambda v, b: v < b, "fewer than": lambda v, b: v < b, "at most": lambda v, b: v <= b,
+    "above": lambda v, b: v > b,
+    "over": lambda v, b: v > b,
+    "more than": lambda v, b: v > b,
+    "greater than": lambda v, b: v > b,
+    "higher than": lambda v, b: v > b,
+    "at least": lambda v, b: v >= b,
+    "below": lambda v, b: v < b,
+    "under": lambda v, b: v < b,
+    "less than": lambda v, b: v < b,
+    "lower than": lambda v, b: v < b,
+    "fewer than": lambda v, b: v < b,
+    "at most": lambda v, b: v <= b,
 }
 _ORDINALS = {"second": 2, "third": 3, "2nd": 2, "3rd": 3}
 
@@ -69,7 +77,10 @@ def parse_intent(question: str, task: str) -> Intent:
         ctx = [w for w in content_words(q) if w not in tw and w not in _OP_WORDS and w != (series or "")]
         return Intent(kind, answer_type, [_strip(t) for t in targets], context=ctx, series=series, **kw)
 
-    rank = re.search(r"\b(second|third|2nd|3rd)[- ](highest|largest|most|biggest|greatest|lowest|smallest|least|fewest)\b|\branks? (second|third)\b", low)
+    rank = re.search(
+        r"\b(second|third|2nd|3rd)[- ](highest|largest|most|biggest|greatest|lowest|smallest|least|fewest)\b|\branks? (second|third)\b",
+        low,
+    )
     if rank:
         word = rank.group(1) or rank.group(3)
         order = "min" if rank.group(2) in ("lowest", "smallest", "least", "fewest") else "max"
@@ -80,15 +91,26 @@ def parse_intent(question: str, task: str) -> Intent:
         return with_context("count", [], "count", condition=info.condition)
     two = None
     kind = None
-    by_year = re.search(r"\b(sum|total|combined|average|mean|difference)\b (?:of )?(.+?) (?:in|for|between) ((?:19|20)\d\d) and ((?:19|20)\d\d)\s*\??$", q, re.I)
+    by_year = re.search(
+        r"\b(sum|total|combined|average|mean|difference)\b (?:of )?(.+?) (?:in|for|between) ((?:19|20)\d\d) and ((?:19|20)\d\d)\s*\??$",
+        q,
+        re.I,
+    )
     if by_year and task == "table":
-        k = {"sum": "sum", "total": "sum", "combined": "sum", "average": "avg", "mean": "avg"}.get(by_year.group(1).lower(), "diff")
-        return Intent(k, "number", [by_year.group(3), by_year.group(4)], context=content_words(by_year.group(2)), series=series)
+        k = {"sum": "sum", "total": "sum", "combined": "sum", "average": "avg", "mean": "avg"}.get(
+            by_year.group(1).lower(), "diff"
+        )
+        return Intent(
+            k, "number", [by_year.group(3), by_year.group(4)], context=content_words(by_year.group(2)), series=series
+        )
     patterns = (
         ("diff", r"difference (?:in [\w ()%]+? )?between (.+?) and (.+?)(?: in (?:19|20)\d\d)?\s*\??$"),
         ("diff", r"(?:does|did|do) (.+?) differ from (.+?)(?: in (?:19|20)\d\d)?\s*\??$"),
         ("diff", r"gap between (?:the values of )?(.+?) and (.+?)(?: in (?:19|20)\d\d)?\s*\??$"),
-        ("diff", r"how much (?:more|higher|greater|larger|less|lower|smaller) is (.+?) than (.+?)(?: in (?:19|20)\d\d)?\s*\??$"),
+        (
+            "diff",
+            r"how much (?:more|higher|greater|larger|less|lower|smaller) is (.+?) than (.+?)(?: in (?:19|20)\d\d)?\s*\??$",
+        ),
         ("diff", r"how many more [\w ()%]+? (?:does|did) (.+?) have than (.+?)\s*\??$"),
         ("sum", r"sum of (?:[\w ()%]+? (?:of|for) )?(.+?) and (.+?)(?: in (?:19|20)\d\d)?\s*\??$"),
         ("sum", r"(?:do|does) (.+?) and (.+?) add up to"),
@@ -101,15 +123,23 @@ def parse_intent(question: str, task: str) -> Intent:
         if m:
             kind, two = k, [m.group(1), m.group(2)]
             break
-    if kind == "sum" and task == "table" and len(years) == 2 and two and all(re.fullmatch(r"(?:19|20)\d\d", _strip(t)) for t in two):
+    if (
+        kind == "sum"
+        and task == "table"
+        and len(years) == 2
+        and two
+        and all(re.fullmatch(r"(?:19|20)\d\d", _strip(t)) for t in two)
+    ):
         pass  # "sum of <item> in 2010 and 2008": the years are the targets, the item is context
     if kind is None and info.intent in ("diff", "sum", "avg") and len(info.targets) == 2:
         kind, two = info.intent, list(info.targets)
     if kind is not None and two is not None:
         return with_context(kind, two, "number")
-    across = re.search(r"\b(?:total|sum|average|mean)\b.*\b(?:for|of) (.+?) (?:across|over) (?:all|the)\b", q, re.I) or re.search(
-        r"\b(?:average|mean) (.+?) (?:across|over) (?:all|the)\b", q, re.I
-    ) or re.search(r"values for (.+?) add up to over all", q, re.I)
+    across = (
+        re.search(r"\b(?:total|sum|average|mean)\b.*\b(?:for|of) (.+?) (?:across|over) (?:all|the)\b", q, re.I)
+        or re.search(r"\b(?:average|mean) (.+?) (?:across|over) (?:all|the)\b", q, re.I)
+        or re.search(r"values for (.+?) add up to over all", q, re.I)
+    )
     if across:
         kind = "avg" if re.search(r"\b(average|mean)\b", low) else "sum"
         return with_context(kind, [across.group(1)], "number", across=True)

@@ -33,13 +33,29 @@ from .rows import (
 from .solution import Solution
 from .values import TIME_RE, Number, find_dates, find_numbers, format_number
 
-_MORE = ("larger", "higher", "greater", "more", "bigger", "longer", "heavier", "older", "later", "above", "over",
-         "exceed", "exceeds", "costlier", "pricier")
+_MORE = (
+    "larger",
+    "higher",
+    "greater",
+    "more",
+    "bigger",
+    "longer",
+    "heavier",
+    "older",
+    "later",
+    "above",
+    "over",
+    "exceed",
+    "exceeds",
+    "costlier",
+    "pricier",
+)
 _LESS = ("lower", "smaller", "less", "fewer", "cheaper", "shorter", "lighter", "younger", "earlier", "below", "under")
 _CMP = "|".join(_MORE + _LESS)
 _COMPARISON = re.compile(
     rf"^(?:is|are|was|were|does|did|do|has|have|had)\s+(?P<a>.+?)\s+(?:(?:than|that)\s+)?(?P<op>{_CMP})(?:\s+than)?\s+(?P<b>.+?)\s*[?.]?\s*$",
-    re.I)
+    re.I,
+)
 
 
 def parse_comparison(question: str) -> tuple[str, str, str] | None:
@@ -56,9 +72,21 @@ def parse_comparison(question: str) -> tuple[str, str, str] | None:
 _PAIR_TAIL = r"(?:\s+(?:together|combined|altogether|in total|in all|added up|summed))?\s*[?.]?\s*$"
 _PAIRS = (
     ("diff", re.compile(r"\bdifference (?:in [\w ()%]+? )?between (?P<a>.+?) and (?P<b>.+?)\s*[?.]?\s*$", re.I)),
-    ("diff", re.compile(r"\bhow (?:much|many) (?:more|less|fewer|higher|lower|cheaper|greater|larger|smaller)\b(?: [\w ()%]+?)? (?:does|did|do|is|was|are|were|has|had) (?P<a>.+?) (?:than) (?P<b>.+?)\s*[?.]?\s*$", re.I)),
+    (
+        "diff",
+        re.compile(
+            r"\bhow (?:much|many) (?:more|less|fewer|higher|lower|cheaper|greater|larger|smaller)\b(?: [\w ()%]+?)? (?:does|did|do|is|was|are|were|has|had) (?P<a>.+?) (?:than) (?P<b>.+?)\s*[?.]?\s*$",
+            re.I,
+        ),
+    ),
     ("sum", re.compile(rf"\b(?:sum|total|combined)\b.*?\b(?:of|for|in) (?P<a>.+?) and (?P<b>.+?){_PAIR_TAIL}", re.I)),
-    ("sum", re.compile(r"\b(?:are|is|do|does|did|were|was|in|for|of) (?P<a>[^,]+?) and (?P<b>.+?)\s+(?:together|combined|altogether|in total|in all)\s*[?.]?\s*$", re.I)),
+    (
+        "sum",
+        re.compile(
+            r"\b(?:are|is|do|does|did|were|was|in|for|of) (?P<a>[^,]+?) and (?P<b>.+?)\s+(?:together|combined|altogether|in total|in all)\s*[?.]?\s*$",
+            re.I,
+        ),
+    ),
 )
 
 
@@ -86,16 +114,34 @@ def parse_pair(question: str) -> tuple[str, str, str] | None:
 def _context(question: str, *targets: str) -> list[str]:
     """The question's words that name the column: not the targets', not question or operation words."""
     skip = {w for t in targets for w in squash(t).split()}
-    ops = set(_MORE + _LESS) | {"together", "combined", "total", "sum", "difference", "between", "yes", "no",
-                                "answer", "altogether", "much", "many", "how", "worth", "cost", "costs"}
-    words = [w for w in squash(question).split() if w not in skip and w not in STOPWORDS and w not in ops and len(w) > 1]
+    ops = set(_MORE + _LESS) | {
+        "together",
+        "combined",
+        "total",
+        "sum",
+        "difference",
+        "between",
+        "yes",
+        "no",
+        "answer",
+        "altogether",
+        "much",
+        "many",
+        "how",
+        "worth",
+        "cost",
+        "costs",
+    }
+    words = [
+        w for w in squash(question).split() if w not in skip and w not in STOPWORDS and w not in ops and len(w) > 1
+    ]
     if re.search(r"\btotal\s+(?:price|cost|amount|value)s?\b|\bline\s+totals?\b", question, re.I):
         words.append("total")  # here "total" names the column, not the operation
     return words
 
 
 def _with_head(a: str, b: str) -> str:
-    """"questions 3 and 4": the second target borrows the first one's noun."""
+    """ "questions 3 and 4": the second target borrows the first one's noun."""
     lead = re.match(r"^(\d+[a-z]?)\b", b.strip())
     if lead:
         m = re.match(r"^(.*?\b)(\d+[a-z]?)$", a.strip())
@@ -170,7 +216,7 @@ def _two_values(info: QuestionInfo, layout: Layout, a: str, b: str, question: st
 
 
 def solve_comparison(info: QuestionInfo, layout: Layout) -> Solution | None:
-    """"Is the A amount larger than the B amount?": both values looked up in their rows, then compared."""
+    """ "Is the A amount larger than the B amount?": both values looked up in their rows, then compared."""
     parsed = parse_comparison(info.text)
     if parsed is None:
         return None
@@ -190,7 +236,7 @@ def solve_comparison(info: QuestionInfo, layout: Layout) -> Solution | None:
 
 
 def solve_pair(info: QuestionInfo, layout: Layout) -> Solution | None:
-    """"What is the combined X of A and B?" / "How much more does A cost than B?": two look-ups, one step."""
+    """ "What is the combined X of A and B?" / "How much more does A cost than B?": two look-ups, one step."""
     parsed = parse_pair(info.text)
     if parsed is None:
         return None
@@ -200,7 +246,15 @@ def solve_pair(info: QuestionInfo, layout: Layout) -> Solution | None:
         return None
     va, vb, conf, ra, rb = found
     x, y = va[1].value, vb[1].value
-    value = x + y if kind == "sum" else (abs(x) - abs(y) if re.search(r"\bhow (?:much|many) (?:more|higher|greater|larger)\b", info.text, re.I) else abs(x - y))
+    value = (
+        x + y
+        if kind == "sum"
+        else (
+            abs(x) - abs(y)
+            if re.search(r"\bhow (?:much|many) (?:more|higher|greater|larger)\b", info.text, re.I)
+            else abs(x - y)
+        )
+    )
     if kind == "diff" and not re.search(r"\bhow (?:much|many)\b", info.text, re.I):
         value = abs(x - y)
     text = _format(value, max(_decimals(va[1]), _decimals(vb[1])))
@@ -211,9 +265,14 @@ def solve_pair(info: QuestionInfo, layout: Layout) -> Solution | None:
 # -- reverse look-ups and the other cells of a named row ------------------------------------------------
 
 
-_MONTH_NAMES = ("january|february|march|april|may|june|july|august|september|october|november|december|"
-                "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
-_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\.?\s+({_MONTH_NAMES})\b|\b({_MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s*\d{{4}})", re.I)
+_MONTH_NAMES = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+_DAY_MONTH = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\.?\s+({_MONTH_NAMES})\b|\b({_MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s*\d{{4}})",
+    re.I,
+)
 
 
 def day_month(text: str) -> list[tuple[int, str, int, int]]:
@@ -249,7 +308,7 @@ def _literal(question: str) -> tuple[str, str] | None:
         return "date", dates[0]
     if day_month(q):
         d = day_month(q)[0]
-        return "daymonth", q[d[2]: d[3]]
+        return "daymonth", q[d[2] : d[3]]
     times = TIME_RE.findall(q)
     if times:
         return "time", times[0]
@@ -266,8 +325,12 @@ def _literal(question: str) -> tuple[str, str] | None:
         return "text", max(names, key=len)
     if nums:
         return "number", nums[0].text
-    m = re.search(r"\b(?:is|does|was|did)\s+(?:the\s+)?(.+?)(?:\s+(?:start|begin|end|take place|happen|held))?\s*\?", q, re.I)
-    if m and re.match(r"^\s*(?:at what time|what time|on (?:which|what) (?:week)?(?:day|date)|when is|when does)\b", q, re.I):
+    m = re.search(
+        r"\b(?:is|does|was|did)\s+(?:the\s+)?(.+?)(?:\s+(?:start|begin|end|take place|happen|held))?\s*\?", q, re.I
+    )
+    if m and re.match(
+        r"^\s*(?:at what time|what time|on (?:which|what) (?:week)?(?:day|date)|when is|when does)\b", q, re.I
+    ):
         return "fuzzy", m.group(1)
     return None
 
@@ -329,7 +392,11 @@ _WANT_PERSON = re.compile(r"^who\b|\bwhich person\b|\bresponsible\b|\bspeaker\b|
 
 def _months_on(layout: Layout) -> list[str]:
     """Month words of the page's "Month YYYY" headings (a calendar's month)."""
-    return [m.group(1).lower()[:3] for it in layout.items for m in re.finditer(rf"\b({_MONTH_NAMES})\w*\s+(?:19|20)\d\d\b", it.text, re.I)]
+    return [
+        m.group(1).lower()[:3]
+        for it in layout.items
+        for m in re.finditer(rf"\b({_MONTH_NAMES})\w*\s+(?:19|20)\d\d\b", it.text, re.I)
+    ]
 
 
 def _row_of(layout: Layout, item: Item) -> list[Item]:
@@ -392,7 +459,7 @@ def solve_reverse(info: QuestionInfo, layout: Layout) -> Solution | None:
         if want_day and kind not in ("date", "daymonth"):
             if day_month(own) or find_dates(own):
                 d = find_dates(own)
-                offer(0.95 * s0, d[0] if d else own[day_month(own)[0][2]: day_month(own)[0][3]], [cell])
+                offer(0.95 * s0, d[0] if d else own[day_month(own)[0][2] : day_month(own)[0][3]], [cell])
                 continue
             grid = _grid_day(layout, cell)
             if grid is not None:
@@ -401,7 +468,7 @@ def solve_reverse(info: QuestionInfo, layout: Layout) -> Solution | None:
         if kind == "daymonth":
             # a listed note ("24 March: Fire drill, 08:00") or the entry under a calendar's day number
             if day_month(own):
-                rest = own[day_month(own)[0][3]:].strip(" :–-")
+                rest = own[day_month(own)[0][3] :].strip(" :–-")
                 rest = re.split(r",\s*(?=\d{1,2}:\d{2})|\s+\d{1,2}:\d{2}", rest)[0].strip(" ,.;")
                 if rest:
                     offer(0.9 * s0, rest, [cell])
@@ -453,10 +520,20 @@ def solve_reverse(info: QuestionInfo, layout: Layout) -> Solution | None:
 def _grid_day(layout: Layout, cell: Item) -> tuple[str, Item] | None:
     """A calendar entry's date: the day number just above it in its cell, with the page's month."""
     unit = max(layout.median_h, 1e-6)
-    above = [o for o in layout.items if o.cy < cell.cy and cell.box.y0 - o.box.y1 < 2.5 * unit
-             and re.fullmatch(r"\d{1,2}", o.text.strip()) and o.box.x0 >= cell.box.x0 - 1.5 * unit
-             and o.box.x0 <= cell.box.x0 + 3 * unit]
-    months = [m.group(0) for it in layout.items for m in re.finditer(rf"\b({_MONTH_NAMES})[a-z]*(?=\s+(?:19|20)\d\d\b)", it.text, re.I)]
+    above = [
+        o
+        for o in layout.items
+        if o.cy < cell.cy
+        and cell.box.y0 - o.box.y1 < 2.5 * unit
+        and re.fullmatch(r"\d{1,2}", o.text.strip())
+        and o.box.x0 >= cell.box.x0 - 1.5 * unit
+        and o.box.x0 <= cell.box.x0 + 3 * unit
+    ]
+    months = [
+        m.group(0)
+        for it in layout.items
+        for m in re.finditer(rf"\b({_MONTH_NAMES})[a-z]*(?=\s+(?:19|20)\d\d\b)", it.text, re.I)
+    ]
     if not above or not months:
         return None
     day = max(above, key=lambda o: o.cy)
@@ -466,8 +543,15 @@ def _grid_day(layout: Layout, cell: Item) -> tuple[str, Item] | None:
 def _day_heading(layout: Layout, cell: Item, any_heading: bool = False) -> tuple[str, Item] | None:
     """The nearest heading above ``cell`` that states a date (a programme's day heading); ``any_heading``:
     the heading's whole text (its weekday too)."""
-    above = sorted((o for o in layout.items if o.cy < cell.cy - 0.5 * cell.h and (find_dates(o.text) or re.search(
-        r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", o.text, re.I))), key=lambda o: -o.cy)
+    above = sorted(
+        (
+            o
+            for o in layout.items
+            if o.cy < cell.cy - 0.5 * cell.h
+            and (find_dates(o.text) or re.search(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", o.text, re.I))
+        ),
+        key=lambda o: -o.cy,
+    )
     for o in above:
         if len(_row_of(layout, o)) <= 2:
             d = find_dates(o.text)
@@ -479,7 +563,7 @@ _LIST_COUNT = re.compile(r"^how many (\w+)\b", re.I)
 
 
 def solve_list_count(info: QuestionInfo, layout: Layout) -> Solution | None:
-    """"How many people were present?": the names listed after the label the question's words point to."""
+    """ "How many people were present?": the names listed after the label the question's words point to."""
     m = _LIST_COUNT.match(info.text.strip())
     if not m:
         return None
@@ -500,12 +584,15 @@ def solve_list_count(info: QuestionInfo, layout: Layout) -> Solution | None:
     return Solution(str(best[0]), 0.8, layout.region_of([best[1]]), "items listed after the label")
 
 
-_ROW_COST = re.compile(r"^\s*(?:how much (?:did|does|do|was|were|is|are) (?:the )?(?P<a>.+?) cost|what (?:did|does|do) (?:the )?(?P<b>.+?) cost"
-                       r"|(?:what is|what was) the (?:price|cost|amount|line total) (?:of|for) (?:the )?(?P<c>.+?))\s*\??\s*$", re.I)
+_ROW_COST = re.compile(
+    r"^\s*(?:how much (?:did|does|do|was|were|is|are) (?:the )?(?P<a>.+?) cost|what (?:did|does|do) (?:the )?(?P<b>.+?) cost"
+    r"|(?:what is|what was) the (?:price|cost|amount|line total) (?:of|for) (?:the )?(?P<c>.+?))\s*\??\s*$",
+    re.I,
+)
 
 
 def solve_row_amount(info: QuestionInfo, layout: Layout) -> Solution | None:
-    """"How much did Spinach cost?": the amount on the row the item names (what the line costs, not its unit
+    """ "How much did Spinach cost?": the amount on the row the item names (what the line costs, not its unit
     price)."""
     m = _ROW_COST.match(info.text)
     if not m:
@@ -531,5 +618,15 @@ def solve_operation(info: QuestionInfo, layout: Layout) -> Solution | None:
     return None
 
 
-__all__ = ["parse_comparison", "parse_pair", "row_value", "solve_comparison", "solve_list_count",
-           "solve_operation", "solve_pair", "solve_reverse", "solve_row_amount", "strip_yesno"]
+__all__ = [
+    "parse_comparison",
+    "parse_pair",
+    "row_value",
+    "solve_comparison",
+    "solve_list_count",
+    "solve_operation",
+    "solve_pair",
+    "solve_reverse",
+    "solve_row_amount",
+    "strip_yesno",
+]

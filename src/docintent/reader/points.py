@@ -35,8 +35,9 @@ class Point:
     how: str
 
 
-def chart_points(layout: Layout, page: Page, series: str | None = None, across: str | None = None,
-                 zoom: Any = None) -> list[Point]:
+def chart_points(
+    layout: Layout, page: Page, series: str | None = None, across: str | None = None, zoom: Any = None
+) -> list[Point]:
     """Every category of a chart with its value (value labels, slice labels by angle, bars on the axis).
 
     Grouped bars (a legend of years): ``series`` picks the legend entry whose bars are read; ``across``
@@ -50,8 +51,17 @@ def chart_points(layout: Layout, page: Page, series: str | None = None, across: 
     cats, _ = categories(layout, axis, ticks)
     cat_ids = {c.index for c in cats}
     bottom = max((c.box.y0 for c in cats), default=1.0)
-    legend = sorted((it for it in layout.items if re.fullmatch(r"(?:19|20)\d\d", it.text.strip()) and it.index not in ticks
-                     and it.index not in cat_ids and it.cy < bottom), key=lambda i: (i.cy, i.cx))
+    legend = sorted(
+        (
+            it
+            for it in layout.items
+            if re.fullmatch(r"(?:19|20)\d\d", it.text.strip())
+            and it.index not in ticks
+            and it.index not in cat_ids
+            and it.cy < bottom
+        ),
+        key=lambda i: (i.cy, i.cx),
+    )
     legend_ids = {it.index for it in legend}
     labels = [it for it in numeric if it.index not in ticks and it.index not in cat_ids and it.index not in legend_ids]
     if axis is not None and vertical and len(legend) >= 2 and len(cats) >= 2:
@@ -95,16 +105,27 @@ def _zoom_slice(cat: Item, center: tuple[float, float], zoom: Any) -> tuple[floa
     px, py = cx + dx * 0.6 / 1.1, cy + dy * 0.6 / 1.1
     box = Box.clamped(px - 0.06, py - 0.05, px + 0.06, py + 0.05)
     result = zoom(box)
-    found = [(abs(line.box.center[0] - px) + abs(line.box.center[1] - py), n.value, line.box)
-             for line in result.lines for n in find_numbers(line.text) if 0 <= n.value <= 100]
+    found = [
+        (abs(line.box.center[0] - px) + abs(line.box.center[1] - py), n.value, line.box)
+        for line in result.lines
+        for n in find_numbers(line.text)
+        if 0 <= n.value <= 100
+    ]
     if found:
         _, value, where = min(found, key=lambda f: f[0])
         return value, where
     return None, box
 
 
-def _grouped_points(page: Page, axis: Any, cats: list[Item], labels: list[Item], names: list[str],
-                    series: str | None, across: str | None) -> list[Point]:
+def _grouped_points(
+    page: Page,
+    axis: Any,
+    cats: list[Item],
+    labels: list[Item],
+    names: list[str],
+    series: str | None,
+    across: str | None,
+) -> list[Point]:
     """Grouped bars: series ``k`` of a category sits at offset (k - (S-1)/2) * 0.8/S category spacings."""
     cats = sorted(cats, key=lambda c: c.cx)
     spacing = float(np.median(np.diff([c.cx for c in cats]))) if len(cats) > 1 else 0.2
@@ -117,9 +138,15 @@ def _grouped_points(page: Page, axis: Any, cats: list[Item], labels: list[Item],
         if lane:
             lab = min(lane, key=lambda l: abs(l.cx - x))
             return find_numbers(lab.text)[0].value, f"value label of {names[k]}", lab.box
-        probe = Item(cat.text, Box.clamped(x - 0.3 * width, cat.box.y0, x + 0.3 * width, cat.box.y1), cat.confidence, cat.index)
+        probe = Item(
+            cat.text, Box.clamped(x - 0.3 * width, cat.box.y0, x + 0.3 * width, cat.box.y1), cat.confidence, cat.index
+        )
         m = bar_end(page, probe, axis, True)
-        return (axis.snap(m), f"bar of {names[k]} measured on the axis", probe.box) if m is not None else (None, "", probe.box)
+        return (
+            (axis.snap(m), f"bar of {names[k]} measured on the axis", probe.box)
+            if m is not None
+            else (None, "", probe.box)
+        )
 
     out = []
     if across is not None:
@@ -155,7 +182,9 @@ def header_and_body(table: Any) -> tuple[list[str], list[tuple[str, list[Any]]]]
     least two cells (a one-cell row is the title)."""
     grid_rows = table.rows
     n = table.n_cols
-    start = next((r for r, row in enumerate(grid_rows) if any(is_figure(c.text) for c in row[1:] if c.text)), len(grid_rows))
+    start = next(
+        (r for r, row in enumerate(grid_rows) if any(is_figure(c.text) for c in row[1:] if c.text)), len(grid_rows)
+    )
     names = [""] * n
     for row in grid_rows[:start]:
         if sum(1 for c in row if c.text) < 2:
@@ -186,7 +215,11 @@ def table_points(ocr: OcrResult, page: Page, intent: Intent, target: str | None 
     years = [t for t in intent.targets if re.fullmatch(r"(?:19|20)\d\d", t)]
     by_row = intent.across or (years and len(years) == len(intent.targets))
     if by_row:
-        key = (target if intent.across and target else " ".join(w for w in intent.context if not re.fullmatch(r"(?:19|20)\d\d", w))).lower()
+        key = (
+            target
+            if intent.across and target
+            else " ".join(w for w in intent.context if not re.fullmatch(r"(?:19|20)\d\d", w))
+        ).lower()
         best = max(range(len(labels)), key=lambda i: fuzz.token_set_ratio(key, labels[i].lower()))
         if fuzz.token_set_ratio(key, labels[best].lower()) < 60:
             return []
@@ -195,7 +228,11 @@ def table_points(ocr: OcrResult, page: Page, intent: Intent, target: str | None 
             if cell is not None and cell.value is not None and names[k] and cell.text != labels[best]:
                 out.append(Point(names[k], float(cell.value), cell.box, "table row"))
         return out
-    numeric_cols = [k for k in range(len(names)) if sum(1 for _, cells in body if cells[k] is not None and cells[k].value is not None) >= max(2, len(body) // 2)]
+    numeric_cols = [
+        k
+        for k in range(len(names))
+        if sum(1 for _, cells in body if cells[k] is not None and cells[k].value is not None) >= max(2, len(body) // 2)
+    ]
     if not numeric_cols:
         return []
     scores = [_context_score(n, intent.context) for n in names]
@@ -205,7 +242,12 @@ def table_points(ocr: OcrResult, page: Page, intent: Intent, target: str | None 
     out = []
     for label, cells in body:
         cell = cells[col]
-        if cell is not None and cell.value is not None and label and not re.fullmatch(r"\s*(sub-?total|total|grand total)\s*:?\s*", label, re.I):
+        if (
+            cell is not None
+            and cell.value is not None
+            and label
+            and not re.fullmatch(r"\s*(sub-?total|total|grand total)\s*:?\s*", label, re.I)
+        ):
             out.append(Point(label, float(cell.value), cell.box, f"table column {names[col] or col}"))
     return out
 
@@ -214,7 +256,14 @@ def match_point(target: str, points: list[Point]) -> tuple[Point | None, float]:
     """The point whose label best matches ``target`` (fuzzy), with the match score in [0, 1]."""
     if not points:
         return None, 0.0
-    scored = [(max(fuzz.ratio(target.lower(), p.label.lower()), fuzz.token_set_ratio(target.lower(), p.label.lower()) - 5) / 100.0, p) for p in points]
+    scored = [
+        (
+            max(fuzz.ratio(target.lower(), p.label.lower()), fuzz.token_set_ratio(target.lower(), p.label.lower()) - 5)
+            / 100.0,
+            p,
+        )
+        for p in points
+    ]
     score, best = max(scored, key=lambda s: s[0])
     return best, score
 

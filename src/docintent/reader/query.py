@@ -23,8 +23,25 @@ from .question import STOPWORDS, QuestionInfo, analyse
 from .spans import SpanQuestion, classify
 
 #: The plain questions a new user asks of any page: the field alone, no label to look for beyond it.
-GENERIC_FIELDS = frozenset({"date", "title", "author", "total", "addressee", "sender", "recipient", "subject",
-                            "amount", "name", "number", "heading", "headline", "signatory", "issuer"})
+GENERIC_FIELDS = frozenset(
+    {
+        "date",
+        "title",
+        "author",
+        "total",
+        "addressee",
+        "sender",
+        "recipient",
+        "subject",
+        "amount",
+        "name",
+        "number",
+        "heading",
+        "headline",
+        "signatory",
+        "issuer",
+    }
+)
 #: Asked fields and the other words documents print as their label (English and the generator's languages).
 FIELD_WORDS: dict[str, tuple[str, ...]] = {
     "author": ("by", "authors", "written", "prepared"),
@@ -47,22 +64,42 @@ FIELD_WORDS: dict[str, tuple[str, ...]] = {
 _ORDINAL = re.compile(r"\b(first|last|second|third|main|corresponding)\b")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _QUOTED = re.compile(r"[\"“‘']([^\"”’']{2,80})[\"”’']")
-_PROPER = re.compile(r"(?<!^)(?<![.?!]\s)\b([A-ZÀ-Ý][\w'’&.-]*(?:(?:\s+|,\s*|\s+(?:and|&|of|de|van|von|der)\s+)[A-ZÀ-Ý][\w'’&.-]*)*)")
+_PROPER = re.compile(
+    r"(?<!^)(?<![.?!]\s)\b([A-ZÀ-Ý][\w'’&.-]*(?:(?:\s+|,\s*|\s+(?:and|&|of|de|van|von|der)\s+)[A-ZÀ-Ý][\w'’&.-]*)*)"
+)
 #: Answer-format instructions a question may carry ("(no more than 5 words)", "Answer in at most 3 words.",
 #: "Answer with a single word."): they say how to answer, not what to look for.
 _INSTRUCTION = re.compile(
     r"\s*\(?\b(?:answer\s+)?(?:in|with|using)?\s*(?:at most|no more than|not more than|a single|one|up to)\s+"
-    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|single)?\s*words?\b[.:)]*\s*", re.I)
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|single)?\s*words?\b[.:)]*\s*",
+    re.I,
+)
 #: How plain questions name a field without its label: (pattern, field, label words to look for).
 _PLAIN_FIELDS = (
-    (re.compile(r"\bwho (?:is it|is this|was it|was this) (?:from|by)\b|\bwho sent (?:it|this)\b|\bwho is the sender\b"),
-     "sender", ("from", "sender", "sincerely", "regards")),
-    (re.compile(r"\bto whom\b|\bwho is (?:it|this) (?:addressed |sent )?to\b|\baddressee\b|\bwho is the recipient\b"),
-     "addressee", ("to", "dear", "attention", "recipient")),
-    (re.compile(r"\bwho wrote (?:it|this)\b|\bwho is the author\b|\bauthor of (?:it|this)\b"),
-     "author", ("by", "author", "authors")),
-    (re.compile(r"\bwhat is the (?:heading|headline|title)\b|\btitle of (?:the|this) (?:document|page)\b"),
-     "title", ("title",)),
+    (
+        re.compile(
+            r"\bwho (?:is it|is this|was it|was this) (?:from|by)\b|\bwho sent (?:it|this)\b|\bwho is the sender\b"
+        ),
+        "sender",
+        ("from", "sender", "sincerely", "regards"),
+    ),
+    (
+        re.compile(
+            r"\bto whom\b|\bwho is (?:it|this) (?:addressed |sent )?to\b|\baddressee\b|\bwho is the recipient\b"
+        ),
+        "addressee",
+        ("to", "dear", "attention", "recipient"),
+    ),
+    (
+        re.compile(r"\bwho wrote (?:it|this)\b|\bwho is the author\b|\bauthor of (?:it|this)\b"),
+        "author",
+        ("by", "author", "authors"),
+    ),
+    (
+        re.compile(r"\bwhat is the (?:heading|headline|title)\b|\btitle of (?:the|this) (?:document|page)\b"),
+        "title",
+        ("title",),
+    ),
 )
 _LIMIT = re.compile(r"\b(maximum|max|at most|limit|up to|longest|no more than|not exceed|allowed)\b")
 
@@ -144,7 +181,9 @@ def understand(question: str, task: str = "doc") -> Question:
     for pattern, name, labels in _PLAIN_FIELDS:
         if pattern.search(low):
             phrase = name
-            info.keywords = list(dict.fromkeys(info.keywords + [w for w in labels if w not in STOPWORDS or w in ("to", "by", "from")]))
+            info.keywords = list(
+                dict.fromkeys(info.keywords + [w for w in labels if w not in STOPWORDS or w in ("to", "by", "from")])
+            )
             if name == "title":
                 info.heading = True
             break
@@ -162,5 +201,13 @@ def understand(question: str, task: str = "doc") -> Question:
     names = [re.sub(r"['’]s?$", "", m.group(1)).strip(" ,") for m in _PROPER.finditer(asked)]
     names = [n for n in names if n.lower() not in STOPWORDS and len(n) > 2]
     subject = max(names, key=len) if names else ""
-    return Question(asked, task, info, span=classify(asked), field=phrase, synonyms=frozenset(synonyms), constraints=tuple(constraints),
-                    subject=subject)
+    return Question(
+        asked,
+        task,
+        info,
+        span=classify(asked),
+        field=phrase,
+        synonyms=frozenset(synonyms),
+        constraints=tuple(constraints),
+        subject=subject,
+    )

@@ -35,7 +35,21 @@ HEADING_RE = re.compile(
     r"|\bwhere was (this|the) (purchase|receipt|order)\b|\bwhich (store|shop|company|business|merchant|restaurant)\b|\bwho (issued|sent) (this|the) (receipt|invoice)\b"
 )
 #: Words that ask for the whole-column/row aggregate or comparison rather than a single cell.
-MAX_WORDS = ("peak", "highest", "largest", "biggest", "greatest", "most", "maximum", "max", "top", "peak", "tallest", "longest", "best")
+MAX_WORDS = (
+    "peak",
+    "highest",
+    "largest",
+    "biggest",
+    "greatest",
+    "most",
+    "maximum",
+    "max",
+    "top",
+    "peak",
+    "tallest",
+    "longest",
+    "best",
+)
 MIN_WORDS = ("lowest", "smallest", "least", "minimum", "min", "fewest", "shortest", "bottom", "worst")
 
 
@@ -91,7 +105,8 @@ def _phrases(question: str) -> list[str]:
 
 
 _YESNO_TAIL = re.compile(
-    r"\s*\(?\s*answer\s+(?:with\s+)?(?:yes|no|true|false)(?:\s+or\s+(?:yes|no|true|false))?\s*\.?\)?\s*$", re.I)
+    r"\s*\(?\s*answer\s+(?:with\s+)?(?:yes|no|true|false)(?:\s+or\s+(?:yes|no|true|false))?\s*\.?\)?\s*$", re.I
+)
 
 
 def strip_yesno(question: str) -> str:
@@ -119,15 +134,31 @@ def analyse(question: str, task: str = "doc") -> QuestionInfo:
     intent = "lookup"
     answer_type = "text"
 
-    if re.search(r"\b(true or false|is it true|claim|statement)\b", low) or task == "table" and re.search(r"\b(true|false)\b", low):
+    if (
+        re.search(r"\b(true or false|is it true|claim|statement)\b", low)
+        or task == "table"
+        and re.search(r"\b(true|false)\b", low)
+    ):
         intent, answer_type = "verify", "truefalse"
-    elif first in ("is", "are", "does", "do", "did", "was", "were", "can", "has", "have", "will", "should") and " or " not in low:
+    elif (
+        first in ("is", "are", "does", "do", "did", "was", "were", "can", "has", "have", "will", "should")
+        and " or " not in low
+    ):
         intent, answer_type = "verify", "yesno"
-    elif (re.search(r"\bhow many\b|\bcount\b", low) or re.search(r"\bnumber of (?!the )\w+s\b", low) and not any(re.search(rf"\b{w}\b", low) for w in MAX_WORDS + MIN_WORDS + ("peak",))) and not re.search(r"\bhow many (dollars|percent|points|units)\b", low):
+    elif (
+        re.search(r"\bhow many\b|\bcount\b", low)
+        or re.search(r"\bnumber of (?!the )\w+s\b", low)
+        and not any(re.search(rf"\b{w}\b", low) for w in MAX_WORDS + MIN_WORDS + ("peak",))
+    ) and not re.search(r"\bhow many (dollars|percent|points|units)\b", low):
         intent, answer_type = "count", "count"
-    elif re.search(r"^(which|who)\b.*\bor\b", low) and re.search(r"\b(more|less|higher|lower|greater|larger|bigger|smaller|fewer|most|least)\b", low):
+    elif re.search(r"^(which|who)\b.*\bor\b", low) and re.search(
+        r"\b(more|less|higher|lower|greater|larger|bigger|smaller|fewer|most|least)\b", low
+    ):
         intent, answer_type = "compare", "category"
-    elif re.search(r"\b(difference|differ|gap|change|changed|increase|increased|decrease|decreased|grow|grew|growth|drop|dropped|decline|declined|rise|rose|fall|fell)\b|\bhow much (more|less|higher|lower|greater|bigger|smaller)\b|\b(more|less|higher|lower) than\b", low):
+    elif re.search(
+        r"\b(difference|differ|gap|change|changed|increase|increased|decrease|decreased|grow|grew|growth|drop|dropped|decline|declined|rise|rose|fall|fell)\b|\bhow much (more|less|higher|lower|greater|bigger|smaller)\b|\b(more|less|higher|lower) than\b",
+        low,
+    ):
         intent, answer_type = "diff", "number"
     elif re.search(r"\b(sum|combined|altogether|in total|total of)\b", low):
         intent, answer_type = "sum", "number"
@@ -135,29 +166,63 @@ def analyse(question: str, task: str = "doc") -> QuestionInfo:
         intent, answer_type = "avg", "number"
     elif re.search(r"\bratio\b|\btimes (as|more)\b", low):
         intent, answer_type = "ratio", "number"
-    elif any(re.search(rf"\b{w}\b", low) for w in MAX_WORDS) and (first in ("which", "who", "what", "name") or "category" in low):
+    elif any(re.search(rf"\b{w}\b", low) for w in MAX_WORDS) and (
+        first in ("which", "who", "what", "name") or "category" in low
+    ):
         intent = "max"
-        answer_type = "category" if re.match(r"(which|who)\b|what (is|was) the (name|category|label|country|year|month|company|product|item|region)", low) else "number"
-    elif any(re.search(rf"\b{w}\b", low) for w in MIN_WORDS) and (first in ("which", "who", "what", "name") or "category" in low):
+        answer_type = (
+            "category"
+            if re.match(
+                r"(which|who)\b|what (is|was) the (name|category|label|country|year|month|company|product|item|region)",
+                low,
+            )
+            else "number"
+        )
+    elif any(re.search(rf"\b{w}\b", low) for w in MIN_WORDS) and (
+        first in ("which", "who", "what", "name") or "category" in low
+    ):
         intent = "min"
-        answer_type = "category" if re.match(r"(which|who)\b|what (is|was) the (name|category|label|country|year|month|company|product|item|region)", low) else "number"
+        answer_type = (
+            "category"
+            if re.match(
+                r"(which|who)\b|what (is|was) the (name|category|label|country|year|month|company|product|item|region)",
+                low,
+            )
+            else "number"
+        )
 
     if intent == "lookup":
         if re.search(r"\b(terms|method|status|type|mode|category|description|title|subject|purpose|reason)\b", low):
             answer_type = "text"
         elif re.search(r"\b(which|what) (city|town|country|place|location|venue|room|building)\b|^where\b", low):
             answer_type = "name"
-        elif re.search(r"\b(number|no\.?|id|code|reference|ref|account|zip|postcode|phone|telephone|fax|e-?mail|website|address)\b", low) and not re.search(r"\bhow\b|\bnumber of\b", low):
+        elif re.search(
+            r"\b(number|no\.?|id|code|reference|ref|account|zip|postcode|phone|telephone|fax|e-?mail|website|address)\b",
+            low,
+        ) and not re.search(r"\bhow\b|\bnumber of\b", low):
             answer_type = "id"
-        elif re.search(r"\b(when|date|day|deadline|dated|due on|issued on)\b", low) and not re.search(r"\bamount\b", low):
+        elif re.search(r"\b(when|date|day|deadline|dated|due on|issued on)\b", low) and not re.search(
+            r"\bamount\b", low
+        ):
             answer_type = "date"
         elif re.search(r"\b(percent|percentage|rate|share|%)\b", low):
             answer_type = "percent"
-        elif re.search(r"\b(price|cost|amount|total|balance|fee|salary|revenue|sales|income|paid|pay|payment|budget|tax|subtotal|charge|\$)\b", low):
+        elif re.search(
+            r"\b(price|cost|amount|total|balance|fee|salary|revenue|sales|income|paid|pay|payment|budget|tax|subtotal|charge|\$)\b",
+            low,
+        ):
             answer_type = "money"
-        elif re.search(r"\b(who|whom|which person|name of the (person|manager|author|sender|recipient|customer|client))\b", low) or re.search(r"\b(signed|addressed|sent|prepared|approved|written)\s+by\b", low):
+        elif re.search(
+            r"\b(who|whom|which person|name of the (person|manager|author|sender|recipient|customer|client))\b", low
+        ) or re.search(r"\b(signed|addressed|sent|prepared|approved|written)\s+by\b", low):
             answer_type = "name"
-        elif re.search(r"\b(how much|how long|how old|value|score|quantity|qty|weight|height|age|count|number|figure|level|percentage|year)\b", low) or task == "chart":
+        elif (
+            re.search(
+                r"\b(how much|how long|how old|value|score|quantity|qty|weight|height|age|count|number|figure|level|percentage|year)\b",
+                low,
+            )
+            or task == "chart"
+        ):
             answer_type = "number"
 
     if intent == "lookup" and re.search(r"\blast (four|4|three|3) digits\b", low):
@@ -180,7 +245,10 @@ def analyse(question: str, task: str = "doc") -> QuestionInfo:
             info.targets = [m.group(1).strip(" ?"), m.group(2).strip(" ?")]
             info.keywords = [k for k in info.keywords if k not in " ".join(info.targets).lower()]
     if intent == "count":
-        m = re.search(r"\b(above|over|more than|greater than|higher than|at least|below|under|less than|lower than|fewer than|at most)\s+\$?(-?[\d,.]+)", low)
+        m = re.search(
+            r"\b(above|over|more than|greater than|higher than|at least|below|under|less than|lower than|fewer than|at most)\s+\$?(-?[\d,.]+)",
+            low,
+        )
         if m:
             info.condition = (m.group(1), float(m.group(2).replace(",", "").rstrip(".")))
     info.heading = bool(HEADING_RE.search(low))

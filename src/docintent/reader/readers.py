@@ -103,11 +103,25 @@ class ScoredReaderOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    abstain_below: Annotated[float, Field(ge=0.0, le=1.0, description=(
-        "calibrated probability under which the reader abstains (answers nothing, names the runners-up)"))] = 0.0
+    abstain_below: Annotated[
+        float,
+        Field(
+            ge=0.0,
+            le=1.0,
+            description=(
+                "calibrated probability under which the reader abstains (answers nothing, names the runners-up)"
+            ),
+        ),
+    ] = 0.0
     model: Annotated[str | None, Field(description="a scorer model file (default: the one shipped)")] = None
-    sources: Annotated[tuple[str, ...] | None, Field(description=(
-        f"candidate sources to run, of {', '.join(SOURCE_NAMES)} (default: those the model was trained with)"))] = None
+    sources: Annotated[
+        tuple[str, ...] | None,
+        Field(
+            description=(
+                f"candidate sources to run, of {', '.join(SOURCE_NAMES)} (default: those the model was trained with)"
+            )
+        ),
+    ] = None
 
 
 class ScoredReader:
@@ -116,8 +130,9 @@ class ScoredReader:
     name = "scored"
     Options = ScoredReaderOptions
 
-    def __init__(self, abstain_below: float = 0.0, model: str | None = None,
-                 sources: tuple[str, ...] | None = None) -> None:
+    def __init__(
+        self, abstain_below: float = 0.0, model: str | None = None, sources: tuple[str, ...] | None = None
+    ) -> None:
         unknown = [s for s in sources or () if s not in SOURCE_NAMES]
         if unknown:
             raise ValueError(f"unknown candidate source {unknown[0]!r}; valid sources: {', '.join(SOURCE_NAMES)}")
@@ -141,7 +156,9 @@ class ScoredReader:
 
     def covers(self, question: Question) -> bool:
         """Whether the scorer was trained on questions of this kind (its task and the typed span it asks for)."""
-        return question.task in self.scorer.tasks and (not question.span_kind or question.span_kind in self.scorer.span_kinds)
+        return question.task in self.scorer.tasks and (
+            not question.span_kind or question.span_kind in self.scorer.span_kinds
+        )
 
     def read(self, question: Question, layout: Layout, page: Page | None = None) -> Choice:
         if not self.covers(question):
@@ -161,11 +178,26 @@ class ScoredReader:
         text = format_answer(trim_span(best.text, question.answer_type), question.info, question.task)
         if confidence < self.abstain_below:
             runners = [RunnerUp(best.text, round(best.probability, 4), best.source, best.box(layout))] + runners[:2]
-            return Choice("", confidence, Box.FULL, source="abstained", runners_up=runners, abstained=True,
-                          looked_for=question.field)
+            return Choice(
+                "",
+                confidence,
+                Box.FULL,
+                source="abstained",
+                runners_up=runners,
+                abstained=True,
+                looked_for=question.field,
+            )
         region = best.region(layout)
-        return Choice(text, confidence, region, source=best.source, box=best.box(layout), runners_up=runners, looked_for=question.field,
-                      evidence_region=region if confidence >= SURE_OF_REGION else Box.FULL)
+        return Choice(
+            text,
+            confidence,
+            region,
+            source=best.source,
+            box=best.box(layout),
+            runners_up=runners,
+            looked_for=question.field,
+            evidence_region=region if confidence >= SURE_OF_REGION else Box.FULL,
+        )
 
 
 #: The readers the offline brain can use (``--brain-opt reader=rules``); plug-ins arrive through the

@@ -95,8 +95,19 @@ class QuestionReader:
             ocr = self.session.read(page)
         layout = Layout.from_ocr(ocr)
         choice: Choice = self.reader.read(self.query, layout, page)
-        reading = Reading(ocr, layout, choice.answer, confidence=choice.confidence, region=choice.region, source=choice.source, box=choice.box,
-                          runners_up=tuple(choice.runners_up), abstained=choice.abstained, looked_for=choice.looked_for, evidence_region=choice.evidence_region)
+        reading = Reading(
+            ocr,
+            layout,
+            choice.answer,
+            confidence=choice.confidence,
+            region=choice.region,
+            source=choice.source,
+            box=choice.box,
+            runners_up=tuple(choice.runners_up),
+            abstained=choice.abstained,
+            looked_for=choice.looked_for,
+            evidence_region=choice.evidence_region,
+        )
         self._readings[page.hash] = reading
         return reading
 
@@ -151,7 +162,14 @@ def merge_region(base: OcrResult, region_result: OcrResult, page_hash: str) -> O
         return region_result
     keep = [line for line in base.lines if not _inside(line.box, region)]
     lines = sorted(keep + list(region_result.lines), key=lambda l: (round(l.box.center[1], 3), l.box.x0))
-    return OcrResult(tuple(lines), base.engine, page_hash, region=None, seconds=base.seconds + region_result.seconds, meta={"merged": True})
+    return OcrResult(
+        tuple(lines),
+        base.engine,
+        page_hash,
+        region=None,
+        seconds=base.seconds + region_result.seconds,
+        meta={"merged": True},
+    )
 
 
 __all__ = ["QuestionReader", "Reading", "merge_region"]

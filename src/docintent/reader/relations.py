@@ -32,6 +32,8 @@ _SUBUNIT = re.compile(r"^(department|dept\.?|faculty|division|chair|section|unit
 _NAME_WORD = r"[A-ZÀ-Ý][\w'’.-]*"
 _NAME = rf"{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|de|van|von|der|den|la|le|da|di|del|dos|du|zu))*"
 _MARKED = re.compile(rf"({_NAME})\s?([0-9*†‡§,]+)(?=\s|,|$)")
+
+
 def _chunks(text: str) -> list[str]:
     return [c.strip(" .;") for c in re.split(r",|·|\||;|\s[-–]\s", text) if c.strip(" .;")]
 
@@ -46,7 +48,10 @@ def org_chunk(text: str) -> str:
     chunks = _chunks(_strip_marker(text))
     if not chunks:
         return ""
-    scored = [(2 * bool(ent.ENTITIES.organisation(c)) - (1 if _SUBUNIT.match(c) else 0) - 0.01 * k, c) for k, c in enumerate(chunks)]
+    scored = [
+        (2 * bool(ent.ENTITIES.organisation(c)) - (1 if _SUBUNIT.match(c) else 0) - 0.01 * k, c)
+        for k, c in enumerate(chunks)
+    ]
     return max(scored)[1]
 
 
@@ -107,9 +112,15 @@ _PERSON_Q = rf"({_NAME})"
 _AFFIL = re.compile(
     rf"(?i:which|what) (?:institution|university|organi[sz]ation|institute|company|employer|school|college|lab|laboratory)\b.*?\b{_PERSON_Q}"
     rf"(?:'s)?\s+(?:affiliated|from|with|at|belong|work)|(?i:where does) {_PERSON_Q}\s+work|"
-    rf"(?i:which|what) (?:organi[sz]ation|company|institution|university) does {_PERSON_Q} (?:work|belong)")
-_WHERE_ORG = re.compile(r"in which (?P<what>country|city|town) is (?:the )?(?P<org>.+?)(?:\s+(?:located|based|situated))?\s*\?", re.I)
-_ROLE_CITY = re.compile(r"in which (?:city|town) (?:is|does|do) (?:the )?(?P<role>customer|client|recipient|sender|vendor|supplier|seller|buyer|event|company|conference|workshop|meeting)(?:'s (?P<org>organi[sz]ation|company|office))?", re.I)
+    rf"(?i:which|what) (?:organi[sz]ation|company|institution|university) does {_PERSON_Q} (?:work|belong)"
+)
+_WHERE_ORG = re.compile(
+    r"in which (?P<what>country|city|town) is (?:the )?(?P<org>.+?)(?:\s+(?:located|based|situated))?\s*\?", re.I
+)
+_ROLE_CITY = re.compile(
+    r"in which (?:city|town) (?:is|does|do) (?:the )?(?P<role>customer|client|recipient|sender|vendor|supplier|seller|buyer|event|company|conference|workshop|meeting)(?:'s (?P<org>organi[sz]ation|company|office))?",
+    re.I,
+)
 _EMAIL_OF = re.compile(rf"[Ee]-?mail(?: address)? of {_PERSON_Q}")
 _POSITION_OF = re.compile(rf"(?:position|role|job title|title|function) of {_PERSON_Q}|[Ww]hat does {_PERSON_Q} do\b")
 
@@ -139,7 +150,7 @@ def _marker_of(item: Item, name: str, letters: bool) -> str | None:
     m = re.search(pattern, text, re.I)
     if not m:
         return None
-    tail = text[m.end():]
+    tail = text[m.end() :]
     mark = re.match(r"^\s?([0-9]{1,2}|[*†‡§])", tail) or (re.match(r"^([a-h])(?=[,*†\s]|$)", tail) if letters else None)
     return mark.group(1) if mark else None
 
@@ -171,19 +182,25 @@ def solve_affiliation(info: QuestionInfo, layout: Layout) -> Solution | None:
         if line is not None:
             org = org_chunk(line.text)
             if org:
-                return Solution(org, 0.6 + 0.35 * score * line.confidence, layout.region_of([item, line]),
-                                "affiliation by marker")
+                return Solution(
+                    org, 0.6 + 0.35 * score * line.confidence, layout.region_of([item, line]), "affiliation by marker"
+                )
     # one affiliation for everyone: the first institution line below the names
     item = people[0][1]
-    below = [o for o in _ordered(layout) if o.cy > item.cy and o.box.y0 - item.box.y1 < 6 * layout.median_h
-             and ent.ENTITIES.organisation(o.text)]
+    below = [
+        o
+        for o in _ordered(layout)
+        if o.cy > item.cy and o.box.y0 - item.box.y1 < 6 * layout.median_h and ent.ENTITIES.organisation(o.text)
+    ]
     if below:
-        return Solution(org_chunk(below[0].text), 0.55, layout.region_of([item, below[0]]), "affiliation below the name")
+        return Solution(
+            org_chunk(below[0].text), 0.55, layout.region_of([item, below[0]]), "affiliation below the name"
+        )
     return None
 
 
 def solve_where_org(info: QuestionInfo, layout: Layout) -> Solution | None:
-    """"In which country / city is ORG?": the chunks after ORG on its line, or its address block."""
+    """ "In which country / city is ORG?": the chunks after ORG on its line, or its address block."""
     m = _WHERE_ORG.search(info.text)
     if not m or _ROLE_CITY.search(info.text):
         return None
@@ -195,7 +212,7 @@ def solve_where_org(info: QuestionInfo, layout: Layout) -> Solution | None:
     score, item = max(hits, key=lambda h: (h[0], -len(h[1].text)))
     chunks = _chunks(_strip_marker(item.text))
     idx = max(range(len(chunks)), key=lambda k: phrase_score(org, chunks[k])) if chunks else 0
-    after = chunks[idx + 1:]
+    after = chunks[idx + 1 :]
     if what == "country":
         for c in reversed(after):
             if ent.ENTITIES.country(c):
@@ -206,7 +223,9 @@ def solve_where_org(info: QuestionInfo, layout: Layout) -> Solution | None:
                 if ent.ENTITIES.country(c):
                     return Solution(c, 0.55 + 0.3 * score, layout.region_of([item, o]), "country in the address block")
         if after:
-            return Solution(after[-1], 0.4 + 0.2 * score, layout.region_of([item]), "last part of the organisation's line")
+            return Solution(
+                after[-1], 0.4 + 0.2 * score, layout.region_of([item]), "last part of the organisation's line"
+            )
         return None
     city_parts = [c for c in after if not ent.ENTITIES.country(c)]
     if city_parts:
@@ -226,7 +245,7 @@ _ROLE_LABELS = {
 
 
 def solve_role_city(info: QuestionInfo, layout: Layout) -> Solution | None:
-    """"In which city is the customer / recipient / event?": the block the role points to, then its city."""
+    """ "In which city is the customer / recipient / event?": the block the role points to, then its city."""
     m = _ROLE_CITY.search(info.text)
     if not m:
         return None
@@ -249,7 +268,7 @@ def solve_role_city(info: QuestionInfo, layout: Layout) -> Solution | None:
                 k = next((i for i, c in enumerate(chunks) if ent.ENTITIES.organisation(c)), None)
                 if k is None:  # the line reads as an organisation, none of its parts alone does
                     continue
-                after = [c for c in chunks[k + 1:] if not ent.ENTITIES.country(c) and not find_dates(c)]
+                after = [c for c in chunks[k + 1 :] if not ent.ENTITIES.country(c) and not find_dates(c)]
                 if after:
                     return Solution(after[0], 0.75, layout.region_of([item]), "city after the venue")
     for block in blocks:
@@ -289,16 +308,29 @@ def solve_position_of(info: QuestionInfo, layout: Layout) -> Solution | None:
         if rest and len(rest.split()) <= 6 and not find_emails(rest):
             return Solution(rest, 0.7, layout.region_of([item]), "title after the name")
         below = [o for o in _block_below(layout, item, 3)[1:] if phrase_score(name, o.text) < 0.85]
-        if below and len(below[0].text.split()) <= 6 and not find_emails(below[0].text) and not re.search(r"\d", below[0].text):
-            return Solution(below[0].text.strip(), 0.75 * score + 0.1, layout.region_of([item, below[0]]), "title under the name")
+        if (
+            below
+            and len(below[0].text.split()) <= 6
+            and not find_emails(below[0].text)
+            and not re.search(r"\d", below[0].text)
+        ):
+            return Solution(
+                below[0].text.strip(), 0.75 * score + 0.1, layout.region_of([item, below[0]]), "title under the name"
+            )
     return None
 
 
 # -- letters --------------------------------------------------------------------------------------------
 
-_SALUTATION = re.compile(r"^\s*(dear|liebe[rs]?|sehr geehrte[rs]?|hallo|hello|hi|to whom|madame|monsieur|cher|chère|gentile|estimad[oa]s?|beste|geachte)\b", re.I)
-_CLOSING = re.compile(r"(regards|sincerely|faithfully|yours|best wishes|mit freundlichen|freundliche grüße|viele grüße|beste grüße|"
-                      r"hochachtungsvoll|cordialement|distinti saluti|atentamente|met vriendelijke|in erwartung|respectfully|thank you)", re.I)
+_SALUTATION = re.compile(
+    r"^\s*(dear|liebe[rs]?|sehr geehrte[rs]?|hallo|hello|hi|to whom|madame|monsieur|cher|chère|gentile|estimad[oa]s?|beste|geachte)\b",
+    re.I,
+)
+_CLOSING = re.compile(
+    r"(regards|sincerely|faithfully|yours|best wishes|mit freundlichen|freundliche grüße|viele grüße|beste grüße|"
+    r"hochachtungsvoll|cordialement|distinti saluti|atentamente|met vriendelijke|in erwartung|respectfully|thank you)",
+    re.I,
+)
 _SUBJECT = re.compile(r"^\s*(subject|re|betreff|betrifft|objet|oggetto|asunto|onderwerp)\s*:\s*(.+)$", re.I)
 
 
@@ -316,7 +348,11 @@ def _recipient_block(layout: Layout) -> list[Item] | None:
     surname = ""
     if sal is not None:
         words = re.findall(_NAME_WORD, re.sub(_SALUTATION, "", sal.text))
-        words = [w for w in words if w.lower().strip(".") not in ("mr", "mrs", "ms", "dr", "prof", "frau", "herr", "madam", "sir")]
+        words = [
+            w
+            for w in words
+            if w.lower().strip(".") not in ("mr", "mrs", "ms", "dr", "prof", "frau", "herr", "madam", "sir")
+        ]
         surname = words[-1].strip(",.") if words else ""
     lines = [i for i in _ordered(layout) if i.cy < limit]
     if surname:
@@ -339,21 +375,29 @@ def solve_letter(info: QuestionInfo, layout: Layout) -> Solution | None:
     if sal is None:
         return None
     ordered = _ordered(layout)
-    if re.search(r"\bwho (?:wrote|signed|sent)\b|\bwho is (?:the )?(?:letter|it) from\b|\bsender\b(?!'s)|\bwho is the (?:writer|author)\b|\bfrom whom\b", low):
+    if re.search(
+        r"\bwho (?:wrote|signed|sent)\b|\bwho is (?:the )?(?:letter|it) from\b|\bsender\b(?!'s)|\bwho is the (?:writer|author)\b|\bfrom whom\b",
+        low,
+    ):
         after = [i for i in ordered if i.cy > sal.cy]
         for k, item in enumerate(after):
             if _CLOSING.search(item.text) and len(item.text.split()) <= 6:
-                for o in after[k + 1: k + 5]:
+                for o in after[k + 1 : k + 5]:
                     if _is_person_line(o.text):
                         return Solution(o.text.strip(" ,"), 0.85, layout.region_of([item, o]), "name under the closing")
         names = [i for i in after if _is_person_line(i.text)]
         if names:
             return Solution(names[0].text.strip(" ,"), 0.6, layout.region_of(names[:1]), "name after the letter's body")
         return None
-    if re.search(r"\b(?:addressed|written|sent) to\b|\bto whom\b|\brecipient\b(?!'s)|\bwho (?:is|was) the letter for\b|\bwho receives\b", low) and not re.search(r"\b(?:city|town|country)\b", low):
+    if re.search(
+        r"\b(?:addressed|written|sent) to\b|\bto whom\b|\brecipient\b(?!'s)|\bwho (?:is|was) the letter for\b|\bwho receives\b",
+        low,
+    ) and not re.search(r"\b(?:city|town|country)\b", low):
         block = _recipient_block(layout)
         if block:
-            return Solution(block[0].text.strip(" ,"), 0.8, layout.region_of(block[:1]), "first line of the recipient's address")
+            return Solution(
+                block[0].text.strip(" ,"), 0.8, layout.region_of(block[:1]), "first line of the recipient's address"
+            )
         return None
     if re.search(r"\bsubject\b|\bwhat is the letter about\b|\bregarding\b", low):
         for item in ordered:
@@ -363,13 +407,19 @@ def solve_letter(info: QuestionInfo, layout: Layout) -> Solution | None:
         return None
     if re.search(r"[(\"“]|\brepl(?:y|ied)\b|\breferr", low):
         return None
-    if re.search(r"\bdate of the letter\b|\bwhen was (?:the|this) letter\b|\bletter dated\b|\bwhat date is the letter\b", low):
+    if re.search(
+        r"\bdate of the letter\b|\bwhen was (?:the|this) letter\b|\bletter dated\b|\bwhat date is the letter\b", low
+    ):
         before = [i for i in ordered if i.cy < sal.cy]
         best = None
         for item in before:
             for d in find_dates(item.text):
                 rest = item.text.replace(d, "").strip(" ,.")
-                alone = not rest or (len(rest.split()) <= 3 and not re.search(r"\d", rest) and not re.search(r"\b(since|seit|depuis|member|born|due)\b", rest, re.I))
+                alone = not rest or (
+                    len(rest.split()) <= 3
+                    and not re.search(r"\d", rest)
+                    and not re.search(r"\b(since|seit|depuis|member|born|due)\b", rest, re.I)
+                )
                 s = (1.0 if alone else 0.4) + 0.1 * item.cy
                 if best is None or s > best[0]:
                     best = (s, d, item)
@@ -393,12 +443,14 @@ def author_line_names(text: str, letters: str = "") -> list[str]:
         if _is_person_line(part):
             out.append(part)
         else:
-            out += [m.group(0) for m in re.finditer(rf"{_NAME_WORD}\s+{_NAME_WORD}", part) if _is_person_line(m.group(0))]
+            out += [
+                m.group(0) for m in re.finditer(rf"{_NAME_WORD}\s+{_NAME_WORD}", part) if _is_person_line(m.group(0))
+            ]
     return out
 
 
 def solve_author_order(info: QuestionInfo, layout: Layout) -> Solution | None:
-    """"Who is the first / last author?": the author line under the title, markers removed."""
+    """ "Who is the first / last author?": the author line under the title, markers removed."""
     m = re.search(r"\b(first|last|second|third)\s+(?:author|presenter|speaker|name)\b", info.text, re.I)
     if not m:
         return None
@@ -421,12 +473,31 @@ def solve_author_order(info: QuestionInfo, layout: Layout) -> Solution | None:
 
 def solve_relation(info: QuestionInfo, layout: Layout) -> Solution | None:
     """The first relation whose question shape matches and whose block is on the page."""
-    for rule in (solve_author_order, solve_affiliation, solve_email_of, solve_role_city, solve_where_org, solve_position_of, solve_letter):
+    for rule in (
+        solve_author_order,
+        solve_affiliation,
+        solve_email_of,
+        solve_role_city,
+        solve_where_org,
+        solve_position_of,
+        solve_letter,
+    ):
         sol = rule(info, layout)
         if sol is not None and sol.text:
             return sol
     return None
 
 
-__all__ = ["author_line_names", "city_of_line", "org_chunk", "solve_affiliation", "solve_email_of", "solve_letter",
-           "solve_author_order", "solve_position_of", "solve_relation", "solve_role_city", "solve_where_org"]
+__all__ = [
+    "author_line_names",
+    "city_of_line",
+    "org_chunk",
+    "solve_affiliation",
+    "solve_email_of",
+    "solve_letter",
+    "solve_author_order",
+    "solve_position_of",
+    "solve_relation",
+    "solve_role_city",
+    "solve_where_org",
+]

@@ -98,12 +98,38 @@ def best_row(layout: Layout, phrase: str, rows: list[Row] | None = None) -> tupl
     return best
 
 
-_FILLER_WORDS = {"the", "a", "an", "of", "in", "for", "at", "on", "to", "is", "are", "was", "were", "do", "does",
-                 "did", "there", "that", "those", "this", "these", "one", "ones", "by", "with"}
+_FILLER_WORDS = {
+    "the",
+    "a",
+    "an",
+    "of",
+    "in",
+    "for",
+    "at",
+    "on",
+    "to",
+    "is",
+    "are",
+    "was",
+    "were",
+    "do",
+    "does",
+    "did",
+    "there",
+    "that",
+    "those",
+    "this",
+    "these",
+    "one",
+    "ones",
+    "by",
+    "with",
+}
 
 
-def resolve_target(layout: Layout, phrase: str, rows: list[Row] | None = None,
-                   min_score: float = 0.86) -> tuple[float, Row | None, str]:
+def resolve_target(
+    layout: Layout, phrase: str, rows: list[Row] | None = None, min_score: float = 0.86
+) -> tuple[float, Row | None, str]:
     """The row a question's target phrase names, trying the phrase without leading / trailing words the
     question wraps it in ("a stuffed gnu cost" -> "stuffed gnu"); returns (score, row, the words matched)."""
     words = [w for w in phrase.split() if w]
@@ -113,7 +139,7 @@ def resolve_target(layout: Layout, phrase: str, rows: list[Row] | None = None,
     n = len(words)
     for drop_end in range(0, min(3, n)):
         for drop_start in range(0, min(3, n - drop_end)):
-            sub = words[drop_start: n - drop_end]
+            sub = words[drop_start : n - drop_end]
             if not sub or (len(sub) == 1 and len(sub[0]) < 2):
                 continue
             text = " ".join(sub)
@@ -128,8 +154,14 @@ def header_above(layout: Layout, cell: Item, max_gap: float = 3.0) -> Item | Non
     """The header of ``cell``'s column: the top of the contiguous run of narrow items above it that overlap it
     horizontally (None when the run never reaches a non-numeric item)."""
     unit = max(layout.median_h, 1e-6) * 1.6
-    above = sorted((o for o in layout.items if o is not cell and o.cy < cell.cy - 0.3 * cell.h
-                    and h_overlap(o, cell) > 0.3 and o.box.width < 0.45), key=lambda o: -o.cy)
+    above = sorted(
+        (
+            o
+            for o in layout.items
+            if o is not cell and o.cy < cell.cy - 0.3 * cell.h and h_overlap(o, cell) > 0.3 and o.box.width < 0.45
+        ),
+        key=lambda o: -o.cy,
+    )
     last_y0 = cell.box.y0
     header = None
     for o in above:
@@ -202,5 +234,16 @@ def row_label(row_items: list[Item], cell: Item, unit: float) -> tuple[str, list
     return clean_label(" ".join(o.text for o in run), quantities), run
 
 
-__all__ = ["Row", "best_row", "clean_label", "header_above", "header_score", "is_textual", "phrase_score",
-           "resolve_target", "row_label", "squash", "visual_rows"]
+__all__ = [
+    "Row",
+    "best_row",
+    "clean_label",
+    "header_above",
+    "header_score",
+    "is_textual",
+    "phrase_score",
+    "resolve_target",
+    "row_label",
+    "squash",
+    "visual_rows",
+]

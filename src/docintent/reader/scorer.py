@@ -81,10 +81,16 @@ class Scorer:
         self.feature_names = names
         self._columns = np.array([FEATURE_NAMES.index(n) for n in names], dtype=np.int64)
         t = model["trees"]
-        self.trees = Trees(np.asarray(t["feature"], np.int64), np.asarray(t["threshold"], np.float64),
-                           np.asarray(t["left"], np.int64), right=np.asarray(t["right"], np.int64),
-                           value=np.asarray(t["value"], np.float64), roots=np.asarray(t["roots"], np.int64), depth=int(t["depth"]),
-                           base=float(t.get("base", 0.0)))
+        self.trees = Trees(
+            np.asarray(t["feature"], np.int64),
+            np.asarray(t["threshold"], np.float64),
+            np.asarray(t["left"], np.int64),
+            right=np.asarray(t["right"], np.int64),
+            value=np.asarray(t["value"], np.float64),
+            roots=np.asarray(t["roots"], np.int64),
+            depth=int(t["depth"]),
+            base=float(t.get("base", 0.0)),
+        )
         cal = model.get("calibration") or {"a": 0.0, "b": 1.0, "c": 0.0}
         self.calibration = (float(cal["a"]), float(cal["b"]), float(cal["c"]))
         self.version = str(model.get("version", ""))

@@ -40,7 +40,9 @@ def _cell_under(layout: Layout, row_items: list[Item], header: Item) -> Item | N
 
 def _targets(question: str) -> list[str]:
     q = re.sub(r"^\s*\w+", "", question)  # the question word
-    m = re.search(r"\b(?:of|for)\s+(?:the\s+)?(.+?)(?:\s+(?:in|from|between|during)\s+(?:19|20)\d\d\b|\s+change\b|\?|$)", q)
+    m = re.search(
+        r"\b(?:of|for)\s+(?:the\s+)?(.+?)(?:\s+(?:in|from|between|during)\s+(?:19|20)\d\d\b|\s+change\b|\?|$)", q
+    )
     out = [m.group(1).strip()] if m else []
     out += [c for c in re.findall(r"\b[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*", q) if not _YEAR.fullmatch(c)]
     return [t for t in dict.fromkeys(out) if t]
@@ -57,10 +59,15 @@ def _decimals(text: str) -> int:
 
 
 def solve_cell(info: QuestionInfo, layout: Layout) -> Solution | None:
-    """"What were the sales of North in 2024?" (one cell) and "How much did X change from 2020 to 2021?"
+    """ "What were the sales of North in 2024?" (one cell) and "How much did X change from 2020 to 2021?"
     (the later cell minus the earlier one)."""
     years = column_words(info.text)
-    if info.intent == "verify" or not years or re.search(r"\b(?:which|who)\b", info.text, re.I) and not re.search(r"\bvalue\b", info.text, re.I):
+    if (
+        info.intent == "verify"
+        or not years
+        or re.search(r"\b(?:which|who)\b", info.text, re.I)
+        and not re.search(r"\bvalue\b", info.text, re.I)
+    ):
         return None
     headers = {y: _column_header(layout, y) for y in years}
     if not all(headers.values()):
@@ -84,8 +91,12 @@ def solve_cell(info: QuestionInfo, layout: Layout) -> Solution | None:
             continue
         conf = 0.55 + 0.4 * score * min(c.confidence for c in cells)
         if len(cells) == 1:
-            return Solution(values[0][1], conf, layout.region_of(cells + row.items[:1]), "table cell under the named column")
-        if re.search(r"\b(change|differ|difference|grow|grew|fall|fell|rise|rose|increase|decrease|drop)\w*\b", info.text, re.I):
+            return Solution(
+                values[0][1], conf, layout.region_of(cells + row.items[:1]), "table cell under the named column"
+            )
+        if re.search(
+            r"\b(change|differ|difference|grow|grew|fall|fell|rise|rose|increase|decrease|drop)\w*\b", info.text, re.I
+        ):
             a, b = values[0], values[1]
             delta = b[0] - a[0]
             places = max(_decimals(a[1]), _decimals(b[1]))
@@ -95,11 +106,17 @@ def solve_cell(info: QuestionInfo, layout: Layout) -> Solution | None:
 
 
 def solve_column_extreme(info: QuestionInfo, layout: Layout) -> Solution | None:
-    """"Which region had the highest sales in 2024?": the row label of the column's extreme (totals left out)."""
+    """ "Which region had the highest sales in 2024?": the row label of the column's extreme (totals left out)."""
     low = info.text.lower()
     if not re.match(r"^\s*(?:which|who|what)\b", low):
         return None
-    order = "max" if any(re.search(rf"\b{w}\b", low) for w in MAX_WORDS) else "min" if any(re.search(rf"\b{w}\b", low) for w in MIN_WORDS) else ""
+    order = (
+        "max"
+        if any(re.search(rf"\b{w}\b", low) for w in MAX_WORDS)
+        else "min"
+        if any(re.search(rf"\b{w}\b", low) for w in MIN_WORDS)
+        else ""
+    )
     years = column_words(info.text)
     if not order or not years:
         return None
@@ -111,7 +128,11 @@ def solve_column_extreme(info: QuestionInfo, layout: Layout) -> Solution | None:
                 continue
             num = _number_text(cell)
             row = sorted([cell] + layout.same_row(cell, 0.5), key=lambda o: o.box.x0)
-            labels = [o for o in row if o.box.x1 <= cell.box.x0 + 0.01 and is_textual(o) and header_above(layout, o) is not None]
+            labels = [
+                o
+                for o in row
+                if o.box.x1 <= cell.box.x0 + 0.01 and is_textual(o) and header_above(layout, o) is not None
+            ]
             if num is None or not labels:
                 continue
             label = labels[-1]
@@ -139,8 +160,14 @@ def _bar_labels(layout: Layout) -> tuple[list[Item], list[Item]] | None:
             continue
         top = min(c.box.y0 for c in cats)
         span = (cats[0].box.x0 - min(gaps), cats[-1].box.x1 + min(gaps))
-        labels = [i for i in layout.items if i.box.y1 <= top and span[0] <= i.cx <= span[1] and re.fullmatch(r"\s*-?[\d.,]+%?\s*", i.text)
-                  and top - i.box.y1 < 0.6]
+        labels = [
+            i
+            for i in layout.items
+            if i.box.y1 <= top
+            and span[0] <= i.cx <= span[1]
+            and re.fullmatch(r"\s*-?[\d.,]+%?\s*", i.text)
+            and top - i.box.y1 < 0.6
+        ]
         if len(labels) >= 2:
             return cats, labels
     return None
@@ -167,8 +194,12 @@ def solve_value_labels(info: QuestionInfo, layout: Layout) -> Solution | None:
             if lb is not None and target and printed and abs(printed[0] - target[0].value) < 1e-6:
                 return Solution(cat.text.strip(), 0.8, layout.region_of([cat, lb]), "category under the value label")
         return None
-    if re.search(r"\b(gap|differ\w*|sum|total|average|mean|change\w*|more|less|between|ratio|combined|highest|lowest|"
-                 r"most|least|largest|smallest|than)\b", info.text, re.I):
+    if re.search(
+        r"\b(gap|differ\w*|sum|total|average|mean|change\w*|more|less|between|ratio|combined|highest|lowest|"
+        r"most|least|largest|smallest|than)\b",
+        info.text,
+        re.I,
+    ):
         return None  # an operation over several bars, not one label
     named = [cat for cat in cats if phrase_score(cat.text, info.text) >= 1.0]
     if len(named) != 1:

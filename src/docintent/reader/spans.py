@@ -51,7 +51,11 @@ def _page_subject(question: str) -> str:
     quoted = _QUOTED.findall(question)
     if quoted:
         return quoted[0]
-    m = re.search(r"\b(?:does|do|did|is|are)\s+(?:the\s+)?(?:section\s+|chapter\s+|part\s+)?(.+?)\s+(?:begin|start|appear)s?\b", question, re.I)
+    m = re.search(
+        r"\b(?:does|do|did|is|are)\s+(?:the\s+)?(?:section\s+|chapter\s+|part\s+)?(.+?)\s+(?:begin|start|appear)s?\b",
+        question,
+        re.I,
+    )
     if m:
         return re.sub(r"^(?:section|chapter)\s+\d+(?:\.\d+)*\s*", "", m.group(1), flags=re.I).strip(" \"'")
     return ""
@@ -75,9 +79,14 @@ def classify(question: str) -> SpanQuestion | None:
             return SpanQuestion("section_title", section=section)
     if re.search(r"\be-?mail\b|\bmailing list\b|@", low):
         return SpanQuestion("email", words=_subject_words(low))
-    if re.search(r"\burl\b|\bweb ?site\b|\bwebsite\b|\brepository\b|\bweb page\b|\bhomepage\b|\blink\b|\bissue tracker", low) or re.search(r"\bwhere should\b.*\b(report|issues?)\b", low):
+    if re.search(
+        r"\burl\b|\bweb ?site\b|\bwebsite\b|\brepository\b|\bweb page\b|\bhomepage\b|\blink\b|\bissue tracker", low
+    ) or re.search(r"\bwhere should\b.*\b(report|issues?)\b", low):
         return SpanQuestion("url", words=_subject_words(low))
-    issue = re.search(r"\b(issue|volume|vol|number|no)\b\.?\s*(?:number)?\b.*\b(journal|newsletter|magazine|bulletin|this|publication|proceedings)\b|\b(which|what) (issue|volume)\b", low)
+    issue = re.search(
+        r"\b(issue|volume|vol|number|no)\b\.?\s*(?:number)?\b.*\b(journal|newsletter|magazine|bulletin|this|publication|proceedings)\b|\b(which|what) (issue|volume)\b",
+        low,
+    )
     if issue:
         return SpanQuestion("issue", "volume" if "volume" in low or re.search(r"\bvol\b", low) else "issue")
     if re.search(r"\bwhich years\b|\bwhat years\b|\byears\b.*\bcover", low):
@@ -88,7 +97,10 @@ def classify(question: str) -> SpanQuestion | None:
         return SpanQuestion("postal")
     if re.search(r"\bstreet address\b|\bstreet\b", low):
         return SpanQuestion("street")
-    m = re.search(r"\bwho (?:is|are|was|were)(?: the)? ?(first|last|main|active|original|current)?\s*(author|authors|writer|maintainer|editor)s?\b", low)
+    m = re.search(
+        r"\bwho (?:is|are|was|were)(?: the)? ?(first|last|main|active|original|current)?\s*(author|authors|writer|maintainer|editor)s?\b",
+        low,
+    )
     if m or re.search(r"\bwho wrote\b|\bwho (?:is|are) (?:the )?authors?\b|\bauthor of\b", low):
         ordinal = m.group(1) if m and m.group(1) else ""
         if re.search(r"\bfirst author\b|\bfirst (?:name|person)\b", low):
@@ -105,20 +117,29 @@ def classify(question: str) -> SpanQuestion | None:
     if definition is not None:
         return definition
     if re.search(r"\b(version|release|edition)\b", low) and not re.search(r"\b(when|date|which year|what year)\b", low):
-        if re.search(r"\bwhich edition of the (documentation|manual)\b.*\baccording\b|\bwhich edition of the documentation\b", low):
+        if re.search(
+            r"\bwhich edition of the (documentation|manual)\b.*\baccording\b|\bwhich edition of the documentation\b",
+            low,
+        ):
             return None
         edition = "edition" if re.search(r"\bedition\b", low) and not re.search(r"\bversion\b", low) else ""
         return SpanQuestion("version", _version_subject(q), ordinal=edition, words=_subject_words(low))
-    if re.search(r"^\s*(when|on what date|what date)\b|\bdate\b|\bdated\b|\b(in which|what) month\b|\breleased\b", low) and not re.search(r"\bwhich year\b|\bwhat year\b", low):
+    if re.search(
+        r"^\s*(when|on what date|what date)\b|\bdate\b|\bdated\b|\b(in which|what) month\b|\breleased\b", low
+    ) and not re.search(r"\bwhich year\b|\bwhat year\b", low):
         return SpanQuestion("date", words=_subject_words(low))
     return None
 
 
 _DEFINE_RE = re.compile(
     r"^what does (?:the )?(?:command|operator|function|statement|option|key(?: sequence)?|macro|expression)?\s*(.+?)\s+"
-    r"(?:do|compute|mean|return|print|produce|give|display|stand for)\s*\??$", re.I)
+    r"(?:do|compute|mean|return|print|produce|give|display|stand for)\s*\??$",
+    re.I,
+)
 _TERM_RE = re.compile(
-    r"^which (?:unit |shell |built-in )?(?:command|function|key sequence|key|operator|option|macro|statement|expression)s?\s+(.+?)\s*\??$", re.I)
+    r"^which (?:unit |shell |built-in )?(?:command|function|key sequence|key|operator|option|macro|statement|expression)s?\s+(.+?)\s*\??$",
+    re.I,
+)
 
 
 def _definition_question(question: str) -> SpanQuestion | None:
@@ -157,10 +178,15 @@ def _version_subject(question: str) -> str:
 # -- entity patterns -----------------------------------------------------------------------------------
 
 EMAIL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._%+-]*\s?@\s?[A-Za-z0-9-]+(?:\s?\.\s?[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
-URL_RE = re.compile(r"(?:https?\s?:\s?/\s?/\s?|www\.)[^\s<>\"')\]]+|\b(?:github|gitlab|sourceforge|bitbucket)\.(?:com|net|org)/[^\s<>\"')\]]+", re.I)
+URL_RE = re.compile(
+    r"(?:https?\s?:\s?/\s?/\s?|www\.)[^\s<>\"')\]]+|\b(?:github|gitlab|sourceforge|bitbucket)\.(?:com|net|org)/[^\s<>\"')\]]+",
+    re.I,
+)
 VERSION_RE = re.compile(r"(?<![\w./-])(v\.?\s?)?(\d+(?:\.\d+)+[a-z]?|\d+[a-z]?)(?![\w/]|\.\d|-\d{1,3}\b)", re.I)
 _VERSION_WORD = re.compile(r"\b(version|release|edition|v\.?)\s*$", re.I)
-POSTAL_RE = re.compile(r"\b\d{5}(?:\s?[-–]\s?\d{4})?\b|\b\d{4}\s?[A-Z]{2}\b|\b[A-Z]\d[A-Z]\s?\d[A-Z]\d\b|\b[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}\b")
+POSTAL_RE = re.compile(
+    r"\b\d{5}(?:\s?[-–]\s?\d{4})?\b|\b\d{4}\s?[A-Z]{2}\b|\b[A-Z]\d[A-Z]\s?\d[A-Z]\d\b|\b[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}\b"
+)
 STREET_RE = re.compile(
     r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|St\.|Avenue|Ave\.|Road|Rd\.|Lane|Drive|Boulevard|Blvd\.|Way|Place|Square)(?:,\s*[A-Z][a-z]+\s+Floor)?"
     r"|\b[A-ZÄÖÜ][a-zäöüß]+(?:weg|straße|strasse|str\.|gasse|platz|laan|straat|veld|plein)\s+\d+[a-z]?\b"
@@ -191,12 +217,27 @@ def span_candidates(question: str, layout: Layout, matcher: Matcher, finders: Fi
     sq = classify(question)
     if sq is None or not layout.items:
         return []
-    entity_readers = {"email": _emails, "url": _urls, "postal": _postal, "street": _street, "date": _dates, "author": _authors}
+    entity_readers = {
+        "email": _emails,
+        "url": _urls,
+        "postal": _postal,
+        "street": _street,
+        "date": _dates,
+        "author": _authors,
+    }
     if sq.kind in entity_readers:
         return entity_readers[sq.kind](sq, layout, matcher, finders or RULES)
     reader = {
-        "page": _toc_page, "section_title": _section_title, "caption": _caption, "version": _versions,
-        "define": _define, "term": _term, "issue": _issue, "agent": _agent, "year": _year, "years": _years,
+        "page": _toc_page,
+        "section_title": _section_title,
+        "caption": _caption,
+        "version": _versions,
+        "define": _define,
+        "term": _term,
+        "issue": _issue,
+        "agent": _agent,
+        "year": _year,
+        "years": _years,
     }[sq.kind]
     return reader(sq, layout, matcher)
 
@@ -209,7 +250,9 @@ def _near_score(item: Item, layout: Layout, matcher: Matcher) -> float:
     return max(own, 0.5 * near)
 
 
-def _typed(items_and_spans: list[tuple[Item, str, float]], layout: Layout, matcher: Matcher, source: str, base: float = 0.5) -> list[Candidate]:
+def _typed(
+    items_and_spans: list[tuple[Item, str, float]], layout: Layout, matcher: Matcher, source: str, base: float = 0.5
+) -> list[Candidate]:
     """Score typed spans: a typed entity is a confident answer; the question's words near it decide between several."""
     out = []
     n = len(items_and_spans)
@@ -333,17 +376,24 @@ def _versions(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candid
             number = m.group(2)
             if _YEAR_ONLY.match(number) or re.fullmatch(r"\d{1,2}", number) and not worded:
                 continue
-            if not (prefixed or worded) and (item.box.y0 > 0.45 or "." not in number or _TRAIL_PAGE.search(text) and text.strip() != token):
+            if not (prefixed or worded) and (
+                item.box.y0 > 0.45 or "." not in number or _TRAIL_PAGE.search(text) and text.strip() != token
+            ):
                 continue
             prior = 1.0 if (prefixed or worded) else 0.6
             if item.box.y0 < 0.35 and len(text) < 60:
                 prior *= 1.15  # the title block states the document's own version
-            if _TRAIL_PAGE.search(text) and text.strip() != m.group(0).strip() and _LEADERS.search(text) or re.match(r"^\d+(\.\d+)*\.?\s", text):
+            if (
+                _TRAIL_PAGE.search(text)
+                and text.strip() != m.group(0).strip()
+                and _LEADERS.search(text)
+                or re.match(r"^\d+(\.\d+)*\.?\s", text)
+            ):
                 prior *= 0.7  # a table-of-contents row mentioning a version
             if subject:
                 idx = text.lower().find(subject)
                 if idx >= 0 and idx < m.start():
-                    gap = len(text[idx + len(subject): m.start()].split())
+                    gap = len(text[idx + len(subject) : m.start()].split())
                     prior *= 1.25 if gap <= 2 else 1.05
                 elif idx < 0:
                     prior *= 0.8
@@ -352,7 +402,17 @@ def _versions(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candid
                 token = number
             elif worded and worded.group(1).lower().startswith("v") and len(worded.group(1)) <= 2:
                 token = (worded.group(1) + number).replace(" ", "")
-            found.append((item, token if prefixed else number if not worded or not worded.group(1).lower().startswith("v") else token, prior))
+            found.append(
+                (
+                    item,
+                    token
+                    if prefixed
+                    else number
+                    if not worded or not worded.group(1).lower().startswith("v")
+                    else token,
+                    prior,
+                )
+            )
     if want_edition:
         for item in layout.items:
             for m in _EDITION_WORD.finditer(_norm(item.text)):
@@ -360,7 +420,9 @@ def _versions(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candid
     return _typed(found, layout, matcher, "version number")
 
 
-_EDITION_WORD = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))\s+edition\b", re.I)
+_EDITION_WORD = re.compile(
+    r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th))\s+edition\b", re.I
+)
 _FOREIGN_MONTHS = (
     "januari|februari|maart|mei|juni|juli|augustus|oktober|januar|februar|märz|maerz|dezember|janvier|février|"
     "fevrier|mars|avril|mai|juin|juillet|août|aout|septembre|octobre|novembre|décembre|decembre|enero|febrero|"
@@ -407,7 +469,11 @@ def _authors(sq: SpanQuestion, layout: Layout, matcher: Matcher, finders: Finder
     items = sorted((i for i in layout.items if i.box.y0 < 0.55), key=lambda i: (round(i.cy, 3), i.box.x0))
     if not items:
         return []
-    top = [i for i in items if i.box.y0 < 0.35 and len(i.text.strip()) > 2] or [i for i in items if len(i.text.strip()) > 2] or items
+    top = (
+        [i for i in items if i.box.y0 < 0.35 and len(i.text.strip()) > 2]
+        or [i for i in items if len(i.text.strip()) > 2]
+        or items
+    )
     heading = max(top, key=lambda i: i.h)
     runs: list[list[tuple[Item, str]]] = [[]]
     for item in items:
@@ -476,7 +542,9 @@ def _ends_in_page(text: str) -> bool:
     return m is not None and bool(re.search(r"[A-Za-z]", text[: m.start()]))
 
 
-_COLUMN_CUT = re.compile(r"(?<=\s\d)\s+(?=\d+(?:\.\d+)*\.?\s+[A-Z])|(?<=\s\d\d)\s+(?=\d+(?:\.\d+)*\.?\s+[A-Z])|(?<=\s\d\d\d)\s+(?=\d+(?:\.\d+)*\.?\s+[A-Z])")
+_COLUMN_CUT = re.compile(
+    r"(?<=\s\d)\s+(?=\d+(?:\.\d+)*\.?\s+[A-Z])|(?<=\s\d\d)\s+(?=\d+(?:\.\d+)*\.?\s+[A-Z])|(?<=\s\d\d\d)\s+(?=\d+(?:\.\d+)*\.?\s+[A-Z])"
+)
 
 
 def _toc_page(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
@@ -484,7 +552,7 @@ def _toc_page(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candid
     out = []
     for item, entry, page, row in _toc_rows(layout):
         number = re.match(r"^(\d+(?:\.\d+)*)\.?\s+", entry)
-        title = entry[number.end():] if number else entry
+        title = entry[number.end() :] if number else entry
         title_sq = _squash(title)
         sim = fuzz.token_set_ratio(subject, title_sq) / 100.0 if subject else 0.0
         full = fuzz.ratio(subject, title_sq) / 100.0 if subject else 0.0
@@ -493,7 +561,11 @@ def _toc_page(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candid
             sim = max(sim, 0.9) + 0.1
         if sim < 0.6:
             continue
-        out.append(Candidate(page, min(0.35 + 0.6 * sim, 0.97) * (0.7 + 0.3 * item.confidence), "table-of-contents row", items=row))
+        out.append(
+            Candidate(
+                page, min(0.35 + 0.6 * sim, 0.97) * (0.7 + 0.3 * item.confidence), "table-of-contents row", items=row
+            )
+        )
     return out
 
 
@@ -502,7 +574,9 @@ def _section_title(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[C
     for item, entry, _page, row in _toc_rows(layout):
         m = re.match(r"^(\d+(?:\.\d+)*)\.?\s+(.+)$", entry)
         if m and m.group(1) == sq.section:
-            out.append(Candidate(m.group(2).strip(), 0.9 * (0.7 + 0.3 * item.confidence), "table-of-contents row", items=row))
+            out.append(
+                Candidate(m.group(2).strip(), 0.9 * (0.7 + 0.3 * item.confidence), "table-of-contents row", items=row)
+            )
     if not out:  # a heading in the body ("1.2 The classes of SI units")
         for item in layout.items:
             m = re.match(rf"^{re.escape(sq.section)}\.?\s+(.+)$", _norm(item.text))
@@ -529,7 +603,7 @@ def _compact(text: str) -> str:
 
 
 def _define(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
-    """"What does X do?": the description printed right of the term X (a reference card, a glossary)."""
+    """ "What does X do?": the description printed right of the term X (a reference card, a glossary)."""
     subject = _compact(sq.subject)
     out = []
     for item in layout.items:
@@ -555,7 +629,7 @@ def _define(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidat
 
 
 def _term(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
-    """"Which command does Y?": the term printed left of the description that best says Y."""
+    """ "Which command does Y?": the term printed left of the description that best says Y."""
     subject = _squash(sq.subject)
     out = []
     for item in layout.items:
@@ -589,7 +663,7 @@ def _issue(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate
 
 
 def _agent(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
-    """"Who organized / prepared / created X?": the name after "<verb> by" on the page."""
+    """ "Who organized / prepared / created X?": the name after "<verb> by" on the page."""
     stem = sq.subject[:-2] if sq.subject.endswith("ed") else sq.subject
     stem = stem[:-1] if stem.endswith("e") else stem
     out = []
@@ -605,7 +679,14 @@ def _agent(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate
         name = re.match(r"((?:[A-Z][\w'’.-]*|de|la|van|von|der)(?:\s+(?:[A-Z][\w'’.-]*|de|la|van|von|der))*)", rest)
         if name:
             span = trim_span(name.group(1).rstrip("."), "name")
-            out.append(Candidate(span, (0.55 + 0.4 * matcher.match(item)[0]) * (0.7 + 0.3 * item.confidence), "named after 'by'", items=[item]))
+            out.append(
+                Candidate(
+                    span,
+                    (0.55 + 0.4 * matcher.match(item)[0]) * (0.7 + 0.3 * item.confidence),
+                    "named after 'by'",
+                    items=[item],
+                )
+            )
     return out
 
 
@@ -613,14 +694,18 @@ _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 
 
 def _year(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
-    """"In which year ...": the year in the line that carries the question's words best."""
+    """ "In which year ...": the year in the line that carries the question's words best."""
     out = []
     for score, item in matcher.ranked()[:5]:
         nxt = layout.below(item, 1.2)[:1]
         for source_item in [item] + nxt:
             for m in _YEAR.finditer(source_item.text):
                 weight = 1.0 if source_item is item else 0.8
-                out.append(Candidate(m.group(1), min(0.4 + 0.55 * score, 0.95) * weight, "year in the matching line", items=[item]))
+                out.append(
+                    Candidate(
+                        m.group(1), min(0.4 + 0.55 * score, 0.95) * weight, "year in the matching line", items=[item]
+                    )
+                )
     return out
 
 
@@ -628,7 +713,11 @@ _YEAR_RANGE = re.compile(r"\b(1[5-9]\d\d|20\d\d)\s?[-–]\s?(1[5-9]\d\d|20\d\d)\
 
 
 def _years(sq: SpanQuestion, layout: Layout, matcher: Matcher) -> list[Candidate]:
-    found = [(item, f"{m.group(1)}-{m.group(2)}", 1.0) for item in layout.items for m in _YEAR_RANGE.finditer(_norm(item.text))]
+    found = [
+        (item, f"{m.group(1)}-{m.group(2)}", 1.0)
+        for item in layout.items
+        for m in _YEAR_RANGE.finditer(_norm(item.text))
+    ]
     return _typed(found, layout, matcher, "range of years")
 
 
@@ -645,6 +734,16 @@ def trim_span(text: str, kind: str) -> str:
 
 
 __all__ = [
-    "RULES", "Finders", "SpanQuestion", "classify", "find_dates", "find_emails", "find_postal_codes",
-    "find_streets", "find_urls", "is_name_line", "span_candidates", "trim_span",
+    "RULES",
+    "Finders",
+    "SpanQuestion",
+    "classify",
+    "find_dates",
+    "find_emails",
+    "find_postal_codes",
+    "find_streets",
+    "find_urls",
+    "is_name_line",
+    "span_candidates",
+    "trim_span",
 ]

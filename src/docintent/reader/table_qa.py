@@ -33,8 +33,11 @@ _SUM = re.compile(r"\b(total|sum|combined|altogether|in all)\b", re.I)
 _MEAN = re.compile(r"\b(average|mean)\b", re.I)
 _DIFF = re.compile(r"\b(difference|how much (?:more|less|higher|lower))\b", re.I)
 # Only an unconditional count ("How many products are listed?"); a count with a condition is left to other rules.
-_COUNT = re.compile(r"^\s*how many\s+(?:[\w()%-]+\s+){0,3}?(?:rows?\s+|entries\s+|items\s+)?"
-                    r"(?:are\s+)?(?:listed|shown|there|in the table)\s*\??\s*$", re.I)
+_COUNT = re.compile(
+    r"^\s*how many\s+(?:[\w()%-]+\s+){0,3}?(?:rows?\s+|entries\s+|items\s+)?"
+    r"(?:are\s+)?(?:listed|shown|there|in the table)\s*\??\s*$",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -72,8 +75,13 @@ def _mentioned(question: str, labels: Sequence[str], floor: float = 80.0) -> lis
 def _unit(cells: Sequence[Cell]) -> tuple[str, str, int]:
     """The prefix, suffix and decimals a column prints its figures with ("$", "", 2)."""
     texts = [c.text.strip() for c in cells if c.text.strip()]
-    prefix = "$" if texts and all(t.lstrip("(").startswith("$") for t in texts) else "€" if texts and all(
-        t.lstrip("(").startswith("€") for t in texts) else ""
+    prefix = (
+        "$"
+        if texts and all(t.lstrip("(").startswith("$") for t in texts)
+        else "€"
+        if texts and all(t.lstrip("(").startswith("€") for t in texts)
+        else ""
+    )
     suffix = "%" if texts and all(t.rstrip(")").endswith("%") for t in texts) else ""
     decimals = max((len(m.group(1)) for t in texts if (m := re.search(r"\.(\d+)\D*$", t))), default=0)
     return prefix, suffix, decimals
@@ -122,8 +130,11 @@ def _column_hits(question: str, table: Table) -> list[tuple[int, float]]:
     lines (a spanning group caption over a leaf head: "Price" names "Group A / Price")."""
     best: dict[int, float] = {}
     for c, name in enumerate(table.column_names()):
-        parts = [name] + [cell.text for r in range(table.header_rows) if (cell := table.cell(r, c)) is not None
-                          and cell.colspan == 1 and cell.text]
+        parts = [name] + [
+            cell.text
+            for r in range(table.header_rows)
+            if (cell := table.cell(r, c)) is not None and cell.colspan == 1 and cell.text
+        ]
         for part in dict.fromkeys(parts):
             for _i, score in _mentioned(question, [part], 75.0):
                 best[c] = max(best.get(c, 0.0), score + min(len(part), 30) / 100)
@@ -138,7 +149,9 @@ def _one(question: str, table: Table, index: int, sole_column: bool = False) -> 
     if _COUNT.search(question):
         cells = [c for r in rows if (c := table.cell(r, stub)) is not None]
         if cells:
-            return TableAnswer(str(len(rows)), tuple(cells), _union(cells), confidence=0.8, operation="count", table=index)
+            return TableAnswer(
+                str(len(rows)), tuple(cells), _union(cells), confidence=0.8, operation="count", table=index
+            )
         return None
     col_hits = [(c, min(s, 100.0)) for c, s in _column_hits(question, table) if c != stub]
     value_hits = [(c, s) for c, s in col_hits if c in values]
@@ -156,13 +169,25 @@ def _one(question: str, table: Table, index: int, sole_column: bool = False) -> 
             best_row, best = pick(ranked, key=lambda t: t[1].value or 0.0)
             label = table.cell(best_row, stub)
             if label is not None and label.text:
-                return TableAnswer(label.text, (best, label), label.box, confidence=col_score / 100 * 0.9, operation="argmax"
-                                   if pick is max else "argmin", table=index)
+                return TableAnswer(
+                    label.text,
+                    (best, label),
+                    label.box,
+                    confidence=col_score / 100 * 0.9,
+                    operation="argmax" if pick is max else "argmin",
+                    table=index,
+                )
     if col in values and _DIFF.search(question) and len(row_hits) >= 2:
         a, b = (table.cell(rows[row_hits[k][0]], col) for k in (0, 1))
         if a is not None and b is not None and a.value is not None and b.value is not None:
-            return TableAnswer(_format(abs(a.value - b.value), [a, b]), (a, b), _union([a, b]),
-                               confidence=min(col_score, row_hits[1][1]) / 100 * 0.85, operation="difference", table=index)
+            return TableAnswer(
+                _format(abs(a.value - b.value), [a, b]),
+                (a, b),
+                _union([a, b]),
+                confidence=min(col_score, row_hits[1][1]) / 100 * 0.85,
+                operation="difference",
+                table=index,
+            )
     if col in values and (_SUM.search(question) or _MEAN.search(question)) and not row_hits:
         total_row = next((r for r in range(table.header_rows, table.n_rows) if r not in rows), None)
         cells = [x for r in rows if (x := table.cell(r, col)) is not None and x.value is not None]
@@ -171,24 +196,44 @@ def _one(question: str, table: Table, index: int, sole_column: bool = False) -> 
         if cells:
             total = sum(x.value or 0.0 for x in cells)
             value = total / len(cells) if _MEAN.search(question) else total
-            return TableAnswer(_format(value, cells), tuple(cells), _union(cells), confidence=col_score / 100 * 0.85,
-                               operation="mean" if _MEAN.search(question) else "sum", table=index)
+            return TableAnswer(
+                _format(value, cells),
+                tuple(cells),
+                _union(cells),
+                confidence=col_score / 100 * 0.85,
+                operation="mean" if _MEAN.search(question) else "sum",
+                table=index,
+            )
     if row_hits:
         found = table.cell(rows[row_hits[0][0]], col)
         if found is not None and found.text:
-            return TableAnswer(found.text, (found,), found.box, confidence=min(col_score, row_hits[0][1]) / 100, operation="lookup", table=index)
+            return TableAnswer(
+                found.text,
+                (found,),
+                found.box,
+                confidence=min(col_score, row_hits[0][1]) / 100,
+                operation="lookup",
+                table=index,
+            )
     return None
 
 
 #: The grid operations that answer a question of each analysed intent
 #: (:func:`docintent.reader.question.analyse`): a claim to verify, a comparison of two named rows or a change
 #: between two columns is not read here, and a grid answer of another kind is no answer to it.
-OPERATIONS_FOR_INTENT = {"lookup": ("lookup", "sum"), "max": ("argmax",), "min": ("argmin",), "avg": ("mean",),
-                         "diff": ("difference",), "count": ("count",)}
+OPERATIONS_FOR_INTENT = {
+    "lookup": ("lookup", "sum"),
+    "max": ("argmax",),
+    "min": ("argmin",),
+    "avg": ("mean",),
+    "diff": ("difference",),
+    "count": ("count",),
+}
 
 
-def answer(tables: Sequence[Table], question: str, intent: str | None = None, *,
-           sole_column: bool = False) -> TableAnswer | None:
+def answer(
+    tables: Sequence[Table], question: str, intent: str | None = None, *, sole_column: bool = False
+) -> TableAnswer | None:
     """The best answer any of ``tables`` gives to ``question`` (None when no table's labels are named).
     ``intent``: the question's analysed intent; a grid answer whose operation does not serve it is dropped.
     ``sole_column``: a table with one value column answers questions that name none of its columns from it

@@ -36,5 +36,15 @@ def clean_span(text: str) -> str:
     return text.strip().strip(":;,|*").strip()
 
 
-__all__ = ["DATE_RE", "NUMBER_RE", "TIME_RE", "Number", "clean_span", "find_dates", "find_numbers", "format_number",
-           "is_numeric_text", "parse_number"]
+__all__ = [
+    "DATE_RE",
+    "NUMBER_RE",
+    "TIME_RE",
+    "Number",
+    "clean_span",
+    "find_dates",
+    "find_numbers",
+    "format_number",
+    "is_numeric_text",
+    "parse_number",
+]

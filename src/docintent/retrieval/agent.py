@@ -66,6 +66,8 @@ class SearchStep(Step):
         args = self.data.get("args", {}) if isinstance(self.data, dict) else {}
         what = f"{self.tool} {args.get('query', '')!r}" if self.tool == "search" else str(self.tool)
         return f"{what} failed: {self.data.get('error')}" if self.action == AgentAction.FAILED else what
+
+
 INSPECTION_TOOLS = ("inspect_pages", "crop_pages", "get_page_text")
 
 
@@ -162,7 +164,9 @@ class ToolArgumentError(DocIntentError):
 class AgentTools:
     """The tools, bound to one index. Retrievers are built once per method and shared between queries."""
 
-    def __init__(self, index: PageIndex, *, inspection: bool = True, retrievers: dict[str, Retriever] | None = None) -> None:
+    def __init__(
+        self, index: PageIndex, *, inspection: bool = True, retrievers: dict[str, Retriever] | None = None
+    ) -> None:
         self.index = index
         self.inspection = inspection
         self.retrievers: dict[str, Retriever] = retrievers if retrievers is not None else {}
@@ -224,7 +228,9 @@ class AgentTools:
         handles = self._handles(args.get("handles"), MAX_INSPECT, "inspect_pages")
         if want_images:
             return Observation(
-                "inspect_pages", {"pages": [{"handle": h} for h in handles]}, images=[(h, self.index.image(h)) for h in handles]
+                "inspect_pages",
+                {"pages": [{"handle": h} for h in handles]},
+                images=[(h, self.index.image(h)) for h in handles],
             )
         return Observation("inspect_pages", {"pages": [{"handle": h, "text": self.index.text(h)} for h in handles]})
 
@@ -239,8 +245,14 @@ class AgentTools:
             handle = str(crop.get("handle")) if isinstance(crop, dict) else ""
             self._handles([handle], 1, "crop_pages")
             region = crop.get("region")
-            if not isinstance(region, (list, tuple)) or len(region) != 4 or not all(0.0 <= float(v) <= 1.0 for v in region):
-                raise ToolArgumentError(f"crop_pages: region of {handle} must be [x0, y0, x1, y1] within [0, 1], got {region}")
+            if (
+                not isinstance(region, (list, tuple))
+                or len(region) != 4
+                or not all(0.0 <= float(v) <= 1.0 for v in region)
+            ):
+                raise ToolArgumentError(
+                    f"crop_pages: region of {handle} must be [x0, y0, x1, y1] within [0, 1], got {region}"
+                )
             box = Box(*(float(v) for v in region))
             entry = {"handle": handle, "region": list(box.as_tuple(4)), "purpose": str(crop.get("purpose", ""))}
             if want_images:
@@ -274,7 +286,9 @@ def parse_ranking(raw: Any) -> list[RankedPage]:
             evidence = item.get("evidence") or ()
             out.append(RankedPage(item["handle"], tuple(str(e) for e in evidence), str(item.get("rationale", ""))))
         else:
-            raise ToolArgumentError(f"submit: ranking entry {item!r} is not a handle or {{handle, evidence, rationale}}")
+            raise ToolArgumentError(
+                f"submit: ranking entry {item!r} is not a handle or {{handle, evidence, rationale}}"
+            )
     return out
 
 
@@ -346,7 +360,15 @@ class SearchAgent:
         try:
             if not self.iterative:
                 ranking, usage = self._fixed(state, trace)
-                return AgentResult(query, ranking, trace, steps=state.steps_used, forced=False, seconds=time.perf_counter() - start, usage=usage)
+                return AgentResult(
+                    query,
+                    ranking,
+                    trace,
+                    steps=state.steps_used,
+                    forced=False,
+                    seconds=time.perf_counter() - start,
+                    usage=usage,
+                )
             while state.steps_left > 0:
                 t0 = time.perf_counter()
                 action = self.planner.next_action(state, self.tools)
@@ -356,7 +378,15 @@ class SearchAgent:
                 trace.append(_step(action, obs, time.perf_counter() - t0, len(state.history)))
                 if action.tool == "submit" and obs.error is None:
                     ranking = parse_ranking(action.args["ranking"])
-                    return AgentResult(query, ranking, trace, steps=state.steps_used, forced=False, seconds=time.perf_counter() - start, usage=usage)
+                    return AgentResult(
+                        query,
+                        ranking,
+                        trace,
+                        steps=state.steps_used,
+                        forced=False,
+                        seconds=time.perf_counter() - start,
+                        usage=usage,
+                    )
             t0 = time.perf_counter()
             ranking, final_usage = self.planner.finalize(state, self.tools)
             usage = usage + final_usage
@@ -373,10 +403,27 @@ class SearchAgent:
                     data={"ranking": [p.handle for p in ranking], "padded": padded},
                 )
             )
-            return AgentResult(query, ranking, trace, steps=state.steps_used, forced=True, seconds=time.perf_counter() - start, usage=usage)
+            return AgentResult(
+                query,
+                ranking,
+                trace,
+                steps=state.steps_used,
+                forced=True,
+                seconds=time.perf_counter() - start,
+                usage=usage,
+            )
         except DocIntentError as err:
             ranking, _ = self._complete([], state)
-            return AgentResult(query, ranking, trace, steps=state.steps_used, forced=True, seconds=time.perf_counter() - start, usage=usage, error=str(err))
+            return AgentResult(
+                query,
+                ranking,
+                trace,
+                steps=state.steps_used,
+                forced=True,
+                seconds=time.perf_counter() - start,
+                usage=usage,
+                error=str(err),
+            )
 
     def _complete(self, ranking: list[RankedPage], state: AgentState) -> tuple[list[RankedPage], int]:
         """Drop invalid or repeated handles, then fill up to 10 from the searches in the order they ranked."""
@@ -420,7 +467,11 @@ class SearchAgent:
                 seen = self.tools.call(act, want_images=self.planner.sees_images)
                 state.history.append((act, seen))
                 trace.append(_step(act, seen, 0.0, len(state.history)))
-                content = [(h, img) for h, img in seen.images] if seen.images else [(p["handle"], p["text"]) for p in seen.data["pages"]]
+                content = (
+                    [(h, img) for h, img in seen.images]
+                    if seen.images
+                    else [(p["handle"], p["text"]) for p in seen.data["pages"]]
+                )
             else:
                 content = [(h, None) for h in batch]
             judged, cost = self.planner.judge(state.query, content, self.tools)

@@ -179,8 +179,14 @@ class BM25:
         vocab_tmp = directory / f".{name}_vocab.{os.getpid()}.tmp.json"
         try:
             sp.save_npz(matrix_tmp, self.weights, compressed=False)
-            meta = {"k1": self.k1, "b": self.b, "idf": self.idf_kind, "stemming": self.stemming,
-                    "tokenizer": self.tokenizer, "vocab": self.vocab}
+            meta = {
+                "k1": self.k1,
+                "b": self.b,
+                "idf": self.idf_kind,
+                "stemming": self.stemming,
+                "tokenizer": self.tokenizer,
+                "vocab": self.vocab,
+            }
             vocab_tmp.write_text(json.dumps(meta), encoding="utf-8")
             os.replace(matrix_tmp, directory / f"{name}.npz")
             os.replace(vocab_tmp, directory / f"{name}_vocab.json")
@@ -203,8 +209,9 @@ class BM25:
         columns = weights.shape[1]
         vocab = meta["vocab"]
         if not all(isinstance(t, str) and type(i) is int and 0 <= i < columns for t, i in vocab.items()):
-            raise ValueError(f"{name}_vocab.json maps a term to something that is not a column of the "
-                             f"{columns}-column matrix")
+            raise ValueError(
+                f"{name}_vocab.json maps a term to something that is not a column of the {columns}-column matrix"
+            )
         if len(set(vocab.values())) != len(vocab):
             raise ValueError(f"{name}_vocab.json maps two terms to one column")
         for key in ("k1", "b"):

@@ -201,8 +201,10 @@ def collect_evidence(
         if on_page is not None:
             on_page(number)
     scored = score_pages(ocrs, question, threshold=threshold, dense=dense)
-    return [PageEvidence(number, page, ocr, items=items, relevance=relevance)
-            for number, page, ocr, (items, relevance) in zip(numbers, pages, ocrs, scored)]
+    return [
+        PageEvidence(number, page, ocr, items=items, relevance=relevance)
+        for number, page, ocr, (items, relevance) in zip(numbers, pages, ocrs, scored)
+    ]
 
 
 def _crop(page: Page, box: Box, pad: float = 0.01) -> Page:
@@ -221,7 +223,9 @@ def context(evidence: Sequence[PageEvidence], mode: str) -> tuple[list[Page], st
     else:
         images = [d.page for d in evidence]
         text = "\n\n".join(f"[page {d.number}]\n{d.ocr.text}" for d in evidence) if mode == "page+ocr" else ""
-    cost = ContextCost(mode, len(images), sum(image_tokens(p.width, p.height, MAX_SIDE) for p in images), text_tokens(text))
+    cost = ContextCost(
+        mode, len(images), sum(image_tokens(p.width, p.height, MAX_SIDE) for p in images), text_tokens(text)
+    )
     return images, text, cost
 
 
@@ -251,7 +255,9 @@ class TextEvidence:
         return self.text
 
 
-def answer(evidence: Sequence[PageEvidence], question: str, brain: Brain, *, mode: str = "evidence+ocr", task: str = "doc") -> EvidenceAnswer:
+def answer(
+    evidence: Sequence[PageEvidence], question: str, brain: Brain, *, mode: str = "evidence+ocr", task: str = "doc"
+) -> EvidenceAnswer:
     """Ask ``brain`` with the context of ``mode``. Brains read one image, so the context images are stacked
     vertically into one page; the text part goes into ``state.evidence`` and, as an "ocr" inspection step,
     into ``state.history`` (where model brains read earlier findings). When no page has evidence, the
@@ -266,15 +272,46 @@ def answer(evidence: Sequence[PageEvidence], question: str, brain: Brain, *, mod
         return EvidenceAnswer(none, mode, cost, pages_used=(), seconds=time.perf_counter() - start)
     images, text, cost = context(used, mode)
     page = stack(images)
-    state = State(question=question, task=task, page=page, original=page, available_tools=[],
-                  evidence=[TextEvidence(text, page.hash)] if text else [])
+    state = State(
+        question=question,
+        task=task,
+        page=page,
+        original=page,
+        available_tools=[],
+        evidence=[TextEvidence(text, page.hash)] if text else [],
+    )
     if text:
         # Model brains read earlier inspection steps from the history: that is how the OCR text reaches them.
-        state.history.append(InspectStep(Phase.INSPECT, Action.INSPECTED, "ocr", reason=f"{mode} context", before=page.hash, evidence=text))
+        state.history.append(
+            InspectStep(
+                Phase.INSPECT, Action.INSPECTED, "ocr", reason=f"{mode} context", before=page.hash, evidence=text
+            )
+        )
     result = brain.answer(state)
-    return EvidenceAnswer(result, mode, cost, pages_used=tuple(d.number for d in used), seconds=time.perf_counter() - start)
+    return EvidenceAnswer(
+        result, mode, cost, pages_used=tuple(d.number for d in used), seconds=time.perf_counter() - start
+    )
 
 
-__all__ = ["DEFAULT_THRESHOLD", "DENSE_MARGIN", "DENSE_MIN", "MAX_SIDE", "MIN_TEXT_CHARS", "MODES", "NO_RELEVANT_PAGE",
-           "WORD_MATCH", "ContextCost", "EvidenceAnswer", "EvidenceItem", "PageEvidence", "answer", "collect_evidence",
-           "context", "page_evidence", "parse_pages", "score_pages", "stack", "text_layer"]
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "DENSE_MARGIN",
+    "DENSE_MIN",
+    "MAX_SIDE",
+    "MIN_TEXT_CHARS",
+    "MODES",
+    "NO_RELEVANT_PAGE",
+    "WORD_MATCH",
+    "ContextCost",
+    "EvidenceAnswer",
+    "EvidenceItem",
+    "PageEvidence",
+    "answer",
+    "collect_evidence",
+    "context",
+    "page_evidence",
+    "parse_pages",
+    "score_pages",
+    "stack",
+    "text_layer",
+]

@@ -30,15 +30,17 @@ class Explanation:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"matched_terms": self.terms, "fields": {k: round(v, 3) for k, v in self.fields.items()}, "passage": self.passage}
+        out: dict[str, Any] = {
+            "matched_terms": self.terms,
+            "fields": {k: round(v, 3) for k, v in self.fields.items()},
+            "passage": self.passage,
+        }
         if self.passage_score is not None:
             out["passage_cosine"] = round(self.passage_score, 3)
         return out | self.extra
 
 
-def best_window(
-    text: str, terms: set[str], *, stemming: bool, words: int = WINDOW_WORDS, tokenizer: str = "v1"
-) -> str:
+def best_window(text: str, terms: set[str], *, stemming: bool, words: int = WINDOW_WORDS, tokenizer: str = "v1") -> str:
     """The ``words``-word stretch of ``text`` holding the most distinct query terms (earliest on ties)."""
     from .text import index_terms
 

@@ -56,7 +56,9 @@ def headings(text: str) -> str:
 class FieldScorer:
     """Body, heading and title BM25 of an index, summed with field weights."""
 
-    def __init__(self, index: PageIndex, *, head_weight: float = HEAD_WEIGHT, title_weight: float = TITLE_WEIGHT) -> None:
+    def __init__(
+        self, index: PageIndex, *, head_weight: float = HEAD_WEIGHT, title_weight: float = TITLE_WEIGHT
+    ) -> None:
         self.index = index
         self.head_weight = head_weight
         self.title_weight = title_weight
@@ -73,7 +75,9 @@ class FieldScorer:
             if model.n_docs == len(self.index) and same:
                 return model
         texts = self.head_texts() if texts_of == "head" else self.title_texts()
-        model = BM25.fit((self.body.terms(t) for t in texts), stemming=self.body.stemming, tokenizer=self.body.tokenizer)
+        model = BM25.fit(
+            (self.body.terms(t) for t in texts), stemming=self.body.stemming, tokenizer=self.body.tokenizer
+        )
         model.save(directory, name)
         return model
 

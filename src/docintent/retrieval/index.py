@@ -89,8 +89,10 @@ CREATE INDEX IF NOT EXISTS pages_todo ON pages(doc_id, page_no);
 """
 #: Pages whose record cannot be used: no document, a page number outside it, or fields of the wrong type.
 #: Every column the index reads, named once at open: a damaged schema fails there rather than at a search.
-_COLUMNS = ("SELECT p.handle, p.page_no, p.width, p.height, p.text, p.text_source, p.seconds, d.path, d.title, "
-            "d.kind, d.n_pages, d.size FROM pages p JOIN documents d USING (doc_id) LIMIT 0")
+_COLUMNS = (
+    "SELECT p.handle, p.page_no, p.width, p.height, p.text, p.text_source, p.seconds, d.path, d.title, "
+    "d.kind, d.n_pages, d.size FROM pages p JOIN documents d USING (doc_id) LIMIT 0"
+)
 _BROKEN_PAGES = """
 SELECT COUNT(*) FROM pages p LEFT JOIN documents d USING (doc_id)
 WHERE d.doc_id IS NULL OR typeof(p.page_no) != 'integer' OR p.page_no < 0 OR p.page_no >= d.n_pages
@@ -122,8 +124,9 @@ class PageRecord:
         """The record of a ``pages`` row selected as handle, path, title, page_no, width, height, text,
         text_source."""
         handle, doc_path, doc_title, page_no, width, height, text, text_source = row
-        return cls(handle, doc_path, doc_title, page_no=page_no, width=width, height=height, text=text,
-                   text_source=text_source)
+        return cls(
+            handle, doc_path, doc_title, page_no=page_no, width=width, height=height, text=text, text_source=text_source
+        )
 
 
 @dataclass
@@ -328,7 +331,8 @@ def _plan(con: sqlite3.Connection, files: list[Path], settings: dict, seed: int)
         else:
             n_pages, title, kind = 1, path.stem, "image"
         con.execute(
-            "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?)", (doc_id, str(path), kind, n_pages, path.stat().st_size, title)
+            "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?)",
+            (doc_id, str(path), kind, n_pages, path.stat().st_size, title),
         )
         slots.extend((doc_id, p) for p in range(n_pages))
     if not slots:
@@ -421,8 +425,10 @@ class PageJob:
         return handle, width, height, page_text, source, time.perf_counter() - t0, None
 
     def lost(self, item: tuple, reason: str) -> tuple:
-        raise DocIntentError(f"{item[3]} page {item[2] + 1}: {reason}; the pages read so far are saved, run "
-                             "the same command again to resume")
+        raise DocIntentError(
+            f"{item[3]} page {item[2] + 1}: {reason}; the pages read so far are saved, run "
+            "the same command again to resume"
+        )
 
     def close(self, reader: _PageReader) -> None:
         reader.close()
@@ -594,7 +600,9 @@ class PageIndex:
         directory = Path(directory)
         db = directory / "index.sqlite"
         if not db.is_file():
-            raise DatasetError(f"{directory}: not a docintent index (no index.sqlite); build one with `docintent index`")
+            raise DatasetError(
+                f"{directory}: not a docintent index (no index.sqlite); build one with `docintent index`"
+            )
         con = sqlite3.connect(str(db), check_same_thread=False)
         con.text_factory = _text
         try:
@@ -611,8 +619,10 @@ class PageIndex:
             ) from None
         if broken:
             con.close()
-            raise DatasetError(f"{db}: damaged index database ({broken} page record(s) point outside their "
-                               "documents); rebuild it with `docintent index ... --overwrite`")
+            raise DatasetError(
+                f"{db}: damaged index database ({broken} page record(s) point outside their "
+                "documents); rebuild it with `docintent index ... --overwrite`"
+            )
         missing = [name for name in BM25_FILES if not (directory / name).is_file()]
         if todo or missing or (bm25_state is not None and bm25_state[0] != "ok"):
             con.close()
@@ -685,7 +695,6 @@ class PageIndex:
         rec = self.record(handle)
         jpeg = self.directory / "images" / f"{handle}.jpg"
         if jpeg.is_file():
-
             return load_page(jpeg)
         if rec.doc_path.lower().endswith(".pdf"):
             with PDFIUM_LOCK:
@@ -718,8 +727,8 @@ class PageIndex:
                     try:
                         # PDF space has its origin at the bottom left.
                         return textpage.get_text_bounded(
-                            left=box.x0 * w_pt, bottom=(1 - box.y1) * h_pt, right=box.x1 * w_pt,
-                            top=(1 - box.y0) * h_pt)
+                            left=box.x0 * w_pt, bottom=(1 - box.y1) * h_pt, right=box.x1 * w_pt, top=(1 - box.y0) * h_pt
+                        )
                     finally:
                         textpage.close()
                 finally:

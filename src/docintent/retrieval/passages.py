@@ -90,7 +90,9 @@ def _quiet_model_loading() -> None:
 
 def encode(model: Any, texts: list[str], *, batch_size: int = 32, progress: bool = False) -> np.ndarray:
     """Unit-length float32 embeddings of ``texts`` (rows in order)."""
-    out = model.encode(texts, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=progress, convert_to_numpy=True)
+    out = model.encode(
+        texts, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=progress, convert_to_numpy=True
+    )
     return np.asarray(out, dtype=np.float32)
 
 

@@ -63,7 +63,20 @@ BRIDGE_CUES = (
     "that comes up in",
 )
 #: Nouns that name the kind of thing a bridge points to; a bridge term stands next to one of them.
-TYPE_NOUNS = ("package", "class", "command", "environment", "option", "counter", "file", "program", "bundle", "macro", "font", "function")
+TYPE_NOUNS = (
+    "package",
+    "class",
+    "command",
+    "environment",
+    "option",
+    "counter",
+    "file",
+    "program",
+    "bundle",
+    "macro",
+    "font",
+    "function",
+)
 _GENERIC = frozenset(
     "the this that a an new each any following same other these those its his their our your one two three "
     "latex tex pdf file files package packages class classes command commands option options standard base "
@@ -98,7 +111,10 @@ _TARGET_ASK = re.compile(
     r"|\bopens the (?:documentation|manual)\b",
     re.IGNORECASE,
 )
-_ANAPHOR = re.compile(r"\b(?:that|this|which|its)\b(?:\s+[\w-]+){0,2}?\s+(?:package|class)|\bits (?:documentation|manual)\b", re.IGNORECASE)
+_ANAPHOR = re.compile(
+    r"\b(?:that|this|which|its)\b(?:\s+[\w-]+){0,2}?\s+(?:package|class)|\bits (?:documentation|manual)\b",
+    re.IGNORECASE,
+)
 
 
 def _split_anaphoric(query: str) -> tuple[str, str] | None:
@@ -125,7 +141,11 @@ def bridge_terms(text: str, type_nouns: Iterable[str]) -> Counter:
     """Names standing next to one of ``type_nouns`` in ``text`` (lower-cased), with their counts."""
     found: Counter = Counter()
     for noun in type_nouns:
-        for pattern in (rf"\b{_NAME}\s+{noun}s?\b", rf"\b{noun}s?\s+{_NAME}\b", rf"\b{_NAME}\.sty\b" if noun == "package" else None):
+        for pattern in (
+            rf"\b{_NAME}\s+{noun}s?\b",
+            rf"\b{noun}s?\s+{_NAME}\b",
+            rf"\b{_NAME}\.sty\b" if noun == "package" else None,
+        ):
             if pattern:
                 found.update(m.lower() for m in re.findall(pattern, text))
         if noun == "package":
@@ -177,7 +197,13 @@ class OfflinePlanner(Planner):
         searches = state.searched()
         texts = state.texts()
         if not searches:
-            return [Action("search", {"query": anchor, "method": self.method, "top_k": MAX_TOP_K}, "search the anchor" if split else "first search")]
+            return [
+                Action(
+                    "search",
+                    {"query": anchor, "method": self.method, "top_k": MAX_TOP_K},
+                    "search the anchor" if split else "first search",
+                )
+            ]
         first = searches[0][1]
         done_queries = {q for q, _ in searches}
         plan: list[Action] = []
@@ -193,9 +219,19 @@ class OfflinePlanner(Planner):
             for term, _support, _weight in self._bridge_candidates(state, tools, [noun])[: self.bridges]:
                 q = f"{term} {noun}"
                 if q not in done_queries:
-                    plan.append(Action("search", {"query": q, "method": self.method, "top_k": 30}, f"follow bridge term {term!r}"))
+                    plan.append(
+                        Action(
+                            "search", {"query": q, "method": self.method, "top_k": 30}, f"follow bridge term {term!r}"
+                        )
+                    )
             if not state.inspection and split[0] not in done_queries:
-                plan.append(Action("search", {"query": split[0], "method": self.method, "top_k": MAX_TOP_K}, "search the target clause"))
+                plan.append(
+                    Action(
+                        "search",
+                        {"query": split[0], "method": self.method, "top_k": MAX_TOP_K},
+                        "search the target clause",
+                    )
+                )
             if plan:
                 return plan
             if state.inspection and state.steps_left > 1:
@@ -217,7 +253,13 @@ class OfflinePlanner(Planner):
             if expansion:
                 q = f"{state.query} {' '.join(expansion)}"
                 if q not in done_queries:
-                    return [Action("search", {"query": q, "method": self.method, "top_k": MAX_TOP_K}, "pseudo-relevance feedback")]
+                    return [
+                        Action(
+                            "search",
+                            {"query": q, "method": self.method, "top_k": MAX_TOP_K},
+                            "pseudo-relevance feedback",
+                        )
+                    ]
         return []
 
     @staticmethod
@@ -266,7 +308,11 @@ class OfflinePlanner(Planner):
             for term, tf in counts.items():
                 weight[term] += (tf / total) * tools.idf(term)
                 present[term] += 1
-        candidates = [t for t in weight if t not in query_terms and present[t] >= min(2, len(top)) and len(t) > 2 and not t.isdigit()]
+        candidates = [
+            t
+            for t in weight
+            if t not in query_terms and present[t] >= min(2, len(top)) and len(t) > 2 and not t.isdigit()
+        ]
         candidates.sort(key=lambda t: -weight[t])
         return candidates[: self.prf_terms]
 
@@ -280,7 +326,9 @@ class OfflinePlanner(Planner):
         scored = {h: self.heading_match(texts[h], terms, tools) for h in inspected}
         return sorted(inspected, key=lambda h: (-(scored[h] + 1.0 / (first.index(h) + 2)), first.index(h)))
 
-    def _bridge_candidates(self, state: AgentState, tools: AgentTools, nouns: Sequence[str]) -> list[tuple[str, str, float]]:
+    def _bridge_candidates(
+        self, state: AgentState, tools: AgentTools, nouns: Sequence[str]
+    ) -> list[tuple[str, str, float]]:
         """(bridge term, the anchor page it was found on, weight), best first.
 
         A term scores by the rank of the anchor pages it appears on (1/rank, after the heading re-ranking),
@@ -386,7 +434,9 @@ class ScriptedPlanner(Planner):
 
     name = "scripted"
 
-    def __init__(self, actions: Sequence[Action], *, final: Sequence[str] = (), judgements: Sequence[float] = ()) -> None:
+    def __init__(
+        self, actions: Sequence[Action], *, final: Sequence[str] = (), judgements: Sequence[float] = ()
+    ) -> None:
         self.actions = list(actions)
         self.final = list(final)
         self.judgements = list(judgements)
@@ -455,13 +505,23 @@ class OpenAIPlanner(Planner):
     ) -> None:
         self.endpoint: ChatModel
         if chat_model is not None:
-            given = [name for name, value, default in (
-                ("model", model, None), ("base_url", base_url, None), ("api_key", api_key, None),
-                ("max_retries", max_retries, 3), ("timeout", timeout, 120.0), ("temperature", temperature, 0.0))
-                if value != default]
+            given = [
+                name
+                for name, value, default in (
+                    ("model", model, None),
+                    ("base_url", base_url, None),
+                    ("api_key", api_key, None),
+                    ("max_retries", max_retries, 3),
+                    ("timeout", timeout, 120.0),
+                    ("temperature", temperature, 0.0),
+                )
+                if value != default
+            ]
             if given:
-                raise ConfigError(f"planner 'openai': {', '.join(given)} configure the OpenAI endpoint, which a ready "
-                                  "chat_model replaces: set them on the chat model")
+                raise ConfigError(
+                    f"planner 'openai': {', '.join(given)} configure the OpenAI endpoint, which a ready "
+                    "chat_model replaces: set them on the chat model"
+                )
             self.model: str | None = chat_model.configured_model
             self.endpoint = chat_model
         else:
@@ -472,8 +532,14 @@ class OpenAIPlanner(Planner):
             url = base_url or settings.resolved_base_url()
             if not url:
                 raise ModelEndpointError("no endpoint: pass base_url= or set DOCINTENT_BASE_URL or OPENAI_BASE_URL")
-            self.endpoint = Endpoint(url, self.model, api_key or settings.resolved_api_key(), timeout=timeout,
-                                     max_retries=max_retries, temperature=temperature)
+            self.endpoint = Endpoint(
+                url,
+                self.model,
+                api_key or settings.resolved_api_key(),
+                timeout=timeout,
+                max_retries=max_retries,
+                temperature=temperature,
+            )
         self.sees_images = sees_images
         self.temperature = temperature
         self._messages: list[dict[str, Any]] = []
@@ -489,14 +555,19 @@ class OpenAIPlanner(Planner):
             ]
             self._query, self._seen = state.query, 0
         for action, obs in state.history[self._seen :]:
-            self._messages.append({"role": "assistant", "content": json.dumps({"tool": action.tool, "args": action.args})})
+            self._messages.append(
+                {"role": "assistant", "content": json.dumps({"tool": action.tool, "args": action.args})}
+            )
             text = json.dumps({"error": obs.error} if obs.error else obs.data)
             left = state.budget - state.history.index((action, obs)) - 1
             content: Any = f"{obs.tool} result ({left} steps left): {text}"
             if obs.images:
                 content = [{"type": "text", "text": content}]
                 for handle, page in obs.images:
-                    content += [{"type": "text", "text": f"image of {handle}:"}, self.endpoint.image_part(page, 1024, fmt="jpeg", quality=80)]
+                    content += [
+                        {"type": "text", "text": f"image of {handle}:"},
+                        self.endpoint.image_part(page, 1024, fmt="jpeg", quality=80),
+                    ]
             self._messages.append({"role": "user", "content": content})
         self._seen = len(state.history)
 
@@ -542,7 +613,10 @@ class OpenAIPlanner(Planner):
             if isinstance(content, str):
                 parts.append({"type": "text", "text": f"{handle}:\n{content[:3000]}"})
             elif content is not None:
-                parts += [{"type": "text", "text": f"{handle}:"}, self.endpoint.image_part(content, 1024, fmt="jpeg", quality=80)]
+                parts += [
+                    {"type": "text", "text": f"{handle}:"},
+                    self.endpoint.image_part(content, 1024, fmt="jpeg", quality=80),
+                ]
             else:
                 parts.append({"type": "text", "text": f"{handle} (not shown)"})
         reply, usage = self._chat([{"role": "user", "content": parts}])

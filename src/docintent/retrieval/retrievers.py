@@ -92,7 +92,12 @@ class BM25Retriever(Retriever):
     name = "bm25"
 
     def __init__(
-        self, index: PageIndex, *, fields: bool = True, head_weight: float | None = None, title_weight: float | None = None
+        self,
+        index: PageIndex,
+        *,
+        fields: bool = True,
+        head_weight: float | None = None,
+        title_weight: float | None = None,
     ) -> None:
         super().__init__(index)
         weights = {k: v for k, v in (("head_weight", head_weight), ("title_weight", title_weight)) if v is not None}
@@ -138,7 +143,9 @@ class DenseRetriever(Retriever):
     ) -> None:
         super().__init__(index)
         self.temperature = temperature
-        self.passages = PassageEmbeddings(index.directory, index.texts, model=model, batch_size=batch_size, progress=progress)
+        self.passages = PassageEmbeddings(
+            index.directory, index.texts, model=model, batch_size=batch_size, progress=progress
+        )
 
     @property
     def model(self):
@@ -212,7 +219,11 @@ class FusionRetriever(Retriever):
             fused = [Hit(self.index.handles[r], float(total[r])) for r in rows]
             lists = [[self.index.handles[r] for r in top] for top in tops]
         self.ranks = {
-            hit.handle: {name: ranking.index(hit.handle) + 1 for name, ranking in zip(("bm25", "dense"), lists) if hit.handle in ranking}
+            hit.handle: {
+                name: ranking.index(hit.handle) + 1
+                for name, ranking in zip(("bm25", "dense"), lists)
+                if hit.handle in ranking
+            }
             for hit in fused
         }
         return fused

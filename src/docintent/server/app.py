@@ -101,8 +101,12 @@ def create_app(config: ServeConfig | None = None) -> Any:
     if config.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 
-        app.add_middleware(CORSMiddleware, allow_origins=list(config.cors_origins), allow_methods=["GET", "POST"],
-                           allow_headers=["Authorization", "Content-Type"])
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(config.cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type"],
+        )
     # Each middleware added wraps those before it: the body limit is outermost, then the access log, then
     # the token check (CORS, when on, answers preflights inside them).
     app.middleware("http")(_authorise)
@@ -122,8 +126,11 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
         started = time.perf_counter()
         engine = await asyncio.to_thread(get_engine)
-        state.engine.update(kind=getattr(engine, "name", type(engine).__name__), loaded=True,
-                            seconds=round(time.perf_counter() - started, 2))
+        state.engine.update(
+            kind=getattr(engine, "name", type(engine).__name__),
+            loaded=True,
+            seconds=round(time.perf_counter() - started, 2),
+        )
     sweeper = asyncio.create_task(_sweep(state))
     watchdog = asyncio.create_task(_watch(state))
     try:
@@ -138,10 +145,17 @@ async def _authorise(request: Request, call_next: Any) -> Any:
     """A 401 for a ``/v1`` request without the token, except the health check (load balancers have no token)
     and CORS preflights (browsers send them without one); ``nosniff`` on every answer."""
     path = request.url.path
-    if (path.startswith("/v1/") and path != "/v1/health" and request.method != "OPTIONS"
-            and not request.app.state.service.authorised(request)):
-        return error(401, "missing or wrong bearer token (send it in the Authorization header, as Bearer "
-                          "followed by the token)", {"WWW-Authenticate": "Bearer"})
+    if (
+        path.startswith("/v1/")
+        and path != "/v1/health"
+        and request.method != "OPTIONS"
+        and not request.app.state.service.authorised(request)
+    ):
+        return error(
+            401,
+            "missing or wrong bearer token (send it in the Authorization header, as Bearer followed by the token)",
+            {"WWW-Authenticate": "Bearer"},
+        )
     response = await call_next(request)
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     return response
@@ -158,8 +172,14 @@ async def _log_access(request: Request, call_next: Any) -> Any:
     finally:
         # The path only: a query string may carry what a log should not keep.
         client = request.client.host if request.client else "-"
-        access_log.info('%s "%s %s" %d %.1f ms', client, request.method, request.url.path, status,
-                        1000 * (time.perf_counter() - started))
+        access_log.info(
+            '%s "%s %s" %d %.1f ms',
+            client,
+            request.method,
+            request.url.path,
+            status,
+            1000 * (time.perf_counter() - started),
+        )
 
 
 async def _watch(state: ServiceState) -> None:

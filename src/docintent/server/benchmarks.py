@@ -64,8 +64,15 @@ class BenchmarkRuns:
                 out.append({"name": name, "error": str(err)})
                 continue
             strategies = list(dict.fromkeys(r["strategy"] for r in run.rows))
-            out.append({"name": name, "rows": len(run.rows), "strategies": strategies,
-                        "brain": run.manifest.get("brain"), "started": run.manifest.get("started")})
+            out.append(
+                {
+                    "name": name,
+                    "rows": len(run.rows),
+                    "strategies": strategies,
+                    "brain": run.manifest.get("brain"),
+                    "started": run.manifest.get("started"),
+                }
+            )
         return out
 
     def report(self, name: str) -> dict[str, Any] | None:
@@ -100,12 +107,20 @@ class BenchmarkRuns:
             for caption, rel in zip(_captions(row, len(entry["images"])), entry["images"]):
                 files.append(out / rel)
                 images.append({"caption": caption, "url": f"/v1/benchmarks/{name}/files/{len(files) - 1}"})
-            failures.append({
-                "sample": sample["id"], "strategy": row["strategy"], "question": sample.get("question"),
-                "gold": sample.get("answers", []), "answer": row.get("answer"), "score": row.get("score"),
-                "degradations": sample.get("degradations") or [], "error": row.get("error"),
-                "solved_by": solved, "images": images,
-            })
+            failures.append(
+                {
+                    "sample": sample["id"],
+                    "strategy": row["strategy"],
+                    "question": sample.get("question"),
+                    "gold": sample.get("answers", []),
+                    "answer": row.get("answer"),
+                    "score": row.get("score"),
+                    "degradations": sample.get("degradations") or [],
+                    "error": row.get("error"),
+                    "solved_by": solved,
+                    "images": images,
+                }
+            )
         plots = {}
         for kind in ("plot_families", "plot_degradations"):
             files.append(paths[kind])
@@ -138,19 +153,30 @@ def _captions(row: dict[str, Any], count: int) -> list[str]:
     result = row.get("result") or {}
     trace = result.get("trace")
     steps = [s for s in trace if isinstance(s, dict)] if isinstance(trace, list) else []
-    verdicts = {s["after"]: ("rolled back" if s.get("action") == "rollback" else "kept")
-                for s in steps if s.get("phase") == "B" and isinstance(s.get("after"), str)}
+    verdicts = {
+        s["after"]: ("rolled back" if s.get("action") == "rollback" else "kept")
+        for s in steps
+        if s.get("phase") == "B" and isinstance(s.get("after"), str)
+    }
     captions = ["input"] if result.get("input_page") or count else []
     for step in steps:
         if step.get("phase") == "tool" and step.get("action") == "applied" and step.get("after"):
             after = step["after"]
-            captions.append(f"after {step.get('tool')} ({verdicts.get(after, 'kept') if isinstance(after, str) else 'kept'})")
+            captions.append(
+                f"after {step.get('tool')} ({verdicts.get(after, 'kept') if isinstance(after, str) else 'kept'})"
+            )
     return (captions + ["image"] * count)[:count]
 
 
 def _facts(run: Any) -> dict[str, Any]:
     m = run.manifest or {}
     config = m.get("config") or {}
-    return {"rows": len(run.rows), "brain": m.get("brain"), "dataset": config.get("dataset"),
-            "seed": m.get("seed"), "started": m.get("started"), "finished": m.get("finished"),
-            "commit": (m.get("git") or {}).get("commit")}
+    return {
+        "rows": len(run.rows),
+        "brain": m.get("brain"),
+        "dataset": config.get("dataset"),
+        "seed": m.get("seed"),
+        "started": m.get("started"),
+        "finished": m.get("finished"),
+        "commit": (m.get("git") or {}).get("commit"),
+    }

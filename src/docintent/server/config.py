@@ -56,9 +56,15 @@ class ServeConfig:
     warm_up: bool = True  # load the OCR engine at start so the first run does not pay for it
 
     def __post_init__(self) -> None:
-        for name, low, high in (("workers", 1, MAX_WORKERS), ("max_upload_bytes", 1, MAX_UPLOAD_BYTES),
-                                ("max_pixels", 1, None), ("keep_runs", 1, None), ("max_queued", 1, None),
-                                ("max_question_chars", 1, None), ("max_rounds", 0, None)):
+        for name, low, high in (
+            ("workers", 1, MAX_WORKERS),
+            ("max_upload_bytes", 1, MAX_UPLOAD_BYTES),
+            ("max_pixels", 1, None),
+            ("keep_runs", 1, None),
+            ("max_queued", 1, None),
+            ("max_question_chars", 1, None),
+            ("max_rounds", 0, None),
+        ):
             _check_whole(name, getattr(self, name), low, high)
         for name in ("run_timeout_s", "keep_seconds"):
             value = getattr(self, name)
@@ -96,12 +102,14 @@ def check_token(token: str, what: str) -> None:
     if not token.strip():
         raise ConfigError(
             f"{what} is empty, which would serve every endpoint without authentication; give a token of at "
-            f"least {MIN_TOKEN_CHARS} characters, or unset it (and leave --token out) to serve without one")
+            f"least {MIN_TOKEN_CHARS} characters, or unset it (and leave --token out) to serve without one"
+        )
     if len(token) < MIN_TOKEN_CHARS:
         raise ConfigError(f"{what} must be at least {MIN_TOKEN_CHARS} characters long")
     if not all("!" <= ch <= "~" for ch in token):
-        raise ConfigError(f"{what} may hold only printable ASCII characters without spaces (it is sent in an "
-                          "HTTP header)")
+        raise ConfigError(
+            f"{what} may hold only printable ASCII characters without spaces (it is sent in an HTTP header)"
+        )
 
 
 def _check_whole(name: str, value: object, low: int, high: int | None) -> None:

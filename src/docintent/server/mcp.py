@@ -91,8 +91,9 @@ class Files:
             with tempfile.TemporaryDirectory(prefix="docintent-mcp-") as scratch:
                 from ..settings import get_settings
 
-                return load_upload_document(data, "image", pages=pages, max_pixels=get_settings().max_pixels,
-                                            scratch=Path(scratch))
+                return load_upload_document(
+                    data, "image", pages=pages, max_pixels=get_settings().max_pixels, scratch=Path(scratch)
+                )
         except UploadError as err:
             raise ConfigError(err.message) from None
 
@@ -161,12 +162,20 @@ def diagnosis(page: Page, region: Box | None = None) -> dict[str, Any]:
     severities = measured(page, region)
     thresholds = Thresholds()
     found = [f for f, v in sorted(severities.items(), key=lambda kv: -kv[1]) if v > thresholds.of(f)]
-    return {"diagnosis": found, "rotation": signals.rotation, "severities": severities,
-            "thresholds": {f: thresholds.of(f) for f in severities}}
+    return {
+        "diagnosis": found,
+        "rotation": signals.rotation,
+        "severities": severities,
+        "thresholds": {f: thresholds.of(f) for f in severities},
+    }
 
 
-def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike | None = None,
-                 brain: str = "offline", brain_options: dict[str, Any] | None = None) -> MCPServer:
+def build_server(
+    allowed: Sequence[str | os.PathLike],
+    index: str | os.PathLike | None = None,
+    brain: str = "offline",
+    brain_options: dict[str, Any] | None = None,
+) -> MCPServer:
     """The MCP server object (run it with ``.run("stdio")``). The tools' descriptions name the tasks, strategies,
     tools, degradation families and retrieval methods registered when it is built, plug-ins included."""
     files = Files(allowed)
@@ -180,16 +189,28 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
     get_brain(brain, **(brain_options or {})).close()
     from .. import __version__
 
-    server = MCPServer("docintent", version=__version__, instructions=(
-        "Answer questions about photographed or scanned document pages and restore damaged pages. Pass images "
-        "as image_path (inside the folders the user allowed) or image_base64."))
+    server = MCPServer(
+        "docintent",
+        version=__version__,
+        instructions=(
+            "Answer questions about photographed or scanned document pages and restore damaged pages. Pass images "
+            "as image_path (inside the folders the user allowed) or image_base64."
+        ),
+    )
 
     @server.tool(structured_output=False)
     @_friendly
     @_naming(tasks=TASKS, strategies=STRATEGIES)
-    def ask(question: str, image_path: str | None = None, image_base64: str | None = None, task: str = "doc",
-            strategy: str = "docintent", pages: str | None = None, max_rounds: int = 10,
-            page: int | None = None) -> list[Any]:
+    def ask(
+        question: str,
+        image_path: str | None = None,
+        image_base64: str | None = None,
+        task: str = "doc",
+        strategy: str = "docintent",
+        pages: str | None = None,
+        max_rounds: int = 10,
+        page: int | None = None,
+    ) -> list[Any]:
         """Answer a question about a document page or a whole PDF, restoring only what blocks the answer.
 
         task (default "doc"): one of {tasks}. strategy (default "docintent"): one of {strategies}.
@@ -203,13 +224,21 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
         from ..strategies import applicable_options
 
         if page is not None:  # the retired argument, counted from 0: refused rather than quietly ignored
-            raise ConfigError("the page argument counted pages from 0 and is gone; give pages, counted from 1 "
-                              "(pages='1' is the first page; without it every page of a PDF is considered)")
+            raise ConfigError(
+                "the page argument counted pages from 0 and is gone; give pages, counted from 1 "
+                "(pages='1' is the first page; without it every page of a PDF is considered)"
+            )
         document = files.document(image_path, image_base64, pages)
         the_brain = get_brain(brain, **(brain_options or {}))
         try:
-            result = docintent_ask(document, question, task=task, strategy=strategy, brain=the_brain,
-                                   **applicable_options(strategy, max_rounds=max_rounds))
+            result = docintent_ask(
+                document,
+                question,
+                task=task,
+                strategy=strategy,
+                brain=the_brain,
+                **applicable_options(strategy, max_rounds=max_rounds),
+            )
         finally:
             the_brain.close()
         if result.error and not result.answer:  # nothing to show but the reason: an error reply, as the CLI's exit 1
@@ -217,8 +246,14 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
         data = result.to_dict()
         prov = result.provenance
         # where the answer came from first, then the rest of the Result (its trace last)
-        head = {"answer": result.answer, "confidence": result.confidence, "page": prov.page, "box": data["box"],
-                "evidence": data["provenance"]["lines"], "read_on": list(prov.read_on)}
+        head = {
+            "answer": result.answer,
+            "confidence": result.confidence,
+            "page": prov.page,
+            "box": data["box"],
+            "evidence": data["provenance"]["lines"],
+            "read_on": list(prov.read_on),
+        }
         out: list[Any] = [json.dumps({**head, **{k: v for k, v in data.items() if k not in head}}, indent=1)]
         if prov.box is not None and prov.given_page in result.pages:
             out.append(_image(mark_box(result.pages[prov.given_page], prov.box)))
@@ -231,8 +266,13 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
     @server.tool(structured_output=False)
     @_friendly
     @_naming(tools=restoration_tools())
-    def restore(tools: list[str], image_path: str | None = None, image_base64: str | None = None, page: int = 1,
-                output_path: str | None = None) -> list[Any]:
+    def restore(
+        tools: list[str],
+        image_path: str | None = None,
+        image_base64: str | None = None,
+        page: int = 1,
+        output_path: str | None = None,
+    ) -> list[Any]:
         """Apply restoration tools in order (e.g. ["deshadowing", "deblurring"]; of {tools}) to page `page`
         (counted from 1) and return the restored page as an image; with output_path (inside an allowed folder)
         also save it there."""
@@ -247,8 +287,10 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
         target = None
         if output_path:  # checked before any work is done
             if Path(output_path).suffix.lower() not in IMAGE_OUTPUT_SUFFIXES:
-                raise ConfigError(f"{output_path}: cannot write a {Path(output_path).suffix or 'suffix-less'} "
-                                  f"image; use one of {', '.join(IMAGE_OUTPUT_SUFFIXES)}")
+                raise ConfigError(
+                    f"{output_path}: cannot write a {Path(output_path).suffix or 'suffix-less'} "
+                    f"image; use one of {', '.join(IMAGE_OUTPUT_SUFFIXES)}"
+                )
             target = files.check(output_path, must_exist=False)
         current = files.page(image_path, image_base64, page)
         for tool in chosen:
@@ -263,8 +305,9 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
     @server.tool()
     @_friendly
     @_naming(families=family_names())
-    def diagnose(image_path: str | None = None, image_base64: str | None = None, page: int = 1,
-                 region: list[float] | None = None) -> dict[str, Any]:
+    def diagnose(
+        image_path: str | None = None, image_base64: str | None = None, page: int = 1, region: list[float] | None = None
+    ) -> dict[str, Any]:
         """Measure how damaged page `page` (counted from 1) is by each degradation family ({families}; severities
         in [0, 1]); list the degradations above their thresholds and the rotation that makes the page upright.
         region: [x0, y0, x1, y1] as fractions or 0-1000 integers (default: the whole page)."""
@@ -273,8 +316,9 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
 
     @server.tool()
     @_friendly
-    def extract(image_path: str | None = None, image_base64: str | None = None, pages: str | None = None,
-                restore: bool = True) -> dict[str, Any]:
+    def extract(
+        image_path: str | None = None, image_base64: str | None = None, pages: str | None = None, restore: bool = True
+    ) -> dict[str, Any]:
         """Read pages as structure: blocks in reading order (headings, paragraphs, list items, key-value pairs)
         and tables as cells, each with its box ([x0, y0, x1, y1] fractions of the page) and confidence. pages: a
         PDF's pages counted from 1 such as "2-4" (default all); restore: restore each page question-free first
@@ -286,8 +330,14 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
 
     @server.tool(structured_output=False)
     @_friendly
-    def zoom(bbox: list[float], image_path: str | None = None, image_base64: str | None = None, page: int = 1,
-             kind: str = "text", label: str = "region") -> list[Any]:
+    def zoom(
+        bbox: list[float],
+        image_path: str | None = None,
+        image_base64: str | None = None,
+        page: int = 1,
+        kind: str = "text",
+        label: str = "region",
+    ) -> list[Any]:
         """Read a region of page `page` (counted from 1) closer: crop [x0, y0, x1, y1] (fractions or 0-1000
         integers), enlarge it
         and recognise its text (kind "text") or table (kind "table"). Returns the text and the crop image."""
@@ -300,8 +350,10 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
             raise ConfigError("the registered zoom tool is not docintent's own; it cannot be served here")
         evidence = tool.inspect(the_page, **tool.check_args({"bbox": bbox, "type": kind, "label": label}))
         text = evidence.markdown or evidence.text
-        return [json.dumps({"text": text, "box": list(evidence.box.as_tuple(4)), "note": evidence.note}),
-                _image(evidence.crop)]
+        return [
+            json.dumps({"text": text, "box": list(evidence.box.as_tuple(4)), "note": evidence.note}),
+            _image(evidence.crop),
+        ]
 
     if index is not None:
         from ..retrieval import PageIndex, get_retriever
@@ -320,9 +372,16 @@ def build_server(allowed: Sequence[str | os.PathLike], index: str | os.PathLike 
             rows = []
             for rank, hit in enumerate(get_retriever(the_index, method).search(query, k), start=1):
                 record = the_index.record(hit.handle)
-                rows.append({"rank": rank, "handle": hit.handle, "score": round(hit.score, 4),
-                             "document": record.doc_path, "page": record.page_no + 1,
-                             "snippet": " ".join(record.text.split())[:200]})
+                rows.append(
+                    {
+                        "rank": rank,
+                        "handle": hit.handle,
+                        "score": round(hit.score, 4),
+                        "document": record.doc_path,
+                        "page": record.page_no + 1,
+                        "snippet": " ".join(record.text.split())[:200],
+                    }
+                )
             return {"query": query, "method": method, "hits": rows}
 
     return server

@@ -183,8 +183,17 @@ class RunStore:
 
     # -- submission and execution -------------------------------------------------------------------
 
-    def submit(self, page: Page | Document, question: str, *, input_name: str, task: str, strategy: str, brain: str,
-               options: dict[str, Any] | None = None) -> Run:
+    def submit(
+        self,
+        page: Page | Document,
+        question: str,
+        *,
+        input_name: str,
+        task: str,
+        strategy: str,
+        brain: str,
+        options: dict[str, Any] | None = None,
+    ) -> Run:
         """Queue a run of a page or a document and return it at once (status "queued")."""
         document = page if isinstance(page, Document) else Document.of_page(page)
         self.evict()
@@ -192,7 +201,16 @@ class RunStore:
             waiting = sum(1 for r in self.runs.values() if r.status == "queued")
             if waiting >= self.max_queued:
                 raise QueueFull(f"{waiting} runs are waiting for a worker; try again later")
-            run = Run(uuid.uuid4().hex, question, task, strategy=strategy, brain=brain, input_name=input_name, input_page=document, options=dict(options or {}))
+            run = Run(
+                uuid.uuid4().hex,
+                question,
+                task,
+                strategy=strategy,
+                brain=brain,
+                input_name=input_name,
+                input_page=document,
+                options=dict(options or {}),
+            )
             self.runs[run.id] = run
         if isinstance(page, Page):  # a PDF's pages are added as they are read
             run.add_page(page)
@@ -230,8 +248,16 @@ class RunStore:
 
         try:
             brain = self.brains[run.brain]()
-            result = ask(document, run.question, task=run.task, strategy=run.strategy, brain=brain, on_step=on_step,
-                         should_stop=should_stop, **run.options)
+            result = ask(
+                document,
+                run.question,
+                task=run.task,
+                strategy=run.strategy,
+                brain=brain,
+                on_step=on_step,
+                should_stop=should_stop,
+                **run.options,
+            )
         except DocIntentError as err:  # a bad option, an endpoint that refuses: this run's error
             self._finish(run, None, redact(f"{type(err).__name__}: {err}"))
             return
@@ -250,11 +276,18 @@ class RunStore:
         result of such a run is dropped. Returns how many were ended."""
         now = time.monotonic() if now is None else now
         with self.lock:
-            late = [r for r in self.runs.values()
-                    if r.status == "running" and r.deadline is not None and now > r.deadline + 1.0]
+            late = [
+                r
+                for r in self.runs.values()
+                if r.status == "running" and r.deadline is not None and now > r.deadline + 1.0
+            ]
         for run in late:
-            self._finish(run, None, f"{RunTimeout.__name__}: the run took longer than the service's limit of "
-                                    f"{self.timeout_s:g} s and was stopped")
+            self._finish(
+                run,
+                None,
+                f"{RunTimeout.__name__}: the run took longer than the service's limit of "
+                f"{self.timeout_s:g} s and was stopped",
+            )
         return len(late)
 
     def _finish(self, run: Run, result: Result | None, error: str | None) -> None:
@@ -370,7 +403,8 @@ class RunStore:
         with self.lock:
             statuses = [r.status for r in self.runs.values()]
         return {s: statuses.count(s) for s in ("queued", "running", "done", "failed", "timeout")} | {
-            "evicted": self.evicted}
+            "evicted": self.evicted
+        }
 
     def shutdown(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)

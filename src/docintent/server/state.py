@@ -50,8 +50,15 @@ class ServiceState:
         own_dir = config.data_dir is None
         data_dir = Path(tempfile.mkdtemp(prefix="docintent-serve-")) if own_dir else Path(config.data_dir)  # type: ignore[arg-type]
         data_dir.mkdir(parents=True, exist_ok=True)
-        store = RunStore(data_dir / "runs", config.brains, workers=config.workers, timeout_s=config.run_timeout_s,
-                         keep_runs=config.keep_runs, keep_seconds=config.keep_seconds, max_queued=config.max_queued)
+        store = RunStore(
+            data_dir / "runs",
+            config.brains,
+            workers=config.workers,
+            timeout_s=config.run_timeout_s,
+            keep_runs=config.keep_runs,
+            keep_seconds=config.keep_seconds,
+            max_queued=config.max_queued,
+        )
         benchmarks = None
         if config.runs_dir is not None:
             from .benchmarks import BenchmarkRuns  # the report machinery, only for a service with --runs
@@ -65,8 +72,9 @@ class ServiceState:
         if not token:
             return True
         scheme, _, value = request.headers.get("authorization", "").partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode("utf-8", "replace"),
-                                                                   token.encode("utf-8"))
+        return scheme.lower() == "bearer" and hmac.compare_digest(
+            value.strip().encode("utf-8", "replace"), token.encode("utf-8")
+        )
 
     async def sample(self) -> Any:
         """The demo's first page and question, generated on the first request (a few seconds) and kept."""

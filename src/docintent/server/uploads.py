@@ -15,7 +15,12 @@ from ..page import Page
 
 #: (signature test, kind, suffix) for every format the loader reads.
 _SIGNATURES: tuple[tuple[str, str], ...] = (
-    ("jpeg", ".jpg"), ("png", ".png"), ("gif", ".gif"), ("tiff", ".tif"), ("webp", ".webp"), ("bmp", ".bmp"),
+    ("jpeg", ".jpg"),
+    ("png", ".png"),
+    ("gif", ".gif"),
+    ("tiff", ".tif"),
+    ("webp", ".webp"),
+    ("bmp", ".bmp"),
     ("pdf", ".pdf"),
 )
 
@@ -68,7 +73,8 @@ def load_upload(data: bytes, name: str | None, *, page: int, max_pixels: int, sc
     kind = sniff(data)
     if kind is None:
         raise UploadError(
-            415, f"{label}: not an image or PDF; the first bytes match no JPEG, PNG, TIFF, WEBP, BMP, GIF or PDF signature"
+            415,
+            f"{label}: not an image or PDF; the first bytes match no JPEG, PNG, TIFF, WEBP, BMP, GIF or PDF signature",
         )
     if page < 0:
         raise UploadError(400, f"{label}: page must be 0 or more, got {page}")
@@ -88,8 +94,9 @@ def load_upload(data: bytes, name: str | None, *, page: int, max_pixels: int, sc
     return Page(loaded.pixels, loaded.ops, label, loaded.meta)
 
 
-def load_upload_document(data: bytes, name: str | None, *, pages: str | None, max_pixels: int,
-                         scratch: Path) -> Document:
+def load_upload_document(
+    data: bytes, name: str | None, *, pages: str | None, max_pixels: int, scratch: Path
+) -> Document:
     """The uploaded document to answer from: a PDF (``pages``: a spec counted from 1 such as ``"2"`` or
     ``"1-3"``; default every page) kept as bytes and rendered page by page when read, or an image (its one
     page, decoded now). Raises :class:`UploadError` with the loader's message, naming the client's file."""

@@ -29,7 +29,33 @@ from .core import (
 )
 from .run import Applied, OnStep, Run, RunStopped, ShouldStop
 
-__all__ = ["CONFIGS", "MACT_ROLES", "MODES", "NAMED", "RUN_SETTINGS", "STRATEGIES", "Applied", "DirectConfig",
-           "JudgeConfig", "LoopConfig", "MactConfig", "Mode", "OnStep", "PageRestoreConfig", "PipelineConfig", "Result",
-           "Run", "RunSettings", "RunStopped", "ShouldStop", "Step", "Strategy", "StrategyConfig", "ToolboxConfig",
-           "applicable_options", "configured_strategy", "get_strategy", "pipeline_tools"]
+__all__ = [
+    "CONFIGS",
+    "MACT_ROLES",
+    "MODES",
+    "NAMED",
+    "RUN_SETTINGS",
+    "STRATEGIES",
+    "Applied",
+    "DirectConfig",
+    "JudgeConfig",
+    "LoopConfig",
+    "MactConfig",
+    "Mode",
+    "OnStep",
+    "PageRestoreConfig",
+    "PipelineConfig",
+    "Result",
+    "Run",
+    "RunSettings",
+    "RunStopped",
+    "ShouldStop",
+    "Step",
+    "Strategy",
+    "StrategyConfig",
+    "ToolboxConfig",
+    "applicable_options",
+    "configured_strategy",
+    "get_strategy",
+    "pipeline_tools",
+]

@@ -54,14 +54,28 @@ def auto_steps(trace: list[Step]) -> list[AutoStep]:
     for step in trace:
         if isinstance(step, ToolStep) and step.tool:
             if step.action == Action.NO_CHANGE:
-                steps.append(AutoStep(step.tool, step.reason.split("; the tool")[0], "no change",
-                                      reason="the tool found nothing to change", seconds=step.seconds))
+                steps.append(
+                    AutoStep(
+                        step.tool,
+                        step.reason.split("; the tool")[0],
+                        "no change",
+                        reason="the tool found nothing to change",
+                        seconds=step.seconds,
+                    )
+                )
             elif step.action == Action.APPLIED:
                 why[step.tool] = (step.reason, step.seconds)
         elif isinstance(step, ReviewStep) and step.tool:
             reason, seconds = why.pop(step.tool, ("", 0.0))
-            steps.append(AutoStep(step.tool, reason, "keep" if step.action == Action.KEEP else "rollback", reason=step.reason,
-                                  seconds=seconds + step.seconds))
+            steps.append(
+                AutoStep(
+                    step.tool,
+                    reason,
+                    "keep" if step.action == Action.KEEP else "rollback",
+                    reason=step.reason,
+                    seconds=seconds + step.seconds,
+                )
+            )
     return steps
 
 
@@ -93,8 +107,11 @@ def restore_auto(
         elif isinstance(step, ReviewStep) and step.tool and step.tool in pending:
             before, why, seconds = pending.pop(step.tool)
             verdict = "keep" if step.action == Action.KEEP else "rollback"
-            observe(before, run.pages[step.after or ""], AutoStep(step.tool, why, verdict, reason=step.reason,
-                                                                  seconds=seconds + step.seconds))
+            observe(
+                before,
+                run.pages[step.after or ""],
+                AutoStep(step.tool, why, verdict, reason=step.reason, seconds=seconds + step.seconds),
+            )
 
     strategy = Strategy(PageRestoreConfig(name="restore-auto", max_rounds=max_rounds))
     result = strategy.run(page, "", "doc", reader, on_step=on_step)

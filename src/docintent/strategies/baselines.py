@@ -58,9 +58,19 @@ def run_judge(run: Run, config: JudgeConfig) -> Answer:
     t0 = time.perf_counter()
     diagnosis = run.brain.diagnose(run.state)
     found = ", ".join(diagnosis.degradations) or "no degradation"
-    run.record(DiagnoseStep(Phase.DIAGNOSE, Action.DIAGNOSED, None, reason=found, before=run.state.page.hash,
-                            seconds=time.perf_counter() - t0, degradations=list(diagnosis.degradations),
-                            rotation=diagnosis.rotation), diagnosis.usage)
+    run.record(
+        DiagnoseStep(
+            Phase.DIAGNOSE,
+            Action.DIAGNOSED,
+            None,
+            reason=found,
+            before=run.state.page.hash,
+            seconds=time.perf_counter() - t0,
+            degradations=list(diagnosis.degradations),
+            rotation=diagnosis.rotation,
+        ),
+        diagnosis.usage,
+    )
     order = [f.name for f in families()]
     ranked = [d for d in order if d in diagnosis.degradations]
     if config.random_order:

@@ -86,14 +86,17 @@ class StrategyConfig(BaseModel):
         where = cls.__name__
         for name in cls.uses:
             if name not in RUN_SETTINGS:
-                raise ConfigError(f"{where}.uses: {name!r} is not a run setting{did_you_mean(name, RUN_SETTINGS)}; "
-                                  f"run settings: {', '.join(RUN_SETTINGS)}")
+                raise ConfigError(
+                    f"{where}.uses: {name!r} is not a run setting{did_you_mean(name, RUN_SETTINGS)}; "
+                    f"run settings: {', '.join(RUN_SETTINGS)}"
+                )
             if name not in cls.model_fields:
                 raise ConfigError(f"{where}.uses declares run setting {name!r} but {where} has no knob {name!r}")
         for name in cls.model_fields:
             if name in RUN_SETTINGS and name not in cls.uses:
-                raise ConfigError(f"{where} has knob {name!r}, a run setting it does not declare: "
-                                  f"add {name!r} to {where}.uses")
+                raise ConfigError(
+                    f"{where} has knob {name!r}, a run setting it does not declare: add {name!r} to {where}.uses"
+                )
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -114,8 +117,10 @@ class StrategyConfig(BaseModel):
         if unknown:
             listed = ", ".join(repr(k) for k in unknown)
             hint = did_you_mean(unknown[0], self.knobs())
-            raise ConfigError(f"strategy {self.name!r} (mode {self.mode}): unknown option{'s' if len(unknown) > 1 else ''} "
-                              f"{listed}{hint}; valid options: {', '.join(self.knobs()) or 'none'}")
+            raise ConfigError(
+                f"strategy {self.name!r} (mode {self.mode}): unknown option{'s' if len(unknown) > 1 else ''} "
+                f"{listed}{hint}; valid options: {', '.join(self.knobs()) or 'none'}"
+            )
         return type(self)(**{**self.model_dump(), **options})
 
     def changed_knobs(self, base: StrategyConfig) -> dict[str, Any]:
@@ -142,8 +147,10 @@ class ToolboxConfig(StrategyConfig):
 
     uses: ClassVar[tuple[str, ...]] = ("tools",)
 
-    tools: Annotated[tuple[str, ...] | None, Field(
-        description="restrict the toolbox to these tools (None: every registered restoration tool)")] = None
+    tools: Annotated[
+        tuple[str, ...] | None,
+        Field(description="restrict the toolbox to these tools (None: every registered restoration tool)"),
+    ] = None
 
     @field_validator("tools", mode="before")
     @classmethod
@@ -218,5 +225,16 @@ class PageRestoreConfig(StrategyConfig):
     max_rounds: Annotated[int, Field(ge=0, le=50, description="the most restoration steps")] = 8
 
 
-__all__ = ["MACT_ROLES", "RUN_SETTINGS", "DirectConfig", "JudgeConfig", "LoopConfig", "MactConfig",
-           "PageRestoreConfig", "PipelineConfig", "RunSettings", "StrategyConfig", "ToolboxConfig"]
+__all__ = [
+    "MACT_ROLES",
+    "RUN_SETTINGS",
+    "DirectConfig",
+    "JudgeConfig",
+    "LoopConfig",
+    "MactConfig",
+    "PageRestoreConfig",
+    "PipelineConfig",
+    "RunSettings",
+    "StrategyConfig",
+    "ToolboxConfig",
+]

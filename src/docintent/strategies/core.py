@@ -169,9 +169,18 @@ class Strategy:
             names += [t.name for t in list_tools(INSPECTION) if t.name not in names]
         return names
 
-    def run(self, page: Page, question: str, task: str, brain: Restorer, *, on_step: OnStep | None = None,
-            should_stop: ShouldStop | None = None, tools: list[str] | None = None,
-            preface: Sequence[Step] = ()) -> Result:
+    def run(
+        self,
+        page: Page,
+        question: str,
+        task: str,
+        brain: Restorer,
+        *,
+        on_step: OnStep | None = None,
+        should_stop: ShouldStop | None = None,
+        tools: list[str] | None = None,
+        preface: Sequence[Step] = (),
+    ) -> Result:
         """Answer ``question`` about ``page`` and return the answer with its full trace.
 
         ``on_step(step, run)`` hears of every step as it is recorded; ``should_stop()`` is asked after every
@@ -181,8 +190,18 @@ class Strategy:
         """
         self.check(brain)
         settings = self.settings
-        run = Run(self.name, page, question, task, brain, tools if tools is not None else self.toolbox(),
-                  max_rounds=settings.max_rounds, seed=settings.seed, on_step=on_step, should_stop=should_stop)
+        run = Run(
+            self.name,
+            page,
+            question,
+            task,
+            brain,
+            tools if tools is not None else self.toolbox(),
+            max_rounds=settings.max_rounds,
+            seed=settings.seed,
+            on_step=on_step,
+            should_stop=should_stop,
+        )
         error = None
         try:
             for step in preface:
@@ -260,5 +279,14 @@ def _label_value(value: Any) -> str:
     return str(value)
 
 
-__all__ = ["CONFIGS", "MODES", "NAMED", "STRATEGIES", "Mode", "Strategy", "applicable_options", "configured_strategy",
-           "get_strategy"]
+__all__ = [
+    "CONFIGS",
+    "MODES",
+    "NAMED",
+    "STRATEGIES",
+    "Mode",
+    "Strategy",
+    "applicable_options",
+    "configured_strategy",
+    "get_strategy",
+]

@@ -31,18 +31,51 @@ def restore_rounds(run: Run, max_rounds: int, *, review: bool = True, offer_tool
         t0 = time.perf_counter()
         decision = run.brain.decide(state)
         if isinstance(decision, Answer):
-            run.record(DecideStep(Phase.DECIDE, Action.ANSWER, None, reason=decision.reasoning, before=state.page.hash,
-                                  seconds=time.perf_counter() - t0, round=t, answer=decision.text,
-                                  confidence=decision.confidence, region=decision.region), decision.usage)
+            run.record(
+                DecideStep(
+                    Phase.DECIDE,
+                    Action.ANSWER,
+                    None,
+                    reason=decision.reasoning,
+                    before=state.page.hash,
+                    seconds=time.perf_counter() - t0,
+                    round=t,
+                    answer=decision.text,
+                    confidence=decision.confidence,
+                    region=decision.region,
+                ),
+                decision.usage,
+            )
             return decision
         if not isinstance(decision, UseTool):
             raise TypeError(f"{type(run.brain).__name__}.decide returned {decision!r}, expected Answer or UseTool")
-        run.record(DecideStep(Phase.DECIDE, Action.USE_TOOL, decision.name, reason=decision.why, before=state.page.hash,
-                              seconds=time.perf_counter() - t0, round=t, args=dict(decision.args),
-                              region=decision.region, need=_need(decision.name)), decision.usage)
+        run.record(
+            DecideStep(
+                Phase.DECIDE,
+                Action.USE_TOOL,
+                decision.name,
+                reason=decision.why,
+                before=state.page.hash,
+                seconds=time.perf_counter() - t0,
+                round=t,
+                args=dict(decision.args),
+                region=decision.region,
+                need=_need(decision.name),
+            ),
+            decision.usage,
+        )
         if decision.name not in state.available_tools:
             # The brain asked for a tool that is not offered (disabled or unknown): nothing runs this round.
-            run.record(ToolStep(Phase.TOOL, Action.SKIPPED, decision.name, reason="tool not available", before=state.page.hash, round=t))
+            run.record(
+                ToolStep(
+                    Phase.TOOL,
+                    Action.SKIPPED,
+                    decision.name,
+                    reason="tool not available",
+                    before=state.page.hash,
+                    round=t,
+                )
+            )
             continue
         tool = get_tool(decision.name)
         if isinstance(tool, InspectionTool):
@@ -82,13 +115,33 @@ def _inspect(run: Run, tool: InspectionTool, decision: UseTool) -> None:
     try:
         evidence = tool.inspect(state.page, **tool.check_args(decision.args))
     except Exception as err:
-        run.record(InspectStep(Phase.INSPECT, Action.FAILED, tool.name, reason=f"{type(err).__name__}: {err}", before=state.page.hash,
-                               seconds=time.perf_counter() - t0, round=state.round, args=dict(decision.args)))
+        run.record(
+            InspectStep(
+                Phase.INSPECT,
+                Action.FAILED,
+                tool.name,
+                reason=f"{type(err).__name__}: {err}",
+                before=state.page.hash,
+                seconds=time.perf_counter() - t0,
+                round=state.round,
+                args=dict(decision.args),
+            )
+        )
         return
     state.evidence.append(evidence)
-    run.record(InspectStep(Phase.INSPECT, Action.INSPECTED, tool.name, reason=decision.why, before=state.page.hash,
-                           seconds=time.perf_counter() - t0, round=state.round, args=dict(decision.args),
-                           evidence=evidence.summary()))
+    run.record(
+        InspectStep(
+            Phase.INSPECT,
+            Action.INSPECTED,
+            tool.name,
+            reason=decision.why,
+            before=state.page.hash,
+            seconds=time.perf_counter() - t0,
+            round=state.round,
+            args=dict(decision.args),
+            evidence=evidence.summary(),
+        )
+    )
 
 
 __all__ = ["restore_rounds", "run_loop"]

@@ -34,8 +34,11 @@ from .run import Run
 #: Every role, in the order they act.
 ROLES = MACT_ROLES
 
-_STEP_KINDS: dict[Phase, type[Step]] = {Phase.PLAN: PlanningStep, Phase.EXECUTE: ExecutionStep,
-                                         Phase.JUDGE: JudgmentStep}
+_STEP_KINDS: dict[Phase, type[Step]] = {
+    Phase.PLAN: PlanningStep,
+    Phase.EXECUTE: ExecutionStep,
+    Phase.JUDGE: JudgmentStep,
+}
 
 
 class MactLoop:
@@ -54,31 +57,51 @@ class MactLoop:
 
     # -- recording ---------------------------------------------------------------------------------
 
-    def _step(self, role: Phase, action: Action, seconds: float, usage: Usage, reason: str = "", tool: str | None = None,
-              **data: Any) -> None:
+    def _step(
+        self,
+        role: Phase,
+        action: Action,
+        seconds: float,
+        usage: Usage,
+        reason: str = "",
+        tool: str | None = None,
+        **data: Any,
+    ) -> None:
         kind = _STEP_KINDS[role]
         names = set(kind.__dataclass_fields__)
         typed = {k: v for k, v in data.items() if k in names and v is not None}
         rest = {k: v for k, v in data.items() if k not in names and v is not None}
-        self.run.record(kind(role, action, tool, reason=reason, before=self.state.page.hash, seconds=seconds, data=rest,
-                             **typed),
-                        usage)
+        self.run.record(
+            kind(role, action, tool, reason=reason, before=self.state.page.hash, seconds=seconds, data=rest, **typed),
+            usage,
+        )
 
     # -- roles -------------------------------------------------------------------------------------
 
     def _plan(self, count: int, feedback: Verdict | None = None) -> list[Plan]:
         t0 = time.perf_counter()
-        plans = list(self.brain.plan(self.state, count, feedback=feedback, previous=tuple(self.plans_made)))[: max(count, 1)]
+        plans = list(self.brain.plan(self.state, count, feedback=feedback, previous=tuple(self.plans_made)))[
+            : max(count, 1)
+        ]
         seconds = time.perf_counter() - t0
         usage = sum((p.usage for p in plans), Usage())
         for i, plan in enumerate(plans):
-            self._step(Phase.PLAN, Action.REPLANNED if feedback is not None else Action.PLANNED, seconds if i == 0 else 0.0,
-                       usage if i == 0 else Usage(), plan.rationale, plan_id=plan.id, plan=plan.to_dict(),
-                       mistake=feedback.mistake if feedback is not None else None)
+            self._step(
+                Phase.PLAN,
+                Action.REPLANNED if feedback is not None else Action.PLANNED,
+                seconds if i == 0 else 0.0,
+                usage if i == 0 else Usage(),
+                plan.rationale,
+                plan_id=plan.id,
+                plan=plan.to_dict(),
+                mistake=feedback.mistake if feedback is not None else None,
+            )
         self.plans_made += plans
         return plans
 
-    def _execute_step(self, plan: Plan, index: int, results: dict[str, Execution], feedback: Verdict | None = None) -> Execution:
+    def _execute_step(
+        self, plan: Plan, index: int, results: dict[str, Execution], feedback: Verdict | None = None
+    ) -> Execution:
         step = plan.steps[index]
         key = (plan.id, step.id)
         first = self.next_candidate.get(key, 0)
@@ -88,18 +111,40 @@ class MactLoop:
             ex = self.brain.execute(self.state, plan, step, dict(results), candidate=k, feedback=feedback)
             seconds = time.perf_counter() - t0
             candidates.append(ex)
-            self._step(Phase.EXECUTE, Action.REEXECUTED if feedback is not None else Action.EXECUTED, seconds, ex.usage, ex.evidence,
-                       ex.tool, plan_id=plan.id, step_id=step.id, candidate=k, output=ex.output,
-                       confidence=round(ex.confidence, 4), args=ex.args or None)
+            self._step(
+                Phase.EXECUTE,
+                Action.REEXECUTED if feedback is not None else Action.EXECUTED,
+                seconds,
+                ex.usage,
+                ex.evidence,
+                ex.tool,
+                plan_id=plan.id,
+                step_id=step.id,
+                candidate=k,
+                output=ex.output,
+                confidence=round(ex.confidence, 4),
+                args=ex.args or None,
+            )
         self.next_candidate[key] = first + max(self.config.ne, 1)
         best = max(candidates, key=lambda e: e.confidence)  # the scorer: the executor's own confidence
         if len(candidates) > 1:
-            self._step(Phase.EXECUTE, Action.SELECTED, 0.0, Usage(), f"kept candidate {best.candidate} of {len(candidates)}",
-                       best.tool, plan_id=plan.id, step_id=step.id, candidate=best.candidate, output=best.output)
+            self._step(
+                Phase.EXECUTE,
+                Action.SELECTED,
+                0.0,
+                Usage(),
+                f"kept candidate {best.candidate} of {len(candidates)}",
+                best.tool,
+                plan_id=plan.id,
+                step_id=step.id,
+                candidate=best.candidate,
+                output=best.output,
+            )
         return best
 
-    def _execute_plan(self, plan: Plan, results: dict[str, Execution] | None = None, start: int = 0,
-                      feedback: Verdict | None = None) -> dict[str, Execution]:
+    def _execute_plan(
+        self, plan: Plan, results: dict[str, Execution] | None = None, start: int = 0, feedback: Verdict | None = None
+    ) -> dict[str, Execution]:
         results = dict(results or {})
         for i in range(start, len(plan.steps)):
             results[plan.steps[i].id] = self._execute_step(plan, i, results, feedback if i == start else None)
@@ -113,10 +158,20 @@ class MactLoop:
         verdict = self.brain.judge(self.state, plan, dict(results))
         seconds = time.perf_counter() - t0
         final = results.get(plan.steps[-1].id) if plan.steps else None
-        self._step(Phase.JUDGE, Action.ACCEPTED if verdict.accept else Action.FLAGGED, seconds, verdict.usage, verdict.mistake,
-                   plan_id=plan.id, step_id=verdict.step_id, verdict="accept" if verdict.accept else verdict.target,
-                   mistake=verdict.mistake or None, candidate=final.output if final is not None else None,
-                   checks=list(verdict.checks) or None, correction=correction)
+        self._step(
+            Phase.JUDGE,
+            Action.ACCEPTED if verdict.accept else Action.FLAGGED,
+            seconds,
+            verdict.usage,
+            verdict.mistake,
+            plan_id=plan.id,
+            step_id=verdict.step_id,
+            verdict="accept" if verdict.accept else verdict.target,
+            mistake=verdict.mistake or None,
+            candidate=final.output if final is not None else None,
+            checks=list(verdict.checks) or None,
+            correction=correction,
+        )
         return verdict
 
     # -- the loop ----------------------------------------------------------------------------------
@@ -157,8 +212,11 @@ class MactLoop:
             # without the answer role: the last output of the first accepted plan (else the first plan)
             plan, results, _ = next((r for r in runs if r[2].accept), runs[0])
             final = results.get(plan.steps[-1].id) if plan.steps else None
-            answer = Answer(final.output if final is not None else "", final.confidence if final is not None else 0.0,
-                            f"last output of plan {plan.id}")
+            answer = Answer(
+                final.output if final is not None else "",
+                final.confidence if final is not None else 0.0,
+                f"last output of plan {plan.id}",
+            )
         self.run.record_answer(answer, time.perf_counter() - t0, corrections=fixes)
         return answer
 

@@ -87,8 +87,9 @@ class Run:
         self.pages: dict[str, Page] = {page.hash: page}
         #: Output pixels of the tool runs that changed the page (kept or rolled back).
         self.pixels_restored = 0
-        self.state = State(question=question, task=task, page=page, original=page, available_tools=list(tools),
-                           max_rounds=max_rounds)
+        self.state = State(
+            question=question, task=task, page=page, original=page, available_tools=list(tools), max_rounds=max_rounds
+        )
 
     # -- the trace --------------------------------------------------------------------------------
 
@@ -128,8 +129,16 @@ class Run:
         before = self.state.page
         call = f"{name}{sorted(args.items())}"
         if (before.hash, call) in self.tried:
-            self.record(ToolStep(Phase.TOOL, Action.SKIPPED, name, reason="already run on this page state", before=before.hash,
-                                 round=self.state.round))
+            self.record(
+                ToolStep(
+                    Phase.TOOL,
+                    Action.SKIPPED,
+                    name,
+                    reason="already run on this page state",
+                    before=before.hash,
+                    round=self.state.round,
+                )
+            )
             return Applied(Action.SKIPPED)
         self.tried.add((before.hash, call))
         tool = get_tool(name)
@@ -137,29 +146,74 @@ class Run:
         try:
             after = tool.run(before, **args)
         except Exception as err:  # a failing tool never ends the run: it is recorded and treated as a rollback
-            self.record(ToolStep(Phase.TOOL, Action.FAILED, name, reason=f"{type(err).__name__}: {err}", before=before.hash, after=None,
-                                 seconds=time.perf_counter() - t0, round=self.state.round, args=args))
+            self.record(
+                ToolStep(
+                    Phase.TOOL,
+                    Action.FAILED,
+                    name,
+                    reason=f"{type(err).__name__}: {err}",
+                    before=before.hash,
+                    after=None,
+                    seconds=time.perf_counter() - t0,
+                    round=self.state.round,
+                    args=args,
+                )
+            )
             return Applied(Action.FAILED)
         seconds = time.perf_counter() - t0
         work = dict(after.meta.get("work") or {})  # what this run of the tool did (a page never inherits it)
         budget = float(getattr(tool, "budget_s", 0.0) or 0.0)
         if after.hash == before.hash:
             # Nothing to review: the page state is the same one, so a review could only compare it with itself.
-            self.record(ToolStep(Phase.TOOL, Action.NO_CHANGE, name, reason=f"{why}; the tool changed no pixel", before=before.hash,
-                                 after=before.hash, seconds=seconds, round=self.state.round, args=args, work=work, budget_s=budget))
+            self.record(
+                ToolStep(
+                    Phase.TOOL,
+                    Action.NO_CHANGE,
+                    name,
+                    reason=f"{why}; the tool changed no pixel",
+                    before=before.hash,
+                    after=before.hash,
+                    seconds=seconds,
+                    round=self.state.round,
+                    args=args,
+                    work=work,
+                    budget_s=budget,
+                )
+            )
             return Applied(Action.NO_CHANGE)
         self.pages[after.hash] = after
         self.pixels_restored += after.width * after.height
-        self.record(ToolStep(Phase.TOOL, Action.APPLIED, name, reason=why, before=before.hash, after=after.hash, seconds=seconds,
-                             round=self.state.round, args=args, work=work, budget_s=budget))
+        self.record(
+            ToolStep(
+                Phase.TOOL,
+                Action.APPLIED,
+                name,
+                reason=why,
+                before=before.hash,
+                after=after.hash,
+                seconds=seconds,
+                round=self.state.round,
+                args=args,
+                work=work,
+                budget_s=budget,
+            )
+        )
         mapped = None
         if region is not None:
             try:
                 mapped = tool.map_region(region, before, after)
             except Exception:  # a plug-in's mapping that fails: the region is found again by reading
                 mapped = None
-        change = Change(name, before, after, args=args, degradation=tool.degradation, geometric=bool(tool.geometric or before.size != after.size),
-                        region=region, region_after=mapped)
+        change = Change(
+            name,
+            before,
+            after,
+            args=args,
+            degradation=tool.degradation,
+            geometric=bool(tool.geometric or before.size != after.size),
+            region=region,
+            region_after=mapped,
+        )
         return Applied(Action.APPLIED, change)
 
     def review(self, change: Change) -> Review:
@@ -175,9 +229,20 @@ class Run:
             action = Action.ROLLBACK
         else:
             raise TypeError(f"{type(self.brain).__name__}.review returned {verdict!r}, expected Keep or Rollback")
-        self.record(ReviewStep(Phase.REVIEW, action, change.tool, reason=verdict.why, before=change.before.hash, after=change.after.hash,
-                               seconds=time.perf_counter() - t0, round=self.state.round,
-                               measurements=dict(verdict.measurements)), verdict.usage)
+        self.record(
+            ReviewStep(
+                Phase.REVIEW,
+                action,
+                change.tool,
+                reason=verdict.why,
+                before=change.before.hash,
+                after=change.after.hash,
+                seconds=time.perf_counter() - t0,
+                round=self.state.round,
+                measurements=dict(verdict.measurements),
+            ),
+            verdict.usage,
+        )
         if action == Action.KEEP:
             self.keep(change)
         else:
@@ -214,9 +279,19 @@ class Run:
         """Record ``answer`` as the answer step (``corrections``: MACT's, when there were any)."""
         evidence = [[t, round(c, 5), list(b.as_tuple())] for t, c, b in answer.evidence]
         return self.record(
-            AnswerStep(Phase.ANSWER, Action.ANSWER, None, reason=answer.reasoning, before=self.state.page.hash, seconds=seconds,
-                       answer=answer.text, confidence=answer.confidence, region=answer.region, evidence=evidence,
-                       corrections=list(corrections or [])),
+            AnswerStep(
+                Phase.ANSWER,
+                Action.ANSWER,
+                None,
+                reason=answer.reasoning,
+                before=self.state.page.hash,
+                seconds=seconds,
+                answer=answer.text,
+                confidence=answer.confidence,
+                region=answer.region,
+                evidence=evidence,
+                corrections=list(corrections or []),
+            ),
             answer.usage,
         )
 
@@ -233,8 +308,15 @@ class Run:
                 box = get_tool(change.tool).unmap_region(box, change.before, change.after)
             except Exception:  # a plug-in's mapping that fails: the answer is placed on the read page only
                 box = None
-        return Provenance(page_number, box, read_box, read_page=self.state.page.hash, lines=tuple(answer.evidence),
-                          read_on=tuple(c.tool for c in self.kept_changes), given_page=self.state.original.hash)
+        return Provenance(
+            page_number,
+            box,
+            read_box,
+            read_page=self.state.page.hash,
+            lines=tuple(answer.evidence),
+            read_on=tuple(c.tool for c in self.kept_changes),
+            given_page=self.state.original.hash,
+        )
 
     def work(self) -> dict[str, int]:
         """What this run cost, in counts that do not depend on the machine or a cache: ``tool_runs`` (tools that

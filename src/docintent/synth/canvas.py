@@ -19,8 +19,14 @@ class Canvas:
     (200, 400, 3)
     """
 
-    def __init__(self, width: int, height: int, face: FontFace, paper: tuple[int, int, int] = (255, 255, 255),
-                 ink: tuple[int, int, int] = (20, 20, 20)) -> None:
+    def __init__(
+        self,
+        width: int,
+        height: int,
+        face: FontFace,
+        paper: tuple[int, int, int] = (255, 255, 255),
+        ink: tuple[int, int, int] = (20, 20, 20),
+    ) -> None:
         self.width, self.height = int(width), int(height)
         self.face = face
         self.ink = ink
@@ -31,8 +37,17 @@ class Canvas:
     def text_width(self, text: str, size: int, bold: bool = False, face: FontFace | None = None) -> int:
         return int(round((face or self.face).font(size, bold).getlength(text)))
 
-    def text(self, x: float, y: float, text: str, size: int, bold: bool = False, face: FontFace | None = None,
-             fill: tuple[int, int, int] | None = None, anchor: str = "la") -> tuple[int, int, int, int]:
+    def text(
+        self,
+        x: float,
+        y: float,
+        text: str,
+        size: int,
+        bold: bool = False,
+        face: FontFace | None = None,
+        fill: tuple[int, int, int] | None = None,
+        anchor: str = "la",
+    ) -> tuple[int, int, int, int]:
         """Draw one line with its top-left at (x, y) (or per PIL ``anchor``); returns its pixel box."""
         font = (face or self.face).font(size, bold)
         self.draw.text((x, y), text, font=font, fill=fill or self.ink, anchor=anchor)
@@ -56,8 +71,9 @@ class Canvas:
             lines.append(line)
         return lines
 
-    def paragraph(self, x: float, y: float, text: str, width: int, size: int, leading: float = 1.35,
-                  bold: bool = False) -> float:
+    def paragraph(
+        self, x: float, y: float, text: str, width: int, size: int, leading: float = 1.35, bold: bool = False
+    ) -> float:
         """Draw wrapped text; returns the y just below the last line."""
         step = size * leading
         for line in self.wrap(text, width, size, bold):
@@ -65,12 +81,21 @@ class Canvas:
             y += step
         return y
 
-    def line(self, x0: float, y0: float, x1: float, y1: float, width: int = 2,
-             fill: tuple[int, int, int] | None = None) -> None:
+    def line(
+        self, x0: float, y0: float, x1: float, y1: float, width: int = 2, fill: tuple[int, int, int] | None = None
+    ) -> None:
         self.draw.line([(x0, y0), (x1, y1)], fill=fill or self.ink, width=width)
 
-    def rect(self, x0: float, y0: float, x1: float, y1: float, outline: tuple[int, int, int] | None = None,
-             fill: tuple[int, int, int] | None = None, width: int = 2) -> None:
+    def rect(
+        self,
+        x0: float,
+        y0: float,
+        x1: float,
+        y1: float,
+        outline: tuple[int, int, int] | None = None,
+        fill: tuple[int, int, int] | None = None,
+        width: int = 2,
+    ) -> None:
         self.draw.rectangle([x0, y0, x1, y1], outline=outline, fill=fill, width=width)
 
     def to_array(self) -> np.ndarray:

@@ -21,8 +21,20 @@ import numpy as np
 from . import degrade
 
 #: Degradation names a plan may contain besides the rotations, in the order they are applied.
-ORDER = ("stain", "fold", "moire", "curl", "perspective", "shadow", "low_contrast", "color_cast", "defocus",
-         "motion_blur", "noise", "jpeg")
+ORDER = (
+    "stain",
+    "fold",
+    "moire",
+    "curl",
+    "perspective",
+    "shadow",
+    "low_contrast",
+    "color_cast",
+    "defocus",
+    "motion_blur",
+    "noise",
+    "jpeg",
+)
 ROTATIONS = {90: "rotation_90", 180: "rotation_180", 270: "rotation_270"}
 ALL_NAMES = ORDER + tuple(ROTATIONS.values())
 #: Degradations a plan may name that the :class:`Planner` never draws (so generated sets stay as they were);
@@ -30,8 +42,7 @@ ALL_NAMES = ORDER + tuple(ROTATIONS.values())
 EXTRA = ("crumple", "distance", "uneven_light", "glare")
 
 # Pairs that do not happen together in one photo (a screen neither curls nor stains) or would be redundant.
-_EXCLUSIVE = ({"defocus", "motion_blur"}, {"curl", "fold"}, {"moire", "stain"}, {"moire", "curl"},
-              {"moire", "fold"})
+_EXCLUSIVE = ({"defocus", "motion_blur"}, {"curl", "fold"}, {"moire", "stain"}, {"moire", "curl"}, {"moire", "fold"})
 
 
 @dataclass(frozen=True)
@@ -89,8 +100,11 @@ class Planner:
     def _draw(self, k: int) -> list[str]:
         chosen: list[str] = []
         for _ in range(k):
-            pool = [n for n in ORDER if n not in chosen
-                    and not any(n in pair and (pair - {n}) & set(chosen) for pair in _EXCLUSIVE)]
+            pool = [
+                n
+                for n in ORDER
+                if n not in chosen and not any(n in pair and (pair - {n}) & set(chosen) for pair in _EXCLUSIVE)
+            ]
             weights = np.array([1.0 / (1.0 + self.used[n]) ** 2 for n in pool])
             name = pool[int(self.rng.choice(len(pool), p=weights / weights.sum()))]
             chosen.append(name)
@@ -109,8 +123,10 @@ class Planner:
             k = int(self.rng.choice([1, 2, 3], p=[0.3, 0.4, 0.3]))
             names, lo, hi = self._draw(k), 0.25, 1.0
             rotation = int(self.rng.choice([90, 180, 270])) if self.rng.random() < self.rotate_p else 0
-        steps = tuple(Step(n, float(self.rng.uniform(lo, hi)), int(self.rng.integers(2**31)))
-                      for n in sorted(names, key=ORDER.index))
+        steps = tuple(
+            Step(n, float(self.rng.uniform(lo, hi)), int(self.rng.integers(2**31)))
+            for n in sorted(names, key=ORDER.index)
+        )
         return CapturePlan(steps, rotation, longest, seed)
 
 
@@ -123,9 +139,11 @@ def desk(shape: tuple[int, int], rng: np.random.Generator) -> tuple[np.ndarray, 
     kind = ("wood", "mottled", "plain")[int(rng.integers(3))]
     sh, sw = max(h // 8, 4), max(w // 8, 4)
     yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
-    palette = {"wood": ((150, 100, 55), (120, 80, 45), (175, 130, 85), (90, 60, 40)),
-               "mottled": ((110, 110, 110), (70, 90, 70), (140, 125, 105), (60, 65, 80)),
-               "plain": ((200, 200, 195), (215, 205, 185), (170, 175, 180), (225, 225, 220))}[kind]
+    palette = {
+        "wood": ((150, 100, 55), (120, 80, 45), (175, 130, 85), (90, 60, 40)),
+        "mottled": ((110, 110, 110), (70, 90, 70), (140, 125, 105), (60, 65, 80)),
+        "plain": ((200, 200, 195), (215, 205, 185), (170, 175, 180), (225, 225, 220)),
+    }[kind]
     base = np.array(palette[int(rng.integers(len(palette)))], np.float32) * rng.uniform(0.85, 1.1)
     if kind == "wood":
         warp = cv2.GaussianBlur(rng.normal(0, 1, (sh, sw)).astype(np.float32), (0, 0), 6) * 40
@@ -151,11 +169,11 @@ def place_on_desk(page: np.ndarray, rng: np.random.Generator, margin: float) -> 
     sh, sw = scene.shape[0] // 8 + 1, scene.shape[1] // 8 + 1
     soft = np.zeros((sh, sw), np.float32)
     off = max(1, int(0.006 * max(h, w) / 8))
-    soft[(mh // 8) + off:(mh + h) // 8 + off, (mw // 8) + off:(mw + w) // 8 + off] = 1.0
+    soft[(mh // 8) + off : (mh + h) // 8 + off, (mw // 8) + off : (mw + w) // 8 + off] = 1.0
     soft = cv2.GaussianBlur(soft, (0, 0), max(1.0, 0.01 * max(h, w) / 8))
     soft = cv2.resize(soft, (scene.shape[1], scene.shape[0]), interpolation=cv2.INTER_LINEAR)
     scene = cv2.multiply(scene, cv2.merge([1.0 - 0.45 * soft] * 3), dtype=cv2.CV_8U)
-    scene[mh:mh + h, mw:mw + w] = page
+    scene[mh : mh + h, mw : mw + w] = page
     return scene, {"background": kind, "margin": round(margin, 4)}
 
 
@@ -200,10 +218,20 @@ def fold(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> np
 
 
 _FUNCTIONS = {
-    "stain": degrade.stain, "fold": fold, "moire": degrade.moire, "perspective": degrade.perspective,
-    "shadow": degrade.shadow, "low_contrast": degrade.low_contrast, "color_cast": degrade.color_cast,
-    "defocus": degrade.defocus, "motion_blur": degrade.motion_blur, "noise": degrade.noise, "jpeg": degrade.jpeg,
-    "crumple": degrade.crumple, "distance": degrade.distance, "uneven_light": degrade.uneven_light,
+    "stain": degrade.stain,
+    "fold": fold,
+    "moire": degrade.moire,
+    "perspective": degrade.perspective,
+    "shadow": degrade.shadow,
+    "low_contrast": degrade.low_contrast,
+    "color_cast": degrade.color_cast,
+    "defocus": degrade.defocus,
+    "motion_blur": degrade.motion_blur,
+    "noise": degrade.noise,
+    "jpeg": degrade.jpeg,
+    "crumple": degrade.crumple,
+    "distance": degrade.distance,
+    "uneven_light": degrade.uneven_light,
     "glare": degrade.glare,
 }
 

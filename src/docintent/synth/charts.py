@@ -58,8 +58,12 @@ def _figure(rng: np.random.Generator):
             _REGISTERED.add(path)
     family = font_manager.FontProperties(fname=face.regular).get_name()
     w, h = V.pick(rng, ((8.0, 5.6), (8.0, 6.0), (7.2, 6.0), (8.4, 5.2)))
-    rc = {"font.family": family, "font.size": float(rng.uniform(12, 15)), "axes.titlesize": 17,
-          "svg.hashsalt": "docintent"}
+    rc = {
+        "font.family": family,
+        "font.size": float(rng.uniform(12, 15)),
+        "axes.titlesize": 17,
+        "svg.hashsalt": "docintent",
+    }
     style = V.pick(rng, ("default", "seaborn-v0_8-whitegrid", "ggplot", "bmh", "seaborn-v0_8-darkgrid"))
     return plt, rc, style, (w, h), face
 
@@ -81,8 +85,9 @@ def render_chart(rng: np.random.Generator, kind: str | None = None) -> Document:
     title, unit, (lo, hi) = V.pick(rng, _SUBJECTS)
     decimals = int(rng.integers(0, 2)) if hi <= 30 else 0
     labelled = bool(rng.random() < 0.6)
-    source = V.pick(rng, ("Source: national statistics office", "Source: industry survey",
-                          "Source: company reports", ""))
+    source = V.pick(
+        rng, ("Source: national statistics office", "Source: industry survey", "Source: company reports", "")
+    )
     with plt.style.context(style), plt.rc_context(rc):
         fig, ax = plt.subplots(figsize=size)
         if kind == "pie":
@@ -114,12 +119,27 @@ def _with_unit(answers: tuple[str, ...], unit: str) -> tuple[str, ...]:
     return answers + tuple(f"{a}{unit}" for a in answers) if unit else answers
 
 
-def _value_q(rng, what: str, cat: str, value: float, decimals: int, labelled: bool, kind: str,
-             unit: str = "") -> QA:
-    q = phrase(rng, ("What is the value for {c}?", "What value does {c} have?", "How high is the {w} for {c}?",
-                     "What was the {w} in {c}?", "According to the chart, what is the {w} for {c}?"),
-               c=cat, w=what)
-    return QA(q, _with_unit(V.number_answers(value, decimals), unit), "value", subset=kind, printed=labelled, meta={"value": value})
+def _value_q(rng, what: str, cat: str, value: float, decimals: int, labelled: bool, kind: str, unit: str = "") -> QA:
+    q = phrase(
+        rng,
+        (
+            "What is the value for {c}?",
+            "What value does {c} have?",
+            "How high is the {w} for {c}?",
+            "What was the {w} in {c}?",
+            "According to the chart, what is the {w} for {c}?",
+        ),
+        c=cat,
+        w=what,
+    )
+    return QA(
+        q,
+        _with_unit(V.number_answers(value, decimals), unit),
+        "value",
+        subset=kind,
+        printed=labelled,
+        meta={"value": value},
+    )
 
 
 def _extreme_qs(rng, cats, vals, what: str, kind: str, noun: str = "category") -> list[QA]:
@@ -138,8 +158,16 @@ def _extreme_qs(rng, cats, vals, what: str, kind: str, noun: str = "category") -
 
 def _diff_q(rng, a: str, va: float, b: str, vb: float, decimals: int, kind: str) -> QA:
     diff = round(abs(va - vb), decimals)
-    q = phrase(rng, ("What is the difference between {a} and {b}?", "By how much does {a} differ from {b}?",
-                     "What is the gap between the values of {a} and {b}?"), a=a, b=b)
+    q = phrase(
+        rng,
+        (
+            "What is the difference between {a} and {b}?",
+            "By how much does {a} differ from {b}?",
+            "What is the gap between the values of {a} and {b}?",
+        ),
+        a=a,
+        b=b,
+    )
     return QA(q, V.number_answers(diff, decimals), "difference", subset=kind, printed=False, meta={"value": diff})
 
 
@@ -160,11 +188,25 @@ def _bar(rng, ax, title, unit, lo, hi, decimals, labelled):
     ax.set_title(title)
     what = title.split(" (")[0].lower()
     i, j = rng.choice(n, 2, replace=False)
-    qas = [_value_q(rng, what, cats[i], vals[i], decimals, labelled, "bar", unit),
-           *_extreme_qs(rng, cats, vals, what, "bar", "country"),
-           _diff_q(rng, cats[i], vals[i], cats[j], vals[j], decimals, "bar"),
-           QA(phrase(rng, ("How many bars are there?", "How many bars does the chart show?",
-                           "How many countries are shown in the chart?")), (str(n),), "count", subset="bar", printed=False)]
+    qas = [
+        _value_q(rng, what, cats[i], vals[i], decimals, labelled, "bar", unit),
+        *_extreme_qs(rng, cats, vals, what, "bar", "country"),
+        _diff_q(rng, cats[i], vals[i], cats[j], vals[j], decimals, "bar"),
+        QA(
+            phrase(
+                rng,
+                (
+                    "How many bars are there?",
+                    "How many bars does the chart show?",
+                    "How many countries are shown in the chart?",
+                ),
+            ),
+            (str(n),),
+            "count",
+            subset="bar",
+            printed=False,
+        ),
+    ]
     return {"title": title, "data": dict(zip(cats, vals)), "horizontal": horizontal}, qas
 
 
@@ -191,18 +233,56 @@ def _grouped(rng, ax, title, unit, lo, hi, decimals, labelled):
     v = data[s][i]
     a, b = series[0], series[-1]
     qas = [
-        QA(phrase(rng, ("What is the value for {c} in {s}?", "What was the {w} in {c} in {s}?",
-                        "In {s}, what value does {c} have?"), c=cats[i], s=s, w=what),
-           _with_unit(V.number_answers(v, decimals), unit), "value", subset="grouped_bar", printed=labelled, meta={"value": v}),
+        QA(
+            phrase(
+                rng,
+                (
+                    "What is the value for {c} in {s}?",
+                    "What was the {w} in {c} in {s}?",
+                    "In {s}, what value does {c} have?",
+                ),
+                c=cats[i],
+                s=s,
+                w=what,
+            ),
+            _with_unit(V.number_answers(v, decimals), unit),
+            "value",
+            subset="grouped_bar",
+            printed=labelled,
+            meta={"value": v},
+        ),
         *_extreme_qs(rng, cats, data[s], f"{what} in {s}", "grouped_bar", "country"),
-        QA(phrase(rng, ("By how much did the value for {c} change between {a} and {b}?",
-                        "What is the difference between {a} and {b} for {c}?"), c=cats[i], a=a, b=b),
-           V.number_answers(round(abs(data[b][i] - data[a][i]), decimals), decimals), "difference",
-           subset="grouped_bar", printed=False, meta={"value": round(abs(data[b][i] - data[a][i]), decimals)}),
-        QA(phrase(rng, ("How many bars are there in total?", "How many bars does the chart contain?")),
-           (str(n * len(series)),), "count", subset="grouped_bar", printed=False),
-        QA(phrase(rng, ("How many years are compared in the chart?", "How many series does the legend list?")),
-           (str(len(series)),), "count", subset="grouped_bar", printed=False),
+        QA(
+            phrase(
+                rng,
+                (
+                    "By how much did the value for {c} change between {a} and {b}?",
+                    "What is the difference between {a} and {b} for {c}?",
+                ),
+                c=cats[i],
+                a=a,
+                b=b,
+            ),
+            V.number_answers(round(abs(data[b][i] - data[a][i]), decimals), decimals),
+            "difference",
+            subset="grouped_bar",
+            printed=False,
+            meta={"value": round(abs(data[b][i] - data[a][i]), decimals)},
+        ),
+        QA(
+            phrase(rng, ("How many bars are there in total?", "How many bars does the chart contain?")),
+            (str(n * len(series)),),
+            "count",
+            subset="grouped_bar",
+            printed=False,
+        ),
+        QA(
+            phrase(rng, ("How many years are compared in the chart?", "How many series does the legend list?")),
+            (str(len(series)),),
+            "count",
+            subset="grouped_bar",
+            printed=False,
+        ),
     ]
     return {"title": title, "data": data, "categories": cats}, qas
 
@@ -219,33 +299,65 @@ def _line(rng, ax, title, unit, lo, hi, decimals, labelled):
     ax.plot(years, vals, marker=V.pick(rng, ("o", "s", "^", "D")), linewidth=2.2)
     if labelled:
         for xk, v in zip(years, vals):
-            ax.annotate(_fmt(v, decimals), (xk, v), textcoords="offset points", xytext=(0, 7), ha="center",
-                        fontsize=10)
+            ax.annotate(_fmt(v, decimals), (xk, v), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=10)
     ax.set_title(title)
     ax.tick_params(axis="x", rotation=45 if n > 7 else 0)
     what = title.split(" (")[0].lower()
     i, j = rng.choice(n, 2, replace=False)
     a, b = sorted((int(i), int(j)))
     qas = [
-        QA(phrase(rng, ("What was the value in {y}?", "What was the {w} in {y}?", "In {y}, what was the {w}?"),
-                  y=years[i], w=what), _with_unit(V.number_answers(vals[i], decimals), unit), "value", subset="line", printed=labelled,
-           meta={"value": vals[i]}),
-        QA(phrase(rng, ("In which year was the value highest?", "Which year had the peak {w}?",
-                        "In what year did the {w} reach its maximum?"), w=what),
-           (years[int(np.argmax(vals))],), "extreme", subset="line", printed=True),
-        QA(phrase(rng, ("In which year was the value lowest?", "Which year saw the lowest {w}?"), w=what),
-           (years[int(np.argmin(vals))],), "extreme", subset="line", printed=True),
+        QA(
+            phrase(
+                rng,
+                ("What was the value in {y}?", "What was the {w} in {y}?", "In {y}, what was the {w}?"),
+                y=years[i],
+                w=what,
+            ),
+            _with_unit(V.number_answers(vals[i], decimals), unit),
+            "value",
+            subset="line",
+            printed=labelled,
+            meta={"value": vals[i]},
+        ),
+        QA(
+            phrase(
+                rng,
+                (
+                    "In which year was the value highest?",
+                    "Which year had the peak {w}?",
+                    "In what year did the {w} reach its maximum?",
+                ),
+                w=what,
+            ),
+            (years[int(np.argmax(vals))],),
+            "extreme",
+            subset="line",
+            printed=True,
+        ),
+        QA(
+            phrase(rng, ("In which year was the value lowest?", "Which year saw the lowest {w}?"), w=what),
+            (years[int(np.argmin(vals))],),
+            "extreme",
+            subset="line",
+            printed=True,
+        ),
         _diff_q(rng, years[a], vals[a], years[b], vals[b], decimals, "line"),
-        QA(phrase(rng, ("How many years does the chart cover?", "How many data points are plotted?")),
-           (str(n),), "count", subset="line", printed=False),
+        QA(
+            phrase(rng, ("How many years does the chart cover?", "How many data points are plotted?")),
+            (str(n),),
+            "count",
+            subset="line",
+            printed=False,
+        ),
     ]
     return {"title": title, "data": dict(zip(years, vals))}, qas
 
 
 def _pie(rng, ax, title):
     n = int(rng.integers(3, 7))
-    labels = V.pick(rng, ("Online", "In store", "Phone", "Catalogue", "Partners", "Other", "Wholesale",
-                          "Direct mail"), n)
+    labels = V.pick(
+        rng, ("Online", "In store", "Phone", "Catalogue", "Partners", "Other", "Wholesale", "Direct mail"), n
+    )
     raw = rng.dirichlet(np.ones(n) * 2.0) * 100
     vals = np.maximum(np.round(raw).astype(int), 1)
     vals[int(np.argmax(vals))] += 100 - int(vals.sum())
@@ -256,21 +368,53 @@ def _pie(rng, ax, title):
             vals[k] += 1
             vals[m] -= 1
     vals = [int(v) for v in vals]
-    ax.pie(vals, labels=labels, autopct="%d%%", startangle=float(rng.uniform(0, 360)),
-           wedgeprops={"edgecolor": "white"})
+    ax.pie(
+        vals, labels=labels, autopct="%d%%", startangle=float(rng.uniform(0, 360)), wedgeprops={"edgecolor": "white"}
+    )
     ax.axis("equal")
     title = V.pick(rng, ("Sales by channel", "Share of orders by channel", "Revenue by sales channel"))
     ax.set_title(f"{title}, {int(rng.integers(2015, 2025))}")
     i, j = rng.choice(n, 2, replace=False)
     qas = [
-        QA(phrase(rng, ("What percentage does {c} account for?", "What share of the total is {c}?",
-                        "How large is the {c} segment, in percent?"), c=labels[i]),
-           (str(vals[i]), f"{vals[i]}%"), "value", subset="pie", printed=True, meta={"value": vals[i]}),
+        QA(
+            phrase(
+                rng,
+                (
+                    "What percentage does {c} account for?",
+                    "What share of the total is {c}?",
+                    "How large is the {c} segment, in percent?",
+                ),
+                c=labels[i],
+            ),
+            (str(vals[i]), f"{vals[i]}%"),
+            "value",
+            subset="pie",
+            printed=True,
+            meta={"value": vals[i]},
+        ),
         *_extreme_qs(rng, labels, vals, "share", "pie", "segment"),
-        QA(phrase(rng, ("What is the difference between the shares of {a} and {b}?",
-                        "By how many percentage points does {a} differ from {b}?"), a=labels[i], b=labels[j]),
-           (str(abs(vals[i] - vals[j])),), "difference", subset="pie", printed=False, meta={"value": abs(vals[i] - vals[j])}),
-        QA(phrase(rng, ("How many segments does the pie chart have?", "How many slices are in the pie?")),
-           (str(n),), "count", subset="pie", printed=False),
+        QA(
+            phrase(
+                rng,
+                (
+                    "What is the difference between the shares of {a} and {b}?",
+                    "By how many percentage points does {a} differ from {b}?",
+                ),
+                a=labels[i],
+                b=labels[j],
+            ),
+            (str(abs(vals[i] - vals[j])),),
+            "difference",
+            subset="pie",
+            printed=False,
+            meta={"value": abs(vals[i] - vals[j])},
+        ),
+        QA(
+            phrase(rng, ("How many segments does the pie chart have?", "How many slices are in the pie?")),
+            (str(n),),
+            "count",
+            subset="pie",
+            printed=False,
+        ),
     ]
     return {"title": title, "data": dict(zip(labels, vals))}, qas

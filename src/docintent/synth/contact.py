@@ -34,8 +34,15 @@ def pick_examples(records: Sequence[dict], limit: int = 24) -> list[dict]:
     return chosen[:limit]
 
 
-def contact_sheet(root: str | Path, records: Sequence[dict], out: str | Path, columns: int = 6,
-                  cell: int = 300, limit: int = 24, quality: int = 80) -> Path:
+def contact_sheet(
+    root: str | Path,
+    records: Sequence[dict],
+    out: str | Path,
+    columns: int = 6,
+    cell: int = 300,
+    limit: int = 24,
+    quality: int = 80,
+) -> Path:
     """Write a labelled grid of example captures from a generated set to ``out`` (JPEG)."""
     root = Path(root)
     examples = pick_examples(records, limit)

@@ -130,7 +130,7 @@ def shadow(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -> 
     # linear falloff in a random direction
     angle = rng.uniform(0, 2 * np.pi)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    ramp = (np.cos(angle) * xx / max(w, 1) + np.sin(angle) * yy / max(h, 1))
+    ramp = np.cos(angle) * xx / max(w, 1) + np.sin(angle) * yy / max(h, 1)
     ramp = (ramp - ramp.min()) / max(float(ramp.max() - ramp.min()), 1e-6)
     light *= 1.0 - 0.45 * s * ramp
     # a polygon entering from one side
@@ -341,7 +341,7 @@ def crumple(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) ->
         dist = np.cos(theta) * (xx - px) + np.sin(theta) * (yy - py)
         depth = rng.uniform(0.4, 1.0) * (1 if rng.random() < 0.5 else -1)
         height += depth * np.abs(dist) / max(sh, sw) * 8.0  # a ridge (or valley) along the crease
-        creases += np.exp(-(dist / 0.9) ** 2) * rng.uniform(0.5, 1.0)
+        creases += np.exp(-((dist / 0.9) ** 2)) * rng.uniform(0.5, 1.0)
     smooth = cv2.GaussianBlur(rng.normal(0, 1, (sh, sw)).astype(np.float32), (0, 0), max(sh, sw) / 30)
     height = height - cv2.GaussianBlur(height, (0, 0), max(sh, sw) / 6) + smooth * 0.8
     gy, gx = np.gradient(height)
@@ -352,8 +352,9 @@ def crumple(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) ->
     amp = 0.006 * s * max(h, w)
     scale = amp / max(float(np.abs(height).max()), 1e-6)
     dx = cv2.resize((height * scale).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-    dy = cv2.resize((np.roll(height, sh // 3, axis=0) * scale).astype(np.float32), (w, h),
-                    interpolation=cv2.INTER_LINEAR)
+    dy = cv2.resize(
+        (np.roll(height, sh // 3, axis=0) * scale).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR
+    )
     gyy, gxx = np.indices((h, w), dtype=np.float32)
     moved = cv2.remap(a, gxx + dx, gyy + dy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     shade = cv2.resize(shade.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
@@ -374,7 +375,7 @@ def distance(img: np.ndarray, rng: np.random.Generator, severity: float = 0.5) -
     out = _background((h, w), rng)
     y0 = int(rng.uniform(0.25, 0.75) * (h - ph))
     x0 = int(rng.uniform(0.25, 0.75) * (w - pw))
-    out[y0:y0 + ph, x0:x0 + pw] = cv2.resize(a, (pw, ph), interpolation=cv2.INTER_AREA)
+    out[y0 : y0 + ph, x0 : x0 + pw] = cv2.resize(a, (pw, ph), interpolation=cv2.INTER_AREA)
     factor = 1.0 + 1.5 * s
     small = cv2.resize(out, (max(1, int(w / factor)), max(1, int(h / factor))), interpolation=cv2.INTER_AREA)
     out = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)

@@ -38,13 +38,16 @@ def render_form(rng: np.random.Generator) -> Document:
     face = _face(rng)
     value_face = _face(rng, ("mono", "sans", "serif"))
     c = Canvas(PAGE_W, PAGE_H, face, ink=_ink(rng))
-    title, who, id_label = V.pick(rng, (
-        ("Employee Registration Form", "employee", "Employee ID"),
-        ("Insurance Claim Form", "claimant", "Policy Number"),
-        ("Membership Application", "applicant", "Membership No."),
-        ("Vehicle Service Request", "customer", "Order Number"),
-        ("Patient Intake Form", "patient", "Patient ID"),
-    ))
+    title, who, id_label = V.pick(
+        rng,
+        (
+            ("Employee Registration Form", "employee", "Employee ID"),
+            ("Insurance Claim Form", "claimant", "Policy Number"),
+            ("Membership Application", "applicant", "Membership No."),
+            ("Vehicle Service Request", "customer", "Order Number"),
+            ("Patient Intake Form", "patient", "Patient ID"),
+        ),
+    )
     org = V.company(rng)
     m = int(rng.integers(80, 130))
     size = int(rng.integers(26, 33))
@@ -102,12 +105,16 @@ def render_form(rng: np.random.Generator) -> Document:
     if two_cols and len(fields) % 2:
         y += size + box_h + size
     y += size
-    decl = ("I certify that the information given on this form is true and complete to the best of my "
-            "knowledge, and I understand that false statements may lead to the rejection of this request.")
+    decl = (
+        "I certify that the information given on this form is true and complete to the best of my "
+        "knowledge, and I understand that false statements may lead to the rejection of this request."
+    )
     y = c.paragraph(m, y, decl, PAGE_W - 2 * m, size - 3)
     c.text(m, y + size * 2, "Signature: ______________________", size - 2)
     content = {"title": title, "organisation": org, "fields": {f[0]: f[1] for f in fields}, "declaration": decl}
-    return Document("doc", "form", c.finish(), content=content, questions=qas, fonts=sorted({face.name, value_face.name}))
+    return Document(
+        "doc", "form", c.finish(), content=content, questions=qas, fonts=sorted({face.name, value_face.name})
+    )
 
 
 def _letterhead(c: Canvas, rng: np.random.Generator, org: str, m: int, size: int) -> float:
@@ -160,19 +167,74 @@ def render_letter(rng: np.random.Generator) -> Document:
     c.text(m, y + size * 1.4, stitle, size)
     qas = [
         QA(phrase(rng, DOC_DATE, doc="letter"), V.date_answers(d, ds), "date", subset="letter", printed=True),
-        QA(phrase(rng, ("Who signed the letter?", "Who is the letter from?", "Who wrote this letter?",
-                        "What is the name of the person who signed the letter?")), (signer,), "name", subset="letter", printed=True),
-        QA(phrase(rng, ("To whom is the letter addressed?", "Who is the recipient of the letter?",
-                        "Who is this letter written to?")), (recipient,), "name", subset="letter", printed=True),
-        QA(phrase(rng, ("What is the title of the person who signed the letter?",
-                        "What position does the sender of the letter hold?",
-                        "What is the signer's job title?")), (stitle,), "field", subset="letter", printed=True),
-        QA(phrase(rng, ("Which company sent this letter?", "What organisation is the letter from?",
-                        "What is the name of the company in the letterhead?")), (org,), "field", subset="letter", printed=True),
+        QA(
+            phrase(
+                rng,
+                (
+                    "Who signed the letter?",
+                    "Who is the letter from?",
+                    "Who wrote this letter?",
+                    "What is the name of the person who signed the letter?",
+                ),
+            ),
+            (signer,),
+            "name",
+            subset="letter",
+            printed=True,
+        ),
+        QA(
+            phrase(
+                rng,
+                (
+                    "To whom is the letter addressed?",
+                    "Who is the recipient of the letter?",
+                    "Who is this letter written to?",
+                ),
+            ),
+            (recipient,),
+            "name",
+            subset="letter",
+            printed=True,
+        ),
+        QA(
+            phrase(
+                rng,
+                (
+                    "What is the title of the person who signed the letter?",
+                    "What position does the sender of the letter hold?",
+                    "What is the signer's job title?",
+                ),
+            ),
+            (stitle,),
+            "field",
+            subset="letter",
+            printed=True,
+        ),
+        QA(
+            phrase(
+                rng,
+                (
+                    "Which company sent this letter?",
+                    "What organisation is the letter from?",
+                    "What is the name of the company in the letterhead?",
+                ),
+            ),
+            (org,),
+            "field",
+            subset="letter",
+            printed=True,
+        ),
         *fact_qas,
     ]
-    content = {"organisation": org, "date": ds, "recipient": [recipient, rtitle, rorg, rstreet, rcity],
-               "subject": subject, "paragraphs": paras, "signer": signer, "signer_title": stitle}
+    content = {
+        "organisation": org,
+        "date": ds,
+        "recipient": [recipient, rtitle, rorg, rstreet, rcity],
+        "subject": subject,
+        "paragraphs": paras,
+        "signer": signer,
+        "signer_title": stitle,
+    }
     return Document("doc", "letter", c.finish(), content=content, questions=qas, fonts=[face.name])
 
 
@@ -191,8 +253,12 @@ def render_invoice(rng: np.random.Generator) -> Document:
 
     due = issued + _dt.timedelta(days=int(V.pick(rng, (14, 30, 45, 60))))
     style = V.pick(rng, V.DATE_STYLES)
-    meta_rows = [("Invoice No.", number), ("Invoice date", V.format_date(issued, style)),
-                 ("Due date", V.format_date(due, style)), ("Terms", f"Net {(due - issued).days}")]
+    meta_rows = [
+        ("Invoice No.", number),
+        ("Invoice date", V.format_date(issued, style)),
+        ("Due date", V.format_date(due, style)),
+        ("Terms", f"Net {(due - issued).days}"),
+    ]
     bill_name, bill_org = V.person(rng), V.company(rng)
     bstreet, bcity = V.address(rng)
     yb = y
@@ -214,8 +280,12 @@ def render_invoice(rng: np.random.Generator) -> Document:
         rows.append((desc, qty, unit, qty * unit))
     cols = [m, PAGE_W - m - 560, PAGE_W - m - 300, PAGE_W - m]
     c.rect(m, y - 8, PAGE_W - m, y + size * 1.6, fill=accent)
-    for label, x, anchor in (("Description", cols[0] + 10, "la"), ("Qty", cols[1], "ra"),
-                             ("Unit price", cols[2], "ra"), ("Amount", cols[3] - 10, "ra")):
+    for label, x, anchor in (
+        ("Description", cols[0] + 10, "la"),
+        ("Qty", cols[1], "ra"),
+        ("Unit price", cols[2], "ra"),
+        ("Amount", cols[3] - 10, "ra"),
+    ):
         c.text(x, y, label, size, bold=True, fill=(255, 255, 255), anchor=anchor)
     y += size * 2.4
     for desc, qty, unit, amount in rows:
@@ -230,43 +300,147 @@ def render_invoice(rng: np.random.Generator) -> Document:
     tax = round(subtotal * rate / 100, 2)
     total = round(subtotal + tax, 2)
     y += size
-    for label, value, bold in (("Subtotal", subtotal, False), (f"Tax ({rate:g}%)", tax, False),
-                               ("Total due", total, True)):
+    for label, value, bold in (
+        ("Subtotal", subtotal, False),
+        (f"Tax ({rate:g}%)", tax, False),
+        ("Total due", total, True),
+    ):
         c.text(cols[2] - 40, y, label, size, bold=bold, anchor="ra")
         c.text(cols[3] - 10, y, V.money(value), size, bold=bold, anchor="ra")
         y += size * 1.6
     y += size * 2
-    c.paragraph(m, y, f"Please pay within {(due - issued).days} days. Make cheques payable to {org}. "
-                      "Thank you for your business.", PAGE_W - 2 * m, size - 3)
+    c.paragraph(
+        m,
+        y,
+        f"Please pay within {(due - issued).days} days. Make cheques payable to {org}. Thank you for your business.",
+        PAGE_W - 2 * m,
+        size - 3,
+    )
     pick_row = rows[int(rng.integers(len(rows)))]
     qas = [
-        QA(phrase(rng, LOOKUP, noun="invoice number", doc="invoice"), (number,), "field", subset="invoice", printed=True),
-        QA(phrase(rng, WHEN, noun="invoice date", doc="invoice"),
-           V.date_answers(issued, meta_rows[1][1]), "date", subset="invoice", printed=True),
-        QA(phrase(rng, ("When is payment due?", "What is the due date of the invoice?",
-                        "By what date must the invoice be paid?")),
-           V.date_answers(due, meta_rows[2][1]), "date", subset="invoice", printed=True),
-        QA(phrase(rng, HOW_MUCH + ("What is the total amount due?", "How much has to be paid in total?"),
-                  noun="total due", doc="invoice"), V.money_answers(total, V.money(total)), "amount", subset="invoice", printed=True),
-        QA(phrase(rng, HOW_MUCH, noun="tax amount", doc="invoice"), V.money_answers(tax, V.money(tax)),
-           "amount", subset="invoice", printed=True),
-        QA(phrase(rng, HOW_MUCH, noun="subtotal", doc="invoice"), V.money_answers(subtotal, V.money(subtotal)),
-           "amount", subset="invoice", printed=True),
-        QA(phrase(rng, ("How many units of {d} were ordered?", "What quantity of {d} is billed?",
-                        "What is the quantity for {d}?"), d=pick_row[0]),
-           (str(pick_row[1]),), "field", subset="invoice", printed=True),
-        QA(phrase(rng, ("What is the unit price of {d}?", "How much does one {d} cost?",
-                        "What price per unit is charged for {d}?"), d=pick_row[0]),
-           V.money_answers(pick_row[2], V.money(pick_row[2])), "amount", subset="invoice", printed=True),
-        QA(phrase(rng, ("Which company is the invoice billed to?", "Who is the customer on this invoice?",
-                        "To which company is this invoice addressed?")), (bill_org,), "name", subset="invoice", printed=True),
-        QA(phrase(rng, ("How many line items does the invoice list?", "How many different items are billed?",
-                        "How many products or services appear on the invoice?")),
-           (str(len(rows)),), "count", subset="invoice", printed=False),
+        QA(
+            phrase(rng, LOOKUP, noun="invoice number", doc="invoice"),
+            (number,),
+            "field",
+            subset="invoice",
+            printed=True,
+        ),
+        QA(
+            phrase(rng, WHEN, noun="invoice date", doc="invoice"),
+            V.date_answers(issued, meta_rows[1][1]),
+            "date",
+            subset="invoice",
+            printed=True,
+        ),
+        QA(
+            phrase(
+                rng,
+                (
+                    "When is payment due?",
+                    "What is the due date of the invoice?",
+                    "By what date must the invoice be paid?",
+                ),
+            ),
+            V.date_answers(due, meta_rows[2][1]),
+            "date",
+            subset="invoice",
+            printed=True,
+        ),
+        QA(
+            phrase(
+                rng,
+                HOW_MUCH + ("What is the total amount due?", "How much has to be paid in total?"),
+                noun="total due",
+                doc="invoice",
+            ),
+            V.money_answers(total, V.money(total)),
+            "amount",
+            subset="invoice",
+            printed=True,
+        ),
+        QA(
+            phrase(rng, HOW_MUCH, noun="tax amount", doc="invoice"),
+            V.money_answers(tax, V.money(tax)),
+            "amount",
+            subset="invoice",
+            printed=True,
+        ),
+        QA(
+            phrase(rng, HOW_MUCH, noun="subtotal", doc="invoice"),
+            V.money_answers(subtotal, V.money(subtotal)),
+            "amount",
+            subset="invoice",
+            printed=True,
+        ),
+        QA(
+            phrase(
+                rng,
+                (
+                    "How many units of {d} were ordered?",
+                    "What quantity of {d} is billed?",
+                    "What is the quantity for {d}?",
+                ),
+                d=pick_row[0],
+            ),
+            (str(pick_row[1]),),
+            "field",
+            subset="invoice",
+            printed=True,
+        ),
+        QA(
+            phrase(
+                rng,
+                (
+                    "What is the unit price of {d}?",
+                    "How much does one {d} cost?",
+                    "What price per unit is charged for {d}?",
+                ),
+                d=pick_row[0],
+            ),
+            V.money_answers(pick_row[2], V.money(pick_row[2])),
+            "amount",
+            subset="invoice",
+            printed=True,
+        ),
+        QA(
+            phrase(
+                rng,
+                (
+                    "Which company is the invoice billed to?",
+                    "Who is the customer on this invoice?",
+                    "To which company is this invoice addressed?",
+                ),
+            ),
+            (bill_org,),
+            "name",
+            subset="invoice",
+            printed=True,
+        ),
+        QA(
+            phrase(
+                rng,
+                (
+                    "How many line items does the invoice list?",
+                    "How many different items are billed?",
+                    "How many products or services appear on the invoice?",
+                ),
+            ),
+            (str(len(rows)),),
+            "count",
+            subset="invoice",
+            printed=False,
+        ),
     ]
-    content = {"organisation": org, "meta": dict(meta_rows), "bill_to": [bill_name, bill_org, bstreet, bcity],
-               "items": [{"description": d, "qty": q, "unit": u, "amount": round(a, 2)} for d, q, u, a in rows],
-               "subtotal": subtotal, "tax_rate": rate, "tax": tax, "total": total}
+    content = {
+        "organisation": org,
+        "meta": dict(meta_rows),
+        "bill_to": [bill_name, bill_org, bstreet, bcity],
+        "items": [{"description": d, "qty": q, "unit": u, "amount": round(a, 2)} for d, q, u, a in rows],
+        "subtotal": subtotal,
+        "tax_rate": rate,
+        "tax": tax,
+        "total": total,
+    }
     return Document("doc", "invoice", c.finish(), content=content, questions=qas, fonts=[face.name])
 
 
@@ -315,33 +489,113 @@ def render_receipt(rng: np.random.Generator) -> Document:
     last4 = f"{int(rng.integers(0, 10000)):04d}"
     c.text(m, y, f"{card} ************{last4}", size - 2)
     y += size * 2.4
-    c.text(width / 2, y, V.pick(rng, ("THANK YOU FOR SHOPPING!", "PLEASE COME AGAIN", "HAVE A NICE DAY")),
-           size - 2, anchor="ma")
+    c.text(
+        width / 2,
+        y,
+        V.pick(rng, ("THANK YOU FOR SHOPPING!", "PLEASE COME AGAIN", "HAVE A NICE DAY")),
+        size - 2,
+        anchor="ma",
+    )
     idx = int(rng.integers(len(items)))
     qas = [
-        QA(phrase(rng, ("What is the total on the receipt?", "How much was paid in total?",
-                        "What was the total amount of the purchase?", "What is the grand total?")),
-           V.money_answers(total, f"{total:.2f}"), "amount", subset="receipt", printed=True),
-        QA(phrase(rng, ("What is the name of the store?", "Which shop issued this receipt?",
-                        "Where was this purchase made?")), (store.upper(), store), "name", subset="receipt", printed=True),
-        QA(phrase(rng, ("On what date was the purchase made?", "What date is printed on the receipt?",
-                        "When was this receipt issued?")), V.date_answers(d, ds), "date", subset="receipt", printed=True),
-        QA(phrase(rng, ("At what time was the purchase made?", "What time is shown on the receipt?")),
-           (t,), "field", subset="receipt", printed=True),
-        QA(phrase(rng, ("How much did the {i} cost?", "What was the price of {i}?",
-                        "What is the price of the {i} on the receipt?"), i=items[idx]),
-           V.money_answers(prices[idx], f"{prices[idx]:.2f}"), "amount", subset="receipt", printed=True),
-        QA(phrase(rng, ("How much tax was charged?", "What is the tax amount?")),
-           V.money_answers(tax, f"{tax:.2f}"), "amount", subset="receipt", printed=True),
-        QA(phrase(rng, ("What are the last four digits of the card used?",
-                        "Which card number ending appears on the receipt?")), (last4,), "field", subset="receipt", printed=True),
-        QA(phrase(rng, ("How many items were bought?", "How many different products are on the receipt?")),
-           (str(len(items)),), "count", subset="receipt", printed=False),
+        QA(
+            phrase(
+                rng,
+                (
+                    "What is the total on the receipt?",
+                    "How much was paid in total?",
+                    "What was the total amount of the purchase?",
+                    "What is the grand total?",
+                ),
+            ),
+            V.money_answers(total, f"{total:.2f}"),
+            "amount",
+            subset="receipt",
+            printed=True,
+        ),
+        QA(
+            phrase(
+                rng,
+                ("What is the name of the store?", "Which shop issued this receipt?", "Where was this purchase made?"),
+            ),
+            (store.upper(), store),
+            "name",
+            subset="receipt",
+            printed=True,
+        ),
+        QA(
+            phrase(
+                rng,
+                (
+                    "On what date was the purchase made?",
+                    "What date is printed on the receipt?",
+                    "When was this receipt issued?",
+                ),
+            ),
+            V.date_answers(d, ds),
+            "date",
+            subset="receipt",
+            printed=True,
+        ),
+        QA(
+            phrase(rng, ("At what time was the purchase made?", "What time is shown on the receipt?")),
+            (t,),
+            "field",
+            subset="receipt",
+            printed=True,
+        ),
+        QA(
+            phrase(
+                rng,
+                (
+                    "How much did the {i} cost?",
+                    "What was the price of {i}?",
+                    "What is the price of the {i} on the receipt?",
+                ),
+                i=items[idx],
+            ),
+            V.money_answers(prices[idx], f"{prices[idx]:.2f}"),
+            "amount",
+            subset="receipt",
+            printed=True,
+        ),
+        QA(
+            phrase(rng, ("How much tax was charged?", "What is the tax amount?")),
+            V.money_answers(tax, f"{tax:.2f}"),
+            "amount",
+            subset="receipt",
+            printed=True,
+        ),
+        QA(
+            phrase(
+                rng,
+                ("What are the last four digits of the card used?", "Which card number ending appears on the receipt?"),
+            ),
+            (last4,),
+            "field",
+            subset="receipt",
+            printed=True,
+        ),
+        QA(
+            phrase(rng, ("How many items were bought?", "How many different products are on the receipt?")),
+            (str(len(items)),),
+            "count",
+            subset="receipt",
+            printed=False,
+        ),
     ]
     c.image = c.image.crop((0, 0, width, min(height, int(y + size * 2 + m))))
-    content = {"store": store, "address": [street, cityline], "date": ds, "time": t,
-               "items": dict(zip(items, prices)), "subtotal": subtotal, "tax": tax, "total": total,
-               "card": f"{card} {last4}"}
+    content = {
+        "store": store,
+        "address": [street, cityline],
+        "date": ds,
+        "time": t,
+        "items": dict(zip(items, prices)),
+        "subtotal": subtotal,
+        "tax": tax,
+        "total": total,
+        "card": f"{card} {last4}",
+    }
     return Document("doc", "receipt", c.finish(), content=content, questions=qas, fonts=[face.name])
 
 
@@ -393,21 +647,66 @@ def render_report(rng: np.random.Generator) -> Document:
     elif "," in fig[1]:
         fig_answers = (fig[1], fig[1].replace(",", ""))
     qas = [
-        QA(phrase(rng, ("What is the title of the report?", "What is this report called?",
-                        "What title does the report carry?")), (title,), "phrase", subset="report", printed=True),
-        QA(phrase(rng, ("Who prepared the report?", "Who is the author of this report?",
-                        "Which person wrote the report?")), (author,), "name", subset="report", printed=True),
-        QA(phrase(rng, ("Which department prepared the report?", "What department is the author from?")),
-           (dept,), "field", subset="report", printed=True),
+        QA(
+            phrase(
+                rng,
+                (
+                    "What is the title of the report?",
+                    "What is this report called?",
+                    "What title does the report carry?",
+                ),
+            ),
+            (title,),
+            "phrase",
+            subset="report",
+            printed=True,
+        ),
+        QA(
+            phrase(
+                rng, ("Who prepared the report?", "Who is the author of this report?", "Which person wrote the report?")
+            ),
+            (author,),
+            "name",
+            subset="report",
+            printed=True,
+        ),
+        QA(
+            phrase(rng, ("Which department prepared the report?", "What department is the author from?")),
+            (dept,),
+            "field",
+            subset="report",
+            printed=True,
+        ),
         QA(phrase(rng, DOC_DATE, doc="report"), V.date_answers(d, ds), "date", subset="report", printed=True),
-        QA(phrase(rng, ("What figure is given for {f}?", "According to the key figures, what is the {lf}?",
-                        "What is the value listed for {f}?"), f=fig[0], lf=fig[0].lower()),
-           fig_answers, "field", subset="report", printed=True),
+        QA(
+            phrase(
+                rng,
+                (
+                    "What figure is given for {f}?",
+                    "According to the key figures, what is the {lf}?",
+                    "What is the value listed for {f}?",
+                ),
+                f=fig[0],
+                lf=fig[0].lower(),
+            ),
+            fig_answers,
+            "field",
+            subset="report",
+            printed=True,
+        ),
         *fact_qas,
     ]
-    content = {"title": title, "author": author, "department": dept, "date": ds,
-               "sections": dict(zip(headings, paras)), "key_figures": dict(figures)}
-    return Document("doc", "report", c.finish(), content=content, questions=qas, fonts=sorted({face.name, heading_face.name}))
+    content = {
+        "title": title,
+        "author": author,
+        "department": dept,
+        "date": ds,
+        "sections": dict(zip(headings, paras)),
+        "key_figures": dict(figures),
+    }
+    return Document(
+        "doc", "report", c.finish(), content=content, questions=qas, fonts=sorted({face.name, heading_face.name})
+    )
 
 
 def render_memo(rng: np.random.Generator) -> Document:
@@ -426,8 +725,13 @@ def render_memo(rng: np.random.Generator) -> Document:
     d = V.date(rng)
     ds = V.format_date(d, V.pick(rng, V.DATE_STYLES))
     subject = V.pick(rng, V.TOPICS).capitalize() + V.pick(rng, ("", " update", " schedule", " next steps"))
-    rows = [("TO:", f"{to}, {to_dept}"), ("FROM:", f"{frm}, {frm_dept}"), ("CC:", cc), ("DATE:", ds),
-            ("SUBJECT:", subject)]
+    rows = [
+        ("TO:", f"{to}, {to_dept}"),
+        ("FROM:", f"{frm}, {frm_dept}"),
+        ("CC:", cc),
+        ("DATE:", ds),
+        ("SUBJECT:", subject),
+    ]
     for label, value in rows:
         c.text(m, y, label, size, bold=True)
         c.text(m + 190, y, value, size)
@@ -439,17 +743,49 @@ def render_memo(rng: np.random.Generator) -> Document:
         y = c.paragraph(m, y, p, PAGE_W - 2 * m, size) + size * 0.8
     c.text(m, y + size, frm.split()[0][0] + "." + frm.split()[1][0] + ".", size)
     qas = [
-        QA(phrase(rng, ("Who is the memo from?", "Who sent this memo?", "Who wrote the memo?")),
-           (frm,), "name", subset="memo", printed=True),
-        QA(phrase(rng, ("To whom is the memo addressed?", "Who is the memo for?", "Who receives this memo?")),
-           (to,), "name", subset="memo", printed=True),
-        QA(phrase(rng, ("Who is copied on the memo?", "Who is in CC?", "Which person receives a copy of the memo?")),
-           (cc,), "name", subset="memo", printed=True),
-        QA(phrase(rng, ("What is the subject of the memo?", "What is the memo about?",
-                        "What subject line does the memo have?")), (subject,), "phrase", subset="memo", printed=True),
+        QA(
+            phrase(rng, ("Who is the memo from?", "Who sent this memo?", "Who wrote the memo?")),
+            (frm,),
+            "name",
+            subset="memo",
+            printed=True,
+        ),
+        QA(
+            phrase(rng, ("To whom is the memo addressed?", "Who is the memo for?", "Who receives this memo?")),
+            (to,),
+            "name",
+            subset="memo",
+            printed=True,
+        ),
+        QA(
+            phrase(rng, ("Who is copied on the memo?", "Who is in CC?", "Which person receives a copy of the memo?")),
+            (cc,),
+            "name",
+            subset="memo",
+            printed=True,
+        ),
+        QA(
+            phrase(
+                rng,
+                (
+                    "What is the subject of the memo?",
+                    "What is the memo about?",
+                    "What subject line does the memo have?",
+                ),
+            ),
+            (subject,),
+            "phrase",
+            subset="memo",
+            printed=True,
+        ),
         QA(phrase(rng, DOC_DATE, doc="memo"), V.date_answers(d, ds), "date", subset="memo", printed=True),
-        QA(phrase(rng, ("Which department is the sender of the memo in?", "What department does the memo come from?")),
-           (frm_dept,), "field", subset="memo", printed=True),
+        QA(
+            phrase(rng, ("Which department is the sender of the memo in?", "What department does the memo come from?")),
+            (frm_dept,),
+            "field",
+            subset="memo",
+            printed=True,
+        ),
         *fact_qas,
     ]
     content = {"organisation": org, "header": dict(rows), "paragraphs": paras}

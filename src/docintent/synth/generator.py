@@ -101,18 +101,47 @@ def _make_document(job: tuple) -> tuple[dict, list[dict]]:
         group = f"synth-{doc_id}-q{j}"
         for c, (rel, plan, meta) in enumerate(captures, 1):
             sample = Sample(
-                id=f"{group}-c{c}", image=rel, question=qa.question, answers=qa.answers, task=family,
-                subset=qa.subset, group=group, capture=c, degradations=plan.names,
-                meta={"document": doc_id, "kind": doc.kind, "intent": qa.intent, "printed": qa.printed,
-                      "clean_image": clean_rel, "capture": meta, **({"question": qa.meta} if qa.meta else {})},
+                id=f"{group}-c{c}",
+                image=rel,
+                question=qa.question,
+                answers=qa.answers,
+                task=family,
+                subset=qa.subset,
+                group=group,
+                capture=c,
+                degradations=plan.names,
+                meta={
+                    "document": doc_id,
+                    "kind": doc.kind,
+                    "intent": qa.intent,
+                    "printed": qa.printed,
+                    "clean_image": clean_rel,
+                    "capture": meta,
+                    **({"question": qa.meta} if qa.meta else {}),
+                },
             )
             rows.append(sample.to_dict())
-    record = {"id": doc_id, "family": family, "kind": doc.kind, "seed": int(doc_seed), "clean_image": clean_rel,
-              "size": [int(doc.image.shape[1]), int(doc.image.shape[0])], "fonts": doc.fonts,
-              "content": _plain(doc.content),
-              "questions": [{"group": f"synth-{doc_id}-q{j}", "question": qa.question, "answers": list(qa.answers),
-                             "intent": qa.intent, "subset": qa.subset} for j, qa in enumerate(questions)],
-              "captures": [{"image": rel, "degradations": list(plan.names)} for rel, plan, _ in captures]}
+    record = {
+        "id": doc_id,
+        "family": family,
+        "kind": doc.kind,
+        "seed": int(doc_seed),
+        "clean_image": clean_rel,
+        "size": [int(doc.image.shape[1]), int(doc.image.shape[0])],
+        "fonts": doc.fonts,
+        "content": _plain(doc.content),
+        "questions": [
+            {
+                "group": f"synth-{doc_id}-q{j}",
+                "question": qa.question,
+                "answers": list(qa.answers),
+                "intent": qa.intent,
+                "subset": qa.subset,
+            }
+            for j, qa in enumerate(questions)
+        ],
+        "captures": [{"image": rel, "degradations": list(plan.names)} for rel, plan, _ in captures],
+    }
     return record, rows
 
 
@@ -127,9 +156,16 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def generate(out: str | Path, n: int = 30, seed: int = 0, families: Sequence[str] = FAMILIES,
-             questions_per_document: int = 3, workers: int = 2, contact_sheet: bool = True,
-             multistep: bool = False) -> SynthSummary:
+def generate(
+    out: str | Path,
+    n: int = 30,
+    seed: int = 0,
+    families: Sequence[str] = FAMILIES,
+    questions_per_document: int = 3,
+    workers: int = 2,
+    contact_sheet: bool = True,
+    multistep: bool = False,
+) -> SynthSummary:
     """Write a synthetic wild-document benchmark with ``n`` questions per family to ``out``.
 
     Every document is rendered once; ``questions_per_document`` of its questions share its 4 captures
@@ -148,8 +184,9 @@ def generate(out: str | Path, n: int = 30, seed: int = 0, families: Sequence[str
     families = [f.strip() for f in families if f.strip()]
     unknown = [f for f in families if f not in FAMILIES]
     if unknown or not families:
-        raise ConfigError(f"families {list(families)!r}: unknown {unknown or 'none given'}; "
-                          f"valid families: {', '.join(FAMILIES)}")
+        raise ConfigError(
+            f"families {list(families)!r}: unknown {unknown or 'none given'}; valid families: {', '.join(FAMILIES)}"
+        )
     if n < 1:
         raise ConfigError(f"n={n}: need at least 1 question per family")
     if questions_per_document < 1:
@@ -167,8 +204,10 @@ def generate(out: str | Path, n: int = 30, seed: int = 0, families: Sequence[str
         planner = Planner(np.random.default_rng(fam_rng.integers(2**63)))
         kinds = _kinds(family)
         n_docs = math.ceil(n / questions_per_document)
-        order = [kinds[int(i)] for i in np.concatenate([fam_rng.permutation(len(kinds))
-                                                        for _ in range(math.ceil(n_docs / len(kinds)))])]
+        order = [
+            kinds[int(i)]
+            for i in np.concatenate([fam_rng.permutation(len(kinds)) for _ in range(math.ceil(n_docs / len(kinds)))])
+        ]
         remaining = n
         for index in range(n_docs):
             k = min(questions_per_document, remaining)
@@ -192,24 +231,38 @@ def generate(out: str | Path, n: int = 30, seed: int = 0, families: Sequence[str
             fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
 
     images = [c for rec in records for c in rec["captures"]]
-    share = {name: round(sum(name in c["degradations"] for c in images) / max(len(images), 1), 4)
-             for name in ALL_NAMES}
+    share = {name: round(sum(name in c["degradations"] for c in images) / max(len(images), 1), 4) for name in ALL_NAMES}
     share["none"] = round(sum(not c["degradations"] for c in images) / max(len(images), 1), 4)
     manifest = {
-        "generator": "docintent synth", "format_version": FORMAT_VERSION, "docintent_version": __version__,
-        "seed": seed, "n": n, "families": [f for f in FAMILIES if f in families],
-        "questions_per_document": questions_per_document, "captures_per_question": CAPTURES,
+        "generator": "docintent synth",
+        "format_version": FORMAT_VERSION,
+        "docintent_version": __version__,
+        "seed": seed,
+        "n": n,
+        "families": [f for f in FAMILIES if f in families],
+        "questions_per_document": questions_per_document,
+        "captures_per_question": CAPTURES,
         **({"multistep": True} if multistep else {}),
-        "documents": len(records), "questions": len(rows) // CAPTURES, "samples": len(rows),
-        "images": len(images), "fonts": sorted({f for rec in records for f in rec["fonts"]}),
+        "documents": len(records),
+        "questions": len(rows) // CAPTURES,
+        "samples": len(rows),
+        "images": len(images),
+        "fonts": sorted({f for rec in records for f in rec["fonts"]}),
         "degradation_share": share,
         "subsets": _count(row["subset"] for row in rows if row["capture"] == 1),
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     if contact_sheet:
         make_sheet(out, records, out / "contact_sheet.jpg")
-    return SynthSummary(out, len(rows), len(rows) // CAPTURES, documents=len(records), images=len(images),
-                        seconds=time.perf_counter() - started, degradation_share=share)
+    return SynthSummary(
+        out,
+        len(rows),
+        len(rows) // CAPTURES,
+        documents=len(records),
+        images=len(images),
+        seconds=time.perf_counter() - started,
+        degradation_share=share,
+    )
 
 
 _OWN_FILE = re.compile(r"(doc|chart|table)-\d{5}(-c\d)?\.(jpg|png)")

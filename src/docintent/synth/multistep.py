@@ -63,8 +63,23 @@ def _chart(doc: Document, rng: np.random.Generator) -> list[QA]:
         i = int(rng.integers(len(cats)))
         total = sum(float(data[x][i]) for x in series)
         dec = _decimals([float(v) for x in series for v in data[x]])
-        qs = [_qa(phrase(rng, ("What is the total for {c} across all years shown?", "What do the values for {c} add up to over all years?"), c=cats[i]),
-                  _num(total, dec), "sum", kind, "sum", labelled=content.get("labelled"))]
+        qs = [
+            _qa(
+                phrase(
+                    rng,
+                    (
+                        "What is the total for {c} across all years shown?",
+                        "What do the values for {c} add up to over all years?",
+                    ),
+                    c=cats[i],
+                ),
+                _num(total, dec),
+                "sum",
+                kind,
+                "sum",
+                labelled=content.get("labelled"),
+            )
+        ]
         qs += _pairwise(rng, cats, vals, kind, what, "country", content.get("labelled"), series=s)
         return qs
     if not isinstance(data, dict) or len(data) < 3:
@@ -76,8 +91,9 @@ def _chart(doc: Document, rng: np.random.Generator) -> list[QA]:
     return _pairwise(rng, cats, vals, kind, what, noun, content.get("labelled"))
 
 
-def _pairwise(rng, cats: list[str], vals: list[float], kind: str, what: str, noun: str, labelled: Any,
-              series: str | None = None) -> list[QA]:
+def _pairwise(
+    rng, cats: list[str], vals: list[float], kind: str, what: str, noun: str, labelled: Any, series: str | None = None
+) -> list[QA]:
     """Difference, sum, average, conditional count and second-highest over one series of values."""
     dec = _decimals(vals)
     n = len(cats)
@@ -85,17 +101,60 @@ def _pairwise(rng, cats: list[str], vals: list[float], kind: str, what: str, nou
     a, b = cats[i], cats[j]
     where = f" in {series}" if series else ""
     qs = [
-        _qa(phrase(rng, ("By how much does {a} differ from {b}{s}?", "How much higher is {hi} than {lo}{s}?",
-                         "What is the gap between {a} and {b}{s}?"), a=a, b=b, hi=cats[i] if vals[i] >= vals[j] else cats[j],
-                   lo=cats[j] if vals[i] >= vals[j] else cats[i], s=where),
-            _num(abs(vals[i] - vals[j]), dec), "difference", kind, "diff", labelled=labelled),
-        _qa(phrase(rng, ("What is the sum of {a} and {b}{s}?", "What do {a} and {b} add up to{s}?",
-                         "What is the combined {w} of {a} and {b}{s}?"), a=a, b=b, w=what, s=where),
-            _num(vals[i] + vals[j], dec), "sum", kind, "sum", labelled=labelled),
-        _qa(phrase(rng, ("What is the average of {a} and {b}{s}?", "What is the mean {w} of {a} and {b}{s}?"),
-                   a=a, b=b, w=what, s=where),
-            _num((vals[i] + vals[j]) / 2, dec + (1 if (vals[i] + vals[j]) * 10**dec % 2 else 0)), "average", kind, "avg",
-            labelled=labelled),
+        _qa(
+            phrase(
+                rng,
+                (
+                    "By how much does {a} differ from {b}{s}?",
+                    "How much higher is {hi} than {lo}{s}?",
+                    "What is the gap between {a} and {b}{s}?",
+                ),
+                a=a,
+                b=b,
+                hi=cats[i] if vals[i] >= vals[j] else cats[j],
+                lo=cats[j] if vals[i] >= vals[j] else cats[i],
+                s=where,
+            ),
+            _num(abs(vals[i] - vals[j]), dec),
+            "difference",
+            kind,
+            "diff",
+            labelled=labelled,
+        ),
+        _qa(
+            phrase(
+                rng,
+                (
+                    "What is the sum of {a} and {b}{s}?",
+                    "What do {a} and {b} add up to{s}?",
+                    "What is the combined {w} of {a} and {b}{s}?",
+                ),
+                a=a,
+                b=b,
+                w=what,
+                s=where,
+            ),
+            _num(vals[i] + vals[j], dec),
+            "sum",
+            kind,
+            "sum",
+            labelled=labelled,
+        ),
+        _qa(
+            phrase(
+                rng,
+                ("What is the average of {a} and {b}{s}?", "What is the mean {w} of {a} and {b}{s}?"),
+                a=a,
+                b=b,
+                w=what,
+                s=where,
+            ),
+            _num((vals[i] + vals[j]) / 2, dec + (1 if (vals[i] + vals[j]) * 10**dec % 2 else 0)),
+            "average",
+            kind,
+            "avg",
+            labelled=labelled,
+        ),
     ]
     ordered = sorted(vals)
     # a threshold between two neighbouring values, so a reading within a few percent still counts right
@@ -104,13 +163,42 @@ def _pairwise(rng, cats: list[str], vals: list[float], kind: str, what: str, nou
     if ordered[k - 1] < threshold < ordered[k]:
         above = sum(v > threshold for v in vals)
         plural = {"country": "countries", "segment": "segments", "year": "years"}[noun]
-        qs.append(_qa(phrase(rng, ("How many {p} have a {w} above {x}{s}?", "How many {p} are above {x}{s}?"),
-                             p=plural, w=what, x=_fmt(threshold, dec), s=where), (str(above),), "count", kind, "count",
-                      labelled=labelled, threshold=threshold))
+        qs.append(
+            _qa(
+                phrase(
+                    rng,
+                    ("How many {p} have a {w} above {x}{s}?", "How many {p} are above {x}{s}?"),
+                    p=plural,
+                    w=what,
+                    x=_fmt(threshold, dec),
+                    s=where,
+                ),
+                (str(above),),
+                "count",
+                kind,
+                "count",
+                labelled=labelled,
+                threshold=threshold,
+            )
+        )
     if len(set(vals)) == n and n >= 3:
         second = cats[int(np.argsort(vals)[-2])]
-        qs.append(_qa(phrase(rng, ("Which {n} has the second highest {w}{s}?", "Which {n} ranks second by {w}{s}?"),
-                             n=noun, w=what, s=where), (second,), "second", kind, "second", labelled=labelled))
+        qs.append(
+            _qa(
+                phrase(
+                    rng,
+                    ("Which {n} has the second highest {w}{s}?", "Which {n} ranks second by {w}{s}?"),
+                    n=noun,
+                    w=what,
+                    s=where,
+                ),
+                (second,),
+                "second",
+                kind,
+                "second",
+                labelled=labelled,
+            )
+        )
     return qs
 
 
@@ -137,8 +225,11 @@ def _table(doc: Document, rng: np.random.Generator) -> list[QA]:
         return []
     if doc.kind == "financial":
         return _financial(rng, header, rows)
-    numeric = [c for c in range(1, len(header))
-               if all(_cell_number(r[c]) is not None for r in rows) and not re.search(r"year", header[c], re.I)]
+    numeric = [
+        c
+        for c in range(1, len(header))
+        if all(_cell_number(r[c]) is not None for r in rows) and not re.search(r"year", header[c], re.I)
+    ]
     numeric = [c for c in numeric if len({r[c] for r in rows}) > 2]
     if not numeric:
         return []
@@ -152,14 +243,45 @@ def _table(doc: Document, rng: np.random.Generator) -> list[QA]:
     i, j = (int(x) for x in rng.choice(n, 2, replace=False))
     hi, lo = (i, j) if vals[i] >= vals[j] else (j, i)
     qs = [
-        _qa(phrase(rng, ("What is the difference in {c} between {a} and {b}?", "How many more {lc} does {h} have than {l}?"),
-                   c=col, lc=col.lower(), a=keys[i], b=keys[j], h=keys[hi], l=keys[lo]),
-            _num(vals[hi] - vals[lo], 0), "difference", "vwtq", "diff", column=col),
-        _qa(phrase(rng, ("What is the combined {c} of {a} and {b}?", "What is the total {c} of {a} and {b}?"),
-                   c=col, a=keys[i], b=keys[j]),
-            _num(vals[i] + vals[j], 0), "sum", "vwtq", "sum", column=col),
-        _qa(phrase(rng, ("What is the average {c} of {a} and {b}?",), c=col, a=keys[i], b=keys[j]),
-            _num((vals[i] + vals[j]) / 2, 1 if (vals[i] + vals[j]) % 2 else 0), "average", "vwtq", "avg", column=col),
+        _qa(
+            phrase(
+                rng,
+                ("What is the difference in {c} between {a} and {b}?", "How many more {lc} does {h} have than {l}?"),
+                c=col,
+                lc=col.lower(),
+                a=keys[i],
+                b=keys[j],
+                h=keys[hi],
+                l=keys[lo],
+            ),
+            _num(vals[hi] - vals[lo], 0),
+            "difference",
+            "vwtq",
+            "diff",
+            column=col,
+        ),
+        _qa(
+            phrase(
+                rng,
+                ("What is the combined {c} of {a} and {b}?", "What is the total {c} of {a} and {b}?"),
+                c=col,
+                a=keys[i],
+                b=keys[j],
+            ),
+            _num(vals[i] + vals[j], 0),
+            "sum",
+            "vwtq",
+            "sum",
+            column=col,
+        ),
+        _qa(
+            phrase(rng, ("What is the average {c} of {a} and {b}?",), c=col, a=keys[i], b=keys[j]),
+            _num((vals[i] + vals[j]) / 2, 1 if (vals[i] + vals[j]) % 2 else 0),
+            "average",
+            "vwtq",
+            "avg",
+            column=col,
+        ),
     ]
     ordered = sorted(vals)
     k = int(rng.integers(1, n))
@@ -168,13 +290,38 @@ def _table(doc: Document, rng: np.random.Generator) -> list[QA]:
         if ordered[k - 1] <= threshold < ordered[k]:
             below = rng.random() < 0.5
             count = sum(v < threshold for v in vals) if below else sum(v > threshold for v in vals)
-            qs.append(_qa(phrase(rng, ("How many {p} have {c} {w} {x}?", "In how many rows is the {c} {w} {x}?"),
-                                 p=plural, c=col, w="below" if below else "above", x=str(threshold)),
-                          (str(count),), "count", "vwtq", "count", column=col, threshold=threshold))
+            qs.append(
+                _qa(
+                    phrase(
+                        rng,
+                        ("How many {p} have {c} {w} {x}?", "In how many rows is the {c} {w} {x}?"),
+                        p=plural,
+                        c=col,
+                        w="below" if below else "above",
+                        x=str(threshold),
+                    ),
+                    (str(count),),
+                    "count",
+                    "vwtq",
+                    "count",
+                    column=col,
+                    threshold=threshold,
+                )
+            )
     if len(set(vals)) == n:
         second = keys[int(np.argsort(vals)[-2])]
-        qs.append(_qa(phrase(rng, ("Which {kh} has the second highest {c}?", "Which {kh} ranks second by {c}?"),
-                             kh=kh, c=col), (second,), "second", "vwtq", "second", column=col))
+        qs.append(
+            _qa(
+                phrase(
+                    rng, ("Which {kh} has the second highest {c}?", "Which {kh} ranks second by {c}?"), kh=kh, c=col
+                ),
+                (second,),
+                "second",
+                "vwtq",
+                "second",
+                column=col,
+            )
+        )
     return qs
 
 
@@ -191,20 +338,51 @@ def _financial(rng: np.random.Generator, header: list[str], rows: list[list[str]
     a, b = 0, len(years) - 1
     total = v[a] + v[b]
     qs = [
-        _qa(phrase(rng, ("What is the sum of {i} in {x} and {y}?", "What is the combined {i} for {x} and {y}?"),
-                   i=r[0], x=years[a], y=years[b]),
-            _signed(total), "sum", "fintabnetqa", "sum", row=r[0]),
-        _qa(phrase(rng, ("What is the average {i} across all years shown?", "What was the mean {i} over the years in the table?"),
-                   i=r[0]),
-            _avg_answers(sum(v) / len(v)), "average", "fintabnetqa", "avg", row=r[0]),
+        _qa(
+            phrase(
+                rng,
+                ("What is the sum of {i} in {x} and {y}?", "What is the combined {i} for {x} and {y}?"),
+                i=r[0],
+                x=years[a],
+                y=years[b],
+            ),
+            _signed(total),
+            "sum",
+            "fintabnetqa",
+            "sum",
+            row=r[0],
+        ),
+        _qa(
+            phrase(
+                rng,
+                (
+                    "What is the average {i} across all years shown?",
+                    "What was the mean {i} over the years in the table?",
+                ),
+                i=r[0],
+            ),
+            _avg_answers(sum(v) / len(v)),
+            "average",
+            "fintabnetqa",
+            "avg",
+            row=r[0],
+        ),
     ]
     col = int(rng.integers(len(years)))
     items = [(row[0], _cell_number(row[1 + col])) for row in plain]
     values = [x for _, x in items if x is not None]
     if len(set(values)) == len(values) and len(values) >= 3:
         second = sorted(items, key=lambda t: t[1] if t[1] is not None else -1e18)[-2][0]
-        qs.append(_qa(phrase(rng, ("Which line item has the second highest value in {y}?",), y=years[col]),
-                      (second,), "second", "fintabnetqa", "second", column=years[col]))
+        qs.append(
+            _qa(
+                phrase(rng, ("Which line item has the second highest value in {y}?",), y=years[col]),
+                (second,),
+                "second",
+                "fintabnetqa",
+                "second",
+                column=years[col],
+            )
+        )
     return qs
 
 

@@ -28,8 +28,15 @@ _FILLER = (
 
 _ROOMS = ("Room 101", "Room 214", "Room 305", "Room 412", "Conference Room B", "Board Room", "Room 7A")
 _REGIONS = ("Northern", "Southern", "Eastern", "Western", "Central", "Coastal")
-_ITEMS = ("expense reports", "timesheets", "project proposals", "budget requests", "travel claims",
-          "safety checklists", "vendor invoices")
+_ITEMS = (
+    "expense reports",
+    "timesheets",
+    "project proposals",
+    "budget requests",
+    "travel claims",
+    "safety checklists",
+    "vendor invoices",
+)
 
 
 def _time(rng: np.random.Generator) -> str:
@@ -49,69 +56,184 @@ def fact(rng: np.random.Generator, doc: str) -> tuple[str, list[QA]]:
         ds = V.format_date(d, style)
         s = f"The new {facility} in {city} will open on {ds}."
         return s, [
-            QA(phrase(rng, ("When will the new {f} open?", "On what date does the new {f} open?",
-                            "What is the opening date of the new {f}?"), f=facility),
-               V.date_answers(d, ds), "date", subset=doc, printed=True),
-            QA(phrase(rng, ("Where will the new {f} open?", "In which city is the new {f} opening?",
-                            "The new {f} will open in which city?"), f=facility),
-               (city,), "phrase", subset=doc, printed=True),
+            QA(
+                phrase(
+                    rng,
+                    (
+                        "When will the new {f} open?",
+                        "On what date does the new {f} open?",
+                        "What is the opening date of the new {f}?",
+                    ),
+                    f=facility,
+                ),
+                V.date_answers(d, ds),
+                "date",
+                subset=doc,
+                printed=True,
+            ),
+            QA(
+                phrase(
+                    rng,
+                    (
+                        "Where will the new {f} open?",
+                        "In which city is the new {f} opening?",
+                        "The new {f} will open in which city?",
+                    ),
+                    f=facility,
+                ),
+                (city,),
+                "phrase",
+                subset=doc,
+                printed=True,
+            ),
         ]
     if kind == 1:
         project = V.pick(rng, V.PROJECT_NAMES)
         value = float(rng.integers(5, 900)) * 1000.0
         printed = V.money(value, 0)
         s = f"The budget approved for {project} is {printed} for the current year."
-        return s, [QA(phrase(rng, ("What budget was approved for {p}?", "How much money was approved for {p}?",
-                                   "What is the approved budget of {p}?"), p=project),
-                      V.money_answers(value, printed, 0), "amount", subset=doc, printed=True)]
+        return s, [
+            QA(
+                phrase(
+                    rng,
+                    (
+                        "What budget was approved for {p}?",
+                        "How much money was approved for {p}?",
+                        "What is the approved budget of {p}?",
+                    ),
+                    p=project,
+                ),
+                V.money_answers(value, printed, 0),
+                "amount",
+                subset=doc,
+                printed=True,
+            )
+        ]
     if kind == 2:
         topic, room, t = V.pick(rng, V.TOPICS), V.pick(rng, _ROOMS), _time(rng)
         d = V.date(rng, 2019, 2026)
         ds = V.format_date(d, style)
         s = f"The {topic} meeting is scheduled for {ds} at {t} in {room}."
         return s, [
-            QA(phrase(rng, ("At what time is the {t} meeting?", "What time does the {t} meeting start?",
-                            "When, on the day, does the {t} meeting begin?"), t=topic),
-               (t, t.replace(" ", "").lower(), t.lower()), "phrase", subset=doc, printed=True),
-            QA(phrase(rng, ("Where will the {t} meeting be held?", "In which room is the {t} meeting?",
-                            "What is the location of the {t} meeting?"), t=topic),
-               (room,), "phrase", subset=doc, printed=True),
-            QA(phrase(rng, ("On what date is the {t} meeting scheduled?", "When is the {t} meeting?"), t=topic),
-               V.date_answers(d, ds), "date", subset=doc, printed=True),
+            QA(
+                phrase(
+                    rng,
+                    (
+                        "At what time is the {t} meeting?",
+                        "What time does the {t} meeting start?",
+                        "When, on the day, does the {t} meeting begin?",
+                    ),
+                    t=topic,
+                ),
+                (t, t.replace(" ", "").lower(), t.lower()),
+                "phrase",
+                subset=doc,
+                printed=True,
+            ),
+            QA(
+                phrase(
+                    rng,
+                    (
+                        "Where will the {t} meeting be held?",
+                        "In which room is the {t} meeting?",
+                        "What is the location of the {t} meeting?",
+                    ),
+                    t=topic,
+                ),
+                (room,),
+                "phrase",
+                subset=doc,
+                printed=True,
+            ),
+            QA(
+                phrase(rng, ("On what date is the {t} meeting scheduled?", "When is the {t} meeting?"), t=topic),
+                V.date_answers(d, ds),
+                "date",
+                subset=doc,
+                printed=True,
+            ),
         ]
     if kind == 3:
         name, dept = V.person(rng), V.pick(rng, V.DEPARTMENTS)
         s = f"Questions should be directed to {name} in the {dept} department."
         return s, [
-            QA(phrase(rng, ("Who should questions be directed to?", "Whom should readers contact with questions?",
-                            "Who is the contact person for questions?"), ), (name,), "name", subset=doc, printed=True),
-            QA(phrase(rng, ("Which department is the contact person in?",
-                            "In which department does the contact person for questions work?")),
-               (dept, f"{dept} department"), "phrase", subset=doc, printed=True),
+            QA(
+                phrase(
+                    rng,
+                    (
+                        "Who should questions be directed to?",
+                        "Whom should readers contact with questions?",
+                        "Who is the contact person for questions?",
+                    ),
+                ),
+                (name,),
+                "name",
+                subset=doc,
+                printed=True,
+            ),
+            QA(
+                phrase(
+                    rng,
+                    (
+                        "Which department is the contact person in?",
+                        "In which department does the contact person for questions work?",
+                    ),
+                ),
+                (dept, f"{dept} department"),
+                "phrase",
+                subset=doc,
+                printed=True,
+            ),
         ]
     if kind == 4:
         region, pct = V.pick(rng, _REGIONS), int(rng.integers(2, 40))
         verb = V.pick(rng, ("rose", "fell"))
         s = f"Sales in the {region} region {verb} by {pct}% compared with the previous year."
-        return s, [QA(phrase(rng, ("By what percentage did sales in the {r} region change?",
-                                   "How much did sales in the {r} region {v} by, in percent?",
-                                   "What was the percentage change in sales in the {r} region?"),
-                             r=region, v="rise" if verb == "rose" else "fall"),
-                      (f"{pct}%", str(pct), f"{pct} percent"), "phrase", subset=doc, printed=True)]
+        return s, [
+            QA(
+                phrase(
+                    rng,
+                    (
+                        "By what percentage did sales in the {r} region change?",
+                        "How much did sales in the {r} region {v} by, in percent?",
+                        "What was the percentage change in sales in the {r} region?",
+                    ),
+                    r=region,
+                    v="rise" if verb == "rose" else "fall",
+                ),
+                (f"{pct}%", str(pct), f"{pct} percent"),
+                "phrase",
+                subset=doc,
+                printed=True,
+            )
+        ]
     items = V.pick(rng, _ITEMS)
     d = V.date(rng, 2019, 2026)
     ds = V.format_date(d, style)
     s = f"All {items} must be submitted no later than {ds}."
-    return s, [QA(phrase(rng, ("What is the deadline for submitting {i}?", "By when must {i} be submitted?",
-                               "When are {i} due?"), i=items), V.date_answers(d, ds), "date", subset=doc, printed=True)]
+    return s, [
+        QA(
+            phrase(
+                rng,
+                ("What is the deadline for submitting {i}?", "By when must {i} be submitted?", "When are {i} due?"),
+                i=items,
+            ),
+            V.date_answers(d, ds),
+            "date",
+            subset=doc,
+            printed=True,
+        )
+    ]
 
 
 def paragraphs(rng: np.random.Generator, doc: str, count: int, facts: int) -> tuple[list[str], list[QA]]:
     """``count`` paragraphs of 2-4 sentences with ``facts`` fact sentences spread among them."""
     paras: list[list[str]] = []
     for _ in range(count):
-        sentences = [V.pick(rng, _FILLER).format(topic=V.pick(rng, V.TOPICS), dept=V.pick(rng, V.DEPARTMENTS))
-                     for _ in range(int(rng.integers(2, 4)))]
+        sentences = [
+            V.pick(rng, _FILLER).format(topic=V.pick(rng, V.TOPICS), dept=V.pick(rng, V.DEPARTMENTS))
+            for _ in range(int(rng.integers(2, 4)))
+        ]
         paras.append(sentences)
     qas: list[QA] = []
     used: set[str] = set()

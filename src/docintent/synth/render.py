@@ -113,23 +113,34 @@ def render_page(width: int = 1200, seed: int = 0, *, chart: bool = True, table: 
         row_h = int(px * 1.9)
         header = ["Region", "Units", "Revenue"]
         rows = [header] + [
-            [str(rng.choice(["North", "South", "East", "West", "Central"])), str(int(rng.integers(10, 999))),
-             f"{rng.uniform(1, 99):.2f}"]
+            [
+                str(rng.choice(["North", "South", "East", "West", "Central"])),
+                str(int(rng.integers(10, 999))),
+                f"{rng.uniform(1, 99):.2f}",
+            ]
             for _ in range(4)
         ]
         top = y
         for r, row in enumerate(rows):
             for c, cell in enumerate(row):
-                draw.text((margin + c * col_w + int(10 * scale), y + int(px * 0.4)), cell, fill="black",
-                          font=font(px, bold=(r == 0)))
+                draw.text(
+                    (margin + c * col_w + int(10 * scale), y + int(px * 0.4)),
+                    cell,
+                    fill="black",
+                    font=font(px, bold=(r == 0)),
+                )
             ref.append(" ".join(row))
             y += row_h
         for r in range(len(rows) + 1):
-            draw.line([(margin, top + r * row_h), (margin + cols * col_w, top + r * row_h)], fill=(60, 60, 60),
-                      width=max(1, int(2 * scale)))
+            draw.line(
+                [(margin, top + r * row_h), (margin + cols * col_w, top + r * row_h)],
+                fill=(60, 60, 60),
+                width=max(1, int(2 * scale)),
+            )
         for c in range(cols + 1):
-            draw.line([(margin + c * col_w, top), (margin + c * col_w, y)], fill=(60, 60, 60),
-                      width=max(1, int(2 * scale)))
+            draw.line(
+                [(margin + c * col_w, top), (margin + c * col_w, y)], fill=(60, 60, 60), width=max(1, int(2 * scale))
+            )
         y += int(px * 1.5)
 
     if chart:

@@ -20,11 +20,31 @@ from . import degrade
 from .render import font
 
 _LABELS = (
-    "Revenue", "Net sales", "Cost of sales", "Gross profit", "Research and development", "Marketing",
-    "General and administrative", "Operating income", "Interest expense", "Other income", "Income taxes",
-    "Net income", "Total assets", "Cash and equivalents", "Accounts receivable", "Inventories",
-    "Long-term debt", "Deferred revenue", "Operating margin", "Free cash flow", "Capital expenditures",
-    "Depreciation", "Share repurchases", "Dividends paid", "Goodwill",
+    "Revenue",
+    "Net sales",
+    "Cost of sales",
+    "Gross profit",
+    "Research and development",
+    "Marketing",
+    "General and administrative",
+    "Operating income",
+    "Interest expense",
+    "Other income",
+    "Income taxes",
+    "Net income",
+    "Total assets",
+    "Cash and equivalents",
+    "Accounts receivable",
+    "Inventories",
+    "Long-term debt",
+    "Deferred revenue",
+    "Operating margin",
+    "Free cash flow",
+    "Capital expenditures",
+    "Depreciation",
+    "Share repurchases",
+    "Dividends paid",
+    "Goodwill",
 )
 
 

@@ -16,33 +16,77 @@ from .questions import QA, Document, phrase
 KINDS = ("financial", "general")
 
 # line items that financial statements print in parentheses when they are losses or outflows
-_CAN_BE_NEGATIVE = {"Operating income", "Interest expense", "Other income (expense), net", "Net income",
-                    "Income before income taxes", "Restructuring charges", "Capital expenditures"}
+_CAN_BE_NEGATIVE = {
+    "Operating income",
+    "Interest expense",
+    "Other income (expense), net",
+    "Net income",
+    "Income before income taxes",
+    "Restructuring charges",
+    "Capital expenditures",
+}
 
 _NUMERIC = re.compile(r"[-$()%,.\d ]+")
 
 _FIN_ROWS = (
-    "Net sales", "Cost of sales", "Gross profit", "Research and development", "Selling, general and administrative",
-    "Operating income", "Interest expense", "Other income (expense), net", "Income before income taxes",
-    "Provision for income taxes", "Net income", "Depreciation and amortization", "Capital expenditures",
-    "Cash and cash equivalents", "Total assets", "Long-term debt", "Restructuring charges",
+    "Net sales",
+    "Cost of sales",
+    "Gross profit",
+    "Research and development",
+    "Selling, general and administrative",
+    "Operating income",
+    "Interest expense",
+    "Other income (expense), net",
+    "Income before income taxes",
+    "Provision for income taxes",
+    "Net income",
+    "Depreciation and amortization",
+    "Capital expenditures",
+    "Cash and cash equivalents",
+    "Total assets",
+    "Long-term debt",
+    "Restructuring charges",
 )
 
 _GENERAL = (
     # (title, row-key header, key pool, numeric columns (name, lo, hi), text column (name, pool))
-    ("Results of the regional championship", "Athlete", "person",
-     (("Gold", 0, 9), ("Silver", 0, 9), ("Bronze", 0, 9)), ("Country", V.COUNTRIES)),
-    ("Largest branches by staff", "City", "city",
-     (("Employees", 40, 2500), ("Year opened", 1960, 2022)), ("Manager", "person")),
-    ("Season standings", "Team", "team",
-     (("Played", 20, 20), ("Won", 0, 20), ("Points", 0, 60)), ("Coach", "person")),
-    ("Election results by district", "District", "district",
-     (("Votes", 1000, 90000), ("Turnout (%)", 30, 90)), ("Winner", "person")),
+    (
+        "Results of the regional championship",
+        "Athlete",
+        "person",
+        (("Gold", 0, 9), ("Silver", 0, 9), ("Bronze", 0, 9)),
+        ("Country", V.COUNTRIES),
+    ),
+    (
+        "Largest branches by staff",
+        "City",
+        "city",
+        (("Employees", 40, 2500), ("Year opened", 1960, 2022)),
+        ("Manager", "person"),
+    ),
+    ("Season standings", "Team", "team", (("Played", 20, 20), ("Won", 0, 20), ("Points", 0, 60)), ("Coach", "person")),
+    (
+        "Election results by district",
+        "District",
+        "district",
+        (("Votes", 1000, 90000), ("Turnout (%)", 30, 90)),
+        ("Winner", "person"),
+    ),
 )
 
 _TEAMS = ("Rovers", "United", "Athletic", "Wanderers", "City", "Rangers", "Albion", "Harriers", "Dynamo", "Olympic")
-_DISTRICTS = ("North Hills", "Riverside", "Old Town", "Lakeshore", "Westgate", "Eastfield", "Southport",
-              "Greenwood", "Harbourview", "Stonebridge")
+_DISTRICTS = (
+    "North Hills",
+    "Riverside",
+    "Old Town",
+    "Lakeshore",
+    "Westgate",
+    "Eastfield",
+    "Southport",
+    "Greenwood",
+    "Harbourview",
+    "Stonebridge",
+)
 
 
 def _keys(rng: np.random.Generator, kind: str, n: int) -> list[str]:
@@ -60,15 +104,18 @@ def _keys(rng: np.random.Generator, kind: str, n: int) -> list[str]:
     return V.pick(rng, _DISTRICTS, n)
 
 
-def _draw_table(rng: np.random.Generator, title: str, header: list[str], rows: list[list[str]],
-                note: str = "") -> tuple[np.ndarray, list[str]]:
+def _draw_table(
+    rng: np.random.Generator, title: str, header: list[str], rows: list[list[str]], note: str = ""
+) -> tuple[np.ndarray, list[str]]:
     """Typeset a headed table; the first column left-aligned, the others right-aligned."""
     face = V.pick(rng, faces_by_style("sans") + faces_by_style("serif"))
     size = int(rng.integers(24, 30))
     pad = int(size * 0.7)
     probe = Canvas(10, 10, face)
-    widths = [max(probe.text_width(r[k], size, bold=(i == 0)) for i, r in enumerate([header] + rows)) + 2 * pad
-              for k in range(len(header))]
+    widths = [
+        max(probe.text_width(r[k], size, bold=(i == 0)) for i, r in enumerate([header] + rows)) + 2 * pad
+        for k in range(len(header))
+    ]
     widths = [max(w, int(size * 4.5)) for w in widths]
     row_h = int(size * 1.9)
     margin = int(rng.integers(50, 90))
@@ -177,18 +224,48 @@ def render_financial(rng: np.random.Generator) -> Document:
     for idx in rng.choice(len(cells), size=3, replace=False):
         item, year = cells[int(idx)]
         value, cell = data[item][year], printed[item][year]
-        qas.append(QA(phrase(rng, ("What was the {i} in {y}?", "What is the value of {i} for {y}?",
-                                   "How much was {i} in fiscal {y}?", "In {y}, what did {i} amount to?",
-                                   "What does the table report for {i} in {y}?"), i=item.lower() if item[1].islower() else item, y=year),
-                      _fin_answers(value, cell, kinds[item]), "lookup", subset="fintabnetqa", printed=True,
-                      meta={"row": item, "column": year}))
+        qas.append(
+            QA(
+                phrase(
+                    rng,
+                    (
+                        "What was the {i} in {y}?",
+                        "What is the value of {i} for {y}?",
+                        "How much was {i} in fiscal {y}?",
+                        "In {y}, what did {i} amount to?",
+                        "What does the table report for {i} in {y}?",
+                    ),
+                    i=item.lower() if item[1].islower() else item,
+                    y=year,
+                ),
+                _fin_answers(value, cell, kinds[item]),
+                "lookup",
+                subset="fintabnetqa",
+                printed=True,
+                meta={"row": item, "column": year},
+            )
+        )
     item = V.pick(rng, [k for k in keys if kinds[k] == "num"])
     a, b = years[-1], years[0]
     change = data[item][b] - data[item][a]
-    qas.append(QA(phrase(rng, ("By how much did {i} change from {a} to {b}?",
-                               "What was the change in {i} between {a} and {b}?"), i=item, a=a, b=b),
-                  tuple(dict.fromkeys([f"{change:,.0f}", f"{change:.0f}"] + ([f"({abs(change):,.0f})"] if change < 0 else []))), "difference", subset="fintabnetqa", printed=False,
-                  meta={"row": item, "value": change}))
+    qas.append(
+        QA(
+            phrase(
+                rng,
+                ("By how much did {i} change from {a} to {b}?", "What was the change in {i} between {a} and {b}?"),
+                i=item,
+                a=a,
+                b=b,
+            ),
+            tuple(
+                dict.fromkeys([f"{change:,.0f}", f"{change:.0f}"] + ([f"({abs(change):,.0f})"] if change < 0 else []))
+            ),
+            "difference",
+            subset="fintabnetqa",
+            printed=False,
+            meta={"row": item, "value": change},
+        )
+    )
     # true/false claims: half true, half false
     item = V.pick(rng, keys)
     up = data[item][years[0]] > data[item][years[-1]]
@@ -207,9 +284,16 @@ def render_financial(rng: np.random.Generator) -> Document:
 
 
 def _fact(rng: np.random.Generator, claim: str, truth: bool, meta: dict) -> QA:
-    q = phrase(rng, ("Is the following statement true or false according to the table? {c}",
-                     "According to the table, is this claim correct: {c}",
-                     "True or false: {c}", "Does the table support the statement \"{c}\"?"), c=claim)
+    q = phrase(
+        rng,
+        (
+            "Is the following statement true or false according to the table? {c}",
+            "According to the table, is this claim correct: {c}",
+            "True or false: {c}",
+            'Does the table support the statement "{c}"?',
+        ),
+        c=claim,
+    )
     answers = ("1", "True") if truth else ("0", "False")
     return QA(q, answers, "fact", subset="vtabfact", printed=False, meta={**meta, "claim": claim, "truth": truth})
 
@@ -227,45 +311,137 @@ def render_general(rng: np.random.Generator) -> Document:
     else:
         texts = [V.pick(rng, text_pool[:8]) for _ in range(n)]  # a small pool so values repeat (counting)
     header = [key_header, text_header] + [name for name, _, _ in numeric]
-    rows = [[k, t] + [f"{cols[name][i]:,}" if cols[name][i] >= 10000 else str(cols[name][i])
-                      for name, _, _ in numeric] for i, (k, t) in enumerate(zip(keys, texts))]
+    rows = [
+        [k, t] + [f"{cols[name][i]:,}" if cols[name][i] >= 10000 else str(cols[name][i]) for name, _, _ in numeric]
+        for i, (k, t) in enumerate(zip(keys, texts))
+    ]
     image, fonts = _draw_table(rng, title, header, rows)
     num_name = V.pick(rng, [name for name, lo, hi in numeric if lo != hi])
     col = cols[num_name]
     i = int(rng.integers(n))
     qas = [
-        QA(phrase(rng, ("What is the {c} value for {k}?", "How many {lc} does {k} have?",
-                        "What does the {c} column show for {k}?", "What is listed under {c} for {k}?"),
-                  c=num_name, lc=num_name.lower(), k=keys[i]),
-           tuple(dict.fromkeys([rows[i][2 + [h for h, _, _ in numeric].index(num_name)], str(col[i])])),
-           "lookup", subset="vwtq", printed=True, meta={"row": keys[i], "column": num_name}),
-        QA(phrase(rng, ("What is the {t} for {k}?", "Which {lt} is listed for {k}?",
-                        "Who is the {lt} of {k}?" if text_pool == "person" else "What {lt} does {k} have?"),
-                  t=text_header, lt=text_header.lower(), k=keys[i]),
-           (texts[i],), "lookup", subset="vwtq", printed=True, meta={"row": keys[i], "column": text_header}),
+        QA(
+            phrase(
+                rng,
+                (
+                    "What is the {c} value for {k}?",
+                    "How many {lc} does {k} have?",
+                    "What does the {c} column show for {k}?",
+                    "What is listed under {c} for {k}?",
+                ),
+                c=num_name,
+                lc=num_name.lower(),
+                k=keys[i],
+            ),
+            tuple(dict.fromkeys([rows[i][2 + [h for h, _, _ in numeric].index(num_name)], str(col[i])])),
+            "lookup",
+            subset="vwtq",
+            printed=True,
+            meta={"row": keys[i], "column": num_name},
+        ),
+        QA(
+            phrase(
+                rng,
+                (
+                    "What is the {t} for {k}?",
+                    "Which {lt} is listed for {k}?",
+                    "Who is the {lt} of {k}?" if text_pool == "person" else "What {lt} does {k} have?",
+                ),
+                t=text_header,
+                lt=text_header.lower(),
+                k=keys[i],
+            ),
+            (texts[i],),
+            "lookup",
+            subset="vwtq",
+            printed=True,
+            meta={"row": keys[i], "column": text_header},
+        ),
     ]
     if len(set(col)) == n:
         best = keys[int(np.argmax(col))]
-        qas.append(QA(phrase(rng, ("Which {kh} has the highest {c}?", "Which {kh} has the most {lc}?",
-                                   "Which {kh} ranks first by {c}?"), kh=key_header.lower(), c=num_name,
-                             lc=num_name.lower()), (best,), "compare", subset="vwtq", printed=True, meta={"column": num_name}))
+        qas.append(
+            QA(
+                phrase(
+                    rng,
+                    (
+                        "Which {kh} has the highest {c}?",
+                        "Which {kh} has the most {lc}?",
+                        "Which {kh} ranks first by {c}?",
+                    ),
+                    kh=key_header.lower(),
+                    c=num_name,
+                    lc=num_name.lower(),
+                ),
+                (best,),
+                "compare",
+                subset="vwtq",
+                printed=True,
+                meta={"column": num_name},
+            )
+        )
     j = int(rng.integers(n))
     if j != i and col[i] != col[j]:
         more = keys[i] if col[i] > col[j] else keys[j]
-        qas.append(QA(phrase(rng, ("Which has more {lc}, {a} or {b}?", "Between {a} and {b}, which has the higher {c}?"),
-                             lc=num_name.lower(), c=num_name, a=keys[i], b=keys[j]),
-                      (more,), "compare", subset="vwtq", printed=True, meta={"column": num_name}))
+        qas.append(
+            QA(
+                phrase(
+                    rng,
+                    ("Which has more {lc}, {a} or {b}?", "Between {a} and {b}, which has the higher {c}?"),
+                    lc=num_name.lower(),
+                    c=num_name,
+                    a=keys[i],
+                    b=keys[j],
+                ),
+                (more,),
+                "compare",
+                subset="vwtq",
+                printed=True,
+                meta={"column": num_name},
+            )
+        )
     value = V.pick(rng, texts)
     count = texts.count(value)
-    qas.append(QA(phrase(rng, ("How many rows have {t} {v}?", "How many entries list {v} as {lt}?",
-                               "In how many rows is the {lt} {v}?"), t=text_header, lt=text_header.lower(), v=value),
-                  (str(count),), "count", subset="vwtq", printed=False, meta={"column": text_header}))
+    qas.append(
+        QA(
+            phrase(
+                rng,
+                (
+                    "How many rows have {t} {v}?",
+                    "How many entries list {v} as {lt}?",
+                    "In how many rows is the {lt} {v}?",
+                ),
+                t=text_header,
+                lt=text_header.lower(),
+                v=value,
+            ),
+            (str(count),),
+            "count",
+            subset="vwtq",
+            printed=False,
+            meta={"column": text_header},
+        )
+    )
     threshold = int(np.median(col))
     above = int(sum(v > threshold for v in col))
     plural = {"City": "cities"}.get(key_header, key_header.lower() + "s")
-    qas.append(QA(phrase(rng, ("How many {kh} have a {c} value above {x}?", "How many rows show a {c} value above {x}?"),
-                         kh=plural, x=threshold, lc=num_name.lower(), c=num_name),
-                  (str(above),), "count", subset="vwtq", printed=False, meta={"column": num_name}))
+    qas.append(
+        QA(
+            phrase(
+                rng,
+                ("How many {kh} have a {c} value above {x}?", "How many rows show a {c} value above {x}?"),
+                kh=plural,
+                x=threshold,
+                lc=num_name.lower(),
+                c=num_name,
+            ),
+            (str(above),),
+            "count",
+            subset="vwtq",
+            printed=False,
+            meta={"column": num_name},
+        )
+    )
     truth = bool(rng.random() < 0.5)
     k = int(rng.integers(n))
     shown = col[k] if truth else col[k] + int(rng.choice([-3, -2, -1, 1, 2, 3])) * max(1, col[k] // 20 or 1)

@@ -254,14 +254,20 @@ class FakeOpenAI:
     @property
     def chat_requests(self) -> list[dict[str, Any]]:
         """Bodies of the chat-completions requests, in arrival order (image probes apart)."""
-        return [r.body for r in self.requests if r.path.endswith("/chat/completions") and r.body is not None
-                and not is_probe(r.body)]
+        return [
+            r.body
+            for r in self.requests
+            if r.path.endswith("/chat/completions") and r.body is not None and not is_probe(r.body)
+        ]
 
     @property
     def probe_requests(self) -> list[dict[str, Any]]:
         """Bodies of the image probes the brain sent (:func:`is_probe`)."""
-        return [r.body for r in self.requests if r.path.endswith("/chat/completions") and r.body is not None
-                and is_probe(r.body)]
+        return [
+            r.body
+            for r in self.requests
+            if r.path.endswith("/chat/completions") and r.body is not None and is_probe(r.body)
+        ]
 
     # -- behaviour ---------------------------------------------------------------------------------
 
@@ -287,7 +293,8 @@ class FakeOpenAI:
             raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
             if self.tool_parser:
                 message.setdefault("tool_calls", []).append(
-                    {"id": f"call_{next(self._ids)}", "type": "function", "function": {"name": name, "arguments": raw}})
+                    {"id": f"call_{next(self._ids)}", "type": "function", "function": {"name": name, "arguments": raw}}
+                )
                 finish = "tool_calls"
             else:  # no tool parser: the model's template text comes back as content
                 written = f'<tool_call>\n{{"name": {json.dumps(name)}, "arguments": {raw}}}\n</tool_call>'
@@ -305,8 +312,9 @@ class FakeOpenAI:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model", self.model),
-            "choices": [] if response.get("choices") == [] else
-            [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+            "choices": []
+            if response.get("choices") == []
+            else [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
             "usage": usage,
         }
 
@@ -326,9 +334,11 @@ class FakeOpenAI:
             prompt = request_tokens(body).total
             reply = int(body.get("max_tokens") or body.get("max_completion_tokens") or 0)
             if prompt + reply > self.context_length:
-                return (f"This model's maximum context length is {self.context_length} tokens. However, you requested "
-                        f"{prompt + reply} tokens ({prompt} in the messages, {reply} in the completion). "
-                        "Please reduce the length of the messages or completion.")
+                return (
+                    f"This model's maximum context length is {self.context_length} tokens. However, you requested "
+                    f"{prompt + reply} tokens ({prompt} in the messages, {reply} in the completion). "
+                    "Please reduce the length of the messages or completion."
+                )
         return None
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
@@ -343,8 +353,13 @@ class FakeOpenAI:
             def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
                 pass
 
-            def _send(self, status: int, payload: dict[str, Any] | str, headers: dict[str, str] | None = None,
-                      content_type: str = "application/json") -> None:
+            def _send(
+                self,
+                status: int,
+                payload: dict[str, Any] | str,
+                headers: dict[str, str] | None = None,
+                content_type: str = "application/json",
+            ) -> None:
                 data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
@@ -376,7 +391,9 @@ class FakeOpenAI:
                 if not self._authorised():
                     return
                 if self.path.rstrip("/").endswith("/models"):
-                    data = [{"id": m, "object": "model", "created": 0, "owned_by": "docintent-fake"} for m in fake.models]
+                    data = [
+                        {"id": m, "object": "model", "created": 0, "owned_by": "docintent-fake"} for m in fake.models
+                    ]
                     self._send(200, {"object": "list", "data": data})
                 else:
                     self._error(404, f"no route {self.path}", "not_found")
@@ -426,7 +443,9 @@ class FakeOpenAI:
                     self._error(500, f"fake server script failed: {type(err).__name__}: {err}", "server_error")
                     return
                 if fake.drops_tools and ("tool" in response or "tools" in response):
-                    calls = [(response["tool"], response.get("arguments", {}))] if "tool" in response else response["tools"]
+                    calls = (
+                        [(response["tool"], response.get("arguments", {}))] if "tool" in response else response["tools"]
+                    )
                     rest = {k: v for k, v in response.items() if k not in ("tool", "tools", "arguments")}
                     if body.get("tools"):  # the template showed the model no tools: it answers in prose
                         prose = " ".join(str(v) for _, args in calls if isinstance(args, dict) for v in args.values())
@@ -460,8 +479,10 @@ def is_probe(body: dict[str, Any]) -> bool:
     if not isinstance(messages[0].get("content"), list):
         return False
     parts = messages[0]["content"]
-    return (any(p.get("type") == "text" and p.get("text") == PROBE_QUESTION for p in parts)
-            and sum(p.get("type") == "image_url" for p in parts) == 1)
+    return (
+        any(p.get("type") == "text" and p.get("text") == PROBE_QUESTION for p in parts)
+        and sum(p.get("type") == "image_url" for p in parts) == 1
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -476,8 +497,11 @@ def main(argv: list[str] | None = None) -> int:
     if not isinstance(script, list):
         parser.error(f"{args.script}: the script must be a JSON list of responses")
     server = FakeOpenAI(script, models=args.model or ["fake-vl"], host=args.host, port=args.port)
-    print(f"fake OpenAI server at http://{args.host}:{server.port}/v1 serving {server.models} "
-          f"({len(script)} scripted responses); Ctrl-C stops it", flush=True)
+    print(
+        f"fake OpenAI server at http://{args.host}:{server.port}/v1 serving {server.models} "
+        f"({len(script)} scripted responses); Ctrl-C stops it",
+        flush=True,
+    )
     try:
         server._server.serve_forever()
     except KeyboardInterrupt:

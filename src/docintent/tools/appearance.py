@@ -61,4 +61,6 @@ class Appearance(Tool):
             return page.derive(page.pixels.copy(), f"{self.name}:too_small", work={})
         # A wider kernel than deshadowing: stains and casts vary slowly, and it spares large bold text.
         background = paper_background(page.pixels, text_kernel=0.05, chroma_ratio=0.25, dark_ratio=0.6)
-        return page.derive(stretch_ink(divide_background(page.pixels, background)), self.name, work=background_work(page))
+        return page.derive(
+            stretch_ink(divide_background(page.pixels, background)), self.name, work=background_work(page)
+        )

@@ -64,7 +64,11 @@ class Tool(ABC):
             raise TypeError(f"tool name {cls.name!r} must be lower_snake_case")
         # Whether the family exists is checked when the tool is registered: plug-in families load then too.
         schema = cls.parameters
-        if not (isinstance(schema, dict) and schema.get("type") == "object" and isinstance(schema.get("properties", {}), dict)):
+        if not (
+            isinstance(schema, dict)
+            and schema.get("type") == "object"
+            and isinstance(schema.get("properties", {}), dict)
+        ):
             raise TypeError(f"tool {cls.name!r}: parameters must be a JSON schema of type 'object'")
 
     def setup(self) -> None:
@@ -113,7 +117,12 @@ class Tool(ABC):
             if "enum" in spec and value not in spec["enum"]:
                 raise ToolError(self.name, f"argument {key!r} must be one of {spec['enum']}, got {value!r}")
             kind = spec.get("type")
-            if kind == "number" and not isinstance(value, (int, float)) or kind == "integer" and not isinstance(value, int):
+            if (
+                kind == "number"
+                and not isinstance(value, (int, float))
+                or kind == "integer"
+                and not isinstance(value, int)
+            ):
                 raise ToolError(self.name, f"argument {key!r} must be a {kind}, got {value!r}")
             if kind in ("number", "integer"):
                 if "minimum" in spec and value < spec["minimum"] or "maximum" in spec and value > spec["maximum"]:

@@ -89,8 +89,12 @@ def kernel_bank() -> tuple[tuple[str, float, float], ...]:
 def refinements(kind: str, size: float, angle: float) -> list[tuple[str, float, float]]:
     """Finer candidates around a coarse one (a few degrees and a fraction of a pixel matter for long kernels)."""
     if kind == "motion":
-        return [("motion", max(2.0, size + dl), (angle + da) % 180.0)
-                for dl in (-1.5, 0.0, 1.5) for da in (-10.0, -5.0, 0.0, 5.0, 10.0) if dl or da]
+        return [
+            ("motion", max(2.0, size + dl), (angle + da) % 180.0)
+            for dl in (-1.5, 0.0, 1.5)
+            for da in (-10.0, -5.0, 0.0, 5.0, 10.0)
+            if dl or da
+        ]
     step = 0.2 if kind == "gauss" else 0.25
     return [(kind, max(0.5, size + d * step), 0.0) for d in (-2, -1, 1, 2)]
 

@@ -61,7 +61,9 @@ def paper_background(
     if dark_ratio is not None:
         local_max = cv2.dilate(blum, cv2.getStructuringElement(cv2.MORPH_RECT, (4 * k + 1, 4 * k + 1)))
         coloured |= blum < dark_ratio * local_max
-    coloured = cv2.dilate(coloured.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_RECT, (k // 2 | 1, k // 2 | 1)))
+    coloured = cv2.dilate(
+        coloured.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_RECT, (k // 2 | 1, k // 2 | 1))
+    )
     paper = 1.0 - coloured.astype(np.float32)
     if 0.02 < paper.mean() < 0.999:
         sigma = 1.5 * k

@@ -114,8 +114,12 @@ def text_line_samples(pixels: np.ndarray) -> LineSamples | None:
         return None
     text_height = float(np.median(letters))
     # Smear letters into words and words into line blobs, without bridging the gap between lines.
-    smear = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (int(2 * text_height) | 1, 1)))
-    smear = cv2.morphologyEx(smear, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (int(text_height) | 1, 1)))
+    smear = cv2.morphologyEx(
+        ink, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (int(2 * text_height) | 1, 1))
+    )
+    smear = cv2.morphologyEx(
+        smear, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (int(text_height) | 1, 1))
+    )
     n, labels, stats, _ = cv2.connectedComponentsWithStats(smear, connectivity=8)
     widths, heights = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
     areas = stats[:, cv2.CC_STAT_AREA]

@@ -75,7 +75,9 @@ def _check_target(tool: Tool, origin: str) -> None:
 def builtin_modules() -> list[str]:
     """The modules of ``docintent.tools``, by name: importing them registers the built-in tools."""
     package = importlib.import_module(__package__)
-    return sorted(f"{__package__}.{m.name}" for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_"))
+    return sorted(
+        f"{__package__}.{m.name}" for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")
+    )
 
 
 def _load_builtin() -> None:

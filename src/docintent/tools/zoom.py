@@ -136,7 +136,10 @@ class ZoomEvidence:
             "angle": self.angle,
             "crop": self.crop.hash,
             "page": self.page_hash,
-            "lines": [{"text": l.text, "bbox": list(l.box.to_1000()), "confidence": round(l.confidence, 4)} for l in self.lines],
+            "lines": [
+                {"text": l.text, "bbox": list(l.box.to_1000()), "confidence": round(l.confidence, 4)}
+                for l in self.lines
+            ],
             "blocks": [{"type": b.kind, "bbox": list(b.box.to_1000()), "text": b.text} for b in self.blocks],
             "markdown": self.markdown,
             "html": self.html,
@@ -170,7 +173,11 @@ class Zoom(InspectionTool):
                 "maxItems": 4,
                 "description": "[x0, y0, x1, y1]: 0-1000 integers, or fractions of the page in [0, 1]",
             },
-            "angle": {"type": "integer", "enum": [0, 90, 180, 270], "description": "counter-clockwise turn applied after cropping"},
+            "angle": {
+                "type": "integer",
+                "enum": [0, 90, 180, 270],
+                "description": "counter-clockwise turn applied after cropping",
+            },
             "type": {"type": "string", "enum": list(KINDS), "description": "what to recognise in the region"},
         },
         "required": ["bbox"],
@@ -218,9 +225,15 @@ class Zoom(InspectionTool):
             # Reconstruct in the upright crop's frame (rows run horizontally there), then report page boxes.
             table = reconstruct_table(result, page_size=crop.size)
             return ZoomEvidence(
-                **common, lines=lines, table=table, markdown=table.to_markdown(), html=table.to_html(),
+                **common,
+                lines=lines,
+                table=table,
+                markdown=table.to_markdown(),
+                html=table.to_html(),
                 seconds=time.perf_counter() - start,
-                meta={"cell_boxes": [[list(self.to_page(c.box, box, angle).to_1000()) for c in row] for row in table.rows]},
+                meta={
+                    "cell_boxes": [[list(self.to_page(c.box, box, angle).to_1000()) for c in row] for row in table.rows]
+                },
             )
         note = EQUATION_NOTE if kind == "equation" else ""
         return ZoomEvidence(**common, lines=lines, note=note, seconds=time.perf_counter() - start)
@@ -251,8 +264,9 @@ class Zoom(InspectionTool):
         x0, y0, x1, y1 = box.to_pixels(page.width, page.height)
         if x1 - x0 < MIN_BOX_PX or y1 - y0 < MIN_BOX_PX:
             raise InvalidBoxError(
-                bbox, f"region is {x1 - x0}x{y1 - y0} px on a {page.width}x{page.height} page; "
-                f"need at least {MIN_BOX_PX}x{MIN_BOX_PX} px"
+                bbox,
+                f"region is {x1 - x0}x{y1 - y0} px on a {page.width}x{page.height} page; "
+                f"need at least {MIN_BOX_PX}x{MIN_BOX_PX} px",
             )
         # Snap to whole pixels so boxes mapped back from the crop match the page exactly.
         return Box(x0 / page.width, y0 / page.height, x1 / page.width, y1 / page.height)
@@ -264,8 +278,12 @@ class Zoom(InspectionTool):
         x0, y0, x1, y1 = box.to_pixels(page.width, page.height)
         pixels = np.rot90(page.pixels[y0:y1, x0:x1], angle // 90)  # positive k turns counter-clockwise
         return page.derive(
-            np.ascontiguousarray(pixels), f"zoom{list(box.to_1000())}@{angle}",
-            crop_of=page.hash, crop_box=box.as_tuple(), crop_angle=angle, crop_label=label,
+            np.ascontiguousarray(pixels),
+            f"zoom{list(box.to_1000())}@{angle}",
+            crop_of=page.hash,
+            crop_box=box.as_tuple(),
+            crop_angle=angle,
+            crop_label=label,
         )
 
     def _layout_engine(self):
@@ -273,7 +291,9 @@ class Zoom(InspectionTool):
             try:
                 from rapid_layout import RapidLayout
             except ImportError as err:
-                raise MissingDependencyError("rapid-layout", "layout", "zoom with type='region' (layout analysis)") from err
+                raise MissingDependencyError(
+                    "rapid-layout", "layout", "zoom with type='region' (layout analysis)"
+                ) from err
             import logging
 
             # rapid-layout logs every model load at INFO through its own per-module loggers.
@@ -283,11 +303,12 @@ class Zoom(InspectionTool):
             self._layout = RapidLayout()
         return self._layout
 
-    def _region(self, crop: Page, region: Box, angle: int) -> tuple[tuple[EvidenceBlock, ...], tuple[EvidenceLine, ...]]:
+    def _region(
+        self, crop: Page, region: Box, angle: int
+    ) -> tuple[tuple[EvidenceBlock, ...], tuple[EvidenceLine, ...]]:
         """Layout blocks first, then the crop's OCR lines shared out to the block holding each line's centre;
         table blocks are reconstructed as tables. Lines in no block form a trailing 'text' block."""
         import cv2
-
 
         out = self._layout_engine()(cv2.cvtColor(crop.pixels, cv2.COLOR_RGB2BGR))
         result = self.engine.read(crop, min_side=self.min_side)
@@ -295,7 +316,9 @@ class Zoom(InspectionTool):
         if out.boxes is not None:
             for (bx0, by0, bx1, by1), name, score in zip(out.boxes, out.class_names, out.scores):
                 try:
-                    raw_blocks.append((str(name), Box.from_pixels((bx0, by0, bx1, by1), crop.width, crop.height), float(score)))
+                    raw_blocks.append(
+                        (str(name), Box.from_pixels((bx0, by0, bx1, by1), crop.width, crop.height), float(score))
+                    )
                 except InvalidBoxError:
                     continue  # a degenerate detection holds nothing to read
         # The layout model often proposes the same area twice under two labels: keep the more confident one.

@@ -6,15 +6,26 @@ this package is the policy that decides with it (:mod:`.brain`), its Phase B mea
 """
 
 from .brain import (
-           ANSWER_THRESHOLD,
-           DEFAULT_CALIBRATION,
-           TEXT_KEPT,
-           UNMOVED,
-           Calibration,
-           OfflineReader,
-           OfflineReaderOptions,
+    ANSWER_THRESHOLD,
+    DEFAULT_CALIBRATION,
+    TEXT_KEPT,
+    UNMOVED,
+    Calibration,
+    OfflineReader,
+    OfflineReaderOptions,
 )
 from .review import DEFAULT_FLOORS, REVIEW_RULES, NoiseFloors, ReviewEvidence
 
-__all__ = ["ANSWER_THRESHOLD", "DEFAULT_CALIBRATION", "DEFAULT_FLOORS", "REVIEW_RULES", "NoiseFloors", "TEXT_KEPT", "UNMOVED", "Calibration",
-           "OfflineReader", "OfflineReaderOptions", "ReviewEvidence"]
+__all__ = [
+    "ANSWER_THRESHOLD",
+    "DEFAULT_CALIBRATION",
+    "DEFAULT_FLOORS",
+    "REVIEW_RULES",
+    "NoiseFloors",
+    "TEXT_KEPT",
+    "UNMOVED",
+    "Calibration",
+    "OfflineReader",
+    "OfflineReaderOptions",
+    "ReviewEvidence",
+]

@@ -100,26 +100,50 @@ class OfflineReaderOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
-    engine: Annotated[str | None, Field(
-        description="OCR engine: a kind of docintent.ocr.ENGINES, plug-ins included (default: DOCINTENT_OCR_ENGINE, "
-        "else rapidocr)")] = None
-    reader: Annotated[str, Field(description=(
-        "how answers are read off the layout: a kind of docintent.reader.READERS (scored: candidates from every "
-        "source chosen by the trained scorer; rules: the rule cascade alone)"))] = "scored"
-    answer_threshold: Annotated[float, Field(ge=0.0, le=1.0,
-                                             description="calibrated confidence at which Phase A answers")] = ANSWER_THRESHOLD
-    severity_threshold: Annotated[float | None, Field(ge=0.0, le=1.0, description=(
-        "one severity threshold for every degradation (default: each family's own)"))] = None
-    orientation_confidence: Annotated[float, Field(ge=0.0, le=1.0,
-                                                   description="classifier confidence needed to turn the page")] = 0.6
+    engine: Annotated[
+        str | None,
+        Field(
+            description="OCR engine: a kind of docintent.ocr.ENGINES, plug-ins included (default: DOCINTENT_OCR_ENGINE, "
+            "else rapidocr)"
+        ),
+    ] = None
+    reader: Annotated[
+        str,
+        Field(
+            description=(
+                "how answers are read off the layout: a kind of docintent.reader.READERS (scored: candidates from every "
+                "source chosen by the trained scorer; rules: the rule cascade alone)"
+            )
+        ),
+    ] = "scored"
+    answer_threshold: Annotated[
+        float, Field(ge=0.0, le=1.0, description="calibrated confidence at which Phase A answers")
+    ] = ANSWER_THRESHOLD
+    severity_threshold: Annotated[
+        float | None,
+        Field(
+            ge=0.0, le=1.0, description=("one severity threshold for every degradation (default: each family's own)")
+        ),
+    ] = None
+    orientation_confidence: Annotated[
+        float, Field(ge=0.0, le=1.0, description="classifier confidence needed to turn the page")
+    ] = 0.6
     keep_margin: Annotated[float, Field(ge=0.0, le=1.0, description="legibility gain a kept restoration needs")] = 0.0
     review_rule: Annotated[ReviewRule, Field(description="Phase B rule")] = "evidence"
-    noise_floors: Annotated[NoiseFloors | dict[str, Any] | None, Field(
-        description="the noise floors of Phase B's quantities as {legibility, confidence, severity, tie} "
-                    "(default: the measured ones)")] = None
-    calibration: Annotated[Calibration | dict[str, float] | Literal["default"] | None, Field(
-        description="the confidence calibration as {bias, confidence, damage, scale}, null for the reader's own "
-                    "confidence, or default: the one fitted for the reader")] = "default"
+    noise_floors: Annotated[
+        NoiseFloors | dict[str, Any] | None,
+        Field(
+            description="the noise floors of Phase B's quantities as {legibility, confidence, severity, tie} "
+            "(default: the measured ones)"
+        ),
+    ] = None
+    calibration: Annotated[
+        Calibration | dict[str, float] | Literal["default"] | None,
+        Field(
+            description="the confidence calibration as {bias, confidence, damage, scale}, null for the reader's own "
+            "confidence, or default: the one fitted for the reader"
+        ),
+    ] = "default"
 
 
 @dataclass
@@ -166,8 +190,9 @@ class OfflineReader(Restorer, MactRoles):
         self.engine_kind = engine
         self.answer_threshold = float(answer_threshold)
         self.keep_margin = float(keep_margin)
-        self.perception = Perception(severity_threshold=severity_threshold,
-                                     orientation_confidence=orientation_confidence)
+        self.perception = Perception(
+            severity_threshold=severity_threshold, orientation_confidence=orientation_confidence
+        )
         self.reader_kind = reader
         self._reader = READERS.get(reader)  # an unknown kind: one line naming every valid reader
         if isinstance(calibration, str) and calibration == "default":
@@ -260,8 +285,11 @@ class OfflineReader(Restorer, MactRoles):
                 tool = next((t for t in tools_for(degradation) if t in state.available_tools and t not in kept), None)
                 if severity > self.perception.threshold(degradation) and tool is not None:
                     where = "the evidence region" if region != Box.FULL else "the page"
-                    return UseTool(tool, f"{degradation} severity {severity:.2f} in {where}; answer confidence "
-                                         f"{found.confidence:.2f}", region=None if region == Box.FULL else region)
+                    return UseTool(
+                        tool,
+                        f"{degradation} severity {severity:.2f} in {where}; answer confidence {found.confidence:.2f}",
+                        region=None if region == Box.FULL else region,
+                    )
         return replace(found, reasoning=f"no restorable degradation found; {found.reasoning}")
 
     def review(self, state: State, change: Change):
@@ -289,8 +317,10 @@ class OfflineReader(Restorer, MactRoles):
     def _review_turn(self, state: State, change: Change):
         """Text cannot be read on a sideways page, so the orientation classifier is the judge of a turn."""
         b_fix, a_fix = self.orientation_fix(state, change.before), self.orientation_fix(state, change.after)
-        verdict = (f"orientation before: {'upright' if b_fix is None else 'needs ' + b_fix}; "
-                   f"after: {'upright' if a_fix is None else 'needs ' + a_fix}")
+        verdict = (
+            f"orientation before: {'upright' if b_fix is None else 'needs ' + b_fix}; "
+            f"after: {'upright' if a_fix is None else 'needs ' + a_fix}"
+        )
         measured: dict[str, Any] = {"before": b_fix, "after": a_fix, "decided_by": "orientation"}
         if self.review_rule == "page":  # question-free: kept only when the page is upright after the turn
             keep = a_fix is None
@@ -302,7 +332,9 @@ class OfflineReader(Restorer, MactRoles):
         undo = a_fix is not None and _turn(change.tool) + _turn(a_fix) == 360
         keep = b_fix is not None and not undo
         if keep:
-            because = "the page is upright now" if a_fix is None else f"the page turned the right way (still needs {a_fix})"
+            because = (
+                "the page is upright now" if a_fix is None else f"the page turned the right way (still needs {a_fix})"
+            )
         else:
             because = "the page was upright already" if b_fix is None else "the turn went the wrong way"
         return (Keep if keep else Rollback)(verdict, measurements={**measured, "because": because})
@@ -318,10 +350,16 @@ class OfflineReader(Restorer, MactRoles):
                 # The damage the tool is for is still there (demoire cannot remove a pattern that is print, such as
                 # a table of contents' dot leaders; a deblurring that sharpens noise): rolled back without reading
                 # the page again, which is most of a step's time.
-                return Rollback(f"{target} severity {before:.2f} -> {after:.2f}: the damage it targets is still there",
-                                measurements={"severity_before": before, "severity_after": after, "degradation": target,
-                                              "because": f"the {target} damage is still there",
-                                              "decided_by": "severity"})
+                return Rollback(
+                    f"{target} severity {before:.2f} -> {after:.2f}: the damage it targets is still there",
+                    measurements={
+                        "severity_before": before,
+                        "severity_after": after,
+                        "degradation": target,
+                        "because": f"the {target} damage is still there",
+                        "decided_by": "severity",
+                    },
+                )
         evidence = self.review_evidence(state, change, whole_page=True)
         reader = self.question_reader(state)
         chars_before, chars_after = reader.characters(change.before), reader.characters(change.after)
@@ -332,8 +370,13 @@ class OfflineReader(Restorer, MactRoles):
         if page_keep and not keep:
             because, decided_by = "text was lost", "characters"
         reason = f"{evidence.describe(answer=False)}; characters read {chars_before} -> {chars_after}"
-        measured = {**evidence.measurements(), "characters_before": chars_before, "characters_after": chars_after,
-                    "because": because, "decided_by": decided_by}
+        measured = {
+            **evidence.measurements(),
+            "characters_before": chars_before,
+            "characters_after": chars_after,
+            "because": because,
+            "decided_by": decided_by,
+        }
         return (Keep if keep else Rollback)(reason, measurements=measured)
 
     def review_evidence(self, state: State, change: Change, whole_page: bool = False) -> ReviewEvidence:
@@ -363,8 +406,17 @@ class OfflineReader(Restorer, MactRoles):
             severity_after = self.perception.severities(after, where).get(change.degradation)
         rb, ra = reader.read(before), reader.read(after)
         return ReviewEvidence(
-            change.tool, "page" if geometric else "evidence region", b, legibility_after=a, severity_before=severity_before, severity_after=severity_after,
-            confidence_before=rb.confidence, confidence_after=ra.confidence, answer_before=rb.answer, answer_after=ra.answer, degradation=change.degradation,
+            change.tool,
+            "page" if geometric else "evidence region",
+            b,
+            legibility_after=a,
+            severity_before=severity_before,
+            severity_after=severity_after,
+            confidence_before=rb.confidence,
+            confidence_after=ra.confidence,
+            answer_before=rb.answer,
+            answer_after=ra.answer,
+            degradation=change.degradation,
         )
 
     # -- confidence that knows the page's damage ------------------------------------------------------
@@ -435,8 +487,9 @@ class OfflineReader(Restorer, MactRoles):
         crop = evidence.crop
         scale = min(3.0, 1000.0 / max(crop.width, crop.height))
         if scale > 1.0:
-            crop = crop.derive(cv2.resize(crop.pixels, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC),
-                               f"upscale{scale:.2f}")
+            crop = crop.derive(
+                cv2.resize(crop.pixels, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC), f"upscale{scale:.2f}"
+            )
         reading = self.read(state, crop)
         if reading.answer and reading.confidence > base.confidence:
             # the crop's boxes are mapped back onto the page that was zoomed
@@ -444,29 +497,45 @@ class OfflineReader(Restorer, MactRoles):
             region = reading.region.within(frame) if reading.region != Box.FULL else frame
             lines = tuple((l.text, l.confidence, l.box.within(frame)) for l in reading.evidence)
             box = reading.box.within(frame) if reading.box != Box.FULL else None
-            return Answer(reading.answer, reading.confidence, f"read on the zoomed crop by {reading.source}",
-                          region=region, evidence=lines, box=box)
+            return Answer(
+                reading.answer,
+                reading.confidence,
+                f"read on the zoomed crop by {reading.source}",
+                region=region,
+                evidence=lines,
+                box=box,
+            )
         return base
 
     # -- MACT roles -----------------------------------------------------------------------------------
 
-    def plan(self, state: State, count: int = 1, feedback: Verdict | None = None,
-             previous: tuple[Plan, ...] = ()) -> list[Plan]:
+    def plan(
+        self, state: State, count: int = 1, feedback: Verdict | None = None, previous: tuple[Plan, ...] = ()
+    ) -> list[Plan]:
         """Plans from the question's intent; after a plan mistake, the next alternative."""
         return roles.make_plans(state.question, state.task, count, feedback, tried=len(previous))
 
-    def execute(self, state: State, plan: Plan, step: PlanStep, results: dict[str, Execution],
-                candidate: int = 0, feedback: Verdict | None = None) -> Execution:
+    def execute(
+        self,
+        state: State,
+        plan: Plan,
+        step: PlanStep,
+        results: dict[str, Execution],
+        candidate: int = 0,
+        feedback: Verdict | None = None,
+    ) -> Execution:
         """One step through the reader's primitives; candidates 0-2 read the evidence three ways."""
-        return roles.execute_step(self.question_reader(state), state, plan, step, results,
-                                  candidate % roles.CANDIDATES, feedback)
+        return roles.execute_step(
+            self.question_reader(state), state, plan, step, results, candidate % roles.CANDIDATES, feedback
+        )
 
     def judge(self, state: State, plan: Plan, results: dict[str, Execution]) -> Verdict:
         """Independent checks: label exists, zoomed re-read by the second engine, arithmetic, answer type."""
         return roles.judge_plan(self.question_reader(state), state, plan, results)
 
-    def conclude(self, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]],
-                 corrections: list[Correction]) -> Answer:
+    def conclude(
+        self, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]], corrections: list[Correction]
+    ) -> Answer:
         """The accepted plan's result, formatted for the task."""
         return roles.conclude(state, runs, corrections)
 

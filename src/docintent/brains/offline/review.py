@@ -110,25 +110,37 @@ class ReviewEvidence:
         """The verdict under ``rule`` (see REVIEW_RULES)."""
         return self.verdict(rule, margin, floors)[0]
 
-    def verdict(self, rule: str = "evidence", margin: float = 0.0,
-                floors: NoiseFloors = DEFAULT_FLOORS) -> tuple[bool, str]:
+    def verdict(
+        self, rule: str = "evidence", margin: float = 0.0, floors: NoiseFloors = DEFAULT_FLOORS
+    ) -> tuple[bool, str]:
         """``(keep, why)`` under ``rule``; ``why`` names the difference that decided and its margin."""
         keep, because, figures, _ = self.explain(rule, margin, floors)
         return keep, f"{because} ({figures})" if figures else because
 
-    def explain(self, rule: str = "evidence", margin: float = 0.0,
-                floors: NoiseFloors = DEFAULT_FLOORS) -> tuple[bool, str, str, str | None]:
+    def explain(
+        self, rule: str = "evidence", margin: float = 0.0, floors: NoiseFloors = DEFAULT_FLOORS
+    ) -> tuple[bool, str, str, str | None]:
         """``(keep, because, figures, decided_by)``: the verdict under ``rule``, why in plain words, the margins
         behind it, and the quantity that decided ("confidence", "legibility", "severity"; None for a tie or a
         rule without one)."""
         more_legible = self.legibility_after > self.legibility_before * (1.0 + margin)
         if rule == "legibility":
-            return (more_legible, "the text around the answer reads better" if more_legible else
-                    "the text around the answer reads no better", "", "legibility")
+            return (
+                more_legible,
+                "the text around the answer reads better"
+                if more_legible
+                else "the text around the answer reads no better",
+                "",
+                "legibility",
+            )
         if rule == "page":  # question-free: no answer to be certain of
             keep = more_legible or self.severity_fell and self.legibility_after >= 0.97 * self.legibility_before
-            return (keep, "the page reads better or its damage fell" if keep else "the page reads no better", "",
-                    "legibility")
+            return (
+                keep,
+                "the page reads better or its damage fell" if keep else "the page reads no better",
+                "",
+                "legibility",
+            )
         if rule == "evidence-fixed":
             return self._fixed(more_legible)
         if rule == "answer":
@@ -138,7 +150,9 @@ class ReviewEvidence:
     def _by_answer(self, floors: NoiseFloors) -> tuple[bool, str, str, str | None]:
         dp = self.confidence_after - self.confidence_before
         floor = floors.probability
-        text = f"probability of the answer {self.confidence_before:.3f} -> {self.confidence_after:.3f}, floor {floor:.3f}"
+        text = (
+            f"probability of the answer {self.confidence_before:.3f} -> {self.confidence_after:.3f}, floor {floor:.3f}"
+        )
         if _norm(self.answer_after) != _norm(self.answer_before):
             if self.answer_after and dp > max(floor, ANSWER_CHANGE_MARGIN):
                 return True, "the answer changed to one the reader is surer of", text, "probability"
@@ -178,14 +192,21 @@ class ReviewEvidence:
             fell = self.severity_before - self.severity_after
         if fell is not None and fell > max(SEVERITY_FALL, floors.severity):
             if dl >= -leg_floor:
-                return (True, f"the {self.degradation or 'targeted'} damage fell while the text read as well",
-                        f"{fell:.2f}, floor {floors.severity:.2f}; {leg_text}", "severity")
+                return (
+                    True,
+                    f"the {self.degradation or 'targeted'} damage fell while the text read as well",
+                    f"{fell:.2f}, floor {floors.severity:.2f}; {leg_text}",
+                    "severity",
+                )
             return False, "the damage fell but the text reads worse", leg_text, "legibility"
         if dl < -leg_floor:
             return False, "the text around the answer reads worse", leg_text, "legibility"
         keep = floors.tie == "keep"
-        tie = ("no difference beyond measurement noise; a tie is kept, nothing having measurably got worse" if keep
-               else "no change needed: no difference beyond measurement noise, so the page stays as it was")
+        tie = (
+            "no difference beyond measurement noise; a tie is kept, nothing having measurably got worse"
+            if keep
+            else "no change needed: no difference beyond measurement noise, so the page stays as it was"
+        )
         return keep, tie, leg_text, None
 
     def describe(self, answer: bool = True) -> str:

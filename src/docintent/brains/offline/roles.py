@@ -68,9 +68,20 @@ def _alternatives(intent: Intent) -> list[tuple[list[PlanStep], str]]:
     if k in ("diff", "sum", "avg") and intent.across:
         target = intent.targets[0]
         return [
-            ([PlanStep("s1", f"read every value of {target}", "series", op="series", args={"target": target}),
-              PlanStep("s2", f"{_OPS[k]} of those values", "number", inputs=("s1",), op="compute", args={"operation": k, "all": True})],
-             f"the {_OPS[k]} runs over every value of one row or category"),
+            (
+                [
+                    PlanStep("s1", f"read every value of {target}", "series", op="series", args={"target": target}),
+                    PlanStep(
+                        "s2",
+                        f"{_OPS[k]} of those values",
+                        "number",
+                        inputs=("s1",),
+                        op="compute",
+                        args={"operation": k, "all": True},
+                    ),
+                ],
+                f"the {_OPS[k]} runs over every value of one row or category",
+            ),
             read,
         ]
     if k in ("diff", "sum", "avg"):
@@ -78,40 +89,79 @@ def _alternatives(intent: Intent) -> list[tuple[list[PlanStep], str]]:
         lookups = [
             PlanStep("s1", f"read the value of {a}", "number", op="lookup", args={"target": a}),
             PlanStep("s2", f"read the value of {b}", "number", op="lookup", args={"target": b}),
-            PlanStep("s3", f"{_OPS[k]} of the two values", "number", inputs=("s1", "s2"), op="compute", args={"operation": k}),
+            PlanStep(
+                "s3", f"{_OPS[k]} of the two values", "number", inputs=("s1", "s2"), op="compute", args={"operation": k}
+            ),
         ]
         series = [
             PlanStep("s1", "read every label with its value", "series", op="series"),
-            PlanStep("s2", f"{_OPS[k]} of {a} and {b} in that series", "number", inputs=("s1",), op="compute",
-                     args={"operation": k, "select": [a, b]}),
+            PlanStep(
+                "s2",
+                f"{_OPS[k]} of {a} and {b} in that series",
+                "number",
+                inputs=("s1",),
+                op="compute",
+                args={"operation": k, "select": [a, b]},
+            ),
         ]
-        return [(lookups, f"two look-ups ({a}, {b}), then the {_OPS[k]}"),
-                (series, f"the whole series, then the {_OPS[k]} of {a} and {b} in it"), read]
+        return [
+            (lookups, f"two look-ups ({a}, {b}), then the {_OPS[k]}"),
+            (series, f"the whole series, then the {_OPS[k]} of {a} and {b} in it"),
+            read,
+        ]
     if k == "count":
         word, bound = intent.condition or ("above", 0.0)
         return [
-            ([PlanStep("s1", "read every label with its value", "series", op="series"),
-              PlanStep("s2", f"count the values {word} {format_number(bound)}", "count", inputs=("s1",), op="count",
-                       args={"condition": [word, bound]})],
-             "the whole series, then count the values that meet the condition"),
+            (
+                [
+                    PlanStep("s1", "read every label with its value", "series", op="series"),
+                    PlanStep(
+                        "s2",
+                        f"count the values {word} {format_number(bound)}",
+                        "count",
+                        inputs=("s1",),
+                        op="count",
+                        args={"condition": [word, bound]},
+                    ),
+                ],
+                "the whole series, then count the values that meet the condition",
+            ),
             read,
         ]
     if k == "extreme":
         which = {1: "", 2: "second ", 3: "third "}.get(intent.rank, f"#{intent.rank} ")
         word = "highest" if intent.order == "max" else "lowest"
-        steps = [PlanStep("s1", "read every label with its value", "series", op="series"),
-                 PlanStep("s2", f"the label with the {which}{word} value", intent.answer_type, inputs=("s1",), op="rank",
-                          args={"order": intent.order, "rank": intent.rank})]
+        steps = [
+            PlanStep("s1", "read every label with its value", "series", op="series"),
+            PlanStep(
+                "s2",
+                f"the label with the {which}{word} value",
+                intent.answer_type,
+                inputs=("s1",),
+                op="rank",
+                args={"order": intent.order, "rank": intent.rank},
+            ),
+        ]
         plans = [(steps, f"the whole series, then the {which}{word}")]
         return plans + [read] if intent.rank == 1 else plans + [(steps, "the whole series read again")]
     if k == "compare":
         a, b = intent.targets
         return [
-            ([PlanStep("s1", f"read the value of {a}", "number", op="lookup", args={"target": a}),
-              PlanStep("s2", f"read the value of {b}", "number", op="lookup", args={"target": b}),
-              PlanStep("s3", "name the one the question asks for", "category", inputs=("s1", "s2"), op="compute",
-                       args={"operation": "compare"})],
-             f"two look-ups ({a}, {b}), then the comparison"),
+            (
+                [
+                    PlanStep("s1", f"read the value of {a}", "number", op="lookup", args={"target": a}),
+                    PlanStep("s2", f"read the value of {b}", "number", op="lookup", args={"target": b}),
+                    PlanStep(
+                        "s3",
+                        "name the one the question asks for",
+                        "category",
+                        inputs=("s1", "s2"),
+                        op="compute",
+                        args={"operation": "compare"},
+                    ),
+                ],
+                f"two look-ups ({a}, {b}), then the comparison",
+            ),
             read,
         ]
     return [read]
@@ -120,7 +170,9 @@ def _alternatives(intent: Intent) -> list[tuple[list[PlanStep], str]]:
 # -- reading the page's structure ---------------------------------------------------------------------
 
 
-def _ocr_for(reader: QuestionReader, state: State, page: Page, candidate: int, region: Box | None) -> tuple[OcrResult, str]:
+def _ocr_for(
+    reader: QuestionReader, state: State, page: Page, candidate: int, region: Box | None
+) -> tuple[OcrResult, str]:
     """The OCR a candidate reads from: 0 the page (cached), 1 the region zoomed, 2 Tesseract on the page."""
     if candidate == 1 and region is not None and region != Box.FULL:
         return reader.session.read_with(reader.engine, page, region.expand(0.03, 0.03), min_side=900), "zoomed region"
@@ -132,13 +184,13 @@ def _ocr_for(reader: QuestionReader, state: State, page: Page, candidate: int, r
     return reader.read(page).ocr, "page"
 
 
-
 #: Ways a step can read its evidence: the page's OCR, the region zoomed, the second OCR engine.
 CANDIDATES = 3
 
 
-
-def _points(reader: QuestionReader, state: State, intent: Intent, candidate: int, target: str | None = None) -> tuple[list[Point], str, Box]:
+def _points(
+    reader: QuestionReader, state: State, intent: Intent, candidate: int, target: str | None = None
+) -> tuple[list[Point], str, Box]:
     page = state.page
     base = reader.read(page)
     region = base.region if state.task != "chart" else Box.FULL
@@ -201,8 +253,15 @@ def _union(boxes: list[Box]) -> Box:
     return box.expand(0.02, 0.02)
 
 
-def execute_step(reader: QuestionReader, state: State, plan: Plan, step: PlanStep, results: dict[str, Execution],
-                 candidate: int = 0, feedback: Verdict | None = None) -> Execution:
+def execute_step(
+    reader: QuestionReader,
+    state: State,
+    plan: Plan,
+    step: PlanStep,
+    results: dict[str, Execution],
+    candidate: int = 0,
+    feedback: Verdict | None = None,
+) -> Execution:
     """Execute one plan step with candidate reading ``candidate`` (see the module docstring)."""
     intent = parse_intent(state.question, state.task)
     if step.op == "read":
@@ -215,32 +274,81 @@ def execute_step(reader: QuestionReader, state: State, plan: Plan, step: PlanSte
         if step.op == "series":
             conf = min(0.9, 0.3 + 0.1 * len(pts)) if len(pts) >= 2 else 0.1
             conf *= 0.7 if unread else 1.0
-            return Execution(step.id, tool, "; ".join(f"{p.label}: {format_number(p.value)}" for p in pts),
-                             value=[[p.label, p.value] for p in pts], confidence=conf, args={"region": list(region.as_tuple(4)), "unread": unread or None},
-                             evidence=f"{len(pts)} labelled values" + (f"; no value read for {', '.join(unread)}" if unread else ""), candidate=candidate)
+            return Execution(
+                step.id,
+                tool,
+                "; ".join(f"{p.label}: {format_number(p.value)}" for p in pts),
+                value=[[p.label, p.value] for p in pts],
+                confidence=conf,
+                args={"region": list(region.as_tuple(4)), "unread": unread or None},
+                evidence=f"{len(pts)} labelled values" + (f"; no value read for {', '.join(unread)}" if unread else ""),
+                candidate=candidate,
+            )
         point, score = match_point(str(target), pts)
         if point is not None and point.how == "unread" and score >= 0.5:
-            return Execution(step.id, tool, "", value=None, confidence=0.0, args={"target": target, "match": score, "unread": [point.label]},
-                             evidence=f"{point.label}: the label is there, its value did not read", candidate=candidate)
+            return Execution(
+                step.id,
+                tool,
+                "",
+                value=None,
+                confidence=0.0,
+                args={"target": target, "match": score, "unread": [point.label]},
+                evidence=f"{point.label}: the label is there, its value did not read",
+                candidate=candidate,
+            )
         if point is None or score < 0.5:
             # the series reader did not find it: the reader's layout look-up of the target
 
             info = analyse(state.question, state.task)
             info.targets = list(intent.targets)
-            ocr, source = _ocr_for(reader, state, state.page, candidate, None if candidate != 1 else _structure_region(reader, state, intent))
+            ocr, source = _ocr_for(
+                reader,
+                state,
+                state.page,
+                candidate,
+                None if candidate != 1 else _structure_region(reader, state, intent),
+            )
             layout = Layout.from_ocr(ocr)
             cand = lookup_value(str(target), info, state.task, layout, state.page)
             if cand is not None and find_numbers(cand.text):
                 value = find_numbers(cand.text)[0].value
                 box = layout.region_of(cand.items, margin=0.3)
-                return Execution(step.id, f"layout_reader ({source})", format_number(value), value=value, confidence=min(cand.score, 0.8) * 0.8,
-                                 args={"target": target, "box": list(box.as_tuple(4)), "label": cand.text, "match": 0.5},
-                                 evidence=f"{target} -> {cand.text}", candidate=candidate)
-            return Execution(step.id, tool, "", value=None, confidence=0.0, args={"target": target, "match": score,
-                             "labels": [p.label for p in pts][:12]}, evidence=f"{target!r} not found", candidate=candidate)
-        return Execution(step.id, tool, format_number(point.value), value=point.value, confidence=round(0.35 + 0.6 * score if point.how != "bar measured on the axis" else 0.3 + 0.4 * score, 3),
-                         args={"target": target, "box": list(point.box.as_tuple(4)), "label": point.label, "match": round(score, 3), "how": point.how},
-                         evidence=f"{target} -> {point.label} ({point.how})", candidate=candidate)
+                return Execution(
+                    step.id,
+                    f"layout_reader ({source})",
+                    format_number(value),
+                    value=value,
+                    confidence=min(cand.score, 0.8) * 0.8,
+                    args={"target": target, "box": list(box.as_tuple(4)), "label": cand.text, "match": 0.5},
+                    evidence=f"{target} -> {cand.text}",
+                    candidate=candidate,
+                )
+            return Execution(
+                step.id,
+                tool,
+                "",
+                value=None,
+                confidence=0.0,
+                args={"target": target, "match": score, "labels": [p.label for p in pts][:12]},
+                evidence=f"{target!r} not found",
+                candidate=candidate,
+            )
+        return Execution(
+            step.id,
+            tool,
+            format_number(point.value),
+            value=point.value,
+            confidence=round(0.35 + 0.6 * score if point.how != "bar measured on the axis" else 0.3 + 0.4 * score, 3),
+            args={
+                "target": target,
+                "box": list(point.box.as_tuple(4)),
+                "label": point.label,
+                "match": round(score, 3),
+                "how": point.how,
+            },
+            evidence=f"{target} -> {point.label} ({point.how})",
+            candidate=candidate,
+        )
     if step.op == "compute":
         return _execute_compute(step, results, state)
     if step.op == "count":
@@ -250,8 +358,16 @@ def execute_step(reader: QuestionReader, state: State, plan: Plan, step: PlanSte
         test = COUNT_TESTS.get(word, COUNT_TESTS["above"])
         n = sum(1 for _, v in pairs if test(v, float(bound)))
         conf = (src.confidence if src else 0.0) * (1.0 if pairs else 0.0)
-        return Execution(step.id, "calculator", str(n), value=n, confidence=conf, args={"condition": [word, bound], "of": len(pairs)},
-                         evidence=f"{n} of {len(pairs)} values {word} {format_number(float(bound))}", candidate=candidate)
+        return Execution(
+            step.id,
+            "calculator",
+            str(n),
+            value=n,
+            confidence=conf,
+            args={"condition": [word, bound], "of": len(pairs)},
+            evidence=f"{n} of {len(pairs)} values {word} {format_number(float(bound))}",
+            candidate=candidate,
+        )
     if step.op == "rank":
         src = results.get(step.inputs[0]) if step.inputs else None
         pairs = src.value if src is not None and isinstance(src.value, list) else []
@@ -259,11 +375,28 @@ def execute_step(reader: QuestionReader, state: State, plan: Plan, step: PlanSte
         order = step.args.get("order", "max")
         ordered = sorted(pairs, key=lambda p: p[1], reverse=order == "max")
         if len(ordered) < rank:
-            return Execution(step.id, "calculator", "", value=None, confidence=0.0, args={"rank": rank}, evidence=f"only {len(ordered)} values", candidate=candidate)
+            return Execution(
+                step.id,
+                "calculator",
+                "",
+                value=None,
+                confidence=0.0,
+                args={"rank": rank},
+                evidence=f"only {len(ordered)} values",
+                candidate=candidate,
+            )
         label, value = ordered[rank - 1]
         text = label if step.expected in ("category", "name", "text") else format_number(value)
-        return Execution(step.id, "calculator", text, value=label, confidence=src.confidence if src else 0.0,
-                         args={"rank": rank, "order": order, "value": value}, evidence=f"#{rank} by {order}: {label} ({format_number(value)})", candidate=candidate)
+        return Execution(
+            step.id,
+            "calculator",
+            text,
+            value=label,
+            confidence=src.confidence if src else 0.0,
+            args={"rank": rank, "order": order, "value": value},
+            evidence=f"#{rank} by {order}: {label} ({format_number(value)})",
+            candidate=candidate,
+        )
     return _execute_read(reader, state, step, candidate)
 
 
@@ -271,13 +404,29 @@ def _execute_read(reader: QuestionReader, state: State, step: PlanStep, candidat
 
     base = reader.read(state.page)
     if candidate == 0:
-        return Execution(step.id, "reader", base.answer, value=base.answer, confidence=base.confidence,
-                         args={"region": list(base.region.as_tuple(4))}, evidence=f"read by {base.source}", candidate=candidate)
+        return Execution(
+            step.id,
+            "reader",
+            base.answer,
+            value=base.answer,
+            confidence=base.confidence,
+            args={"region": list(base.region.as_tuple(4))},
+            evidence=f"read by {base.source}",
+            candidate=candidate,
+        )
     ocr, source = _ocr_for(reader, state, state.page, candidate, base.region)
     layout = Layout.from_ocr(ocr)
     sol = solve(reader.info, state.task, layout, state.page)
-    return Execution(step.id, f"reader ({source})", sol.text, value=sol.text, confidence=sol.confidence,
-                     args={"region": list(sol.region.as_tuple(4))}, evidence=f"read by {sol.source}", candidate=candidate)
+    return Execution(
+        step.id,
+        f"reader ({source})",
+        sol.text,
+        value=sol.text,
+        confidence=sol.confidence,
+        args={"region": list(sol.region.as_tuple(4))},
+        evidence=f"read by {sol.source}",
+        candidate=candidate,
+    )
 
 
 def _execute_compute(step: PlanStep, results: dict[str, Execution], state: State) -> Execution:
@@ -292,7 +441,15 @@ def _execute_compute(step: PlanStep, results: dict[str, Execution], state: State
                 pts = [Point(lbl, v, Box.FULL, "") for lbl, v in pairs]
                 p, score = match_point(str(target), pts)
                 if p is None or score < 0.5:
-                    return Execution(step.id, "calculator", "", value=None, confidence=0.0, args={"missing": target}, evidence=f"{target!r} not in the series")
+                    return Execution(
+                        step.id,
+                        "calculator",
+                        "",
+                        value=None,
+                        confidence=0.0,
+                        args={"missing": target},
+                        evidence=f"{target!r} not in the series",
+                    )
                 picked.append(p.value)
                 conf = min(conf, 0.35 + 0.6 * score)
             values = picked
@@ -301,21 +458,49 @@ def _execute_compute(step: PlanStep, results: dict[str, Execution], state: State
     else:
         values = [r.value for r in inputs]
     if len(values) < (1 if step.args.get("all") else 2) or any(not isinstance(v, (int, float)) for v in values):
-        return Execution(step.id, "calculator", "", value=None, confidence=0.0, args={"operation": op}, evidence="an input value is missing")
+        return Execution(
+            step.id,
+            "calculator",
+            "",
+            value=None,
+            confidence=0.0,
+            args={"operation": op},
+            evidence="an input value is missing",
+        )
     if op == "compare":
         less = re.search(r"\b(less|lower|smaller|fewer|least|below|under|cheaper|worse)\b", state.question, re.I)
         pick = int(np.argmin(values) if less else np.argmax(values))
         label = str(inputs[pick].args.get("target", ""))
-        return Execution(step.id, "calculator", label, value=label, confidence=conf, args={"operation": op, "values": values}, evidence=f"{values} -> {label}")
+        return Execution(
+            step.id,
+            "calculator",
+            label,
+            value=label,
+            confidence=conf,
+            args={"operation": op, "values": values},
+            evidence=f"{values} -> {label}",
+        )
     nums = ", ".join(format_number(float(v)) for v in values)
-    expr = {"diff": f"abs({' - '.join(format_number(float(v)) for v in values[:2])})", "sum": f"sum({nums})",
-            "avg": f"avg({nums})"}.get(str(op), f"sum({nums})")
+    expr = {
+        "diff": f"abs({' - '.join(format_number(float(v)) for v in values[:2])})",
+        "sum": f"sum({nums})",
+        "avg": f"avg({nums})",
+    }.get(str(op), f"sum({nums})")
     try:
         value = calculate(expr.replace("- -", "+ "))
     except CalculatorError as err:
-        return Execution(step.id, "calculator", "", value=None, confidence=0.0, args={"expression": expr}, evidence=str(err))
-    return Execution(step.id, "calculator", format_number(round(value, 6)), value=value, confidence=conf,
-                     args={"expression": expr, "operation": op}, evidence=f"{expr} = {format_number(round(value, 6))}")
+        return Execution(
+            step.id, "calculator", "", value=None, confidence=0.0, args={"expression": expr}, evidence=str(err)
+        )
+    return Execution(
+        step.id,
+        "calculator",
+        format_number(round(value, 6)),
+        value=value,
+        confidence=conf,
+        args={"expression": expr, "operation": op},
+        evidence=f"{expr} = {format_number(round(value, 6))}",
+    )
 
 
 # -- judgment ----------------------------------------------------------------------------------------------
@@ -353,47 +538,96 @@ def judge_plan(reader: QuestionReader, state: State, plan: Plan, results: dict[s
         if step.op == "lookup":
             match = float(ex.args.get("match", 0.0))
             if ex.args.get("unread") and ex.candidate < 2:
-                return Verdict.flag_execution(step.id, f"the label {ex.args['unread'][0]!r} is on the page but its value did not read; read it closer", tuple(checks))
+                return Verdict.flag_execution(
+                    step.id,
+                    f"the label {ex.args['unread'][0]!r} is on the page but its value did not read; read it closer",
+                    tuple(checks),
+                )
             if ex.value is None or match < 0.5:
                 labels = ", ".join(ex.args.get("labels", [])[:8])
                 if ex.candidate == 0:
-                    return Verdict.flag_execution(step.id, f"{step.args.get('target')!r} was not found on the first reading (labels: {labels})", tuple(checks))
-                return Verdict.flag_plan(f"{step.args.get('target')!r} is not among the labels read ({labels}); the target does not exist as written",
-                                         tuple(checks))
-            checks.append(f"{step.id}: label {ex.args.get('label')!r} matches {step.args.get('target')!r} ({match:.2f})")
+                    return Verdict.flag_execution(
+                        step.id,
+                        f"{step.args.get('target')!r} was not found on the first reading (labels: {labels})",
+                        tuple(checks),
+                    )
+                return Verdict.flag_plan(
+                    f"{step.args.get('target')!r} is not among the labels read ({labels}); the target does not exist as written",
+                    tuple(checks),
+                )
+            checks.append(
+                f"{step.id}: label {ex.args.get('label')!r} matches {step.args.get('target')!r} ({match:.2f})"
+            )
         if step.op == "series":
             n = len(ex.value or [])
             if n < 2:
-                return Verdict.flag_execution(step.id, f"the series has {n} value(s); a chart or table holds at least 2", tuple(checks))
+                return Verdict.flag_execution(
+                    step.id, f"the series has {n} value(s); a chart or table holds at least 2", tuple(checks)
+                )
             if ex.args.get("unread") and ex.candidate < 2:
-                return Verdict.flag_execution(step.id, f"no value read for {', '.join(ex.args['unread'])}; read those labels closer", tuple(checks))
+                return Verdict.flag_execution(
+                    step.id,
+                    f"no value read for {', '.join(ex.args['unread'])}; read those labels closer",
+                    tuple(checks),
+                )
             checks.append(f"{step.id}: {n} labelled values")
         if step.op == "compute" and ex.value is None and ex.args.get("missing") and step.inputs:
             src = results.get(step.inputs[0])
             if src is not None and src.candidate < 2:
-                return Verdict.flag_execution(step.inputs[0], f"{ex.args['missing']!r} is not in the series read; read the labels again", tuple(checks))
-            return Verdict.flag_plan(f"{ex.args['missing']!r} is not among the labels read; the target does not exist as written", tuple(checks))
+                return Verdict.flag_execution(
+                    step.inputs[0],
+                    f"{ex.args['missing']!r} is not in the series read; read the labels again",
+                    tuple(checks),
+                )
+            return Verdict.flag_plan(
+                f"{ex.args['missing']!r} is not among the labels read; the target does not exist as written",
+                tuple(checks),
+            )
     # a chart value that reads like a year among values that do not is a category or legend label read as a value
     if state.task == "chart":
         for step in plan.steps:
             ex = results[step.id]
-            values = [v for _, v in ex.value] if isinstance(ex.value, list) else [ex.value] if step.op == "lookup" else []
+            values = (
+                [v for _, v in ex.value] if isinstance(ex.value, list) else [ex.value] if step.op == "lookup" else []
+            )
             years = [v for v in values if isinstance(v, (int, float)) and float(v).is_integer() and 1900 <= v <= 2100]
             others = [p for p in plan.steps if p.op in ("lookup", "series") and p.id != step.id]
-            if years and (len(years) < len(values) or any(isinstance(results[o.id].value, (int, float)) and not 1900 <= results[o.id].value <= 2100 for o in others if o.op == "lookup")):
+            if years and (
+                len(years) < len(values)
+                or any(
+                    isinstance(results[o.id].value, (int, float)) and not 1900 <= results[o.id].value <= 2100
+                    for o in others
+                    if o.op == "lookup"
+                )
+            ):
                 if ex.candidate < CANDIDATES - 1:
-                    return Verdict.flag_execution(step.id, f"{format_number(years[0])} reads like a year label, not a value", tuple(checks))
+                    return Verdict.flag_execution(
+                        step.id, f"{format_number(years[0])} reads like a year label, not a value", tuple(checks)
+                    )
     # 2. a value read from a label agrees with a re-read by the second engine on its zoomed crop
     for step in plan.steps:
         ex = results[step.id]
-        if step.op == "lookup" and "box" in ex.args and isinstance(ex.value, (int, float)) and ex.args.get("how") != "bar measured on the axis":
+        if (
+            step.op == "lookup"
+            and "box" in ex.args
+            and isinstance(ex.value, (int, float))
+            and ex.args.get("how") != "bar measured on the axis"
+        ):
             value, conf = _reread(reader, state.page, Box(*ex.args["box"]))
             if value is None:
                 checks.append(f"{step.id}: re-read inconclusive")
                 continue
-            if abs(value - float(ex.value)) > 1e-6 * max(1.0, abs(value)) and conf >= 0.8 and abs(abs(value) - abs(float(ex.value))) > 1e-6:
-                return Verdict.flag_execution(step.id, f"the value of {step.args.get('target')!r} was read as {format_number(float(ex.value))}, "
-                                              f"a zoomed re-read with the second OCR engine gives {format_number(value)}", tuple(checks))
+            if (
+                abs(value - float(ex.value)) > 1e-6 * max(1.0, abs(value))
+                and conf >= 0.8
+                and abs(abs(value) - abs(float(ex.value))) > 1e-6
+            ):
+                return Verdict.flag_execution(
+                    step.id,
+                    f"the value of {step.args.get('target')!r} was read as {format_number(float(ex.value))}, "
+                    f"a zoomed re-read with the second OCR engine gives {format_number(value)}",
+                    tuple(checks),
+                )
             checks.append(f"{step.id}: re-read agrees ({format_number(value) if value is not None else '-'})")
     # 3. arithmetic recomputed from the inputs
     for step in plan.steps:
@@ -404,13 +638,17 @@ def judge_plan(reader: QuestionReader, state: State, plan: Plan, results: dict[s
             except CalculatorError as err:
                 return Verdict.flag_execution(step.id, f"the arithmetic does not compute: {err}", tuple(checks))
             if not isinstance(ex.value, (int, float)) or abs(again - float(ex.value)) > 1e-6 * max(1.0, abs(again)):
-                return Verdict.flag_execution(step.id, f"{ex.args['expression']} is {format_number(again)}, not {ex.output}", tuple(checks))
+                return Verdict.flag_execution(
+                    step.id, f"{ex.args['expression']} is {format_number(again)}, not {ex.output}", tuple(checks)
+                )
             checks.append(f"{step.id}: {ex.args['expression']} = {format_number(again)} recomputed")
     # 4. the answer has the type the intent asks for
     if final is None or not final.output.strip():
         target_step = plan.steps[-1].id if plan.steps else None
         if len(plan.steps) == 1:
-            return Verdict.flag_plan("the reading found no answer; a plan over the page's structure is needed", tuple(checks))
+            return Verdict.flag_plan(
+                "the reading found no answer; a plan over the page's structure is needed", tuple(checks)
+            )
         return Verdict.flag_execution(target_step or "s1", "the last step gave no answer", tuple(checks))
     problem = _type_problem(intent, plan, final, results)
     if problem:
@@ -443,7 +681,9 @@ def _type_problem(intent: Intent, plan: Plan, final: Execution, results: dict[st
 # -- the answer ---------------------------------------------------------------------------------------------
 
 
-def conclude(state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]], corrections: list[Correction]) -> Answer:
+def conclude(
+    state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]], corrections: list[Correction]
+) -> Answer:
     """The answer from the corrected process: the first accepted plan's result (formatted for the task);
     with none accepted, the most confident final output."""
 
@@ -467,8 +707,19 @@ def conclude(state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]
     elif plan.steps[-1].op != "read":
         text = format_answer(text, info, state.task, value)
     fixes = "; ".join(f"{c.verdict.target} mistake ({c.verdict.mistake}) -> {c.after!r}" for c in corrections)
-    why = f"plan {plan.id} ({'accepted' if pick[0] else 'no plan accepted; most confident'})" + (f"; corrections: {fixes}" if fixes else "")
+    why = f"plan {plan.id} ({'accepted' if pick[0] else 'no plan accepted; most confident'})" + (
+        f"; corrections: {fixes}" if fixes else ""
+    )
     return Answer(text, conf if pick[0] else conf * 0.8, why)
 
 
-__all__ = ["Intent", "chart_points", "conclude", "execute_step", "judge_plan", "make_plans", "parse_intent", "table_points"]
+__all__ = [
+    "Intent",
+    "chart_points",
+    "conclude",
+    "execute_step",
+    "judge_plan",
+    "make_plans",
+    "parse_intent",
+    "table_points",
+]

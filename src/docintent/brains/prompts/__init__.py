@@ -28,7 +28,6 @@ from ...vocabulary import TASKS, get_task
 PROMPT_RELEASE = "1.0"
 
 
-
 class _Nouns(Mapping[str, str]):
     """Task name -> the noun prompts use for it, read from the task records (plug-in tasks included)."""
 
@@ -79,8 +78,11 @@ def render(name: str, **values: object) -> str:
         template = prompts()[name]
     except KeyError:
         raise ConfigError(f"no prompt named {name!r}; prompts: {', '.join(sorted(prompts()))}") from None
-    filled = {"degradation_list": degradation_list(), "degradation_names": degradation_names(),
-              **{k: str(v) for k, v in values.items()}}
+    filled = {
+        "degradation_list": degradation_list(),
+        "degradation_names": degradation_names(),
+        **{k: str(v) for k, v in values.items()},
+    }
     try:
         return Template(template).substitute(**filled).strip()
     except KeyError as err:

@@ -26,8 +26,15 @@ router = APIRouter()
 @router.get("/v1/sample")
 async def get_sample(state: Service) -> JSONResponse:
     page = await state.sample()
-    return Json({"name": page.name, "question": page.question, "task": page.task, "damage": page.damage,
-                 "image": "/v1/sample/image"})
+    return Json(
+        {
+            "name": page.name,
+            "question": page.question,
+            "task": page.task,
+            "damage": page.damage,
+            "image": "/v1/sample/image",
+        }
+    )
 
 
 @router.get("/v1/sample/image")
@@ -43,8 +50,12 @@ async def get_sample_image(state: Service) -> Response:
 async def get_tools() -> JSONResponse:
     from ...tools import list_tools
 
-    return Json([{"name": t.name, "degradation": t.degradation, "description": t.description,
-                  "parameters": t.parameters} for t in list_tools()])
+    return Json(
+        [
+            {"name": t.name, "degradation": t.degradation, "description": t.description, "parameters": t.parameters}
+            for t in list_tools()
+        ]
+    )
 
 
 @router.get("/v1/config")
@@ -53,11 +64,17 @@ async def get_config(state: Service) -> JSONResponse:
     from ...vocabulary import TASKS
 
     config = state.config
-    return Json({
-        "tasks": list(TASKS), "strategies": list(STRATEGIES), "brains": list(config.brains),
-        "default_brain": config.default_brain, "max_upload_bytes": config.max_upload_bytes,
-        "max_rounds": config.max_rounds, "runs_browser": state.benchmarks is not None,
-    })
+    return Json(
+        {
+            "tasks": list(TASKS),
+            "strategies": list(STRATEGIES),
+            "brains": list(config.brains),
+            "default_brain": config.default_brain,
+            "max_upload_bytes": config.max_upload_bytes,
+            "max_rounds": config.max_rounds,
+            "runs_browser": state.benchmarks is not None,
+        }
+    )
 
 
 @router.get("/v1/health")
@@ -72,15 +89,17 @@ async def get_health(request: Request, state: Service) -> JSONResponse:
     status = "ok" if model is None or model["reachable"] else "degraded"
     if not state.authorised(request):  # a load balancer's question; the details are for token holders
         return Json({"status": status, "version": __version__})
-    return Json({
-        "status": status,
-        "version": __version__,
-        "ocr_engine": state.engine,
-        "brains": list(config.brains),
-        "model_endpoint": model,
-        "workers": config.workers,
-        "runs": state.store.counts(),
-    })
+    return Json(
+        {
+            "status": status,
+            "version": __version__,
+            "ocr_engine": state.engine,
+            "brains": list(config.brains),
+            "model_endpoint": model,
+            "workers": config.workers,
+            "runs": state.store.counts(),
+        }
+    )
 
 
 def _probe(base_url: str) -> dict[str, Any]:
@@ -95,5 +114,9 @@ def _probe(base_url: str) -> dict[str, Any]:
         ok, problem = endpoint.probe()
     finally:
         endpoint.close()
-    return {"url": public_url(base_url), "reachable": ok, "problem": problem,
-            "seconds": round(time.perf_counter() - start, 3)}
+    return {
+        "url": public_url(base_url),
+        "reachable": ok,
+        "problem": problem,
+        "seconds": round(time.perf_counter() - start, 3),
+    }

@@ -86,8 +86,11 @@ async def post_ask(request: Request, state: Service) -> JSONResponse:
     if problem:
         return error(400, problem)
     if str(form.get("page") or "") != "":
-        return error(400, "the page field counted pages from 0 and is gone; send pages, counted from 1 "
-                          "(pages=1 is the first page; without it every page of a PDF is considered)")
+        return error(
+            400,
+            "the page field counted pages from 0 and is gone; send pages, counted from 1 "
+            "(pages=1 is the first page; without it every page of a PDF is considered)",
+        )
     pages = str(form.get("pages") or "").strip() or None
     try:
         max_rounds = whole_number(_field(form, "max_rounds"), "max_rounds", 0, config.max_rounds)
@@ -95,14 +98,26 @@ async def post_ask(request: Request, state: Service) -> JSONResponse:
         return error(400, str(err))
     max_rounds = config.max_rounds if max_rounds is None else max_rounds
     try:
-        page = await asyncio.to_thread(load_upload_document, data, upload.filename, pages=pages,
-                                       max_pixels=config.max_pixels, scratch=state.data_dir / "uploads")
+        page = await asyncio.to_thread(
+            load_upload_document,
+            data,
+            upload.filename,
+            pages=pages,
+            max_pixels=config.max_pixels,
+            scratch=state.data_dir / "uploads",
+        )
     except UploadError as err:
         return error(err.status, err.message)
     try:
-        run = state.store.submit(page, question, input_name=display_name(upload.filename), task=task,
-                                 strategy=strategy, brain=brain,
-                                 options=applicable_options(strategy, max_rounds=max_rounds))
+        run = state.store.submit(
+            page,
+            question,
+            input_name=display_name(upload.filename),
+            task=task,
+            strategy=strategy,
+            brain=brain,
+            options=applicable_options(strategy, max_rounds=max_rounds),
+        )
     except QueueFull as err:
         return error(503, str(err), {"Retry-After": "5"})
     summary = run.summary()
@@ -119,15 +134,20 @@ async def post_extract(request: Request, state: Service) -> JSONResponse:
     pages = str(form.get("pages") or "").strip() or None
     restore = str(form.get("restore") or "true").strip().lower() not in ("0", "false", "no", "off")
     try:
-        document = await asyncio.to_thread(load_upload_document, data, upload.filename, pages=pages,
-                                           max_pixels=state.config.max_pixels, scratch=state.data_dir / "uploads")
+        document = await asyncio.to_thread(
+            load_upload_document,
+            data,
+            upload.filename,
+            pages=pages,
+            max_pixels=state.config.max_pixels,
+            scratch=state.data_dir / "uploads",
+        )
     except UploadError as err:
         return error(err.status, err.message)
     from ...extraction import envelope, extract_document
 
     try:
-        entry = await asyncio.to_thread(extract_document, document, restore=restore,
-                                        name=display_name(upload.filename))
+        entry = await asyncio.to_thread(extract_document, document, restore=restore, name=display_name(upload.filename))
     except DocIntentError as err:
         return error(400, str(err))
     return Json(envelope([entry]))
@@ -164,8 +184,11 @@ async def get_trace(run_id: str, state: Service) -> Response:
     if isinstance(run, JSONResponse):
         return run
     body = redact(json.dumps(run.summary(), indent=2))
-    return Response(body, media_type="application/json",
-                    headers={"Content-Disposition": f'attachment; filename="docintent-{run.id}.json"'})
+    return Response(
+        body,
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="docintent-{run.id}.json"'},
+    )
 
 
 @router.get("/v1/runs/{run_id}/events")
@@ -178,8 +201,11 @@ async def get_events(run_id: str, request: Request, state: Service) -> Response:
     except ValueError as err:
         return error(400, str(err))
     start = 0 if last is None else last + 1
-    return StreamingResponse(_events(run, start, request), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return StreamingResponse(
+        _events(run, start, request),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
 
 
 @router.get("/v1/runs/{run_id}/pages/{name}")
@@ -217,8 +243,11 @@ def _check_choice(task: str, strategy: str, brain: str, config: ServeConfig) -> 
     from ...strategies import STRATEGIES
     from ...vocabulary import TASKS
 
-    for what, value, valid in (("task", task, list(TASKS)), ("strategy", strategy, list(STRATEGIES)),
-                               ("brain", brain, list(config.brains))):
+    for what, value, valid in (
+        ("task", task, list(TASKS)),
+        ("strategy", strategy, list(STRATEGIES)),
+        ("brain", brain, list(config.brains)),
+    ):
         if value not in valid:
             return f"{what} must be one of {', '.join(valid)}: got {value[:80]!r}{did_you_mean(value, valid)}"
     return None

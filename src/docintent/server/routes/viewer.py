@@ -26,7 +26,8 @@ def _static(name: str) -> bytes:
 def _index(token: bool) -> bytes:
     # The page says whether this service wants a token, so the viewer shows its Token field only then.
     return _static("index.html").replace(
-        b"<body>", b'<body data-token="required">' if token else b'<body data-token="none">', 1)
+        b"<body>", b'<body data-token="required">' if token else b'<body data-token="none">', 1
+    )
 
 
 @router.get("/", include_in_schema=False)
