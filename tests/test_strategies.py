@@ -194,7 +194,7 @@ def test_unknown_strategy_lists_valid_ones():
         get_strategy("magic")
     with pytest.raises(ConfigError, match="unknown option"):
         get_strategy("docintent", rounds=3)
-    assert set(STRATEGIES) == {
+    assert set(STRATEGIES) >= {  # the paper's strategies (more may be registered)
         "none",
         "pipeline-fixed",
         "pipeline-random",

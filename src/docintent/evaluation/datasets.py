@@ -50,8 +50,6 @@ from ..sample import Sample
 from ..settings import get_settings
 from .metrics import parse_answers
 
-#: The built-in dataset kinds (every registered one: ``DATASETS.kinds()``).
-DATASET_KINDS: tuple[str, ...] = ("synth", "wilddoc", "jsonl")
 WILDDOC_FAMILIES: dict[str, str] = {"DocVQA": "doc", "ChartQA": "chart", "TableVQA": "table"}
 
 
