@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,8 +21,6 @@ from .index import PageIndex
 from .passages import DENSE_MODEL as DENSE_MODEL
 from .passages import PassageEmbeddings, encode, load_sentence_model
 
-#: The built-in retrieval methods (every registered one: ``RETRIEVERS.kinds()``).
-METHODS = ("bm25", "dense", "fusion")
 FUSION_MODES = ("zscore", "rrf")
 # Chosen on the development queries (``benchmarks/retrieval_tune.py``, ``benchmarks/results/retrieval_tune.md``):
 #: how the fusion combines the two rankings, over how many top pages of each, with which (BM25, dense) weights;
@@ -259,9 +257,17 @@ _DENSE_OPTIONS = options_from_signature(DenseRetriever, "DenseOptions", skip=("i
 #: Retrieval methods; plug-ins join through the ``docintent.retrievers`` entry points (a factory of
 #: ``(index, **options) -> Retriever``).
 RETRIEVERS: Registry[Retriever] = Registry("retrieval method", group="docintent.retrievers", supplied=("index",))
-RETRIEVERS.register("bm25", _bm25, description="BM25 over the pages' text and fields")
-RETRIEVERS.register("dense", DenseRetriever, _DENSE_OPTIONS, description="MiniLM passage embeddings (docintent[dense])")
-RETRIEVERS.register("fusion", _fusion, _DENSE_OPTIONS, description="z-scored BM25 and dense rankings, fused")
+#: The built-in methods: (name, factory, options, description), each registered once, here.
+_BUILT_IN: tuple[tuple[str, Callable[..., Retriever], Any, str], ...] = (
+    ("bm25", _bm25, None, "BM25 over the pages' text and fields"),
+    ("dense", DenseRetriever, _DENSE_OPTIONS, "MiniLM passage embeddings (docintent[dense])"),
+    ("fusion", _fusion, _DENSE_OPTIONS, "z-scored BM25 and dense rankings, fused"),
+)
+for _name, _factory, _options, _description in _BUILT_IN:
+    RETRIEVERS.register(_name, _factory, _options, description=_description)
+
+#: The built-in retrieval methods' names (every registered one, plug-ins included: ``RETRIEVERS.kinds()``).
+METHODS: tuple[str, ...] = tuple(name for name, *_ in _BUILT_IN)
 
 
 def get_retriever(index: PageIndex, method: str = "bm25", **options: Any) -> Retriever:
