@@ -22,41 +22,19 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-from determinism import STRATEGIES, first_difference, pick, rows_of  # noqa: E402  (the benchmark beside this one)
+from determinism import STRATEGIES, bench, first_difference, pick, rows_of  # noqa: E402  (the benchmark beside this one)
 
 RESULTS = ROOT / "results"
 
 
 def run(tree: Path, samples: Path, out: Path, strategies: list[str], brain_opts: list[str]) -> float:
-    env = {**os.environ, "PYTHONPATH": str(tree / "src"), "DOCINTENT_CACHE": "0", "PYTHONUNBUFFERED": "1"}
-    cmd = [
-        sys.executable,
-        "-m",
-        "docintent",
-        "bench",
-        "--dataset",
-        f"jsonl:{samples}",
-        "--allow-outside-paths",
-        "--strategies",
-        ",".join(strategies),
-        "--out",
-        str(out),
-        "--no-progress",
-    ]
-    for opt in brain_opts:
-        cmd += ["--brain-opt", opt]
-    t0 = time.perf_counter()
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=tree)
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} ({tree}) failed:\n{done.stderr[-3000:]}")
-    return time.perf_counter() - t0
+    """One side: ``docintent bench`` from ``tree``'s sources, caching off."""
+    return bench(samples, out, strategies, None, [arg for opt in brain_opts for arg in ("--brain-opt", opt)], tree)
 
 
 def decisions(row: dict, with_reasons: bool) -> dict:
