@@ -21,7 +21,7 @@ import numpy as np
 from ..ocr import ReadingSession, detect_orientation
 from ..page import Box, Page
 from . import signals
-from .degradations import Thresholds, families, get_degradation
+from .degradations import Thresholds, get_degradation
 
 #: Classifier confidence above which an upside-down verdict is taken without reading text lines both ways
 #: (the classifier's false upside-down verdicts on sparse pages came with 0.6-0.65; true ones with 0.92).
@@ -59,7 +59,7 @@ class Perception:
         On a born-digital render (:func:`~docintent.perception.signals.is_render`) moire is 0 and a region's warp
         is at most the whole page's."""
         where = None if region in (None, Box.FULL) else region
-        measured = signals.measure(page, where, orientation=False).severities
+        measured = signals.severities(page, where, orientation=False)
         out = {name: float(value) for name, value in measured.items() if get_degradation(name).measured}
         if signals.is_render(page):
             # A born-digital page was never photographed: a periodic pattern is print (dot leaders, a halftone),
@@ -67,9 +67,6 @@ class Perception:
             out["moire"] = 0.0
             if where is not None:
                 out["warp"] = min(out["warp"], float(signals.measure(page, None, orientation=False).warp))
-        for family in families():
-            if family.measured and family.name not in out and family.measure is not None:
-                out[family.name] = float(np.clip(family.measure(page, where), 0.0, 1.0))
         return out
 
     def above(self, page: Page, region: Box | None = None) -> list[tuple[str, float]]:

@@ -95,11 +95,11 @@ def measure(page: Page, region: Box | None = None, *, orientation: bool = True) 
     return signals
 
 
-def severities(page: Page, region: Box | None = None) -> dict[str, float]:
+def severities(page: Page, region: Box | None = None, *, orientation: bool = True) -> dict[str, float]:
     """Severity in [0, 1] of every registered family on ``page`` (or ``region``): the built-in ones as
-    :func:`measure` reports them (one analysis), then each plug-in family by its own measure, in record order, so
-    a family installed beside docintent is diagnosed like the six."""
-    out = dict(measure(page, region).severities)
+    :func:`measure` reports them (one analysis; ``orientation=False`` skips the classifier), then each plug-in
+    family by its own measure, in record order, so a family installed beside docintent is diagnosed like the six."""
+    out = dict(measure(page, region, orientation=orientation).severities)
     for family in families():
         if family.name not in out and family.measure is not None:
             out[family.name] = float(np.clip(family.measure(page, region), 0.0, 1.0))
