@@ -29,14 +29,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..perception import Thresholds, measure, severities
+    from ..perception.signals import Thresholds, measure, past_thresholds, severities
     from ._common import one_page
 
     page = one_page(args.image, args.pages)
     signals = measure(page, args.region)
     thresholds = Thresholds()
     measured = severities(page, args.region)
-    found = [f for f, s in sorted(measured.items(), key=lambda kv: -kv[1]) if s > thresholds.of(f)]
+    found = past_thresholds(measured, thresholds)
     if args.json:
         print(
             json.dumps(

@@ -59,9 +59,15 @@ class Signals:
     def above(self, thresholds: Any = None) -> list[str]:
         """Families whose severity exceeds its threshold (``thresholds.of(family)``; default: each family's
         record), most severe first (equal severities in :data:`FAMILIES` order)."""
-        of = (thresholds if thresholds is not None else Thresholds()).of
-        hits = [(f, s) for f, s in self.severities.items() if s > of(f)]
-        return [f for f, s in sorted(hits, key=lambda fs: -fs[1])]
+        return past_thresholds(self.severities, thresholds)
+
+
+def past_thresholds(severities: Mapping[str, float], thresholds: Any = None) -> list[str]:
+    """The families of ``severities`` whose severity exceeds its threshold (``thresholds.of(family)``; default:
+    each family's record), most severe first (equal severities keep the mapping's order)."""
+    of = (thresholds if thresholds is not None else Thresholds()).of
+    hits = [(f, s) for f, s in severities.items() if s > of(f)]
+    return [f for f, s in sorted(hits, key=lambda fs: -fs[1])]
 
 
 _ReadOnlyDict = ReadOnlyDict  # where pickles made before the shared analysis had its own module find it
@@ -109,9 +115,7 @@ def severities(page: Page, region: Box | None = None, *, orientation: bool = Tru
 def diagnose(page: Page, region: Box | None = None, thresholds: Any = None) -> list[str]:
     """The degradation families, plug-ins included, above their thresholds on ``page`` (or ``region``), most
     severe first (equal severities in record order)."""
-    of = (thresholds if thresholds is not None else Thresholds()).of
-    hits = [(f, s) for f, s in severities(page, region).items() if s > of(f)]
-    return [f for f, s in sorted(hits, key=lambda fs: -fs[1])]
+    return past_thresholds(severities(page, region), thresholds)
 
 
 def rotation_fix(page: Page) -> str | None:
@@ -151,6 +155,7 @@ def clear_cache() -> None:
 __all__ = [
     "FAMILIES",
     "RANGES",
+    "past_thresholds",
     "Signals",
     "measure",
     "diagnose",

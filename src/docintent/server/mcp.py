@@ -156,12 +156,13 @@ def diagnosis(page: Page, region: Box | None = None) -> dict[str, Any]:
     """The measured degradations of ``page`` (or ``region``) as the diagnose tool returns them: every registered
     family, the built-in ones measured together and each plug-in family by its own measure."""
     from ..perception import Thresholds, measure
+    from ..perception.signals import past_thresholds
     from ..perception.signals import severities as measured
 
     signals = measure(page, region)
     severities = measured(page, region)
     thresholds = Thresholds()
-    found = [f for f, v in sorted(severities.items(), key=lambda kv: -kv[1]) if v > thresholds.of(f)]
+    found = past_thresholds(severities, thresholds)
     return {
         "diagnosis": found,
         "rotation": signals.rotation,
