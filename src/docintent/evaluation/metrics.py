@@ -463,6 +463,12 @@ class _TaskMetrics(Mapping[str, str]):
 TASK_METRICS: Mapping[str, str] = _TaskMetrics()
 
 
+def row_metric(sample: Mapping[str, Any]) -> str | None:
+    """The metric a stored sample names for itself (``meta["metric"]``), or None: its task's default."""
+    meta = sample.get("meta")
+    return meta.get("metric") if isinstance(meta, Mapping) else None
+
+
 def _metric(task: str, metric: str | None) -> Metric:
     _check_task(task)
     return METRICS.get(metric or TASK_METRICS[task])

@@ -34,7 +34,7 @@ from ..redaction import redact
 from ..trace import Action, Phase
 from ..vocabulary import TASKS
 from .harm import harm_markdown, harm_table, harmed_samples
-from .metrics import METRICS, TASK_METRICS, Summary, summarize
+from .metrics import METRICS, TASK_METRICS, Summary, row_metric, summarize
 from .runner import RESULTS_FILE, read_manifest, read_results, reproducibility_differences, sample_digest
 
 
@@ -150,13 +150,12 @@ class StrategyRow:
 
 def _metric_row(row: dict[str, Any]) -> dict[str, Any]:
     sample = row["sample"]
-    meta = sample.get("meta") if isinstance(sample.get("meta"), dict) else {}
     return {
         "task": sample["task"],
         "subset": sample.get("subset") or sample["task"],
         "group": sample.get("group") or sample["id"],
         "score": float(row.get("score") or 0.0),
-        "metric": meta.get("metric"),
+        "metric": row_metric(sample),
     }
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import DatasetError
 from .datasets import iter_jsonl, read_wilddoc_predictions
-from .metrics import Summary, parse_answers, summarize, summary_markdown
+from .metrics import Summary, parse_answers, row_metric, summarize, summary_markdown
 
 
 @dataclass
@@ -108,7 +108,7 @@ def run_rows(path: str | Path) -> dict[str, list[dict[str, Any]]]:
             "answers": answers,
             "prediction": row.get("answer"),
             "error": row.get("error"),
-            "metric": (sample.get("meta") or {}).get("metric") if isinstance(sample.get("meta"), dict) else None,
+            "metric": row_metric(sample),
         }
     return {strategy: list(rows.values()) for strategy, rows in by_strategy.items()}
 
