@@ -1,4 +1,4 @@
-"""Synthetic training pages for the reader's candidate scorer: 20 document kinds, each with three templates
+"""Synthetic training pages for the reader's candidate scorer: 20 document kinds, each with five templates
 (a layout family is ``<kind>-t<n>``), every document drawing its own style knobs, with questions whose gold
 answers are known by construction. :func:`make` builds one document; ``benchmarks/reader_corpus.py`` renders
 and checks them."""
@@ -13,30 +13,30 @@ from broadset.common import LOCALE_NAMES, Ctx
 from . import academic, money, office
 from .base import CSS, Q, Sheet
 
-#: kind -> (builder, the arrangements of its templates t1, t2, t3)
-KINDS: dict[str, tuple[Callable[[Sheet, str], str], tuple[str, str, str]]] = {
-    "invoice": (money.invoice, ("split", "ledger", "framed")),
-    "receipt": (money.receipt, ("centered", "stack", "memo")),
-    "purchase_order": (money.purchase_order, ("ledger", "cards", "stack")),
-    "delivery_note": (money.delivery_note, ("framed", "split", "banner")),
-    "bank_statement": (money.bank_statement, ("banner", "split", "cards")),
-    "utility_bill": (money.utility_bill, ("cards", "ledger", "stack")),
-    "payslip": (money.payslip, ("framed", "cards", "ledger")),
-    "price_list": (money.price_list, ("centered", "banner", "stack")),
-    "letter": (office.letter, ("stack", "ledger", "banner")),
-    "memo": (office.memo, ("memo", "framed", "stack")),
-    "minutes": (office.minutes, ("stack", "banner", "cards")),
-    "application_form": (office.application_form, ("framed", "banner", "split")),
-    "certificate": (office.certificate, ("centered", "framed", "banner")),
-    "cv": (office.cv, ("stack", "split", "cards")),
-    "paper": (academic.paper, ("centered", "stack", "banner")),
-    "programme": (academic.programme, ("banner", "centered", "cards")),
-    "timetable": (academic.timetable, ("stack", "framed", "ledger")),
-    "exam_sheet": (academic.exam_sheet, ("framed", "cards", "ledger")),
-    "spec_sheet": (academic.spec_sheet, ("split", "banner", "cards")),
-    "report_table": (academic.report_table, ("stack", "ledger", "framed")),
+#: kind -> (builder, the arrangements of its templates t1 .. t5)
+KINDS: dict[str, tuple[Callable[[Sheet, str], str], tuple[str, ...]]] = {
+    "invoice": (money.invoice, ("split", "ledger", "framed", "sidebar", "footmeta")),
+    "receipt": (money.receipt, ("centered", "stack", "memo", "rightrail", "inline")),
+    "purchase_order": (money.purchase_order, ("ledger", "cards", "stack", "footmeta", "hero")),
+    "delivery_note": (money.delivery_note, ("framed", "split", "banner", "inline", "sidebar")),
+    "bank_statement": (money.bank_statement, ("banner", "split", "cards", "hero", "rightrail")),
+    "utility_bill": (money.utility_bill, ("cards", "ledger", "stack", "sidebar", "footmeta")),
+    "payslip": (money.payslip, ("framed", "cards", "ledger", "rightrail", "inline")),
+    "price_list": (money.price_list, ("centered", "banner", "stack", "footmeta", "hero")),
+    "letter": (office.letter, ("stack", "ledger", "banner", "inline", "sidebar")),
+    "memo": (office.memo, ("memo", "framed", "stack", "hero", "rightrail")),
+    "minutes": (office.minutes, ("stack", "banner", "cards", "sidebar", "footmeta")),
+    "application_form": (office.application_form, ("framed", "banner", "split", "rightrail", "inline")),
+    "certificate": (office.certificate, ("centered", "framed", "banner", "footmeta", "hero")),
+    "cv": (office.cv, ("stack", "split", "cards", "inline", "sidebar")),
+    "paper": (academic.paper, ("centered", "stack", "banner", "hero", "rightrail")),
+    "programme": (academic.programme, ("banner", "centered", "cards", "sidebar", "footmeta")),
+    "timetable": (academic.timetable, ("stack", "framed", "ledger", "rightrail", "inline")),
+    "exam_sheet": (academic.exam_sheet, ("framed", "cards", "ledger", "footmeta", "hero")),
+    "spec_sheet": (academic.spec_sheet, ("split", "banner", "cards", "inline", "sidebar")),
+    "report_table": (academic.report_table, ("stack", "ledger", "framed", "hero", "rightrail")),
 }
-FAMILIES = tuple(f"{k}-t{i + 1}" for k in KINDS for i in range(3))
+FAMILIES = tuple(f"{k}-t{i + 1}" for k, (_, arrangements) in KINDS.items() for i in range(len(arrangements)))
 #: how many questions of each family a page keeps at most (look-ups fill the rest)
 CAPS = {"generic": 2, "table_cell": 2, "relation": 2, "entity_type": 1, "prose_value": 1, "unanswerable": 1}
 

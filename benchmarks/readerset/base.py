@@ -731,7 +731,47 @@ def _memo(s: Sheet, b) -> str:
     )
 
 
+def _sidebar(s: Sheet, b) -> str:
+    """A narrow shaded rail on the left holding the head, the parties and the details; the rest beside it."""
+    rail = "".join(f'<div class="blk">{b[n]}</div>' for n in ("head", "parties", "meta") if n in b)
+    return f'<div class="rail"><div class="side">{rail}</div><div class="main">{_ordered(s, REST, b)}</div></div>'
+
+
+def _rightrail(s: Sheet, b) -> str:
+    """The head across the top, the body on the left and the details in a ruled column on the right."""
+    side = "".join(f'<div class="blk">{b[n]}</div>' for n in ("meta", "totals", "notes") if n in b)
+    main = _ordered(s, ["parties", "table", "body", "sign"], b)
+    return f'<div class="blk">{b.get("head", "")}</div><div class="rrail"><div class="main">{main}</div><div class="side">{side}</div></div>'
+
+
+def _footmeta(s: Sheet, b) -> str:
+    """The details last, in a small ruled block at the foot of the page (reference lines under the signature)."""
+    return (
+        f'<div class="blk">{b.get("head", "")}</div>'
+        + _ordered(s, ["parties", *REST], b)
+        + f'<div class="footmeta">{b.get("meta", "")}</div>'
+    )
+
+
+def _inline(s: Sheet, b) -> str:
+    """The details run in on one or two lines (label: value · label: value) under the head."""
+    return f'<div class="blk">{b.get("head", "")}</div><div class="inl">{b.get("meta", "")}</div>' + _ordered(
+        s, ["parties", *REST], b
+    )
+
+
+def _hero(s: Sheet, b) -> str:
+    """A dark band carrying the head in light type, then the parties and details side by side in two panels."""
+    panels = "".join(f'<div class="panel">{b[n]}</div>' for n in ("parties", "meta") if n in b)
+    return f'<div class="hero">{b.get("head", "")}</div><div class="panels">{panels}</div>' + _ordered(s, REST, b)
+
+
 ARRANGE = {
+    "sidebar": _sidebar,
+    "rightrail": _rightrail,
+    "footmeta": _footmeta,
+    "inline": _inline,
+    "hero": _hero,
     "stack": _stack,
     "split": _split,
     "ledger": _ledger,
@@ -782,4 +822,18 @@ tr.ft td { font-weight: 700; border-top: 2px solid #555; }
   font-size: 1.6em; padding: 2px 12px; opacity: 0.75; letter-spacing: 0.1em; }
 .sig { margin-top: 22px; } .small { font-size: 0.85em; color: #444; }
 p { margin: 0 0 7px 0; }
+.rail { display: flex; gap: 14px; } .rail .side { flex: 0 0 33%; background: #f1f1ee; padding: 8px 9px;
+  font-size: 0.92em; } .rail .main { flex: 1; min-width: 0; }
+.rrail { display: flex; gap: 18px; } .rrail .main { flex: 1; min-width: 0; }
+.rrail .side { flex: 0 0 34%; border-left: 2px solid var(--acc); padding-left: 10px; }
+.footmeta { border-top: 1px solid #999; margin-top: 14px; padding-top: 4px; font-size: 0.86em; }
+.inl .kvt, .inl .kvt tbody, .inl .kvt tr { display: inline; } .inl .kvt th, .inl .kvt td { display: inline; }
+.inl .kvt tr::after, .inl .kvc > div::after, .inl .kva > div::after { content: "  \\00b7  "; color: #888; }
+.inl .kvc > div { display: inline; } .inl .kva { display: block; } .inl .kva > div { display: inline; }
+.inl .kva .kl, .inl .kva .kvv { display: inline; margin-right: 4px; }
+.inl { margin-bottom: 12px; font-size: 0.93em; }
+.hero { background: #2b2f36; color: #f4f4f4; padding: 10px 14px; margin: 0 0 10px 0; }
+section.doc .hero h1, section.doc .hero h2, section.doc .hero h3 { color: #fff; } .hero .small { color: #ddd; }
+.panels { display: grid; grid-template-columns: 1fr 1fr; gap: 0; border: 1px solid #aaa; margin-bottom: 12px; }
+.panel { padding: 6px 10px; } .panel + .panel { border-left: 1px solid #aaa; }
 """
