@@ -17,7 +17,8 @@ documents of every part are read through simulated OCR noise (confusable charact
 label and its value merged into one line, lower line confidences), so the scorer sees both clean and
 noisy layouts; the report gives both.
 
-Writes ``src/docintent/data/reader/scorer.json`` (the trees as flat arrays and the calibration) with
+Writes ``src/docintent/data/reader/scorer.json`` (the features, the calibration, the sources that proposed) and
+``scorer.trees.npz`` (the trees as flat arrays) with
 ``scorer.manifest.json`` (the corpus digest, the seed, the split, library versions), and
 ``benchmarks/results/reader_scorer.{json,md}``: the leave-family-out table, rules-only against the scorer, by
 document kind and question family, clean and noisy, with ECE, the share wrong at confidence >= 0.9 and the
@@ -82,8 +83,8 @@ CONFUSIONS = {
 PARAMS = {
     "objective": "binary",
     "learning_rate": 0.05,
-    "num_leaves": 31,
-    "max_depth": 6,
+    "num_leaves": 127,
+    "max_depth": 10,
     "min_data_in_leaf": 40,
     "feature_fraction": 0.8,
     "bagging_fraction": 0.8,
@@ -94,9 +95,12 @@ PARAMS = {
     "num_threads": 2,
     "verbose": -1,
 }
-ROUNDS = 300
+#: Chosen on the calibration families (trees trained on the train families; test families never looked at):
+#: clean ANLS 81.2 with 300 rounds of 31 leaves, 85.8 with 600 of 63, 87.4 with 1,000 of 127
+#: (``benchmarks/results/reader_capacity.md``).
+ROUNDS = 1000
 #: Ablations retrain on the train families alone, with fewer trees (they compare, they are not shipped).
-ABLATION_ROUNDS = 150
+ABLATION_ROUNDS = 200
 
 
 # -- the corpus ----------------------------------------------------------------------------------------
@@ -244,12 +248,25 @@ def coverage(docs: list[dict], parts: dict[str, str]) -> tuple[list[str], list[s
     return sorted(t for t, n in tasks.items() if n >= COVERED), sorted(k for k, n in kinds.items() if n >= COVERED)
 
 
+#: Reader modules that only consume features (the scorer and the readers built on it): changing them changes no
+#: candidate and no feature, so cached features stay valid.
+FEATURE_CONSUMERS = ("scorer.py", "readers.py")
+
+
 def reader_code_digest() -> str:
-    """A digest of the reader's source files: features computed by other code are not reused."""
+    """A digest of the code that computes candidates and features (the reader's source files but the feature
+    consumers, the layout, and this script's reading of a corpus page): features computed by other code are not
+    reused."""
+    import inspect
+
     h = hashlib.sha256()
     folder = REPO / "src" / "docintent" / "reader"
-    for path in sorted(folder.glob("*.py")) + [REPO / "src" / "docintent" / "layout" / "lines.py", Path(__file__)]:
-        h.update(path.read_bytes())
+    for path in sorted(folder.glob("*.py")) + [REPO / "src" / "docintent" / "layout" / "lines.py"]:
+        if path.name not in FEATURE_CONSUMERS or path.parent != folder:
+            h.update(path.read_bytes())
+    for part in (_noisy_text, layout_of, process):
+        h.update(inspect.getsource(part).encode())
+    h.update(json.dumps([CONFUSIONS, NOISY_SHARE], sort_keys=True).encode())
     return h.hexdigest()[:16]
 
 
@@ -269,6 +286,16 @@ def cached_build(
 
 
 # -- training -------------------------------------------------------------------------------------------
+
+#: The trees' arrays, beside ``scorer.json`` (which names this file).
+TREES_FILE = "scorer.trees.npz"
+
+
+def proposing(recs: list[dict]) -> list[str]:
+    """The sources that proposed at least one candidate in ``recs``: the scored reader runs only these (a source
+    that never proposed in training, such as the chart table on text-layer pages, has no weight in the trees)."""
+    seen = {s for r in recs for srcs in r["sources"] for s in srcs}
+    return [s for s in SOURCE_NAMES if s in seen]
 
 
 def _thin(rec: dict, seed: int) -> np.ndarray:
@@ -324,7 +351,7 @@ def train(recs: list[dict], columns: list[int], seed: int, rounds: int = ROUNDS,
     return lgb.train(params, lgb.Dataset(x, label=y, free_raw_data=True), num_boost_round=rounds)
 
 
-def flatten(booster, names: list[str]) -> dict:
+def flatten(booster) -> dict:
     """LightGBM's trees as flat arrays (see :class:`docintent.reader.scorer.Trees`)."""
     dump = booster.dump_model()
     feature, threshold, left, right, value, roots = [], [], [], [], [], []
@@ -353,14 +380,13 @@ def flatten(booster, names: list[str]) -> dict:
     for tree in dump["tree_info"]:
         roots.append(walk(tree["tree_structure"], 0))
     return {
-        "feature": feature,
-        "threshold": [round(t, 7) for t in threshold],
-        "left": left,
-        "right": right,
-        "value": [round(v, 7) for v in value],
-        "roots": roots,
+        "feature": np.asarray(feature, np.int16),
+        "threshold": np.asarray(threshold, np.float64),
+        "left": np.asarray(left, np.int32),
+        "right": np.asarray(right, np.int32),
+        "value": np.asarray(value, np.float64),
+        "roots": np.asarray(roots, np.int32),
         "depth": depth + 1,
-        "base": 0.0,
     }
 
 
@@ -678,14 +704,20 @@ def main() -> None:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    trees = flatten(booster)
     model = {
         "version": f"scorer-{digest.hexdigest()[:12]}-seed{args.seed}",
         "features": list(FEATURE_NAMES),
-        "trees": flatten(booster, list(FEATURE_NAMES)),
+        "trees": TREES_FILE,
+        "depth": trees.pop("depth"),
+        "base": 0.0,
         "calibration": cal,
+        "sources": proposing(train_recs + cal_recs),
     }
     model["tasks"], model["span_kinds"] = coverage(docs, parts)
-    (out / "scorer.json").write_text(json.dumps(model, separators=(",", ":")), encoding="utf-8")
+    (out / "scorer.json").write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
+    # np.savez_compressed stamps no time into the archive, so the same trees give the same bytes
+    np.savez_compressed(out / TREES_FILE, **trees)
     manifest = {
         "version": model["version"],
         "corpus_sha256": digest.hexdigest(),
@@ -693,6 +725,8 @@ def main() -> None:
         "documents": len(docs),
         "questions": n_q,
         "seed": args.seed,
+        "trees_sha256": hashlib.sha256((out / TREES_FILE).read_bytes()).hexdigest(),
+        "sources": model["sources"],
         "params": dict(PARAMS, rounds=args.rounds),
         "negatives_per_question": NEGATIVES,
         "noisy_share": NOISY_SHARE,
@@ -708,9 +742,7 @@ def main() -> None:
     (RESULTS / "reader_scorer.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     (RESULTS / "reader_scorer.md").write_text(markdown(report), encoding="utf-8")
     print(markdown(report))
-    print(
-        f"total {time.time() - start:.0f} s; model {(out / 'scorer.json').stat().st_size / 1e6:.2f} MB", file=sys.stderr
-    )
+    print(f"total {time.time() - start:.0f} s; model {(out / TREES_FILE).stat().st_size / 1e6:.2f} MB", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -139,7 +139,11 @@ class ScoredReader:
         self.abstain_below = float(abstain_below)
         self.scorer = Scorer.load(model) if model else Scorer.default()
         # By default the sources the model was trained with (a source added since is weighed once it is retrained).
-        trained = tuple(n for n in SOURCE_NAMES if f"src_{n}" in self.scorer.feature_names)
+        trained = tuple(
+            n
+            for n in SOURCE_NAMES
+            if f"src_{n}" in self.scorer.feature_names and (self.scorer.sources is None or n in self.scorer.sources)
+        )
         self.sources = tuple(sources) if sources else trained
 
     def rank(self, question: Question, layout: Layout, page: Page | None = None) -> list[AnswerCandidate]:

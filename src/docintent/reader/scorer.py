@@ -2,9 +2,10 @@
 of the chosen answer's probability, loaded from one JSON file without network and without the library that
 trained it.
 
-The model file (``docintent/data/reader/scorer.json``) holds the trees as flat arrays (feature, threshold, left,
-right, leaf value), the feature names they were trained on, and a logistic calibration fitted on layout families
-the trees never saw: ``P(right) = sigmoid(a + b x logit(p1) + c x (logit(p1) - logit(p2)))`` with ``p1``, ``p2``
+The model file (``docintent/data/reader/scorer.json``) holds the feature names the trees were trained on, the
+candidate sources that proposed in training, and a logistic calibration fitted on layout families the trees never
+saw; the trees themselves are flat arrays (feature, threshold, left, right, leaf value) in the compressed NumPy
+file it names (``scorer.trees.npz``; an older model keeps them inline under ``trees``). The calibration: ``P(right) = sigmoid(a + b x logit(p1) + c x (logit(p1) - logit(p2)))`` with ``p1``, ``p2``
 the trees' probabilities of the best and second candidate. Its manifest beside it (``scorer.manifest.json``)
 names the training data's digest, the seed and the library versions; ``benchmarks/train_reader.py`` writes
 both (one seeded command).
@@ -16,11 +17,13 @@ True
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import threading
 from dataclasses import KW_ONLY, dataclass
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +31,8 @@ import numpy as np
 from .features import FEATURE_NAMES
 
 MODEL_FILE = "scorer.json"
+#: The arrays of :class:`Trees`, by name, in the ``.npz`` file a model names under ``trees``.
+TREE_ARRAYS = ("feature", "threshold", "left", "right", "value", "roots")
 
 
 def _logit(p: float) -> float:
@@ -73,14 +78,18 @@ class Trees:
 class Scorer:
     """Candidate probabilities and the calibrated confidence of the chosen one (see the module docstring)."""
 
-    def __init__(self, model: dict) -> None:
+    def __init__(self, model: dict, arrays: dict[str, np.ndarray] | None = None) -> None:
         names = tuple(model["features"])
         missing = [n for n in names if n not in FEATURE_NAMES]
         if missing:
             raise ValueError(f"scorer model: features this reader does not compute: {', '.join(missing[:5])}")
         self.feature_names = names
         self._columns = np.array([FEATURE_NAMES.index(n) for n in names], dtype=np.int64)
-        t = model["trees"]
+        t = arrays if arrays is not None else model["trees"]
+        if isinstance(t, str):
+            raise ValueError(f"scorer model: its trees are in {t!r}; load it with Scorer.load or Scorer.default")
+        # the forest's depth and base margin sit beside the arrays: in the model when the arrays are in a file
+        shape = model if arrays is not None else t
         self.trees = Trees(
             np.asarray(t["feature"], np.int64),
             np.asarray(t["threshold"], np.float64),
@@ -88,8 +97,8 @@ class Scorer:
             right=np.asarray(t["right"], np.int64),
             value=np.asarray(t["value"], np.float64),
             roots=np.asarray(t["roots"], np.int64),
-            depth=int(t["depth"]),
-            base=float(t.get("base", 0.0)),
+            depth=int(shape["depth"]),
+            base=float(shape.get("base", 0.0)),
         )
         cal = model.get("calibration") or {"a": 0.0, "b": 1.0, "c": 0.0}
         self.calibration = (float(cal["a"]), float(cal["b"]), float(cal["c"]))
@@ -97,11 +106,15 @@ class Scorer:
         #: The tasks and typed-span kinds of the questions it was trained on (others are left to the rules).
         self.tasks = frozenset(model.get("tasks", ("doc",)))
         self.span_kinds = frozenset(model.get("span_kinds", ()))
+        #: The candidate sources that proposed while it was trained (None: an older model that does not say).
+        self.sources: tuple[str, ...] | None = tuple(model["sources"]) if "sources" in model else None
         self.meta = {k: v for k, v in model.items() if k not in ("trees", "features")}
 
     @classmethod
     def load(cls, path: str | Path) -> Scorer:
-        return cls(json.loads(Path(path).read_text(encoding="utf-8")))
+        """The model in ``path`` (its trees' ``.npz`` file beside it)."""
+        path = Path(path)
+        return cls._read(path.parent, path.name)
 
     @classmethod
     def default(cls) -> Scorer:
@@ -109,9 +122,14 @@ class Scorer:
         global _DEFAULT
         with _LOCK:
             if _DEFAULT is None:
-                text = resources.files("docintent").joinpath("data", "reader", MODEL_FILE).read_text(encoding="utf-8")
-                _DEFAULT = cls(json.loads(text))
+                _DEFAULT = cls._read(resources.files("docintent").joinpath("data", "reader"), MODEL_FILE)
             return _DEFAULT
+
+    @classmethod
+    def _read(cls, folder: Path | Traversable, name: str) -> Scorer:
+        model = json.loads(folder.joinpath(name).read_text(encoding="utf-8"))
+        trees = model.get("trees")
+        return cls(model, _arrays(folder.joinpath(trees).read_bytes()) if isinstance(trees, str) else None)
 
     def probabilities(self, rows: list[list[float]]) -> np.ndarray:
         """The trees' probability that each candidate (a row of features) is the answer."""
@@ -125,6 +143,12 @@ class Scorer:
         a, b, c = self.calibration
         z = a + b * _logit(best) + c * (_logit(best) - _logit(second))
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+def _arrays(data: bytes) -> dict[str, np.ndarray]:
+    """The tree arrays of an ``.npz`` file's bytes (plain arrays only: nothing is unpickled)."""
+    with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+        return {name: npz[name] for name in TREE_ARRAYS}
 
 
 _DEFAULT: Scorer | None = None
