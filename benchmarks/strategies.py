@@ -81,7 +81,7 @@ def clean_ceiling(
     return {task: 100.0 * sum(v) / len(v) for task, v in scores.items()}
 
 
-def _mean(values: list[float]) -> float:
+def mean_of(values: list[float]) -> float:
     return 100.0 * sum(values) / len(values) if values else 0.0
 
 
@@ -92,7 +92,7 @@ def breakdown(run_dir: Path, key: str, clean: list[dict] | None = None) -> dict[
     between the captures of one question, consistency is left out and the share of correct rows given instead.
     With ``clean`` (rows of :func:`clean_rows`), the clean-page ceiling is added per value as ``clean``."""
     acc: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
-    for (_sid, strategy), r in _last_rows(run_dir).items():
+    for (_sid, strategy), r in last_rows(run_dir).items():
         sample = r["sample"]
         value = sample.get("subset") if key == "subset" else sample.get("meta", {}).get(key)
         if value is not None:
@@ -101,20 +101,20 @@ def breakdown(run_dir: Path, key: str, clean: list[dict] | None = None) -> dict[
     for value, per in acc.items():
         out[value] = {}
         for strategy, rows in per.items():
-            entry = {"score": _mean([float(r.get("score") or 0.0) for r in rows]), "rows": len(rows)}
+            entry = {"score": mean_of([float(r.get("score") or 0.0) for r in rows]), "rows": len(rows)}
             if key == "condition":
-                entry["correct"] = _mean([float(bool(r.get("correct"))) for r in rows])
+                entry["correct"] = mean_of([float(bool(r.get("correct"))) for r in rows])
             else:
                 groups: dict[str, list[bool]] = defaultdict(list)
                 for r in rows:
                     groups[r["sample"].get("group") or r["sample"]["id"]].append(bool(r.get("correct")))
-                entry["consistency"] = _mean([float(all(v)) for v in groups.values()])
+                entry["consistency"] = mean_of([float(all(v)) for v in groups.values()])
                 entry["questions"] = len(groups)
             out[value][strategy] = entry
         if clean is not None and key in ("subset", "family"):
             mine = [c["score"] for c in clean if str(c[key]) == value]
             if mine:
-                out[value]["clean"] = {"score": _mean(mine), "rows": len(mine)}
+                out[value]["clean"] = {"score": mean_of(mine), "rows": len(mine)}
     return out
 
 
@@ -142,7 +142,7 @@ def breakdown_table(title: str, table: dict[str, dict[str, dict]]) -> list[str]:
     return lines + [""]
 
 
-def _last_rows(run_dir: Path) -> dict[tuple[str, str], dict]:
+def last_rows(run_dir: Path) -> dict[tuple[str, str], dict]:
     rows = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines() if line.strip()]
     return {(r["sample"]["id"], r["strategy"]): r for r in rows}
 
@@ -153,7 +153,7 @@ def merge_runs(run_dirs: list[Path], common: bool) -> Path:
     rows: dict[tuple[str, str], dict] = {}
     for d in run_dirs:
         if (d / "results.jsonl").exists():
-            rows.update(_last_rows(d))
+            rows.update(last_rows(d))
     strategies = {s for _, s in rows}
     if common:
         done: dict[str, set[str]] = defaultdict(set)
@@ -176,7 +176,7 @@ def by_condition(run_dir: Path) -> dict[str, dict[str, dict[str, float]]]:
     """Mean score (percent) per capture condition (``Sample.meta['condition']``) and strategy; empty when the
     samples record no condition (the synthetic sets draw a mix per capture)."""
     acc: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for (_sid, strategy), r in _last_rows(run_dir).items():
+    for (_sid, strategy), r in last_rows(run_dir).items():
         cond = r["sample"].get("meta", {}).get("condition")
         if cond:
             acc[cond][strategy].append(float(r.get("score") or 0.0))
@@ -278,12 +278,12 @@ def main() -> None:
     report_dir = RESULTS / f"{args.name}_report"
     sh(*exe, "report", str(out), "--out", str(report_dir))
     analysis = error_analysis(out)
-    run_groups = {r["sample"].get("group") or r["sample"]["id"] for r in _last_rows(out).values()}
+    run_groups = {r["sample"].get("group") or r["sample"]["id"] for r in last_rows(out).values()}
     clean = clean_rows(dataset, run_groups if args.ceiling_on_run else None)
     analysis["clean_ceiling"] = clean_ceiling(dataset, rows=clean)
     analysis["clean_questions"] = len(clean)
     # a defect the calibration must remove: a wrong answer on a clean page given with confidence >= 0.9
-    analysis["clean_wrong_confident_pct"] = _mean(
+    analysis["clean_wrong_confident_pct"] = mean_of(
         [float(not c["correct"] and (c["confidence"] or 0.0) >= 0.9) for c in clean]
     )
     analysis["by_condition"] = by_condition(out)

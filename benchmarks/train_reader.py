@@ -298,7 +298,7 @@ def proposing(recs: list[dict]) -> list[str]:
     return [s for s in SOURCE_NAMES if s in seen]
 
 
-def _thin(rec: dict, seed: int) -> np.ndarray:
+def thin(rec: dict, seed: int) -> np.ndarray:
     """The rows of one question a training matrix keeps: every positive, every negative a source other than
     ``typed`` proposed, and up to :data:`NEGATIVES` of the others (seeded by the document and question)."""
     labels, strong = rec["labels"], rec["strong"]
@@ -314,7 +314,7 @@ def _matrix(
 ) -> tuple[np.ndarray, np.ndarray]:
     xs, ys = [], []
     for r in recs:
-        keep = _thin(r, seed)
+        keep = thin(r, seed)
         thinned = dict(r, rows=r["rows"][keep], labels=r["labels"][keep], sources=[r["sources"][i] for i in keep])
         x, y = _ablate(thinned, drop_sources)
         xs.append(x[:, columns])
