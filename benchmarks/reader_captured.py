@@ -408,24 +408,9 @@ def run(args: argparse.Namespace) -> None:
     stamp.write_text(digest + "\n")
     built = json.loads((dataset / "manifest.json").read_text())
     samples = {s["id"]: s for s in map(json.loads, index.read_text(encoding="utf-8").splitlines())}
-    exe = [sys.executable, "-m", "docintent"]
     if not args.report_only:
         for strategy in STRATEGIES:  # one bench per strategy, as strategies.py runs them
-            strategies.sh(
-                *exe,
-                "bench",
-                "--dataset",
-                f"synth:{dataset}",
-                "--strategies",
-                strategy,
-                "--brain",
-                "offline",
-                "--workers",
-                str(args.workers),
-                "--no-progress",
-                "--out",
-                str(run_dir),
-            )
+            strategies.bench(dataset, strategy, args.workers, run_dir)
     captured = {
         (sid, strategy): r
         for (sid, strategy), r in strategies.last_rows(run_dir).items()

@@ -40,6 +40,27 @@ def sh(*args: str) -> None:
     subprocess.run(args, check=True)
 
 
+def bench(dataset: Path, strategy: str, workers: int, out: Path) -> None:
+    """``docintent bench`` of one strategy with the offline reader on a synthetic-format folder (resumable)."""
+    sh(
+        sys.executable,
+        "-m",
+        "docintent",
+        "bench",
+        "--dataset",
+        f"synth:{dataset}",
+        "--strategies",
+        strategy,
+        "--brain",
+        "offline",
+        "--workers",
+        str(workers),
+        "--no-progress",
+        "--out",
+        str(out),
+    )
+
+
 def clean_rows(dataset_dir: Path, groups: set[str] | None = None) -> list[dict]:
     """The offline reader on the clean render of every question (its capture 1 row, ``meta.clean_image``),
     restricted to ``groups`` when given: one row per question with its task, subset, family and score."""
@@ -260,21 +281,7 @@ def main() -> None:
         sh(*exe, "synth", "--out", str(dataset), "--n", str(args.n), "--seed", str(args.seed))
     if not args.skip_runs:
         for strategy in args.strategies.split(","):
-            sh(
-                *exe,
-                "bench",
-                "--dataset",
-                f"synth:{dataset}",
-                "--strategies",
-                strategy,
-                "--brain",
-                "offline",
-                "--workers",
-                str(args.workers),
-                "--no-progress",
-                "--out",
-                str(out),
-            )
+            bench(dataset, strategy, args.workers, out)
     report_dir = RESULTS / f"{args.name}_report"
     sh(*exe, "report", str(out), "--out", str(report_dir))
     analysis = error_analysis(out)
