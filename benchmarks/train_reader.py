@@ -51,6 +51,7 @@ from docintent.reader.candidates import SOURCE_NAMES, propose
 from docintent.reader.extract import Matcher
 from docintent.reader.features import FEATURE_NAMES, GROUPS, featurise
 from docintent.reader.query import understand
+from docintent.reader.scorer import MODEL_FILE
 from docintent.reader.spans import trim_span
 
 ROOT = Path(__file__).resolve().parent
@@ -261,9 +262,9 @@ def reader_code_digest() -> str:
 
     h = hashlib.sha256()
     folder = REPO / "src" / "docintent" / "reader"
-    for path in sorted(folder.glob("*.py")) + [REPO / "src" / "docintent" / "layout" / "lines.py"]:
-        if path.name not in FEATURE_CONSUMERS or path.parent != folder:
-            h.update(path.read_bytes())
+    producers = [p for p in sorted(folder.glob("*.py")) if p.name not in FEATURE_CONSUMERS]
+    for path in producers + [REPO / "src" / "docintent" / "layout" / "lines.py"]:
+        h.update(path.read_bytes())
     for part in (_noisy_text, layout_of, process):
         h.update(inspect.getsource(part).encode())
     h.update(json.dumps([CONFUSIONS, NOISY_SHARE], sort_keys=True).encode())
@@ -715,7 +716,7 @@ def main() -> None:
         "sources": proposing(train_recs + cal_recs),
     }
     model["tasks"], model["span_kinds"] = coverage(docs, parts)
-    (out / "scorer.json").write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
+    (out / MODEL_FILE).write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
     # np.savez_compressed stamps no time into the archive, so the same trees give the same bytes
     np.savez_compressed(out / TREES_FILE, **trees)
     manifest = {
