@@ -15,10 +15,13 @@ reader; the perturbed page is measured in the evidence region found on the unper
 measures the page after a tool in the region found on the page before it.
 
 Floors: the 95th percentile of the absolute difference over every page state and perturbation (legibility
-relative to its value). Written to benchmarks/results/noise_floor.{json,md}; the defaults of
-:class:`docintent.brains.offline.review.NoiseFloors` are these figures.
+relative to its value). Written to benchmarks/results/<name>.{json,md} (``--name``, default noise_floor). The
+defaults of :class:`docintent.brains.offline.review.NoiseFloors` are these figures: legibility, confidence and
+severity from a 21-state run with the rule reader (``noise_floor.md``), the answer rule's probability floor from a
+55-state run with the scored reader (``noise_floor_scored.md``).
 
-    python benchmarks/noise_floor.py --states 60
+    python benchmarks/noise_floor.py --states 60 --out benchmarks/out/runs/noise-floor-v3 --name noise_floor_scored
+    python benchmarks/noise_floor.py --report-only --out benchmarks/out/runs/noise-floor-v3 --name noise_floor_scored
 """
 
 from __future__ import annotations
@@ -86,6 +89,7 @@ def measure(page, question: str, task: str, tool: str | None, region=None) -> di
         "legibility_page": qreader.legibility(page, None),
         "legibility_region": qreader.legibility(page, region) if region != Box.FULL else None,
         "confidence": reading.confidence,
+        "answer": reading.answer,
     }
     degradation = get_tool(tool).degradation if tool else None
     severities = reader.perception.severities(page, None if region == Box.FULL else region)
@@ -184,6 +188,8 @@ def main() -> None:
     ap.add_argument("--states", type=int, default=60, help="page states measured (captures and restorations)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--out", default=str(ROOT / "out" / "runs" / "noise-floor"))
+    ap.add_argument("--report-only", action="store_true", help="write the report from the rows measured so far")
+    ap.add_argument("--name", default="noise_floor", help="base name of the result files")
     args = ap.parse_args()
     os.environ.setdefault("DOCINTENT_CACHE", "0")  # every measurement reads afresh
     out_dir = Path(args.out)
@@ -193,7 +199,7 @@ def main() -> None:
     done = {(r["state"], r["perturbation"]) for r in rows}
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
-    states = page_states(args.states, args.seed)
+    states = [] if args.report_only else page_states(args.states, args.seed)
     with rows_path.open("a") as f:
         for state_id, page, question, task, tool in states:
             if all((state_id, k) in done for k in PERTURBATIONS):
@@ -243,11 +249,19 @@ def main() -> None:
     ]
     for kind, v in result["by_perturbation"].items():
         lines.append(f"| {kind} | " + " | ".join(f"{v.get(q, float('nan')):.4f}" for q in result["all"]) + " |")
+    answered = [r for r in rows if r["perturbation"] != "order" and "answer" in r["base"]]
+    changed = sum(r["base"]["answer"] != r["perturbed"]["answer"] for r in answered)
+    result["answer_changed"] = {"n": len(answered), "changed": changed}
+    lines += [
+        "",
+        f"`confidence` is the reader's probability of its answer (the scored reader's, the quantity the `answer` "
+        f"review rule compares). The answer itself changed in {changed} of {len(answered)} re-measurements.",
+    ]
     text = "\n".join(lines)
     print(text)
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "noise_floor.md").write_text(text + "\n")
-    (RESULTS / "noise_floor.json").write_text(
+    (RESULTS / f"{args.name}.md").write_text(text + "\n")
+    (RESULTS / f"{args.name}.json").write_text(
         json.dumps({**result, "states": len({r["state"] for r in rows}), "rows": len(rows), "load": load}, indent=2)
     )
 

@@ -103,3 +103,26 @@ def test_a_photographed_page_is_no_render():
     rng = np.random.default_rng(0)
     photo = np.clip(_contents_page().astype(np.float32) * 0.9 + rng.normal(0, 3, (1300, 1000, 3)), 0, 255)
     assert not signals.is_render(Page.from_array(photo.astype(np.uint8)))
+
+
+def test_a_tool_that_reads_clearer_but_erases_the_column_header_the_answer_stands_under_is_rolled_back():
+    """Whole-evidence review: the value's own line is untouched and the region reads more legibly (an erased
+    header is one less hard line), but the column header the answer is read under is part of its evidence, so
+    the answer's probability falls and the default rule rolls the tool back."""
+    from docintent.brains import Change, Rollback, State, get_brain
+    from test_offline_reader import _invoice
+
+    page = _invoice()
+    pixels = page.pixels.copy()
+    pixels[375:425, 815:1060] = 255  # "Unit price", the column header, erased; the row and its cell stay
+    after = page.derive(pixels, "header-erased")
+    question = "What is the unit price of the toner cartridge?"
+    reader = get_brain("offline")
+    state = State(question, "doc", page, original=page, available_tools=["deshadowing"])
+    change = Change("deshadowing", page, after, degradation="shadow")
+    evidence = reader.review_evidence(state, change)
+    assert evidence.answer_before == "$61.20"
+    assert evidence.legibility_after > evidence.legibility_before * 1.05  # the region "reads better"
+    verdict = reader.review(state, change)
+    assert isinstance(verdict, Rollback), verdict
+    assert verdict.measurements["because"] == "the answer became less probable"

@@ -129,7 +129,7 @@ class OfflineReaderOptions(BaseModel):
         float, Field(ge=0.0, le=1.0, description="classifier confidence needed to turn the page")
     ] = 0.6
     keep_margin: Annotated[float, Field(ge=0.0, le=1.0, description="legibility gain a kept restoration needs")] = 0.0
-    review_rule: Annotated[ReviewRule, Field(description="Phase B rule")] = "evidence"
+    review_rule: Annotated[ReviewRule, Field(description="Phase B rule")] = "answer"
     noise_floors: Annotated[
         NoiseFloors | dict[str, Any] | None,
         Field(
@@ -177,7 +177,7 @@ class OfflineReader(Restorer, MactRoles):
         severity_threshold: float | None = None,
         orientation_confidence: float = 0.6,
         keep_margin: float = 0.0,
-        review_rule: str = "evidence",
+        review_rule: str = "answer",
         calibration: Calibration | dict | None | Literal["default"] = "default",
         noise_floors: NoiseFloors | dict | None = None,
         reader: str = "scored",

@@ -20,18 +20,20 @@ figures, never by which side of the noise a measurement fell.
 
 from __future__ import annotations
 
+import math
 from dataclasses import KW_ONLY, asdict, dataclass
 from typing import Any, Literal, get_args
 
-#: Phase B rules: "evidence" (default) keeps a restoration when the answer became more certain, or the evidence
+#: Phase B rules: "evidence" keeps a restoration when the answer became more certain, or the evidence
 #: more legible, or the targeted damage fell while the text read as well - each beyond its noise floor - and rolls
 #: it back when the answer became clearly less certain or the evidence less legible; ties follow
 #: :attr:`NoiseFloors.tie`. "evidence-fixed" is that rule with the fixed margins it had before the noise floors
 #: were measured (any legibility gain kept). "legibility" keeps a restoration only when the evidence reads better.
 #: "page" is the question-free rule of ``docintent restore --auto``: legibility of the whole page or the damage fell.
 #: "answer" judges a restoration by the answer alone: kept when the reader's calibrated probability of its answer
-#: rose beyond its noise floor, or the answer changed to one it is surer of by :data:`ANSWER_CHANGE_MARGIN`; a tie
-#: is no change needed (rolled back), whatever legibility did.
+#: rose beyond its noise floor (in log-odds), or the answer changed to one it is surer of by
+#: :data:`ANSWER_CHANGE_MARGIN`; a tie is no change needed (rolled back), whatever legibility did. "answer" is the
+#: default: a tool is kept only when the answer says it helped.
 ReviewRule = Literal["evidence", "evidence-fixed", "legibility", "page", "answer"]
 #: The rules' names, from :data:`ReviewRule` (one list: the option's type and its check read the same names).
 REVIEW_RULES: tuple[str, ...] = get_args(ReviewRule)
@@ -60,8 +62,13 @@ class NoiseFloors:
     severity: float = 0.115
     _: KW_ONLY
     tie: Literal["rollback", "keep"] = "rollback"
-    #: The scored reader's calibrated probability of its answer (the "answer" rule's floor).
-    probability: float = 0.005
+    #: The "answer" rule's floor: how far the log-odds of the reader's calibrated probability of its answer move
+    #: under re-measurement, 0.47 (the 95th percentile over 110 re-measurements of 55 development page states,
+    #: ``benchmarks/noise_floor.py --name noise_floor_scored``; a 1-3 pixel shift moves them by 1.03 at the 95th
+    #: percentile, JPEG at quality 95 by 0.15). Log-odds, because a probability's noise depends on where it
+    #: stands: 0.42 moved to 0.63 under a shift, 0.988 to 0.997 (the same probability floor would call the second
+    #: a tie and the first evidence).
+    log_odds: float = 0.47
 
 
 #: The floors measured on development data (``benchmarks/results/noise_floor.md``).
@@ -70,8 +77,20 @@ DEFAULT_FLOORS = NoiseFloors()
 CONFIDENCE_GAIN = 0.05
 CONFIDENCE_LOSS = 0.1
 SEVERITY_FALL = 0.1
-#: How much surer of a different answer the reader must be for the "answer" rule to keep the change.
-ANSWER_CHANGE_MARGIN = 0.05
+#: How much surer (in log-odds) of a different answer the reader must be for the "answer" rule to keep the
+#: change: above the largest rise measured when re-measuring the same content changed the answer (0.84, on the
+#: development states of ``noise_floor_scored``; the answer changed in 12 of 104 re-measurements).
+ANSWER_CHANGE_MARGIN = 1.0
+
+
+def log_odds(probability: float) -> float:
+    """``log(p / (1 - p))``, with ``p`` kept within [1e-4, 1 - 1e-4] (a certain 0 or 1 is never infinitely far).
+
+    >>> round(log_odds(0.5), 3), round(log_odds(0.9), 3)
+    (0.0, 2.197)
+    """
+    p = min(max(float(probability), 1e-4), 1.0 - 1e-4)
+    return math.log(p / (1.0 - p))
 
 
 def _norm(text: str) -> str:
@@ -106,19 +125,19 @@ class ReviewEvidence:
         """Relative change of the evidence's legibility."""
         return (self.legibility_after - self.legibility_before) / max(self.legibility_before, 1e-6)
 
-    def keep(self, rule: str = "evidence", margin: float = 0.0, floors: NoiseFloors = DEFAULT_FLOORS) -> bool:
+    def keep(self, rule: str = "answer", margin: float = 0.0, floors: NoiseFloors = DEFAULT_FLOORS) -> bool:
         """The verdict under ``rule`` (see REVIEW_RULES)."""
         return self.verdict(rule, margin, floors)[0]
 
     def verdict(
-        self, rule: str = "evidence", margin: float = 0.0, floors: NoiseFloors = DEFAULT_FLOORS
+        self, rule: str = "answer", margin: float = 0.0, floors: NoiseFloors = DEFAULT_FLOORS
     ) -> tuple[bool, str]:
         """``(keep, why)`` under ``rule``; ``why`` names the difference that decided and its margin."""
         keep, because, figures, _ = self.explain(rule, margin, floors)
         return keep, f"{because} ({figures})" if figures else because
 
     def explain(
-        self, rule: str = "evidence", margin: float = 0.0, floors: NoiseFloors = DEFAULT_FLOORS
+        self, rule: str = "answer", margin: float = 0.0, floors: NoiseFloors = DEFAULT_FLOORS
     ) -> tuple[bool, str, str, str | None]:
         """``(keep, because, figures, decided_by)``: the verdict under ``rule``, why in plain words, the margins
         behind it, and the quantity that decided ("confidence", "legibility", "severity"; None for a tie or a
@@ -148,18 +167,19 @@ class ReviewEvidence:
         return self._noise_aware(floors, margin)
 
     def _by_answer(self, floors: NoiseFloors) -> tuple[bool, str, str, str | None]:
-        dp = self.confidence_after - self.confidence_before
-        floor = floors.probability
+        rise = log_odds(self.confidence_after) - log_odds(self.confidence_before)
+        floor = floors.log_odds
         text = (
-            f"probability of the answer {self.confidence_before:.3f} -> {self.confidence_after:.3f}, floor {floor:.3f}"
+            f"probability of the answer {self.confidence_before:.3f} -> {self.confidence_after:.3f}, "
+            f"log-odds {rise:+.2f}, floor {floor:.2f}"
         )
         if _norm(self.answer_after) != _norm(self.answer_before):
-            if self.answer_after and dp > max(floor, ANSWER_CHANGE_MARGIN):
+            if self.answer_after and rise > max(floor, ANSWER_CHANGE_MARGIN):
                 return True, "the answer changed to one the reader is surer of", text, "probability"
             return False, "the answer changed to one the reader is not surer of", text, "probability"
-        if dp > floor:
+        if rise > floor:
             return True, "the answer became more probable", text, "probability"
-        if dp < -floor:
+        if rise < -floor:
             return False, "the answer became less probable", text, "probability"
         return False, "no change needed: the answer is as probable as on the page before", text, None
 
