@@ -233,20 +233,23 @@ def build(docs: list[dict], parts: dict[str, str], workers: int) -> dict[str, li
 COVERED = 100
 
 
-def coverage(docs: list[dict], parts: dict[str, str]) -> tuple[list[str], list[str]]:
-    """The tasks and typed-span kinds the development (train and calibration) questions cover: the scored reader
-    leaves every other kind of question to the rule cascade."""
+def coverage(docs: list[dict], parts: dict[str, str]) -> tuple[list[str], list[str], list[str]]:
+    """The tasks, typed-span kinds and question shapes the development (train and calibration) questions cover:
+    the scored reader leaves every other kind of question to the rule cascade."""
     tasks: dict[str, int] = defaultdict(int)
     kinds: dict[str, int] = defaultdict(int)
+    shapes: dict[str, int] = defaultdict(int)
     for d in docs:
         if parts[d["family"]] == "test":
             continue
         for qd in d["questions"]:
             q = understand(qd["question"], qd.get("task", "doc"))
             tasks[q.task] += 1
+            shapes[q.shape] += 1
             if q.span_kind:
                 kinds[q.span_kind] += 1
-    return sorted(t for t, n in tasks.items() if n >= COVERED), sorted(k for k, n in kinds.items() if n >= COVERED)
+    tasks_, kinds_, shapes_ = (sorted(k for k, n in c.items() if n >= COVERED) for c in (tasks, kinds, shapes))
+    return tasks_, kinds_, shapes_
 
 
 #: Reader modules that only consume features (the scorer and the readers built on it): changing them changes no
@@ -715,7 +718,7 @@ def main() -> None:
         "calibration": cal,
         "sources": proposing(train_recs + cal_recs),
     }
-    model["tasks"], model["span_kinds"] = coverage(docs, parts)
+    model["tasks"], model["span_kinds"], model["shapes"] = coverage(docs, parts)
     (out / MODEL_FILE).write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
     # np.savez_compressed stamps no time into the archive, so the same trees give the same bytes
     np.savez_compressed(out / TREES_FILE, **trees)
@@ -734,6 +737,7 @@ def main() -> None:
         "families": {p: len(v) for p, v in report["corpus"]["families"].items()},
         "tasks": model["tasks"],
         "span_kinds": model["span_kinds"],
+        "shapes": model["shapes"],
         "split": report["corpus"]["families"],
         "libraries": versions(),
         "test": {"clean": report["test"]["overall"].get("clean"), "noisy": report["test"]["overall"].get("noisy")},

@@ -268,3 +268,23 @@ def test_a_turn_that_leaves_the_page_needing_another_turn_is_kept_and_one_to_und
     assert isinstance(reader.review(state, turn), Rollback)
     reader.fixes = {sideways.hash: None, half.hash: None}  # it was upright already
     assert isinstance(reader.review(state, turn), Rollback)
+
+
+def test_a_reverse_look_up_the_scorer_never_saw_goes_to_the_rule_cascade():
+    """The scorer's corpus asks for values, never for the row of a given amount: such a question is a shape it was
+    not trained on, so the rule that finds the row of the given number answers (the scorer chose '$40.00')."""
+    from docintent.ocr import get_engine
+    from docintent.reader.query import understand
+    from docintent.reader.readers import ScoredReader
+    from docintent.reader.reading import QuestionReader
+
+    question = "Which item has an amount of $183.60?"
+    assert understand(question).shape == "gives number"
+    reader = ScoredReader()
+    assert "gives number" not in (reader.scorer.shapes or ()) and not reader.covers(understand(question))
+    reading = QuestionReader(question, "doc", get_engine(), reader).read(_invoice())
+    assert reading.answer == "Toner cartridge"
+    assert "a question kind the scorer was not trained on" in reading.source
+    # a look-up of the same row's value is still the scorer's
+    forward = QuestionReader("What is the amount for the stapler?", "doc", get_engine(), reader).read(_invoice())
+    assert forward.answer == "$40.00" and "rules" not in forward.source

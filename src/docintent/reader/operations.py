@@ -412,13 +412,27 @@ def _noun(question: str) -> list[str]:
     return [w for w in words if w not in ("is", "was", "has", "had", "does", "did")]
 
 
+_ASKS_FOR_ANOTHER = re.compile(r"^\s*(?:which|what|who|when|on which|at what|at which|in which)\b", re.I)
+
+
+def given_value(question: str) -> tuple[str, str] | None:
+    """The value a reverse look-up gives, when ``question`` is one: it asks which / what / who / when and names
+    a value to find on the page ("Which fee amounts to 2.643,00 €?" -> ``("number", "2.643,00")``); else None.
+
+    >>> given_value("Which merchant charged 62,56?")
+    ('number', '62,56')
+    >>> given_value("What is the total amount due?") is None
+    True
+    """
+    q = question.strip()
+    return _literal(q) if _ASKS_FOR_ANOTHER.match(q) else None
+
+
 def solve_reverse(info: QuestionInfo, layout: Layout) -> Solution | None:
     """The cell of the row that holds the value the question gives: its label ("which item cost 28.44?"),
     its time, its day or its person."""
     q = info.text.strip()
-    if not re.match(r"^\s*(?:which|what|who|when|on which|at what|at which|in which)\b", q, re.I):
-        return None
-    lit = _literal(q)
+    lit = given_value(q)
     if lit is None:
         return None
     kind, literal = lit
@@ -626,6 +640,7 @@ __all__ = [
     "solve_list_count",
     "solve_operation",
     "solve_pair",
+    "given_value",
     "solve_reverse",
     "solve_row_amount",
     "strip_yesno",

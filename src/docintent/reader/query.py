@@ -19,6 +19,7 @@ import re
 from dataclasses import KW_ONLY, dataclass
 
 from .extract import SYNONYMS
+from .operations import given_value
 from .question import STOPWORDS, QuestionInfo, analyse
 from .spans import SpanQuestion, classify
 
@@ -124,6 +125,9 @@ class Question:
     constraints: tuple[str, ...] = ()
     #: The named thing the question asks about ("In which city is *Adams Group*?"), or "".
     subject: str = ""
+    #: How the question asks (:func:`shape_of`): "plain", or "gives <kind>" for a reverse look-up that names a
+    #: value of that kind and asks what stands beside it ("Which fee amounts to 2.643,00 €?": "gives number").
+    shape: str = "plain"
 
     @property
     def answer_type(self) -> str:
@@ -172,6 +176,29 @@ def strip_instructions(question: str) -> str:
     return text or question.strip()
 
 
+#: The kinds of given value that make a which / who question a reverse look-up.
+_REVERSE_KINDS = ("number", "date", "daymonth", "time", "dimensions")
+_WHICH_OR_WHO = re.compile(r"^\s*(?:which|who|on which|at which|in which)\b", re.I)
+
+
+def shape_of(asked: str) -> str:
+    """How ``asked`` asks: "gives <kind>" when it names a value of that kind and asks which thing or who has it
+    (a reverse look-up), else "plain". A reader trained on no question of a shape leaves it to the rule cascade.
+
+    >>> shape_of("Which merchant charged 62,56?"), shape_of("Who speaks at 11:20?")
+    ('gives number', 'gives time')
+    >>> shape_of("What is the line total for LED panel 60x60?"), shape_of("Who is the author of the ragged2e package?")
+    ('plain', 'plain')
+    """
+    given = given_value(asked)
+    if given is None or given[0] not in _REVERSE_KINDS or not _WHICH_OR_WHO.match(asked):
+        return "plain"
+    # the value stands as a word of its own, not inside a name ("the ragged2e package" gives no number)
+    if not re.search(rf"(?<!\w){re.escape(given[1].strip())}(?!\w)", asked):
+        return "plain"
+    return f"gives {given[0]}"
+
+
 def understand(question: str, task: str = "doc") -> Question:
     """The one analysis of ``question`` (see :class:`Question`)."""
     asked = strip_instructions(question)
@@ -210,4 +237,5 @@ def understand(question: str, task: str = "doc") -> Question:
         synonyms=frozenset(synonyms),
         constraints=tuple(constraints),
         subject=subject,
+        shape=shape_of(asked),
     )

@@ -159,9 +159,13 @@ class ScoredReader:
         return [cands[i] for i in order]
 
     def covers(self, question: Question) -> bool:
-        """Whether the scorer was trained on questions of this kind (its task and the typed span it asks for)."""
-        return question.task in self.scorer.tasks and (
-            not question.span_kind or question.span_kind in self.scorer.span_kinds
+        """Whether the scorer was trained on questions of this kind: its task, the typed span it asks for and its
+        shape (a reverse look-up that gives a number is not a question it saw when its corpus has none)."""
+        shapes = self.scorer.shapes
+        return (
+            question.task in self.scorer.tasks
+            and (not question.span_kind or question.span_kind in self.scorer.span_kinds)
+            and (shapes is None or question.shape in shapes)
         )
 
     def read(self, question: Question, layout: Layout, page: Page | None = None) -> Choice:

@@ -106,6 +106,8 @@ class Scorer:
         #: The tasks and typed-span kinds of the questions it was trained on (others are left to the rules).
         self.tasks = frozenset(model.get("tasks", ("doc",)))
         self.span_kinds = frozenset(model.get("span_kinds", ()))
+        #: The question shapes it was trained on (``Question.shape``; None: an older model that does not say).
+        self.shapes: frozenset[str] | None = frozenset(model["shapes"]) if "shapes" in model else None
         #: The candidate sources that proposed while it was trained (None: an older model that does not say).
         self.sources: tuple[str, ...] | None = tuple(model["sources"]) if "sources" in model else None
         self.meta = {k: v for k, v in model.items() if k not in ("trees", "features")}
