@@ -48,6 +48,7 @@ def run(dataset: Path, models: list[str], per_question: bool) -> list[dict]:
     from docintent.evaluation.metrics import score_row
     from docintent.io import load_page
     from docintent.ocr import get_engine
+    from docintent.page import Page
     from docintent.reader.reading import QuestionReader
 
     chosen, seen = [], set()
@@ -59,7 +60,7 @@ def run(dataset: Path, models: list[str], per_question: bool) -> list[dict]:
         chosen.append(s)
     engine = get_engine()
     named = readers(models)
-    pages: dict[str, object] = {}
+    pages: dict[str, Page] = {}
     rows = []
     for s in chosen:
         path = str(dataset / s.meta["clean_image"])
