@@ -417,7 +417,7 @@ _ASKS_FOR_ANOTHER = re.compile(r"^\s*(?:which|what|who|when|on which|at what|at 
 
 def given_value(question: str) -> tuple[str, str] | None:
     """The value a reverse look-up gives, when ``question`` is one: it asks which / what / who / when and names
-    a value to find on the page ("Which fee amounts to 2.643,00 €?" -> ``("number", "2.643,00")``); else None.
+    a value to find on the page ("Which fee amounts to 2.643,00 €?" -> ``("number", "2.643,00 €")``); else None.
 
     >>> given_value("Which merchant charged 62,56?")
     ('number', '62,56')
