@@ -12,7 +12,7 @@ import re
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
-from .question import analyse, content_words
+from .question import QuestionInfo, analyse, content_words
 
 _OPS = {"diff": "difference", "sum": "sum", "avg": "average"}
 _OP_WORDS = set(
@@ -61,9 +61,11 @@ def _strip(t: str) -> str:
     return re.sub(r"^(the|a|an)\s+", "", t.strip(" ?.,'\"")).strip()
 
 
-def parse_intent(question: str, task: str) -> Intent:
-    """The question's intent and its targets (see :class:`Intent`)."""
-    info = analyse(question, task)
+def parse_intent(question: str, task: str, info: QuestionInfo | None = None) -> Intent:
+    """The question's intent and its targets (see :class:`Intent`); ``info``: the question's analysis when it was
+    made already (:func:`docintent.reader.query.understand` makes it once and keeps the intent on its record)."""
+    if info is None:
+        info = analyse(question, task)
     q = question.strip()
     low = q.lower()
     years = re.findall(r"\b(?:19|20)\d\d\b", q)

@@ -19,6 +19,7 @@ import re
 from dataclasses import KW_ONLY, dataclass
 
 from .extract import SYNONYMS
+from .intent import Intent, parse_intent
 from .operations import given_value
 from .question import STOPWORDS, QuestionInfo, analyse
 from .spans import SpanQuestion, classify
@@ -128,6 +129,9 @@ class Question:
     #: How the question asks (:func:`shape_of`): "plain", or "gives <kind>" for a reverse look-up that names a
     #: value of that kind and asks what stands beside it ("Which fee amounts to 2.643,00 €?": "gives number").
     shape: str = "plain"
+    #: The intent and its targets (:func:`~docintent.reader.intent.parse_intent` on the same analysis), which MACT's
+    #: roles plan and judge by; None only for a record built by hand.
+    intent: Intent | None = None
 
     @property
     def answer_type(self) -> str:
@@ -203,6 +207,7 @@ def understand(question: str, task: str = "doc") -> Question:
     """The one analysis of ``question`` (see :class:`Question`)."""
     asked = strip_instructions(question)
     info = analyse(asked, task)
+    intent = parse_intent(asked, task, info)  # before the field words below widen the keywords
     low = asked.lower()
     phrase = _field_phrase(info)
     for pattern, name, labels in _PLAIN_FIELDS:
@@ -238,4 +243,5 @@ def understand(question: str, task: str = "doc") -> Question:
         constraints=tuple(constraints),
         subject=subject,
         shape=shape_of(asked),
+        intent=intent,
     )

@@ -513,7 +513,7 @@ class OfflineReader(Restorer, MactRoles):
         self, state: State, count: int = 1, feedback: Verdict | None = None, previous: tuple[Plan, ...] = ()
     ) -> list[Plan]:
         """Plans from the question's intent; after a plan mistake, the next alternative."""
-        return roles.make_plans(state.question, state.task, count, feedback, tried=len(previous))
+        return roles.make_plans(self.question_reader(state).query, state.task, count, feedback, tried=len(previous))
 
     def execute(
         self,
@@ -537,7 +537,7 @@ class OfflineReader(Restorer, MactRoles):
         self, state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]], corrections: list[Correction]
     ) -> Answer:
         """The accepted plan's result, formatted for the task."""
-        return roles.conclude(state, runs, corrections)
+        return roles.conclude(state, runs, corrections, self.question_reader(state).query)
 
 
 def kept_tools(history: list) -> set[str]:

@@ -1,7 +1,7 @@
 """The offline reader's four MACT roles: plans from the question's intent, execution through the reader's
 primitives, judgment by independent checks, and the answer from the corrected process.
 
-- **Planning** (:func:`make_plans`): the question's intent (:func:`docintent.reader.intent.parse_intent`) with its
+- **Planning** (:func:`make_plans`): the question's intent (``Question.intent``, from its one analysis) with its
   targets, and up to ``Np`` plans written for it. Alternatives differ in structure, not in tools: per-target
   look-ups then arithmetic; the whole series (every label with its value) then arithmetic, counting or ranking
   over it; the single-pass reading as a one-step plan.
@@ -19,6 +19,7 @@ primitives, judgment by independent checks, and the answer from the corrected pr
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
@@ -31,7 +32,7 @@ from ...page import Box, Page
 from ...reader.answer import format_answer, lookup_value, solve
 from ...reader.intent import COUNT_TESTS, OPERATION_WORDS, Intent, parse_intent
 from ...reader.points import Point, chart_points, layout_points, match_point, table_points
-from ...reader.question import analyse
+from ...reader.query import Question, understand
 from ...reader.reading import QuestionReader
 from ...reader.values import find_numbers, format_number
 from ...tools.calculator import CalculatorError, calculate
@@ -42,10 +43,17 @@ from ..roles import Correction, Execution, Plan, PlanStep, Verdict
 _OPS = OPERATION_WORDS
 
 
-def make_plans(question: str, task: str, count: int, feedback: Verdict | None = None, tried: int = 0) -> list[Plan]:
-    """Up to ``count`` plans for the question, best first. ``tried``: plans already used (a re-plan after a
-    plan mistake starts from the next alternative)."""
-    intent = parse_intent(question, task)
+def intent_of(query: Question) -> Intent:
+    """The intent the question's one analysis found (parsed from that analysis for a record built by hand)."""
+    return query.intent if query.intent is not None else parse_intent(query.text, query.task, query.info)
+
+
+def make_plans(
+    question: str | Question, task: str, count: int, feedback: Verdict | None = None, tried: int = 0
+) -> list[Plan]:
+    """Up to ``count`` plans for the question (its analysis, or its text to analyse), best first. ``tried``: plans
+    already used (a re-plan after a plan mistake starts from the next alternative)."""
+    intent = intent_of(question if isinstance(question, Question) else understand(question, task))
     alternatives = _alternatives(intent)
     why = f"; re-planned because: {feedback.mistake}" if feedback is not None else ""
     out = []
@@ -263,7 +271,7 @@ def execute_step(
     feedback: Verdict | None = None,
 ) -> Execution:
     """Execute one plan step with candidate reading ``candidate`` (see the module docstring)."""
-    intent = parse_intent(state.question, state.task)
+    intent = intent_of(reader.query)
     if step.op == "read":
         return _execute_read(reader, state, step, candidate)
     if step.op in ("series", "lookup"):
@@ -299,7 +307,7 @@ def execute_step(
         if point is None or score < 0.5:
             # the series reader did not find it: the reader's layout look-up of the target
 
-            info = analyse(state.question, state.task)
+            info = copy.deepcopy(reader.query.info)  # the look-up gets its own targets; the analysis stays as it is
             info.targets = list(intent.targets)
             ocr, source = _ocr_for(
                 reader,
@@ -528,7 +536,7 @@ def judge_plan(reader: QuestionReader, state: State, plan: Plan, results: dict[s
     """Independent checks of a plan and its executions (see the module docstring); the first failure is
     the verdict."""
     checks: list[str] = []
-    intent = parse_intent(state.question, state.task)
+    intent = intent_of(reader.query)
     final = results.get(plan.steps[-1].id) if plan.steps else None
     # 1. every referenced label exists, every series has values
     for step in plan.steps:
@@ -682,13 +690,16 @@ def _type_problem(intent: Intent, plan: Plan, final: Execution, results: dict[st
 
 
 def conclude(
-    state: State, runs: list[tuple[Plan, dict[str, Execution], Verdict]], corrections: list[Correction]
+    state: State,
+    runs: list[tuple[Plan, dict[str, Execution], Verdict]],
+    corrections: list[Correction],
+    query: Question | None = None,
 ) -> Answer:
     """The answer from the corrected process: the first accepted plan's result (formatted for the task);
-    with none accepted, the most confident final output."""
-
-    info = analyse(state.question, state.task)
-    intent = parse_intent(state.question, state.task)
+    with none accepted, the most confident final output. ``query``: the question's analysis (made here when
+    None)."""
+    query = query if query is not None else understand(state.question, state.task)
+    info, intent = query.info, intent_of(query)
     scored = []
     for plan, results, verdict in runs:
         final = results.get(plan.steps[-1].id) if plan.steps else None
@@ -718,6 +729,7 @@ __all__ = [
     "chart_points",
     "conclude",
     "execute_step",
+    "intent_of",
     "judge_plan",
     "make_plans",
     "parse_intent",
