@@ -133,8 +133,7 @@ def solve(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution
         # the best of those is the answer, not the text next to a label.
         best = best_candidate(typed)
         assert best is not None
-        kind = classify(info.text)
-        text = trim_span(best.text, kind.kind if kind else "")
+        text = trim_span(best.text, span_kind.kind if span_kind else "")
         return Solution(text, min(best.score, 1.0), _region(layout, best), best.source)
     if info.intent == "verify":
         return _verify(info, task, layout, matcher)
