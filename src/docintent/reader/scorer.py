@@ -35,9 +35,14 @@ MODEL_FILE = "scorer.json"
 TREE_ARRAYS = ("feature", "threshold", "left", "right", "value", "roots")
 
 
-def _logit(p: float) -> float:
-    p = min(max(p, 1e-6), 1 - 1e-6)
-    return math.log(p / (1 - p))
+def logit(p: float, bound: float = 1e-6) -> float:
+    """``log(p / (1 - p))``, with ``p`` kept within [bound, 1 - bound] (a certain 0 or 1 is never infinitely far).
+
+    >>> round(logit(0.5), 3), round(logit(0.9), 3), round(logit(1.0, bound=1e-4), 3)
+    (0.0, 2.197, 9.21)
+    """
+    p = min(max(float(p), bound), 1.0 - bound)
+    return math.log(p / (1.0 - p))
 
 
 @dataclass(frozen=True)
@@ -143,7 +148,7 @@ class Scorer:
     def confidence(self, best: float, second: float) -> float:
         """Calibrated probability that the best candidate is right, from its probability and the runner-up's."""
         a, b, c = self.calibration
-        z = a + b * _logit(best) + c * (_logit(best) - _logit(second))
+        z = a + b * logit(best) + c * (logit(best) - logit(second))
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 

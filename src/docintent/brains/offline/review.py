@@ -20,9 +20,10 @@ figures, never by which side of the noise a measurement fell.
 
 from __future__ import annotations
 
-import math
 from dataclasses import KW_ONLY, asdict, dataclass
 from typing import Any, Literal, get_args
+
+from ...reader.scorer import logit
 
 #: Phase B rules: "evidence" keeps a restoration when the answer became more certain, or the evidence
 #: more legible, or the targeted damage fell while the text read as well - each beyond its noise floor - and rolls
@@ -78,19 +79,19 @@ CONFIDENCE_GAIN = 0.05
 CONFIDENCE_LOSS = 0.1
 SEVERITY_FALL = 0.1
 #: How much surer (in log-odds) of a different answer the reader must be for the "answer" rule to keep the
-#: change: above the largest rise measured when re-measuring the same content changed the answer (0.84, on the
+#: change: above the largest rise measured when re-measuring the same content changed the answer (0.83, on the
 #: development states of ``noise_floor_scored``; the answer changed in 12 of 104 re-measurements).
 ANSWER_CHANGE_MARGIN = 1.0
 
 
-def log_odds(probability: float) -> float:
-    """``log(p / (1 - p))``, with ``p`` kept within [1e-4, 1 - 1e-4] (a certain 0 or 1 is never infinitely far).
+#: Where the "answer" rule bounds a probability before taking its log-odds (the bound its floor was measured with).
+LOG_ODDS_BOUND = 1e-4
 
-    >>> round(log_odds(0.5), 3), round(log_odds(0.9), 3)
-    (0.0, 2.197)
-    """
-    p = min(max(float(probability), 1e-4), 1.0 - 1e-4)
-    return math.log(p / (1.0 - p))
+
+def log_odds(probability: float) -> float:
+    """The log-odds the "answer" rule compares (:func:`docintent.reader.scorer.logit` within
+    :data:`LOG_ODDS_BOUND`)."""
+    return logit(probability, LOG_ODDS_BOUND)
 
 
 def _norm(text: str) -> str:
