@@ -137,22 +137,37 @@ def page_states(limit: int, seed: int) -> list[tuple[str, object, str, str, str 
     return states[:limit]
 
 
+#: The quantities whose floors are reported; ``confidence_log_odds`` is the confidence on the log-odds scale the
+#: "answer" review rule compares (:func:`docintent.brains.offline.review.log_odds`).
+QUANTITIES = ("legibility_page", "legibility_region", "confidence", "confidence_log_odds", "severity")
+
+
+def _value(side: dict, quantity: str) -> float | None:
+    from docintent.brains.offline.review import log_odds
+
+    if quantity == "confidence_log_odds":
+        return None if side.get("confidence") is None else log_odds(side["confidence"])
+    return side.get(quantity)
+
+
+def difference(row: dict, quantity: str) -> float | None:
+    """|perturbed - base| of ``quantity`` in ``row`` (legibility relative to the base value); None when either
+    side did not measure it."""
+    a, b = _value(row["base"], quantity), _value(row["perturbed"], quantity)
+    if a is None or b is None:
+        return None
+    d = abs(b - a)
+    return d / max(a, 1e-6) if quantity.startswith("legibility") else d
+
+
 def floors(rows: list[dict]) -> dict[str, dict[str, float]]:
     """Per quantity: the 95th percentile (and median, max) of |difference| over the perturbations that change
     pixels (shift, jpeg95; ``order`` is a check that must give 0, and would only dilute the percentile);
     legibility relative to the unperturbed value."""
     out = {}
     physical = [r for r in rows if r["perturbation"] != "order"]
-    for quantity in ("legibility_page", "legibility_region", "confidence", "severity"):
-        diffs = []
-        for r in physical:
-            a, b = r["base"].get(quantity), r["perturbed"].get(quantity)
-            if a is None or b is None:
-                continue
-            d = abs(b - a)
-            if quantity.startswith("legibility"):
-                d = d / max(a, 1e-6)
-            diffs.append(d)
+    for quantity in QUANTITIES:
+        diffs = [d for d in (difference(r, quantity) for r in physical) if d is not None]
         if diffs:
             arr = np.array(diffs)
             out[quantity] = {
@@ -170,14 +185,10 @@ def floors(rows: list[dict]) -> dict[str, dict[str, float]]:
 
 
 def floors_flat(rows: list[dict]) -> dict[str, float]:
+    """Per quantity: the 95th percentile of |difference| over ``rows``."""
     out = {}
-    for quantity in ("legibility_page", "legibility_region", "confidence", "severity"):
-        diffs = [
-            abs(r["perturbed"][quantity] - r["base"][quantity])
-            / (max(r["base"][quantity], 1e-6) if quantity.startswith("legibility") else 1)
-            for r in rows
-            if r["base"].get(quantity) is not None and r["perturbed"].get(quantity) is not None
-        ]
+    for quantity in QUANTITIES:
+        diffs = [d for d in (difference(r, quantity) for r in rows) if d is not None]
         if diffs:
             out[quantity] = float(np.percentile(diffs, 95))
     return out
@@ -249,13 +260,19 @@ def main() -> None:
     ]
     for kind, v in result["by_perturbation"].items():
         lines.append(f"| {kind} | " + " | ".join(f"{v.get(q, float('nan')):.4f}" for q in result["all"]) + " |")
+    from docintent.brains.offline.review import log_odds
+
     answered = [r for r in rows if r["perturbation"] != "order" and "answer" in r["base"]]
-    changed = sum(r["base"]["answer"] != r["perturbed"]["answer"] for r in answered)
-    result["answer_changed"] = {"n": len(answered), "changed": changed}
+    flips = [r for r in answered if r["base"]["answer"] != r["perturbed"]["answer"]]
+    rises = [log_odds(r["perturbed"]["confidence"]) - log_odds(r["base"]["confidence"]) for r in flips]
+    top = max(rises, default=0.0)
+    result["answer_changed"] = {"n": len(answered), "changed": len(flips), "largest_log_odds_rise": top}
     lines += [
         "",
-        f"`confidence` is the reader's probability of its answer (the scored reader's, the quantity the `answer` "
-        f"review rule compares). The answer itself changed in {changed} of {len(answered)} re-measurements.",
+        "`confidence` is the reader's probability of its answer (the scored reader's, the quantity the `answer` "
+        "review rule compares); `confidence_log_odds` is the same on the log-odds scale, the rule's floor. The "
+        f"answer itself changed in {len(flips)} of {len(answered)} re-measurements; its log-odds rose by at most "
+        f"{top:.2f} when it did (the rule's margin for a changed answer must exceed that).",
     ]
     text = "\n".join(lines)
     print(text)
