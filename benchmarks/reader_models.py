@@ -82,22 +82,23 @@ def run(dataset: Path, models: list[str], per_question: bool) -> list[dict]:
     return rows
 
 
-def table(rows: list[dict], key: str, names: list[str]) -> list[str]:
+def table(rows: list[dict], key: str, names: list[str], overall: bool = False) -> list[str]:
+    """Mean score per value of ``key`` and reader (``overall``: an "all" row first)."""
+    from strategies import mean_of  # the benchmark beside this one
+
     groups: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in rows:
         groups[r[key]][r["reader"]].append(r["score"])
-        groups["all"][r["reader"]].append(r["score"])
+    ordered = [(g, groups[g]) for g in sorted(groups)]
+    if overall:
+        everything: dict[str, list[float]] = defaultdict(list)
+        for r in rows:
+            everything[r["reader"]].append(r["score"])
+        ordered.insert(0, ("all", everything))
     lines = [f"| {key} | questions | " + " | ".join(names) + " |", "|---|---:|" + "---:|" * len(names)]
-    for group in ["all"] + sorted(g for g in groups if g != "all"):
-        scores = groups[group]
-        n = len(scores[names[0]])
-        if group == "all" and key != "subset":
-            continue
-        lines.append(
-            f"| {group} | {n} | "
-            + " | ".join(f"{100 * sum(scores[m]) / max(len(scores[m]), 1):.1f}" for m in names)
-            + " |"
-        )
+    for group, scores in ordered:
+        cells = " | ".join(f"{mean_of(scores[m]):.1f}" for m in names)
+        lines.append(f"| {group} | {len(scores[names[0]])} | {cells} |")
     return lines
 
 
@@ -122,7 +123,7 @@ def main() -> None:
             f"percent; readers: {', '.join(names)} (other models: {', '.join(args.model) or 'none'}); "
             f"{time.time() - t0:.0f} s at load {load:.1f}.",
             "",
-            *table(rows, "subset", names),
+            *table(rows, "subset", names, overall=True),
             "",
             *table(rows, "family", names),
         ]
