@@ -48,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import strategies  # noqa: E402  (benchmarks/ is on sys.path)
 from broad import RENDER_LONGEST, choose_questions, page_conditions, plan, rasterise  # noqa: E402
+from docintent.io.office import file_digest  # noqa: E402
 from reader_corpus import BATCH, CSS, render  # noqa: E402
 from readerset import make  # noqa: E402
 from readerset.textlayer import norm, ocr_lines  # noqa: E402
@@ -66,14 +67,6 @@ CONFIDENT = 0.9
 
 def fail(message: str) -> None:
     raise SystemExit(f"reader_captured: {message}")
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def shown_path(path: Path) -> str:
@@ -209,7 +202,7 @@ def build(args: argparse.Namespace) -> dict:
 
     started = time.time()
     corpus = Path(args.corpus)
-    digest = sha256(corpus)
+    digest = file_digest(corpus)
     seed = corpus_seed(corpus, args.seed, digest)
     docs = load_corpus(corpus)
     split = split_families(docs, args.seed)
@@ -400,7 +393,7 @@ def run(args: argparse.Namespace) -> None:
         fail(f"{dataset}: no samples.jsonl; run the build first")
     load_start = os.getloadavg()
     started = datetime.datetime.now(datetime.UTC)
-    digest = sha256(index)
+    digest = file_digest(index)
     run_dir.mkdir(parents=True, exist_ok=True)
     stamp = run_dir / "reader_captured.samples.sha256"
     if stamp.is_file() and stamp.read_text().strip() != digest:
