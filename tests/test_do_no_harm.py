@@ -126,3 +126,12 @@ def test_a_tool_that_reads_clearer_but_erases_the_column_header_the_answer_stand
     verdict = reader.review(state, change)
     assert isinstance(verdict, Rollback), verdict
     assert verdict.measurements["because"] == "the answer became less probable"
+
+
+def test_an_unknown_noise_floor_is_refused_naming_the_valid_ones():
+    from docintent.brains import get_brain
+    from docintent.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="unknown floor 'probability'; valid floors: .*log_odds"):
+        get_brain("offline", noise_floors={"probability": 0.1})
+    assert get_brain("offline", noise_floors={"log_odds": 0.3}).floors.log_odds == 0.3

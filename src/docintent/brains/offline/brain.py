@@ -24,12 +24,13 @@ How it answers each question of the :class:`~docintent.brains.base.Restorer` pro
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Annotated, Any, Literal
 
 import cv2
 from pydantic import BaseModel, ConfigDict, Field
 
+from ...errors import ConfigError
 from ...ocr import ENGINES, ReadingSession, get_engine
 from ...page import Box, Page
 from ...perception.degradations import DEGRADATIONS
@@ -204,6 +205,12 @@ class OfflineReader(Restorer, MactRoles):
             raise ValueError(f"calibration {calibration!r}: expected a Calibration, its fields as a mapping, or None")
         self.calibration = calibration
         if isinstance(noise_floors, dict):
+            known = [f.name for f in fields(NoiseFloors)]
+            unknown = [k for k in noise_floors if k not in known]
+            if unknown:
+                raise ConfigError(
+                    f"brain 'offline': noise_floors has an unknown floor {unknown[0]!r}; valid floors: {', '.join(known)}"
+                )
             noise_floors = NoiseFloors(**noise_floors)
         self.floors = noise_floors or DEFAULT_FLOORS
 
