@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -47,11 +49,28 @@ def test_keeping_ties_is_still_a_choice():
 
 def test_the_answer_rule_keeps_a_surer_answer_and_refuses_a_changed_one_it_is_not_surer_of():
     assert _evidence((0.6, 0.6), (0.40, 0.75)).verdict("answer")[0]
-    changed = _evidence((0.6, 0.7), (0.70, 0.72), answers=("$28.78", "$23.78"))
+    # a different answer, as probable, from text no more legible than the noise moves it (region floor 6.85 %)
+    changed = _evidence((0.6, 0.62), (0.70, 0.72), answers=("$28.78", "$23.78"))
     keep, why = changed.verdict("answer")
     assert not keep and "not surer" in why
     better = _evidence((0.6, 0.6), (0.30, 0.80), answers=("$2B.78", "$28.78"))
     assert better.verdict("answer") == (True, better.verdict("answer")[1]) and "surer" in better.verdict("answer")[1]
+
+
+def test_the_answer_rule_keeps_a_changed_answer_read_from_clearly_more_legible_text():
+    # "V6.28" misread in dim light, "v6.2a" after the correction: the reader's probability hardly moves (+0.04 in
+    # log-odds), the evidence reads 12 % better; a development capture where the oracle prefers the change
+    clearer = _evidence((0.60, 0.672), (0.61, 0.62), answers=("V6.28", "v6.2a"))
+    keep, why = clearer.verdict("answer")
+    assert keep and "more legible" in why and "legibility +12.0 %, floor 6.9 %" in why
+    # the same legibility gain does not carry an answer the reader became clearly less sure of
+    less_probable = _evidence((0.60, 0.672), (0.75, 0.49), answers=("v1.59", "2.1"))
+    keep, why = less_probable.verdict("answer")
+    assert not keep and "not surer" in why
+    # a geometric tool is judged on the whole page, whose legibility floor is 1.25 %
+    page = replace(clearer, scope="page", legibility_before=0.60, legibility_after=0.61)
+    assert page.verdict("answer")[0]
+    assert not replace(page, legibility_after=0.605).verdict("answer")[0]
 
 
 def _contents_page() -> np.ndarray:
@@ -135,3 +154,46 @@ def test_an_unknown_noise_floor_is_refused_naming_the_valid_ones():
     with pytest.raises(ConfigError, match="unknown floor 'probability'; valid floors: .*log_odds"):
         get_brain("offline", noise_floors={"probability": 0.1})
     assert get_brain("offline", noise_floors={"log_odds": 0.3}).floors.log_odds == 0.3
+
+
+def test_after_a_photometric_restoration_changed_nothing_only_geometric_tools_are_tried(monkeypatch):
+    """A deshadowing rolled back as "no change needed" says light is not what holds the answer back: the next
+    round skips the (more severe) blur and straightens the page instead; with nothing geometric left, it answers
+    and says why. The evidence rule keeps trying every tool."""
+    from docintent.brains import State, UseTool, get_brain
+    from docintent.brains.decisions import Answer
+    from docintent.trace import Phase
+    from test_offline_reader import _invoice
+
+    page = _invoice()
+    measured = {"blur": 0.95, "warp": 0.9, "shadow": 0.0, "appearance": 0.0, "moire": 0.0}
+    no_change = ReviewStep(
+        Phase.REVIEW,
+        Action.ROLLBACK,
+        "deshadowing",
+        measurements={"because": "no change needed: the answer is as probable as on the page before"},
+    )
+
+    def decide(rule: str, history: list, tools: list[str]):
+        reader = get_brain("offline", answer_threshold=1.0, review_rule=rule)  # never answerable: always restore
+        monkeypatch.setattr(reader, "severities", lambda state, page, region: measured)
+        state = State(
+            "What is the unit price of the toner cartridge?",
+            "doc",
+            page,
+            original=page,
+            available_tools=tools,
+            history=history,
+        )
+        return reader.decide(state)
+
+    tools = ["deblurring", "dewarping"]
+    first = decide("answer", [], tools)
+    assert isinstance(first, UseTool) and first.name == "deblurring"
+    after = decide("answer", [no_change], tools)
+    assert isinstance(after, UseTool) and after.name == "dewarping"
+    stop = decide("answer", [no_change], ["deblurring"])
+    assert isinstance(stop, Answer) and stop.text == "$61.20"
+    assert "changed nothing the answer depends on" in stop.reasoning
+    evidence_rule = decide("evidence", [no_change], tools)
+    assert isinstance(evidence_rule, UseTool) and evidence_rule.name == "deblurring"

@@ -74,6 +74,23 @@ def test_scored_reader_answers_an_invoice(question, answer):
     assert 0.0 <= choice.confidence <= 1.0 and choice.source in SOURCE_NAMES
 
 
+@pytest.mark.parametrize("misread", ["2024-15-14", "2824-05-14", "45 May 2024"])
+def test_a_date_the_calendar_does_not_have_is_read_as_much_less_probable(misread):
+    """OCR turns "2024-05-14" into "2024-15-14" or "2024" into "2824", shapes a date pattern still matches. Such
+    a reading stays the answer (it is still what the page shows) but is no longer a date, so the reader is unsure
+    of it, and a restoration that reads the real date is then clearly surer (Phase B keeps it)."""
+    question = understand("What is the date of the invoice?")
+    reader = READERS.get("scored")
+    right = reader.read(question, _invoice())
+    layout = _invoice()
+    wrong = Layout(
+        [Item(misread if i.text == "14 May 2024" else i.text, i.box, i.confidence, i.index) for i in layout.items]
+    )
+    misread_choice = reader.read(question, wrong)
+    assert right.answer == "14 May 2024" and right.confidence > 0.9
+    assert misread_choice.answer == misread and misread_choice.confidence < 0.6
+
+
 def test_the_answer_does_not_depend_on_the_order_of_the_lines():
     layout = _invoice()
     reader = ScoredReader()

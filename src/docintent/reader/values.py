@@ -27,6 +27,34 @@ def find_dates(text: str) -> list[str]:
     return [m.group(0).strip(" ,") for m in DATE_RE.finditer(text)]
 
 
+#: The years a document's date is taken to lie in: OCR turns "2021" into "2821" or "2O21" into "2921", and
+#: a date that far out is a misreading, not a date.
+YEARS = range(1000, 2200)
+
+
+def plausible_date(span: str) -> bool:
+    """Whether a date span names a day the calendar has: a month of 1-12, a day of 1-31 and a year in
+    :data:`YEARS` (a two-digit year passes). OCR misreads dates into shapes the date pattern still matches.
+
+    >>> [plausible_date(s) for s in ("2023-05-05", "2023-15-15", "2821/08/17", "31/12/2024", "12/31/24", "32.1.2024")]
+    [True, False, False, True, True, False]
+    >>> plausible_date("12 March 2024"), plausible_date("March 2924"), plausible_date("45 March 2024")
+    (True, False, False)
+    """
+    numbers = [int(n) for n in re.findall(r"\d+", span)]
+    four = [n for n, digits in zip(numbers, re.findall(r"\d+", span)) if len(digits) == 4]
+    if any(y not in YEARS for y in four):
+        return False
+    if re.search(r"[A-Za-z]", span):  # a month by name: the other number, if any, is the day
+        return all(1 <= n <= 31 for n in numbers if n not in four)
+    if len(numbers) != 3:
+        return True
+    if len(re.match(r"\d+", span.strip()).group(0)) == 4:  # year first: year, month, day
+        return 1 <= numbers[1] <= 12 and 1 <= numbers[2] <= 31
+    a, b = numbers[0], numbers[1]  # day and month in either order
+    return (1 <= a <= 31 and 1 <= b <= 12) or (1 <= a <= 12 and 1 <= b <= 31)
+
+
 def is_numeric_text(text: str) -> bool:
     return parse_number(text) is not None
 
@@ -38,6 +66,8 @@ def clean_span(text: str) -> str:
 
 __all__ = [
     "DATE_RE",
+    "YEARS",
+    "plausible_date",
     "NUMBER_RE",
     "TIME_RE",
     "Number",

@@ -33,8 +33,9 @@ from ...reader.scorer import logit
 #: "page" is the question-free rule of ``docintent restore --auto``: legibility of the whole page or the damage fell.
 #: "answer" judges a restoration by the answer alone: kept when the reader's calibrated probability of its answer
 #: rose beyond its noise floor (in log-odds), or the answer changed to one it is surer of by
-#: :data:`ANSWER_CHANGE_MARGIN`; a tie is no change needed (rolled back), whatever legibility did. "answer" is the
-#: default: a tool is kept only when the answer says it helped.
+#: :data:`ANSWER_CHANGE_MARGIN`, or to one as probable read from text that became more legible beyond its noise
+#: floor; an unchanged answer whose probability did not move is no change needed (rolled back), whatever
+#: legibility did. "answer" is the default: a tool is kept only when the answer says it helped.
 ReviewRule = Literal["evidence", "evidence-fixed", "legibility", "page", "answer"]
 #: The rules' names, from :data:`ReviewRule` (one list: the option's type and its check read the same names).
 REVIEW_RULES: tuple[str, ...] = get_args(ReviewRule)
@@ -70,6 +71,12 @@ class NoiseFloors:
     #: stands: 0.42 moved to 0.63 under a shift, 0.988 to 0.997 (the same probability floor would call the second
     #: a tie and the first evidence).
     log_odds: float = 0.47
+    #: The "answer" rule's legibility floors, measured in the same run as ``log_odds``: the whole page's legibility
+    #: (what a geometric tool is judged on) moves by 0.0125 at the 95th percentile, the evidence region's by 0.0685
+    #: (a shift moves text across the region's edge). A changed answer read from text that became more legible
+    #: beyond these, with a probability that did not fall beyond ``log_odds``, is kept.
+    page_legibility: float = 0.0125
+    region_legibility: float = 0.0685
 
 
 #: The floors measured on development data (``benchmarks/results/noise_floor.md``).
@@ -177,6 +184,14 @@ class ReviewEvidence:
         if _norm(self.answer_after) != _norm(self.answer_before):
             if self.answer_after and rise > max(floor, ANSWER_CHANGE_MARGIN):
                 return True, "the answer changed to one the reader is surer of", text, "probability"
+            # The reader's probability weighs where a value sits and what it looks like, not how cleanly its
+            # characters read: a version misread "V6.28" and read "v6.2a" after the tool score alike. Between two
+            # equally probable answers, the one read from clearly more legible text is preferred.
+            leg_floor = floors.page_legibility if self.scope == "page" else floors.region_legibility
+            clearer = self.legibility_change > leg_floor
+            if self.answer_after and clearer and rise >= -floor:
+                text += f"; legibility {100 * self.legibility_change:+.1f} %, floor {100 * leg_floor:.1f} %"
+                return True, "the answer changed to one read from more legible text", text, "legibility"
             return False, "the answer changed to one the reader is not surer of", text, "probability"
         if rise > floor:
             return True, "the answer became more probable", text, "probability"
