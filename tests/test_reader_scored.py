@@ -77,8 +77,8 @@ def test_scored_reader_answers_an_invoice(question, answer):
 @pytest.mark.parametrize("misread", ["2024-15-14", "2824-05-14", "45 May 2024"])
 def test_a_date_the_calendar_does_not_have_is_read_as_much_less_probable(misread):
     """OCR turns "2024-05-14" into "2024-15-14" or "2024" into "2824", shapes a date pattern still matches. Such
-    a reading stays the answer (it is still what the page shows) but is no longer a date, so the reader is unsure
-    of it, and a restoration that reads the real date is then clearly surer (Phase B keeps it)."""
+    a reading stays the answer (it is still the best reading of the field, and close to the right one) but at no
+    more than even odds, so a restoration that reads the real date is then clearly surer (Phase B keeps it)."""
     question = understand("What is the date of the invoice?")
     reader = READERS.get("scored")
     right = reader.read(question, _invoice())

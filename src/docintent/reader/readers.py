@@ -36,6 +36,7 @@ from .features import featurise
 from .query import Question, understand
 from .scorer import Scorer
 from .spans import trim_span
+from .values import misread_date
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,11 @@ def rules_probability(raw: float) -> float:
 #: Below this calibrated probability the scored reader's evidence region is the whole page: the best candidate
 #: may be the wrong one, and a restoration judged only around it would miss the right one.
 SURE_OF_REGION = 0.5
+#: The most the scored reader is sure of an answer holding a date the calendar does not have ("2914/12/18",
+#: "2023-15-15"): it is still the best reading of the asked field, so it stays the answer, but an OCR misreading
+#: is never exactly right, so its confidence is at most even odds (a restoration that reads a real date is then
+#: clearly surer).
+MISREAD_DATE_CAP = 0.5
 
 
 class Reader(Protocol):
@@ -182,6 +188,8 @@ class ScoredReader:
         best = ranked[0]
         second = ranked[1].probability if len(ranked) > 1 else 0.0
         confidence = self.scorer.confidence(best.probability, second)
+        if misread_date(best.text):
+            confidence = min(confidence, MISREAD_DATE_CAP)
         runners = [RunnerUp(c.text, round(c.probability, 4), c.source, c.box(layout)) for c in ranked[1:4]]
         text = format_answer(trim_span(best.text, question.answer_type), question.info, question.task)
         if confidence < self.abstain_below:

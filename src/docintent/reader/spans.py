@@ -24,7 +24,7 @@ from rapidfuzz import fuzz
 
 from ..layout.lines import Item, Layout
 from .extract import Candidate, Matcher
-from .values import DATE_RE, plausible_date
+from .values import DATE_RE
 
 # -- question kinds ------------------------------------------------------------------------------------
 
@@ -297,7 +297,7 @@ def find_dates(text: str) -> list[tuple[int, int, str]]:
         if any(m.start() < e and s < m.end() for s, e, _ in spans) or re.search(r"\d\.$", text[: m.start()]):
             continue
         spans.append((m.start(), m.end(), m.group(0)))
-    return [span for span in spans if plausible_date(span[2])]
+    return spans
 
 
 def is_name_line(text: str) -> bool:

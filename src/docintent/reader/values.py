@@ -55,6 +55,17 @@ def plausible_date(span: str) -> bool:
     return (1 <= a <= 31 and 1 <= b <= 12) or (1 <= a <= 12 and 1 <= b <= 31)
 
 
+def misread_date(text: str) -> bool:
+    """Whether ``text``, a short answer, holds a date the calendar does not have (:func:`plausible_date`).
+
+    >>> misread_date("2914/12/18"), misread_date("2014/12/18"), misread_date("Version 2914 of the guide, 2014")
+    (True, False, False)
+    """
+    if len(text) > 24:
+        return False
+    return any(not plausible_date(m.group(0)) for m in DATE_RE.finditer(text))
+
+
 def is_numeric_text(text: str) -> bool:
     return parse_number(text) is not None
 
@@ -67,6 +78,7 @@ def clean_span(text: str) -> str:
 __all__ = [
     "DATE_RE",
     "YEARS",
+    "misread_date",
     "plausible_date",
     "NUMBER_RE",
     "TIME_RE",
