@@ -41,15 +41,16 @@ def plausible_date(span: str) -> bool:
     >>> plausible_date("12 March 2024"), plausible_date("March 2924"), plausible_date("45 March 2024")
     (True, False, False)
     """
-    numbers = [int(n) for n in re.findall(r"\d+", span)]
-    four = [n for n, digits in zip(numbers, re.findall(r"\d+", span)) if len(digits) == 4]
+    digits = re.findall(r"\d+", span)
+    numbers = [int(d) for d in digits]
+    four = [n for n, d in zip(numbers, digits) if len(d) == 4]
     if any(y not in YEARS for y in four):
         return False
     if re.search(r"[A-Za-z]", span):  # a month by name: the other number, if any, is the day
         return all(1 <= n <= 31 for n in numbers if n not in four)
     if len(numbers) != 3:
         return True
-    if len(re.match(r"\d+", span.strip()).group(0)) == 4:  # year first: year, month, day
+    if len(digits[0]) == 4:  # year first: year, month, day
         return 1 <= numbers[1] <= 12 and 1 <= numbers[2] <= 31
     a, b = numbers[0], numbers[1]  # day and month in either order
     return (1 <= a <= 31 and 1 <= b <= 12) or (1 <= a <= 12 and 1 <= b <= 31)
