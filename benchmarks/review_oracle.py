@@ -182,6 +182,10 @@ def main() -> None:
     args = ap.parse_args()
     if args.report_only:
         rows = [json.loads(line) for line in (Path(args.out) / "rows.jsonl").read_text().splitlines() if line.strip()]
+        # what the run chose, from its rows ("<page>-q<n>-c<capture>"): the report says it, whatever --per-page says
+        groups = {r["id"].rsplit("-c", 1)[0] for r in rows}
+        pages = Counter(g.rsplit("-q", 1)[0] for g in groups)
+        args.per_page = max(pages.values(), default=0)
     else:
         rows = run(args)
     table, figures = oracle_table(rows)
