@@ -300,7 +300,7 @@ class OfflineReader(Restorer, MactRoles):
                     (
                         t
                         for t in tools_for(degradation)
-                        if t in state.available_tools and t not in kept and not (settled and not get_tool(t).geometric)
+                        if t in state.available_tools and t not in kept and (not settled or get_tool(t).geometric)
                     ),
                     None,
                 )
@@ -579,11 +579,10 @@ def kept_tools(history: list) -> set[str]:
 def settled_photometry(history: list) -> bool:
     """Whether a photometric restoration in ``history`` was reviewed as "no change needed" (rolled back: the
     answer and its probability were the same on the page after it)."""
-    for step in history:
-        if isinstance(step, ReviewStep) and step.no_change_needed and step.tool and step.tool not in ROTATION_TOOLS:
-            if not get_tool(step.tool).geometric:
-                return True
-    return False
+    return any(
+        isinstance(step, ReviewStep) and step.no_change_needed and step.tool and not get_tool(step.tool).geometric
+        for step in history
+    )
 
 
 def get_degradation_measured(name: str) -> bool:
