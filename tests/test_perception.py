@@ -100,6 +100,23 @@ def test_blank_page_is_clean():
     assert diagnose(page) == []
 
 
+def test_near_grey_stripes_measure_without_a_nan():
+    # A grey page whose red channel is one level lower on every other row (what a screen capture's chroma
+    # subsampling can leave): the opponent channels hold exact zeros beside a large term, and the spectrum's
+    # smoothing must not round them below zero (the log of that was NaN, and the colour peak was lost with it).
+    import warnings
+
+    from docintent.perception.spectrum import periodic_peaks
+
+    img = np.full((512, 512, 3), 200, np.uint8)
+    img[::2, :, 0] = 199
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lum, colour = periodic_peaks(img)
+    assert np.isfinite(lum) and np.isfinite(colour)
+    assert colour > 1.0  # the stripes are a strong colour pattern, and are measured as one
+
+
 def test_real_photo_with_uneven_light():
     skimage_data = need_module("skimage.data", "the real photographed page skimage ships")
     page = Page.from_array(skimage_data.page())

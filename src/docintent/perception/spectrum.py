@@ -17,7 +17,9 @@ from .background import LUMA
 
 def _log_power(power: np.ndarray) -> np.ndarray:
     # A 3x3 average tames the periodogram's exponential scatter; a grating's peak spans about 3 bins anyway.
-    power = cv2.blur(power.astype(np.float32), (3, 3))
+    # The box filter's running sums can leave a bin beside a huge one (the DC term) a few units of rounding below
+    # zero where the power is exactly zero (a flat patch); clamped, or its log is NaN and so is every peak.
+    power = np.maximum(cv2.blur(power.astype(np.float32), (3, 3)), 0.0)
     return np.log10(power + 1e-20)
 
 

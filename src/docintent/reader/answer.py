@@ -190,8 +190,8 @@ def lookup_value(phrase: str, info: QuestionInfo, task: str, layout: Layout, pag
 def _difference(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution | None:
     a = lookup_value(info.targets[0], info, task, layout, page)
     b = lookup_value(info.targets[1], info, task, layout, page)
-    if a is None or b is None:
-        return None
+    if a is None or b is None or set(map(id, a.items)) & set(map(id, b.items)):
+        return None  # two targets read from one cell: a failed look-up, not a difference of 0
     va, vb = find_numbers(a.text)[0].value, find_numbers(b.text)[0].value
     diff = abs(va - vb)
     region = layout.region_of(a.items + b.items)

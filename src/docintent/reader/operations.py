@@ -23,6 +23,7 @@ from .rows import (
     clean_label,
     header_above,
     header_score,
+    headers_above,
     is_textual,
     phrase_score,
     resolve_target,
@@ -156,7 +157,12 @@ def _numbers_in(item: Item) -> list[Number]:
 
 def row_value(layout: Layout, row: Row, matched: str, context: list[str]) -> tuple[Item, Number, float] | None:
     """The number of ``row`` the question asks for: under a header its context words name, else the row's
-    amount (a running balance is never a row's amount) rightmost first."""
+    amount (a running balance is never a row's amount) rightmost first.
+
+    Returns (cell, number, certainty): how sure the choice of column is. 1 when the question names no column
+    (or asks for the row's amount) or the row holds one figure; the header's match with the named column when
+    one carries it; else the choice is the rightmost of the row's figures, a guess among them (1 / their
+    number)."""
     cells: list[tuple[Item, Number]] = []
     for item in row.items:
         nums = _numbers_in(item)
@@ -172,12 +178,23 @@ def row_value(layout: Layout, row: Row, matched: str, context: list[str]) -> tup
         return None
     scored = []
     for rank, (item, num) in enumerate(reversed(cells)):
-        header = header_above(layout, item)
-        h = header_score(header, context)
+        # The column's header is whichever label over the cell the question's words name: a title printed just
+        # above a table is over every column too, and must not hide the header under it.
+        stack = headers_above(layout, item)
+        h, header = max(((header_score(o, context), o) for o in stack), key=lambda t: t[0], default=(0.0, None))
         running = header is not None and re.search(r"\bbalance\b", header.text, re.I) is not None
-        scored.append((h - (0.5 if running and h < 0.9 else 0.0) - 0.01 * rank, item, num))
+        scored.append((h - (0.5 if running and h < 0.9 else 0.0) - 0.01 * rank, item, num, h))
     best = max(scored, key=lambda t: t[0])
-    return best[1], best[2], best[0]
+    if len(cells) == 1 or not [w for w in context if w not in _ROW_AMOUNT_WORDS]:
+        certainty = 1.0  # no choice, or the question asks for the row's amount, which the rightmost figure is
+    else:
+        certainty = max(min(best[3], 1.0), 1.0 / len(cells))
+    return best[1], best[2], certainty
+
+
+#: Words that ask for a row's amount rather than name a column of their own: where no header carries them, the
+#: rightmost figure that is not a running balance is what they mean (a till receipt has no header at all).
+_ROW_AMOUNT_WORDS = frozenset({"amount", "amounts", "total", "totals", "price", "prices", "cost", "value", "sum"})
 
 
 def _numbers_in_rest(text: str, matched: str) -> bool:
@@ -207,7 +224,7 @@ def _two_values(info: QuestionInfo, layout: Layout, a: str, b: str, question: st
     sb, rb, mb = resolve_target(layout, b, rows)
     if ra is None or rb is None or ra is rb:
         return None
-    context = _context(question, ma, mb)
+    context = _context(question, ma, mb, a, b)  # a row's words never name the column, matched or not
     va, vb = row_value(layout, ra, ma, context), row_value(layout, rb, mb, context)
     if va is None or vb is None:
         return None
@@ -232,6 +249,8 @@ def solve_comparison(info: QuestionInfo, layout: Layout) -> Solution | None:
     holds = x > y if op in _MORE else x < y
     yes, no = ("true", "false") if re.search(r"\b(true|false)\b", info.text, re.I) else ("yes", "no")
     region = layout.region_of([va[0], vb[0]] + ra.items[:1] + rb.items[:1])
+    # yes / no from a guessed column is near a coin's toss: its certainty scales what the look-ups add to it
+    conf *= min(va[2], vb[2])
     return Solution(yes if holds else no, 0.55 + 0.4 * conf, region, "comparison of two looked-up values")
 
 
@@ -259,7 +278,10 @@ def solve_pair(info: QuestionInfo, layout: Layout) -> Solution | None:
         value = abs(x - y)
     text = _format(value, max(_decimals(va[1]), _decimals(vb[1])))
     region = layout.region_of([va[0], vb[0]] + ra.items[:1] + rb.items[:1])
-    return Solution(text, 0.5 + 0.4 * conf, region, f"{kind} of two looked-up values")
+    # A figure computed from a guessed column is a guess: the column's certainty scales the whole confidence,
+    # not only the part above the floor a found pair of rows earns.
+    column = min(va[2], vb[2])
+    return Solution(text, (0.5 + 0.4 * conf) * column, region, f"{kind} of two looked-up values")
 
 
 # -- reverse look-ups and the other cells of a named row ------------------------------------------------
@@ -618,8 +640,8 @@ def solve_row_amount(info: QuestionInfo, layout: Layout) -> Solution | None:
     found = row_value(layout, row, matched, _context(info.text, matched))
     if found is None:
         return None
-    item, num, _ = found
-    conf = 0.5 + 0.4 * score * item.confidence * row.level(item)
+    item, num, column = found
+    conf = (0.5 + 0.4 * score * item.confidence * row.level(item)) * column
     return Solution(num.text, conf, layout.region_of([item] + row.items[:1]), "amount on the named row")
 
 

@@ -153,6 +153,14 @@ def resolve_target(
 def header_above(layout: Layout, cell: Item, max_gap: float = 3.0) -> Item | None:
     """The header of ``cell``'s column: the top of the contiguous run of narrow items above it that overlap it
     horizontally (None when the run never reaches a non-numeric item)."""
+    stack = headers_above(layout, cell, max_gap)
+    return stack[-1] if stack else None
+
+
+def headers_above(layout: Layout, cell: Item, max_gap: float = 3.0) -> list[Item]:
+    """Every non-numeric item of the contiguous run above ``cell`` (nearest first): a column's header and what
+    stands over it, such as a two-line header's upper line or a title printed just above the table. Which of them
+    names the column is for the question's words to say, not for their order."""
     unit = max(layout.median_h, 1e-6) * 1.6
     above = sorted(
         (
@@ -163,7 +171,7 @@ def header_above(layout: Layout, cell: Item, max_gap: float = 3.0) -> Item | Non
         key=lambda o: -o.cy,
     )
     last_y0 = cell.box.y0
-    header = None
+    stack: list[Item] = []
     for o in above:
         if last_y0 - o.box.y1 > max_gap * unit:
             break
@@ -171,8 +179,8 @@ def header_above(layout: Layout, cell: Item, max_gap: float = 3.0) -> Item | Non
             continue  # beside rather than above
         last_y0 = o.box.y0
         if not find_numbers(o.text) or re.fullmatch(r"\s*(?:19|20)\d\d\s*", o.text):
-            header = o
-    return header
+            stack.append(o)
+    return stack
 
 
 def header_score(header: Item | None, words: list[str]) -> float:
@@ -239,6 +247,7 @@ __all__ = [
     "best_row",
     "clean_label",
     "header_above",
+    "headers_above",
     "header_score",
     "is_textual",
     "phrase_score",
