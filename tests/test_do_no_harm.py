@@ -73,6 +73,18 @@ def test_the_answer_rule_keeps_a_changed_answer_read_from_clearly_more_legible_t
     assert not replace(page, legibility_after=0.605).verdict("answer")[0]
 
 
+def test_a_changed_answer_read_from_text_that_reads_far_worse_is_rolled_back_however_sure():
+    # A deblurring smeared a slide's heading: the evidence reads 0.40 -> 0.12 and the reader grows sure of a
+    # fragment ("Key Andings", 0.33 -> 0.79: +2.0 in log-odds, past the margin for a surer answer).
+    smeared = _evidence((0.40, 0.12), (0.33, 0.79), answers=("Key Findings", "Key Andings"))
+    keep, why = smeared.verdict("answer")
+    assert not keep and "reads far worse" in why and "legibility -70.0 %" in why
+    # a fall the helpful changes of the development oracle stayed above (to 0.61 of it) still lets it through
+    assert replace(smeared, legibility_after=0.25).verdict("answer")[0]
+    # and an unchanged answer is judged by its probability alone, as before
+    assert replace(smeared, answer_after="Key Findings").verdict("answer")[0]
+
+
 def _contents_page() -> np.ndarray:
     """A born-digital table of contents: dot leaders are a periodic pattern a moire measure sees as damage."""
     from PIL import Image, ImageDraw, ImageFont

@@ -17,8 +17,9 @@ How it answers each question of the :class:`~docintent.brains.base.Restorer` pro
   rolled back as "no change needed", only geometric tools are tried.
 - ``review``: re-reads the relevant region before and after the tool and keeps the change when the answer's
   calibrated probability rose beyond its noise floor, or the answer changed to one the reader is surer of, or
-  to one as probable read from clearly more legible text (the default ``answer`` rule of
-  :class:`~docintent.brains.offline.review.ReviewEvidence`); rotations are judged by the orientation classifier.
+  to one as probable read from clearly more legible text, but never to one read from text that reads less than
+  half as well (the default ``answer`` rule of :class:`~docintent.brains.offline.review.ReviewEvidence`); rotations
+  are judged by the orientation classifier.
 - ``diagnose``: every degradation whose measured severity passes its threshold.
 - MACT's ``plan`` / ``execute`` / ``judge`` / ``conclude``: :mod:`docintent.brains.offline.roles`.
 """

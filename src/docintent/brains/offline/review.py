@@ -91,6 +91,12 @@ SEVERITY_FALL = 0.1
 ANSWER_CHANGE_MARGIN = 1.0
 
 
+#: Below this share of its legibility before, a restoration's changed answer is rolled back whatever its probability
+#: (the "answer" rule): far outside the measured noise (the evidence region's legibility moves by 0.07 at the 95th
+#: percentile), and below every helpful change's on the development review oracle (the lowest kept 0.61 of it).
+LEGIBILITY_COLLAPSE = 0.5
+
+
 #: Where the "answer" rule bounds a probability before taking its log-odds (the bound its floor was measured with).
 LOG_ODDS_BOUND = 1e-4
 
@@ -182,6 +188,12 @@ class ReviewEvidence:
             f"log-odds {rise:+.2f}, floor {floor:.2f}"
         )
         if _norm(self.answer_after) != _norm(self.answer_before):
+            if self.legibility_after < LEGIBILITY_COLLAPSE * self.legibility_before:
+                # The same blindness the other way: a restoration that smeared the text can leave a fragment the
+                # reader is sure of ("Key Andings" for a heading), but a changed answer read from text that reads
+                # less than half as well is not evidence of anything the tool fixed.
+                text += f"; legibility {100 * self.legibility_change:+.1f} %"
+                return False, "the answer changed, read from text that reads far worse", text, "legibility"
             if self.answer_after and rise > max(floor, ANSWER_CHANGE_MARGIN):
                 return True, "the answer changed to one the reader is surer of", text, "probability"
             # The reader's probability weighs where a value sits and what it looks like, not how cleanly its
