@@ -114,6 +114,23 @@ def test_a_sum_from_a_column_no_header_names_is_held_as_a_guess():
     assert rules_probability(got.confidence) < 0.5
 
 
+def test_the_one_figure_left_in_a_row_is_no_answer_to_a_column_no_header_names():
+    # "6 x €180.07": the quantity and the unit price share a cell, skipped as a unit price; the line total is the
+    # one figure left, and it stands under "Line total", not under a quantity.
+    lay = layout(
+        *grid(
+            ["Description", "Details", "Line total"],  # no header names a quantity
+            [["Graphic design", "6 x €180.07", "€1,080.42"], ["Copy paper (box)", "10 x €83.90", "€839.00"]],
+            xs=(0.1, 0.5, 0.8),
+        )
+    )
+    got = solve(
+        analyse("What is the combined quantity of Graphic design and Copy paper (box)?", "table"), "table", lay, PAGE
+    )
+    assert got.source == "sum of two looked-up values"
+    assert rules_probability(got.confidence) < 0.5
+
+
 def test_a_difference_whose_two_targets_land_on_one_cell_is_not_zero():
     lay = layout(("Orders 2019", 0.1, 0.3, 0.3), ("45.2", 0.35, 0.3, 0.45), ("Returns 2019", 0.1, 0.35, 0.3))
     got = solve(analyse("What is the difference between Orders and Visitors in 2019?", "chart"), "chart", lay, PAGE)

@@ -160,16 +160,17 @@ def row_value(layout: Layout, row: Row, matched: str, context: list[str]) -> tup
     amount (a running balance is never a row's amount) rightmost first.
 
     Returns (cell, number, certainty): how sure the choice of column is. 1 when the question names no column
-    (or asks for the row's amount) or the row holds one figure; the header's match with the named column when
-    one carries it; else the choice is the rightmost of the row's figures, a guess among them (1 / their
-    number)."""
+    (or asks for the row's amount); the header's match with the named column when one carries it; else the
+    choice is a guess among the row's figures (1 / their number, at most 1/2)."""
     cells: list[tuple[Item, Number]] = []
+    figures = 0  # every number the row prints outside its label, a quantity before "x" included
     for item in row.items:
         nums = _numbers_in(item)
         if not nums:
             continue
         if phrase_score(matched, item.text) >= 0.99 and not _numbers_in_rest(item.text, matched):
             continue  # the label itself ("Question 3")
+        figures += len(nums)
         num = nums[-1]
         if re.search(r"[x×@]\s*$", item.text[: num.start]) and len(row.items) > 1 and item is not row.items[-1]:
             continue  # a unit price after "@" is not what the line costs
@@ -185,10 +186,13 @@ def row_value(layout: Layout, row: Row, matched: str, context: list[str]) -> tup
         running = header is not None and re.search(r"\bbalance\b", header.text, re.I) is not None
         scored.append((h - (0.5 if running and h < 0.9 else 0.0) - 0.01 * rank, item, num, h))
     best = max(scored, key=lambda t: t[0])
-    if len(cells) == 1 or not [w for w in context if w not in _ROW_AMOUNT_WORDS]:
-        certainty = 1.0  # no choice, or the question asks for the row's amount, which the rightmost figure is
+    if not [w for w in context if w not in _ROW_AMOUNT_WORDS]:
+        certainty = 1.0  # the question asks for the row's amount, which the rightmost figure is
     else:
-        certainty = max(min(best[3], 1.0), 1.0 / len(cells))
+        # A column the question names and no header over the cell carries: the cell is a guess among the row's
+        # figures, also when it is the only one left standing alone ("6 x €180.07" holds the quantity asked for,
+        # the line total beside it is what remains).
+        certainty = max(min(best[3], 1.0), 1.0 / max(figures, 2))
     return best[1], best[2], certainty
 
 
