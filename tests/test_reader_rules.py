@@ -131,6 +131,19 @@ def test_the_one_figure_left_in_a_row_is_no_answer_to_a_column_no_header_names()
     assert rules_probability(got.confidence) < 0.5
 
 
+def test_a_word_the_row_prints_describes_the_row_and_names_no_column():
+    lay = layout(
+        *grid(
+            ["Item", "Description", "Price"],
+            [["Gnu", "stuffed", "92.50"], ["Emu", "stuffed", "33.33"], ["Armadillo", "frozen", "8.99"]],
+            xs=(0.1, 0.4, 0.75),
+        )
+    )
+    got = solve(analyse("How much more does a stuffed gnu cost than a stuffed emu?", "table"), "table", lay, PAGE)
+    assert (got.text, got.source) == ("59.17", "diff of two looked-up values")
+    assert got.confidence > 0.85
+
+
 def test_a_difference_whose_two_targets_land_on_one_cell_is_not_zero():
     lay = layout(("Orders 2019", 0.1, 0.3, 0.3), ("45.2", 0.35, 0.3, 0.45), ("Returns 2019", 0.1, 0.35, 0.3))
     got = solve(analyse("What is the difference between Orders and Visitors in 2019?", "chart"), "chart", lay, PAGE)

@@ -186,8 +186,11 @@ def row_value(layout: Layout, row: Row, matched: str, context: list[str]) -> tup
         running = header is not None and re.search(r"\bbalance\b", header.text, re.I) is not None
         scored.append((h - (0.5 if running and h < 0.9 else 0.0) - 0.01 * rank, item, num, h))
     best = max(scored, key=lambda t: t[0])
-    if not [w for w in context if w not in _ROW_AMOUNT_WORDS]:
-        certainty = 1.0  # the question asks for the row's amount, which the rightmost figure is
+    printed = set(squash(row.text).split())
+    if not [w for w in context if w not in _ROW_AMOUNT_WORDS and w not in printed]:
+        # the question asks for the row's amount, which the rightmost figure is; a word printed in the row itself
+        # ("a stuffed gnu" where the description says "stuffed") describes the row, it names no column
+        certainty = 1.0
     else:
         # A column the question names and no header over the cell carries: the cell is a guess among the row's
         # figures, also when it is the only one left standing alone ("6 x €180.07" holds the quantity asked for,
