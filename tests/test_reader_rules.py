@@ -144,6 +144,17 @@ def test_a_word_the_row_prints_describes_the_row_and_names_no_column():
     assert got.confidence > 0.85
 
 
+def test_a_change_between_two_year_columns_prints_no_thousands_group_as_decimals():
+    lay = layout(
+        *grid(
+            ["", "2017", "2018", "2019"],
+            [["Revenue", "204,118", "210,554", "199,870"], ["Net income", "61,416", "58,230", "56,019"]],
+        )
+    )
+    got = solve(analyse("What was the change in Net income between 2017 and 2019?", "table"), "table", lay, PAGE)
+    assert (got.text, got.source) == ("-5397", "change between two columns")
+
+
 def test_a_difference_whose_two_targets_land_on_one_cell_is_not_zero():
     lay = layout(("Orders 2019", 0.1, 0.3, 0.3), ("45.2", 0.35, 0.3, 0.45), ("Returns 2019", 0.1, 0.35, 0.3))
     got = solve(analyse("What is the difference between Orders and Visitors in 2019?", "chart"), "chart", lay, PAGE)

@@ -53,9 +53,15 @@ def _number_text(item: Item) -> tuple[float, str] | None:
     return (nums[0].value, nums[0].text) if nums else None
 
 
-def _decimals(text: str) -> int:
+def _decimals(text: str, value: float | None = None) -> int:
+    """Decimal places ``text`` prints; three digits after the last separator of a whole ``value`` are a thousands
+    group ("5,397"), not decimals."""
     m = re.search(r"[.,](\d+)\D*$", text)
-    return len(m.group(1)) if m else 0
+    if not m:
+        return 0
+    if value is not None and len(m.group(1)) == 3 and float(value).is_integer():
+        return 0
+    return len(m.group(1))
 
 
 def solve_cell(info: QuestionInfo, layout: Layout) -> Solution | None:
@@ -99,7 +105,7 @@ def solve_cell(info: QuestionInfo, layout: Layout) -> Solution | None:
         ):
             a, b = values[0], values[1]
             delta = b[0] - a[0]
-            places = max(_decimals(a[1]), _decimals(b[1]))
+            places = max(_decimals(a[1], a[0]), _decimals(b[1], b[0]))
             text = f"{delta:.{places}f}" if places else format_number(delta)
             return Solution(text, conf, layout.region_of(cells + row.items[:1]), "change between two columns")
     return None
