@@ -160,6 +160,10 @@ def test_a_difference_whose_two_targets_land_on_one_cell_is_not_zero():
     got = solve(analyse("What is the difference between Orders and Visitors in 2019?", "chart"), "chart", lay, PAGE)
     assert got.text != "0"
     assert got.source != "difference of two look-ups"
+    # two look-ups located by the same row label ("2019") that read different columns are a difference
+    lay = layout(*grid(["Year", "Orders", "Visitors"], [["2018", "30.1", "12.0"], ["2019", "45.2", "25.8"]]))
+    got = solve(analyse("What is the difference between Orders and Visitors in 2019?", "chart"), "chart", lay, PAGE)
+    assert (got.text, got.source) == ("19.4", "difference of two look-ups")
 
 
 def test_a_till_receipt_line_costs_its_total_not_its_unit_price():

@@ -187,10 +187,16 @@ def lookup_value(phrase: str, info: QuestionInfo, task: str, layout: Layout, pag
     return best_candidate(cands)
 
 
+def _value_cells(found: Candidate) -> set[int]:
+    """The items a look-up read its value from (not the labels that located it: two look-ups may share a row's
+    label and read different columns)."""
+    return {id(i) for i in found.items if found.text.strip() and found.text.strip() in i.text}
+
+
 def _difference(info: QuestionInfo, task: str, layout: Layout, page: Page) -> Solution | None:
     a = lookup_value(info.targets[0], info, task, layout, page)
     b = lookup_value(info.targets[1], info, task, layout, page)
-    if a is None or b is None or set(map(id, a.items)) & set(map(id, b.items)):
+    if a is None or b is None or _value_cells(a) & _value_cells(b):
         return None  # two targets read from one cell: a failed look-up, not a difference of 0
     va, vb = find_numbers(a.text)[0].value, find_numbers(b.text)[0].value
     diff = abs(va - vb)
