@@ -647,8 +647,10 @@ def solve_row_amount(info: QuestionInfo, layout: Layout) -> Solution | None:
     found = row_value(layout, row, matched, _context(info.text, matched))
     if found is None:
         return None
-    item, num, column = found
-    conf = (0.5 + 0.4 * score * item.confidence * row.level(item)) * column
+    # The question's shape asks for the row's amount (its price, cost, amount or line total), so the column's
+    # certainty is not used here: the rightmost figure that is no running balance is what it asks for.
+    item, num, _ = found
+    conf = 0.5 + 0.4 * score * item.confidence * row.level(item)
     return Solution(num.text, conf, layout.region_of([item] + row.items[:1]), "amount on the named row")
 
 
