@@ -216,6 +216,37 @@ def test_dewarping_rectifies_a_photographed_page(rendered):
     assert 0.75 < (result.height / result.width) / (h / w) < 1.33
 
 
+def _red_box(pixels: np.ndarray):
+    from docintent.page import Box
+
+    red = (pixels[..., 0] > 150) & (pixels[..., 1] < 90) & (pixels[..., 2] < 90)
+    ys, xs = np.nonzero(red)
+    h, w = red.shape
+    return Box(xs.min() / w, ys.min() / h, (xs.max() + 1) / w, (ys.max() + 1) / h)
+
+
+@pytest.mark.parametrize("damage, seed, iou", [(degrade.curl, 7, 0.9), (degrade.perspective, 8, 0.75)])
+def test_dewarping_maps_a_region_to_the_flattened_page_and_back(damage, seed, iou):
+    """A red mark on a curled or photographed page: its box on the capture, moved through the recorded
+    transform, covers the mark on the flattened page, and the mark's box there, moved back, covers it on the
+    capture (what places an answer read on the flattened page on the page as captured)."""
+    lines = [f"Line {i}: the quick brown fox jumps over the lazy dog {1000 + 37 * i}" for i in range(14)]
+    clean = render_text_lines(lines, width=900, font_px=22).copy()
+    h, w = clean.shape[:2]
+    clean[int(h * 0.6) : int(h * 0.66), int(w * 0.7) : int(w * 0.78)] = (230, 0, 0)
+    before = Page.from_array(damage(clean, np.random.default_rng(seed), 0.8))
+    tool = get_tool("dewarping")
+    after = tool(before)
+    assert after.ops[-1] != "dewarping:none"
+    on_before, on_after = _red_box(before.pixels), _red_box(after.pixels)
+    assert tool.map_region(on_before, before, after).iou(on_after) > iou
+    assert tool.unmap_region(on_after, before, after).iou(on_before) > iou
+    # A page the tool did not make has no transform to map through.
+    assert tool.map_region(on_before, before, before) is None and tool.point_map(before, before) is None
+    # The transform belongs to the flattened page, not to pages made from it.
+    assert "warp" not in after.derive(after.pixels.copy(), "copy").meta
+
+
 def test_dewarping_leaves_a_flat_page_alone(rendered):
     result = get_tool("dewarping")(Page.from_array(rendered))
     assert result.ops[-1] == "dewarping:none"

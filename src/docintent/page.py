@@ -63,6 +63,10 @@ def to_rgb_uint8(array: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a)
 
 
+#: Page meta that belongs to the operation that made the page, never to the pages derived from it.
+_OWN_META = frozenset({"work", "warp"})
+
+
 def _frozen(a: np.ndarray) -> np.ndarray:
     a = np.ascontiguousarray(a)
     a.flags.writeable = False
@@ -103,9 +107,10 @@ class Page:
     def derive(self, pixels: np.ndarray, op: str, **meta) -> Page:
         """A new Page made from this one by operation ``op`` (appended to the provenance).
 
-        ``meta`` joins this page's; its ``work`` (what the operation that made a page did) is never inherited."""
+        ``meta`` joins this page's; its ``work`` (what the operation that made a page did) and ``warp`` (how it
+        moved the page's content) are never inherited."""
         # Tools hand over freshly computed arrays, so the new Page takes ownership without a copy.
-        inherited = {k: v for k, v in self.meta.items() if k != "work"}
+        inherited = {k: v for k, v in self.meta.items() if k not in _OWN_META}
         return Page(_frozen(to_rgb_uint8(pixels)), self.ops + (op,), self.source, {**inherited, **meta})
 
     @cached_property

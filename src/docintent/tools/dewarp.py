@@ -15,14 +15,16 @@ lines leaves the page unchanged, recorded as ``dewarping:none``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
 
 import cv2
 import numpy as np
 
-from ..page import Page
+from ..page import Box, Page
 from .base import Tool
 from .registry import register
+from .warpmap import PageWarp
 
 MIN_SIDE = 32
 #: Working resolution (longest side, px) for outline and text-line detection.
@@ -90,14 +92,16 @@ def find_page_quad(pixels: np.ndarray) -> np.ndarray | None:
     return (quad / scale).astype(np.float32)
 
 
-def rectify(pixels: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """Warp the quadrilateral ``quad`` (TL, TR, BR, BL) to an upright rectangle."""
+def rectify(pixels: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Warp the quadrilateral ``quad`` (TL, TR, BR, BL) to an upright rectangle; returns the new pixels and the
+    perspective matrix (capture pixels -> new pixels)."""
     tl, tr, br, bl = quad
     width = int(round(max(np.linalg.norm(tr - tl), np.linalg.norm(br - bl))))
     height = int(round(max(np.linalg.norm(bl - tl), np.linalg.norm(br - tr))))
     target = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], dtype=np.float32)
     matrix = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
-    return cv2.warpPerspective(pixels, matrix, (width, height), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
+    out = cv2.warpPerspective(pixels, matrix, (width, height), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
+    return out, matrix
 
 
 def text_line_samples(pixels: np.ndarray) -> LineSamples | None:
@@ -201,10 +205,11 @@ def fit_displacement(samples: LineSamples) -> tuple[np.ndarray, float] | None:
     return coef[n_lines:], rms
 
 
-def displacement_map(
+def displacement_grid(
     coef: np.ndarray, width: int, height: int, scale: float, bounds: tuple[float, float, float, float], grid: int = 64
 ) -> np.ndarray:
-    """``dy`` in full-resolution pixels for every pixel, evaluated on a coarse grid and interpolated.
+    """``dy`` in full-resolution pixels on a coarse grid (at most ``grid`` x ``grid``) spread over the page; the
+    remap interpolates it linearly to every pixel.
 
     ``bounds`` = (u0, v0, u1, v1), the normalised region the text lines covered; outside it the field is
     held constant rather than extrapolating the polynomial.
@@ -213,22 +218,22 @@ def displacement_map(
     u, v = np.meshgrid(np.linspace(-1, 1, gw), np.linspace(-1, 1, gh))
     u = np.clip(u, bounds[0], bounds[2])
     v = np.clip(v, bounds[1], bounds[3])
-    dy = (_basis(u, v) @ coef / scale).astype(np.float32)
-    return cv2.resize(dy, (width, height), interpolation=cv2.INTER_LINEAR)
+    return (_basis(u, v) @ coef / scale).astype(np.float32)
 
 
-def straighten(pixels: np.ndarray, work: dict[str, int] | None = None) -> tuple[np.ndarray, str]:
-    """Remove text-line curvature; returns the new pixels and what was done (``curve`` or ``none``).
-    ``work``: filled with the lines and points fitted."""
+def straighten(pixels: np.ndarray, work: dict[str, int] | None = None) -> tuple[np.ndarray, str, np.ndarray | None]:
+    """Remove text-line curvature; returns the new pixels, what was done (``curve`` or ``none``) and the
+    displacement grid it applied (:func:`displacement_grid`; None when it did nothing). ``work``: filled with the
+    lines and points fitted."""
     samples = text_line_samples(pixels)
     if samples is None:
-        return pixels, "none"
+        return pixels, "none", None
     if work is not None:
         work["lines"] = int(samples.line.max()) + 1
         work["points"] = int(samples.x.size)
     fit = fit_displacement(samples)
     if fit is None:
-        return pixels, "none"
+        return pixels, "none", None
     coef, _ = fit
     h, w = pixels.shape[:2]
     scale = samples.width / w
@@ -238,16 +243,17 @@ def straighten(pixels: np.ndarray, work: dict[str, int] | None = None) -> tuple[
         samples.x.max() / max(samples.width - 1, 1) * 2 - 1,
         samples.y.max() / max(samples.height - 1, 1) * 2 - 1,
     )
-    dy = displacement_map(coef, w, h, scale, bounds)
+    grid = displacement_grid(coef, w, h, scale, bounds)
+    dy = cv2.resize(grid, (w, h), interpolation=cv2.INTER_LINEAR)
     # Bend along a line: the spread of dy across each row, in text heights (an offset or skew of the whole
     # page is harmless; a curve that varies within a line is what hurts reading).
     bend = float(np.max(np.ptp(dy, axis=1))) * scale / samples.text_height
     if bend < MIN_BEND:
-        return pixels, "none"
+        return pixels, "none", None
     map_x = np.broadcast_to(np.arange(w, dtype=np.float32)[None, :], (h, w))
     map_y = np.arange(h, dtype=np.float32)[:, None] + dy
     out = cv2.remap(pixels, np.ascontiguousarray(map_x), map_y, cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
-    return out, "curve"
+    return out, "curve", grid
 
 
 @register
@@ -274,16 +280,44 @@ class Dewarp(Tool):
         steps = []
         pixels = page.pixels
         work = {"outline_side": min(OUTLINE_SIDE, max(page.size)), "lines_side": 0, "lines": 0, "points": 0}
+        matrix = grid = None
         quad = find_page_quad(pixels)
         if quad is not None:
-            pixels = rectify(pixels, quad)
+            pixels, matrix = rectify(pixels, quad)
             steps.append("perspective")
         if min(pixels.shape[:2]) >= MIN_SIDE:
             work["lines_side"] = min(LINES_SIDE, max(pixels.shape[:2]))
-            pixels, done = straighten(pixels, work)
+            pixels, done, grid = straighten(pixels, work)
             if done != "none":
                 steps.append(done)
         if not steps:
             return page.derive(page.pixels.copy(), f"{self.name}:none", work=work)
         work["pixels"] = int(pixels.shape[0] * pixels.shape[1])
-        return page.derive(np.ascontiguousarray(pixels), f"{self.name}:{'+'.join(steps)}", work=work)
+        # The transform travels with the page it made (never inherited), so regions can be mapped both ways.
+        warp = PageWarp(matrix, grid, page.size, (int(pixels.shape[1]), int(pixels.shape[0])))
+        return page.derive(np.ascontiguousarray(pixels), f"{self.name}:{'+'.join(steps)}", work=work, warp=warp)
+
+    def map_region(self, region: Box, before: Page, after: Page) -> Box | None:
+        """Where ``region`` of the page before lies on the flattened page, through the recorded transform (None
+        when ``after`` carries none: a page this tool did not make)."""
+        warp = _warp_of(before, after)
+        return None if warp is None else warp.map_box(region, forward=True)
+
+    def point_map(self, before: Page, after: Page) -> Callable[[np.ndarray], np.ndarray] | None:
+        """Pixel positions on the page before -> on the flattened page, through the recorded transform."""
+        warp = _warp_of(before, after)
+        return None if warp is None else warp.to_after
+
+    def unmap_region(self, region: Box, before: Page, after: Page) -> Box | None:
+        """Where ``region`` of the flattened page lies on the page before."""
+        warp = _warp_of(before, after)
+        return None if warp is None else warp.map_box(region, forward=False)
+
+
+def _warp_of(before: Page, after: Page) -> PageWarp | None:
+    warp = after.meta.get("warp") if after is not None else None
+    if not isinstance(warp, PageWarp) or before is None or warp.size_before != before.size:
+        return None
+    if warp.size_after != after.size:
+        return None
+    return warp

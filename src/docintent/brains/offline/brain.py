@@ -411,7 +411,17 @@ class OfflineReader(Restorer, MactRoles):
         before, after = change.before, change.after
         reader = self.question_reader(state)
         geometric = whole_page or change.geometric
-        if geometric:
+        region_after = None
+        if change.geometric and not whole_page:
+            region_after = self._moved_region(reader, change)
+        if region_after is not None:
+            # A flattening that knows where it moved each point: the line boxes found before are moved with the
+            # page, and only the evidence region, moved too, is read again on the page after.
+            geometric = False
+            region = reader.read(before).review_region
+            b = reader.legibility(before, region)
+            a = reader.legibility(after, region_after)
+        elif geometric:
             region = None
             b, a = reader.legibility(before, None), reader.legibility(after, None)
         else:
@@ -427,8 +437,9 @@ class OfflineReader(Restorer, MactRoles):
         severity_before = severity_after = None
         if change.degradation in DEGRADATIONS and get_degradation_measured(change.degradation):
             where = None if region in (None, Box.FULL) else region
+            where_after = region_after if region_after is not None else where
             severity_before = self.perception.severities(before, where).get(change.degradation)
-            severity_after = self.perception.severities(after, where).get(change.degradation)
+            severity_after = self.perception.severities(after, where_after).get(change.degradation)
         rb, ra = reader.read(before), reader.read(after)
         return ReviewEvidence(
             change.tool,
@@ -443,6 +454,25 @@ class OfflineReader(Restorer, MactRoles):
             answer_after=ra.answer,
             degradation=change.degradation,
         )
+
+    @staticmethod
+    def _moved_region(reader: QuestionReader, change: Change) -> Box | None:
+        """Where the evidence region of ``change.before`` lies on ``change.after`` when the geometric tool maps
+        points (its line boxes then carried onto the page after, and the region patched in); None when the tool
+        cannot say or the evidence is the whole page (then the page after is read afresh)."""
+        region = reader.read(change.before).review_region
+        if region == Box.FULL:
+            return None
+        tool = get_tool(change.tool)
+        try:
+            move = tool.point_map(change.before, change.after)
+            moved = tool.map_region(region, change.before, change.after) if move is not None else None
+        except Exception:  # a plug-in's mapping that fails: the page after is read afresh
+            return None
+        if move is None or moved is None:
+            return None
+        reader.patch_moved(change.after, change.before, moved, move)
+        return moved
 
     # -- confidence that knows the page's damage ------------------------------------------------------
 
