@@ -211,8 +211,8 @@ def test_after_a_photometric_restoration_changed_nothing_only_geometric_tools_ar
     assert isinstance(evidence_rule, UseTool) and evidence_rule.name == "deblurring"
 
 
-def test_a_flattening_is_judged_on_the_evidence_region_moved_with_the_page():
-    """A flattening knows where it moved each point, so its review of a page photographed at an angle reads again
+def test_a_flattening_is_judged_on_the_evidence_region_moved_with_the_page_when_asked():
+    """A flattening knows where it moved each point, so with ``flattening_review=region`` its review of a page photographed at an angle reads again
     only the evidence region, moved with the page: the capture's line boxes are carried (no second detection), the answer is read from the
     flattened page, and its box there lies over the box it had on the capture."""
     from docintent.brains import Change, State, get_brain
@@ -224,7 +224,7 @@ def test_a_flattening_is_judged_on_the_evidence_region_moved_with_the_page():
     tool = get_tool("dewarping")
     flat = tool(tilted)
     assert flat.ops[-1].startswith("dewarping:perspective")
-    reader = get_brain("offline")
+    reader = get_brain("offline", flattening_review="region")
     state = State(QUESTION, "doc", tilted, original=tilted, available_tools=["dewarping"])
     evidence = reader.review_evidence(state, Change("dewarping", tilted, flat, degradation="warp", geometric=True))
     assert evidence.scope == "evidence region"
