@@ -3,9 +3,9 @@
 A question's pages are the capture and the states restorations make of it. Most restorations are
 photometric (deshadowing, deblurring, appearance, demoire): they change how text looks, not where it is, so the
 line boxes found on the page before carry over to the page after, and only the lines the question needs (those
-in its evidence region) are recognised again. A geometric tool that knows where it moved each point (a
-flattening) carries the line boxes the same way, moved through its transform; the output of any other geometric
-tool (a turn the review judges without reading) is detected afresh, once.
+in its evidence region) are recognised again. Geometric tools (rotations, dewarping) move text, so their output
+is detected afresh, once; after a flattening that maps points, too, only the lines the question needs are
+recognised (detection on part of a page finds other lines than on the whole page, so the whole page is detected).
 
 >>> from docintent.ocr import get_engine
 >>> from docintent.ocr.session import ReadingSession
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -40,8 +39,6 @@ from .orientation import Orientation, detect_orientation
 
 #: One recognised line crop: text, confidence, words as (text, page quad, confidence).
 Recognised = tuple[str, float, tuple[tuple[str, list[list[float]], float], ...]]
-#: Pixel positions (N x 2) on one page state -> where they lie on another (a geometric tool's transform).
-PointMap = Callable[[np.ndarray], np.ndarray]
 
 #: The work counters of a session, each a count that depends only on the pages and the reads asked for:
 #: ``detections`` (text-line detections, one per page state read whole), ``lines_recognised`` (line crops
@@ -86,19 +83,16 @@ class ReadingSession:
         """Whether the engine can detect and recognise lines separately."""
         return getattr(self.engine, "line_level", False)
 
-    def quads(self, page: Page, geometry_of: Page | None = None, move: PointMap | None = None) -> np.ndarray:
+    def quads(self, page: Page, geometry_of: Page | None = None) -> np.ndarray:
         """Line quads of ``page``: detected once, or carried over from ``geometry_of`` (a page the same size
-        whose text a photometric tool did not move; with ``move``, a page a geometric tool made from it, whose
-        points ``move`` maps: pixel positions on ``geometry_of`` -> on ``page``)."""
+        whose text a photometric tool did not move)."""
         known = self._quads.get(page.hash)
         if known is not None:
             return known
-        if geometry_of is not None and (move is not None or geometry_of.size == page.size):
+        if geometry_of is not None and geometry_of.size == page.size:
             source = self._quads.get(geometry_of.hash)
             if source is None:
                 source = self.quads(geometry_of)
-            if move is not None:
-                source = _moved_quads(source, move, page.width, page.height)
             self._quads[page.hash] = source
             self.stats["boxes_carried"] += 1
             return source
@@ -242,20 +236,6 @@ class ReadingSession:
         self.stats["lines_recognised"] += len(missing)
         self.stats["lines_reused"] += len(quads) - len(missing)
         return keys, [self._lines[k] for k in keys]
-
-
-def _moved_quads(quads: np.ndarray, move: PointMap, width: int, height: int) -> np.ndarray:
-    """``quads`` (N x 4 x 2) with every corner moved by ``move`` and kept on the page; a quad that ends up
-    thinner than two pixels is dropped."""
-    if len(quads) == 0:
-        return np.asarray(quads, dtype=np.float32).reshape(0, 4, 2)
-    points = np.asarray(move(np.asarray(quads, dtype=np.float64).reshape(-1, 2)), dtype=np.float64)
-    moved = points.reshape(-1, 4, 2)
-    moved[..., 0] = np.clip(moved[..., 0], 0, width - 1)
-    moved[..., 1] = np.clip(moved[..., 1], 0, height - 1)
-    span = moved.max(axis=1) - moved.min(axis=1)
-    keep = np.all(np.isfinite(moved), axis=(1, 2)) & (span[:, 0] >= 2) & (span[:, 1] >= 2)
-    return np.ascontiguousarray(moved[keep], dtype=np.float32)
 
 
 def _centre_in_px(quad: np.ndarray, width: int, height: int, region: Box) -> bool:

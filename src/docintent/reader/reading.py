@@ -15,6 +15,7 @@ reading is moved with the page.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
@@ -22,12 +23,17 @@ import numpy as np
 from ..layout.lines import Layout
 from ..ocr import ReadingSession
 from ..ocr.base import OcrEngine, OcrLine, OcrResult, OcrWord
-from ..ocr.session import PointMap
 from ..page import Box, Page
 from .extract import Matcher
 from .query import Question, understand
 from .question import QuestionInfo
 from .readers import READERS, Choice, Reader, RunnerUp
+
+
+#: Pixel positions (N x 2) on one page state -> where they lie on another (a geometric tool's transform).
+PointMap = Callable[[np.ndarray], np.ndarray]
+#: A line carries the question's locating words when its weighted coverage of them reaches this.
+LOCATING_MATCH = 0.5
 
 
 @dataclass
@@ -128,12 +134,23 @@ class QuestionReader:
         """Record that ``after`` (a photometric restoration of ``before``) is read anew only in ``region``."""
         self._patches[after.hash] = (self.read(before).ocr, self.session.read(after, region))
 
+    def candidate_region(self, page: Page) -> Box:
+        """Where the answer may be found on ``page``: the band across the page that holds its evidence region,
+        the runners-up the reader rejected and every line that carries the question's locating words (a table of
+        contents' heading whose page number a warp broke away from it lines up again once the page is flat)."""
+        reading = self.read(page)
+        boxes = [reading.review_region] + [r.box for r in reading.runners_up if r.box != Box.FULL]
+        matcher = Matcher(self.info, reading.layout)
+        boxes += [item.box for item in reading.layout.items if matcher.match(item)[0] >= LOCATING_MATCH]
+        around = Box.enclosing(boxes)
+        # Across the page: a row (a contents line, a table row, a label and its value) is what a warp breaks.
+        return Box(0.0, around.y0, 1.0, around.y1)
+
     def patch_moved(self, after: Page, before: Page, region: Box, move: PointMap) -> None:
         """Record that ``after``, which a geometric tool made from ``before`` moving each point as ``move`` does
         (pixel positions on ``before`` -> on ``after``), is read anew only in ``region`` (a region of ``after``).
-        Its line boxes are those of ``before`` moved; outside ``region`` it keeps the lines read on ``before``,
-        each boxed where it moved to."""
-        self.session.quads(after, geometry_of=before, move=move)
+        Inside ``region`` its lines are those detected on it (detected whole, once) and recognised; outside, it
+        keeps the lines read on ``before``, each boxed where it moved to."""
         moved = _moved_reading(self.read(before).ocr, move, before, after)
         self._patches[after.hash] = (moved, self.session.read(after, region))
 

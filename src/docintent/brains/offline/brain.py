@@ -438,9 +438,9 @@ class OfflineReader(Restorer, MactRoles):
             region_after = self._moved_region(reader, change)
         if region_after is not None:
             # A flattening that knows where it moved each point: the line boxes found before are moved with the
-            # page, and only the evidence region, moved too, is read again on the page after.
+            # page, and only the region of the answer's candidates, moved too, is read again on the page after.
             geometric = False
-            region = reader.read(before).review_region
+            region = reader.candidate_region(before)
             b = reader.legibility(before, region)
             a = reader.legibility(after, region_after)
         elif geometric:
@@ -485,6 +485,7 @@ class OfflineReader(Restorer, MactRoles):
         region = reader.read(change.before).review_region
         if region == Box.FULL:
             return None
+        region = reader.candidate_region(change.before)
         tool = get_tool(change.tool)
         try:
             move = tool.point_map(change.before, change.after)
