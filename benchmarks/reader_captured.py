@@ -403,7 +403,7 @@ def run(args: argparse.Namespace) -> None:
     samples = {s["id"]: s for s in map(json.loads, index.read_text(encoding="utf-8").splitlines())}
     if not args.report_only:
         for strategy in STRATEGIES:  # one bench per strategy, as strategies.py runs them
-            strategies.bench(dataset, strategy, args.workers, run_dir)
+            strategies.bench(dataset, strategy, args.workers, run_dir, args.brain_opt)
     captured = {
         (sid, strategy): r
         for (sid, strategy), r in strategies.last_rows(run_dir).items()
@@ -582,6 +582,9 @@ def main() -> None:
     run_opts = argparse.ArgumentParser(add_help=False)
     run_opts.add_argument("--run-dir", default=str(DEFAULT_RUN), help="bench run folder (default: %(default)s)")
     run_opts.add_argument("--workers", type=int, default=1, help="bench worker processes (default: 1)")
+    run_opts.add_argument(
+        "--brain-opt", action="append", default=[], metavar="KEY=VALUE", help="an option of the offline reader"
+    )
     run_opts.add_argument("--results", default=str(RESULTS), help="where the results go (default: %(default)s)")
     run_opts.add_argument("--name", default="reader_captured", help="results base name (default: %(default)s)")
     run_opts.add_argument("--report-only", action="store_true", help="no bench; report what the run folder holds")

@@ -40,8 +40,9 @@ def sh(*args: str) -> None:
     subprocess.run(args, check=True)
 
 
-def bench(dataset: Path, strategy: str, workers: int, out: Path) -> None:
-    """``docintent bench`` of one strategy with the offline reader on a synthetic-format folder (resumable)."""
+def bench(dataset: Path, strategy: str, workers: int, out: Path, brain_opts: list[str] = ()) -> None:
+    """``docintent bench`` of one strategy with the offline reader on a synthetic-format folder (resumable);
+    ``brain_opts``: the reader's options, ``KEY=VALUE`` each."""
     sh(
         sys.executable,
         "-m",
@@ -58,6 +59,7 @@ def bench(dataset: Path, strategy: str, workers: int, out: Path) -> None:
         "--no-progress",
         "--out",
         str(out),
+        *[arg for opt in brain_opts for arg in ("--brain-opt", opt)],
     )
 
 
@@ -248,6 +250,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--strategies", default=ALL)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument(
+        "--brain-opt",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option of the offline reader for the strategies' runs (repeatable; the clean-page ceiling keeps "
+        "the defaults)",
+    )
     ap.add_argument("--out", default=str(ROOT / "out" / "runs" / "strategies-s1-n60"))
     ap.add_argument("--skip-runs", action="store_true", help="only report on what the run directory holds")
     ap.add_argument(
@@ -281,7 +291,7 @@ def main() -> None:
         sh(*exe, "synth", "--out", str(dataset), "--n", str(args.n), "--seed", str(args.seed))
     if not args.skip_runs:
         for strategy in args.strategies.split(","):
-            bench(dataset, strategy, args.workers, out)
+            bench(dataset, strategy, args.workers, out, args.brain_opt)
     report_dir = RESULTS / f"{args.name}_report"
     sh(*exe, "report", str(out), "--out", str(report_dir))
     analysis = error_analysis(out)

@@ -13,6 +13,10 @@ table names the cause of each slow sample.
 
     python benchmarks/strategy_time.py --dataset synth:benchmarks/out/realpages/test --samples 68 --label realpages
     python benchmarks/strategy_time.py --dataset synth:benchmarks/out/synth-s6161-n12 --samples 48 --label s6161
+    python benchmarks/strategy_time.py --strategies "none,docintent,docintent[review_rule=evidence]"
+
+A strategy name may carry options of the offline brain in brackets (``;`` between them), to time one strategy
+under two settings in the same run.
 
 Prints the table and writes benchmarks/results/strategy_time[_<label>].{md,json}.
 """
@@ -41,6 +45,14 @@ STRATEGIES = "none,pipeline-fixed,judge-fixed,agres,docintent,docintent+mact,mac
 #: steps, and the reviews that held them are named after.
 OUTER = ("Phase A decide", "answer", "OCR read: full page", "OCR read: region")
 REVIEW = "Phase B review: "
+
+
+def brain_of(name: str, get_brain: Any) -> Any:
+    """The offline brain for a strategy name, with the options its brackets give:
+    ``docintent[review_rule=evidence]`` runs ``docintent`` with that brain option."""
+    _, _, opts = name.partition("[")
+    options = dict(kv.split("=", 1) for kv in opts.rstrip("]").split(";") if kv)
+    return get_brain("offline", **options)
 
 
 def pick_samples(dataset: str, n: int) -> list[Any]:
@@ -114,6 +126,7 @@ def main() -> None:
 
     samples = pick_samples(args.dataset, args.samples)
     names = args.strategies.split(",")
+    brains = {name: brain_of(name, get_brain) for name in names}
     brain = get_brain("offline")
     prof = Profiler()
     # warm-up: model loading is a one-off start-up cost, not per-sample time
@@ -131,7 +144,7 @@ def main() -> None:
             signals.clear_cache()
             prof.reset()
             t0, c0 = time.perf_counter(), time.process_time()
-            result = get_strategy(name).run(page, sample.question, sample.task, brain)
+            result = get_strategy(name.partition("[")[0]).run(page, sample.question, sample.task, brains[name])
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             score = metrics.score_row(sample.task, sample.subset, result.answer, sample.answers)
             runs[name].append(

@@ -209,35 +209,3 @@ def test_after_a_photometric_restoration_changed_nothing_only_geometric_tools_ar
     assert "changed nothing the answer depends on" in stop.reasoning
     evidence_rule = decide("evidence", [no_change], tools)
     assert isinstance(evidence_rule, UseTool) and evidence_rule.name == "deblurring"
-
-
-def test_a_flattening_is_judged_on_the_evidence_region_moved_with_the_page_when_asked():
-    """A flattening knows where it moved each point, so with ``flattening_review=region`` its review of a page
-    photographed at an angle recognises again only the lines of the band across the answer's candidates, moved
-    with the page (the rest keeps the capture's reading, moved), the answer is read from the flattened page, and
-    its box there lies over the box it had on the capture."""
-    from docintent.brains import Change, State, get_brain
-    from docintent.synth import degrade
-    from docintent.tools import get_tool
-    from test_work import QUESTION, _invoice
-
-    tilted = Page.from_array(degrade.perspective(_invoice().pixels, np.random.default_rng(8), 0.8), source="tilted")
-    tool = get_tool("dewarping")
-    flat = tool(tilted)
-    assert flat.ops[-1].startswith("dewarping:perspective")
-    reader = get_brain("offline", flattening_review="region")
-    state = State(QUESTION, "doc", tilted, original=tilted, available_tools=["dewarping"])
-    evidence = reader.review_evidence(state, Change("dewarping", tilted, flat, degradation="warp", geometric=True))
-    assert evidence.scope == "evidence region"
-    assert evidence.answer_before == evidence.answer_after == "$277.60"
-    session = reader.question_reader(state).session
-    assert session.stats["detections"] == 2 and session.stats["boxes_carried"] == 0  # the capture, the flat page
-    assert session.stats["lines_recognised"] < 9 + 9  # the capture's nine lines, and only the band's again
-    read = reader.question_reader(state)
-    on_tilted, on_flat = read.read(tilted).box, read.read(flat).box
-    assert tool.unmap_region(on_flat, tilted, flat).iou(on_tilted) > 0.5
-    # By default the flattened page is read whole: its gain can lie anywhere on it.
-    whole = get_brain("offline")
-    state = State(QUESTION, "doc", tilted, original=tilted, available_tools=["dewarping"])
-    evidence = whole.review_evidence(state, Change("dewarping", tilted, flat, degradation="warp", geometric=True))
-    assert evidence.scope == "page" and whole.question_reader(state).session.stats["lines_recognised"] >= 9 + 9

@@ -86,3 +86,17 @@ def test_the_answer_is_placed_on_the_page_as_given_through_the_turns_that_were_k
     assert turned.to_dict()["provenance"]["page"] == 1 and turned.to_dict()["box"] == [
         round(v, 6) for v in given.as_tuple()
     ]
+
+
+def test_an_answer_read_on_a_flattened_page_is_placed_on_the_page_as_photographed(text_page):
+    """A flattening records its transform, so the box of an answer read on the flattened page is mapped back
+    onto the photographed page: where a plain read of that photo finds the same line."""
+    page, _ = text_page
+    question = "What is the total amount due?"
+    tilted = Page.from_array(degrade.perspective(page.pixels, np.random.default_rng(3), 0.9))
+    restored = get_strategy("docintent").run(tilted, question, "doc", get_brain("offline", answer_threshold=1.0))
+    assert restored.answer == "$1,250.00" and restored.provenance.read_on == ("dewarping",)
+    read, given = restored.provenance.read_box, restored.box
+    assert read is not None and given is not None and given != read
+    direct = get_strategy("none").run(tilted, question, "doc", get_brain("offline"))
+    assert direct.answer == "$1,250.00" and direct.box.iou(given) > 0.85 > direct.box.iou(read)

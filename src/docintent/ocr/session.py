@@ -4,8 +4,7 @@ A question's pages are the capture and the states restorations make of it. Most 
 photometric (deshadowing, deblurring, appearance, demoire): they change how text looks, not where it is, so the
 line boxes found on the page before carry over to the page after, and only the lines the question needs (those
 in its evidence region) are recognised again. Geometric tools (rotations, dewarping) move text, so their output
-is detected afresh, once; after a flattening that maps points, too, only the lines the question needs are
-recognised (detection on part of a page finds other lines than on the whole page, so the whole page is detected).
+is detected afresh, once.
 
 >>> from docintent.ocr import get_engine
 >>> from docintent.ocr.session import ReadingSession

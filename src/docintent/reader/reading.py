@@ -4,8 +4,7 @@ legible the evidence is.
 A :class:`QuestionReader` analyses the question once and reads each page state (the capture and what
 restorations make of it) once, through one :class:`~docintent.ocr.ReadingSession`. After a photometric
 restoration only the evidence region is read again (:meth:`QuestionReader.patch`); the rest of the page keeps its
-earlier reading. So it is after a flattening that maps points (:meth:`QuestionReader.patch_moved`): the earlier
-reading is moved with the page.
+earlier reading.
 
 >>> from docintent.ocr import get_engine
 >>> reader = QuestionReader("What is the total?", "doc", get_engine())
@@ -15,25 +14,16 @@ reading is moved with the page.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
-
-import numpy as np
 
 from ..layout.lines import Layout
 from ..ocr import ReadingSession
-from ..ocr.base import OcrEngine, OcrLine, OcrResult, OcrWord
+from ..ocr.base import OcrEngine, OcrLine, OcrResult
 from ..page import Box, Page
 from .extract import Matcher
 from .query import Question, understand
 from .question import QuestionInfo
 from .readers import READERS, Choice, Reader, RunnerUp
-
-
-#: Pixel positions (N x 2) on one page state -> where they lie on another (a geometric tool's transform).
-PointMap = Callable[[np.ndarray], np.ndarray]
-#: A line carries the question's locating words when its weighted coverage of them reaches this.
-LOCATING_MATCH = 0.5
 
 
 @dataclass
@@ -134,26 +124,6 @@ class QuestionReader:
         """Record that ``after`` (a photometric restoration of ``before``) is read anew only in ``region``."""
         self._patches[after.hash] = (self.read(before).ocr, self.session.read(after, region))
 
-    def candidate_region(self, page: Page) -> Box:
-        """Where the answer may be found on ``page``: the band across the page that holds its evidence region,
-        the runners-up the reader rejected and every line that carries the question's locating words (a table of
-        contents' heading whose page number a warp broke away from it lines up again once the page is flat)."""
-        reading = self.read(page)
-        boxes = [reading.review_region] + [r.box for r in reading.runners_up if r.box != Box.FULL]
-        matcher = Matcher(self.info, reading.layout)
-        boxes += [item.box for item in reading.layout.items if matcher.match(item)[0] >= LOCATING_MATCH]
-        around = Box.enclosing(boxes)
-        # Across the page: a row (a contents line, a table row, a label and its value) is what a warp breaks.
-        return Box(0.0, around.y0, 1.0, around.y1)
-
-    def patch_moved(self, after: Page, before: Page, region: Box, move: PointMap) -> None:
-        """Record that ``after``, which a geometric tool made from ``before`` moving each point as ``move`` does
-        (pixel positions on ``before`` -> on ``after``), is read anew only in ``region`` (a region of ``after``).
-        Inside ``region`` its lines are those detected on it (detected whole, once) and recognised; outside, it
-        keeps the lines read on ``before``, each boxed where it moved to."""
-        moved = _moved_reading(self.read(before).ocr, move, before, after)
-        self._patches[after.hash] = (moved, self.session.read(after, region))
-
     def legibility(self, page: Page, region: Box | None) -> float:
         """How well the evidence reads: confidence-weighted characters plus the strength of the label match.
 
@@ -183,35 +153,6 @@ class QuestionReader:
 def _inside(box: Box, region: Box) -> bool:
     cx, cy = box.center
     return region.x0 <= cx <= region.x1 and region.y0 <= cy <= region.y1
-
-
-def _moved_box(box: Box, move: PointMap, before: Page, after: Page) -> Box | None:
-    corners = np.array([[box.x0, box.y0], [box.x1, box.y0], [box.x1, box.y1], [box.x0, box.y1]])
-    points = np.asarray(move(corners * np.array(before.size, dtype=np.float64)), dtype=np.float64)
-    if not np.all(np.isfinite(points)):
-        return None
-    (x0, y0), (x1, y1) = points.min(axis=0) / after.size, points.max(axis=0) / after.size
-    x0, y0, x1, y1 = max(0.0, x0), max(0.0, y0), min(1.0, x1), min(1.0, y1)
-    return Box(float(x0), float(y0), float(x1), float(y1)) if x1 > x0 and y1 > y0 else None
-
-
-def _moved_reading(result: OcrResult, move: PointMap, before: Page, after: Page) -> OcrResult:
-    """``result`` (read on ``before``) with every line and word boxed where ``move`` takes it on ``after``; a line
-    that leaves the page is dropped."""
-    lines = []
-    for line in result.lines:
-        box = _moved_box(line.box, move, before, after)
-        if box is None:
-            continue
-        words = tuple(
-            OcrWord(w.text, moved, w.confidence)
-            for w in line.words
-            if (moved := _moved_box(w.box, move, before, after)) is not None
-        )
-        lines.append(OcrLine(line.text, box, line.confidence, words))
-    return OcrResult(
-        tuple(lines), result.engine, after.hash, region=None, seconds=result.seconds, meta={"moved_from": before.hash}
-    )
 
 
 def merge_region(base: OcrResult, region_result: OcrResult, page_hash: str) -> OcrResult:

@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from typing import Any, ClassVar, Protocol, runtime_checkable
-
-import numpy as np
 
 from ..errors import ToolError
 from ..page import Box, Page
@@ -45,8 +42,7 @@ class Tool(ABC):
     #: True for tools that only rotate/flip pixels (no resampling).
     lossless: ClassVar[bool] = False
     #: True for tools that move content (rotation, dewarping): a region found on the page before them does not
-    #: lie at the same place after them. Their effect is judged on the whole page unless the tool maps points
-    #: (:meth:`point_map`), and then on the evidence region moved with the page.
+    #: lie at the same place after them, and their effect is judged on the whole page.
     geometric: ClassVar[bool] = False
     #: Seconds one run may be expected to take on a 2048-px page on an idle machine. Each run's trace step
     #: records it beside the seconds observed, to compare with; it is never a limit, since nothing a tool
@@ -83,12 +79,6 @@ class Tool(ABC):
         say (the region must then be found again by reading ``after``). A tool that moves no content leaves
         every region where it was; a geometric tool that knows its transform (a rotation) maps it."""
         return None if self.geometric else region
-
-    def point_map(self, before: Page, after: Page) -> Callable[[np.ndarray], np.ndarray] | None:
-        """A function taking pixel positions (N x 2) on ``before`` to where they lie on ``after``, or None when
-        the tool cannot say. With it, the line boxes read on ``before`` are carried onto ``after`` and only the
-        evidence region is read again, as after a tool that moves nothing."""
-        return None
 
     def unmap_region(self, region: Box, before: Page, after: Page) -> Box | None:
         """Where ``region`` of ``after`` (this tool's output) lies on ``before``, or None when the tool cannot

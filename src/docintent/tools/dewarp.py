@@ -15,7 +15,6 @@ lines leaves the page unchanged, recorded as ``dewarping:none``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
 
 import cv2
@@ -302,11 +301,6 @@ class Dewarp(Tool):
         when ``after`` carries none: a page this tool did not make)."""
         warp = _warp_of(before, after)
         return None if warp is None else warp.map_box(region, forward=True)
-
-    def point_map(self, before: Page, after: Page) -> Callable[[np.ndarray], np.ndarray] | None:
-        """Pixel positions on the page before -> on the flattened page, through the recorded transform."""
-        warp = _warp_of(before, after)
-        return None if warp is None else warp.to_after
 
     def unmap_region(self, region: Box, before: Page, after: Page) -> Box | None:
         """Where ``region`` of the flattened page lies on the page before."""

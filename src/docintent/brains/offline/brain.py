@@ -97,12 +97,6 @@ ANSWER_THRESHOLD = 0.85
 UNMOVED = 0.02
 #: Question-free review: a step is rolled back when fewer than this share of the characters read before are read.
 TEXT_KEPT = 0.9
-#: What Phase B reads again after a flattening that maps points. ``page`` (the default): the flattened page whole.
-#: ``region``: the evidence region moved with the page, the rest keeping its earlier reading, moved. On the real-page
-#: dev split ``region`` cut the loop's cost from 1.61 to 1.31 times answering directly with the same 24 answers,
-#: but on the held-out real-page test it lost 1.39 points (76.08 -> 74.69): a flattening's gain is often a table
-#: of contents' row or a heading the warp had broken away from the evidence the reader first chose.
-FLATTENING_REVIEWS = ("page", "region")
 
 
 class OfflineReaderOptions(BaseModel):
@@ -140,16 +134,6 @@ class OfflineReaderOptions(BaseModel):
     ] = 0.6
     keep_margin: Annotated[float, Field(ge=0.0, le=1.0, description="legibility gain a kept restoration needs")] = 0.0
     review_rule: Annotated[ReviewRule, Field(description="Phase B rule")] = "answer"
-    flattening_review: Annotated[
-        Literal["page", "region"],
-        Field(
-            description=(
-                "what Phase B reads again after a flattening: page (the flattened page whole: straight lines can "
-                "move the answer anywhere on it) or region (only the evidence region, moved with the page: faster, "
-                "and blind to answers the warp hid elsewhere)"
-            )
-        ),
-    ] = "page"
     noise_floors: Annotated[
         NoiseFloors | dict[str, Any] | None,
         Field(
@@ -201,16 +185,10 @@ class OfflineReader(Restorer, MactRoles):
         calibration: Calibration | dict | None | Literal["default"] = "default",
         noise_floors: NoiseFloors | dict | None = None,
         reader: str = "scored",
-        flattening_review: str = "page",
     ) -> None:
         if review_rule not in REVIEW_RULES:
             raise ValueError(f"review_rule {review_rule!r}: expected one of {', '.join(REVIEW_RULES)}")
-        if flattening_review not in FLATTENING_REVIEWS:
-            raise ValueError(
-                f"flattening_review {flattening_review!r}: expected one of {', '.join(FLATTENING_REVIEWS)}"
-            )
         self.review_rule = review_rule
-        self.flattening_review = flattening_review
         if engine is not None:
             ENGINES.entry(engine)  # an unknown kind: one line naming every registered engine
         self.engine_kind = engine
@@ -433,17 +411,7 @@ class OfflineReader(Restorer, MactRoles):
         before, after = change.before, change.after
         reader = self.question_reader(state)
         geometric = whole_page or change.geometric
-        region_after = None
-        if change.geometric and not whole_page and self.flattening_review == "region":
-            region_after = self._moved_region(reader, change)
-        if region_after is not None:
-            # A flattening that knows where it moved each point: the line boxes found before are moved with the
-            # page, and only the region of the answer's candidates, moved too, is read again on the page after.
-            geometric = False
-            region = reader.candidate_region(before)
-            b = reader.legibility(before, region)
-            a = reader.legibility(after, region_after)
-        elif geometric:
+        if geometric:
             region = None
             b, a = reader.legibility(before, None), reader.legibility(after, None)
         else:
@@ -459,9 +427,8 @@ class OfflineReader(Restorer, MactRoles):
         severity_before = severity_after = None
         if change.degradation in DEGRADATIONS and get_degradation_measured(change.degradation):
             where = None if region in (None, Box.FULL) else region
-            where_after = region_after if region_after is not None else where
             severity_before = self.perception.severities(before, where).get(change.degradation)
-            severity_after = self.perception.severities(after, where_after).get(change.degradation)
+            severity_after = self.perception.severities(after, where).get(change.degradation)
         rb, ra = reader.read(before), reader.read(after)
         return ReviewEvidence(
             change.tool,
@@ -476,26 +443,6 @@ class OfflineReader(Restorer, MactRoles):
             answer_after=ra.answer,
             degradation=change.degradation,
         )
-
-    @staticmethod
-    def _moved_region(reader: QuestionReader, change: Change) -> Box | None:
-        """Where the evidence region of ``change.before`` lies on ``change.after`` when the geometric tool maps
-        points (its line boxes then carried onto the page after, and the region patched in); None when the tool
-        cannot say or the evidence is the whole page (then the page after is read afresh)."""
-        region = reader.read(change.before).review_region
-        if region == Box.FULL:
-            return None
-        region = reader.candidate_region(change.before)
-        tool = get_tool(change.tool)
-        try:
-            move = tool.point_map(change.before, change.after)
-            moved = tool.map_region(region, change.before, change.after) if move is not None else None
-        except Exception:  # a plug-in's mapping that fails: the page after is read afresh
-            return None
-        if move is None or moved is None:
-            return None
-        reader.patch_moved(change.after, change.before, moved, move)
-        return moved
 
     # -- confidence that knows the page's damage ------------------------------------------------------
 
