@@ -102,6 +102,29 @@ def format_number(value: float, *, max_decimals: int = 2) -> str:
     return f"{value:.{max_decimals}f}".rstrip("0").rstrip(".")
 
 
+def printed_decimals(text: str, value: float, *, most: int | None = None) -> int:
+    """Decimal places the number ``text`` (worth ``value``) prints: the digits after its last separator. Three of
+    them after a whole value are a thousands group, not decimals; more than ``most`` count as none.
+
+    >>> printed_decimals("12.50 €", 12.5), printed_decimals("5,397", 5397.0), printed_decimals("0.125", 0.125)
+    (2, 0, 3)
+    >>> printed_decimals("0.125", 0.125, most=2)
+    0
+    """
+    m = re.search(r"[.,](\d+)\D*$", text)
+    if not m:
+        return 0
+    places = len(m.group(1))
+    if places == 3 and float(value).is_integer():
+        return 0
+    return 0 if most is not None and places > most else places
+
+
+def format_places(value: float, places: int) -> str:
+    """``value`` with ``places`` decimals; with none, as :func:`format_number` prints it."""
+    return f"{value:.{places}f}" if places else format_number(value)
+
+
 _CELL_RE = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+)?(\.\d+)?\s*(%|pts?|bps|x|[kmb]n?)?", re.IGNORECASE)
 CURRENCY = {"$", "\u20ac", "\u00a3", "\u00a5", "US$", "usd", "eur"}
 _MINUS = ("-", "\u2212", "\u2013")

@@ -32,7 +32,7 @@ from .rows import (
     visual_rows,
 )
 from .solution import Solution
-from .values import TIME_RE, Number, find_dates, find_numbers, format_number
+from .values import TIME_RE, Number, find_dates, find_numbers, format_places, printed_decimals
 
 _MORE = (
     "larger",
@@ -209,15 +209,6 @@ def _numbers_in_rest(text: str, matched: str) -> bool:
     return bool(re.search(r"\d", rest))
 
 
-def _decimals(num: Number) -> int:
-    m = re.search(r"[.,](\d{1,2})(?!\d)\D*$", num.text)
-    return len(m.group(1)) if m else 0
-
-
-def _format(value: float, decimals: int) -> str:
-    return f"{value:.{decimals}f}" if decimals else format_number(value)
-
-
 def _two_values(info: QuestionInfo, layout: Layout, a: str, b: str, question: str) -> tuple | None:
     rows = visual_rows(layout)
     b = _with_head(a, b)
@@ -283,7 +274,8 @@ def solve_pair(info: QuestionInfo, layout: Layout) -> Solution | None:
     )
     if kind == "diff" and not re.search(r"\bhow (?:much|many)\b", info.text, re.I):
         value = abs(x - y)
-    text = _format(value, max(_decimals(va[1]), _decimals(vb[1])))
+    places = max(printed_decimals(n.text, n.value, most=2) for n in (va[1], vb[1]))
+    text = format_places(value, places)
     region = layout.region_of([va[0], vb[0]] + ra.items[:1] + rb.items[:1])
     # A figure computed from a guessed column is a guess: the column's certainty scales the whole confidence,
     # not only the part above the floor a found pair of rows earns.

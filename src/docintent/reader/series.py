@@ -17,7 +17,7 @@ from ..layout.lines import Item, Layout, h_overlap
 from .question import MAX_WORDS, MIN_WORDS, QuestionInfo
 from .rows import header_above, is_textual, phrase_score, resolve_target, squash, visual_rows
 from .solution import Solution
-from .values import find_numbers, format_number
+from .values import find_numbers, format_places, printed_decimals
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _TOTAL = re.compile(r"^\s*(?:total|sum|all|overall|grand total)\b", re.I)
@@ -51,17 +51,6 @@ def _targets(question: str) -> list[str]:
 def _number_text(item: Item) -> tuple[float, str] | None:
     nums = find_numbers(item.text)
     return (nums[0].value, nums[0].text) if nums else None
-
-
-def _decimals(text: str, value: float | None = None) -> int:
-    """Decimal places ``text`` prints; three digits after the last separator of a whole ``value`` are a thousands
-    group ("5,397"), not decimals."""
-    m = re.search(r"[.,](\d+)\D*$", text)
-    if not m:
-        return 0
-    if value is not None and len(m.group(1)) == 3 and float(value).is_integer():
-        return 0
-    return len(m.group(1))
 
 
 def solve_cell(info: QuestionInfo, layout: Layout) -> Solution | None:
@@ -105,8 +94,7 @@ def solve_cell(info: QuestionInfo, layout: Layout) -> Solution | None:
         ):
             a, b = values[0], values[1]
             delta = b[0] - a[0]
-            places = max(_decimals(a[1], a[0]), _decimals(b[1], b[0]))
-            text = f"{delta:.{places}f}" if places else format_number(delta)
+            text = format_places(delta, max(printed_decimals(a[1], a[0]), printed_decimals(b[1], b[0])))
             return Solution(text, conf, layout.region_of(cells + row.items[:1]), "change between two columns")
     return None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..numbers import NUMBER_RE, Number, find_numbers, format_number, parse_number
+from ..numbers import NUMBER_RE, Number, find_numbers, format_number, format_places, parse_number, printed_decimals
 
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december|"
@@ -88,6 +88,8 @@ __all__ = [
     "find_dates",
     "find_numbers",
     "format_number",
+    "format_places",
+    "printed_decimals",
     "is_numeric_text",
     "parse_number",
 ]

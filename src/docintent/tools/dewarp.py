@@ -309,9 +309,8 @@ class Dewarp(Tool):
 
 
 def _warp_of(before: Page, after: Page) -> PageWarp | None:
-    warp = after.meta.get("warp") if after is not None else None
-    if not isinstance(warp, PageWarp) or before is None or warp.size_before != before.size:
-        return None
-    if warp.size_after != after.size:
-        return None
-    return warp
+    """The transform that made ``after`` from ``before``; None when ``after`` is no flattening of a page that size."""
+    warp = after.meta.get("warp")
+    if isinstance(warp, PageWarp) and warp.size_before == before.size and warp.size_after == after.size:
+        return warp
+    return None
