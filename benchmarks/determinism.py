@@ -1,8 +1,9 @@
 """Same question, same answer: every strategy's rows compared across the conditions that must not change them.
 
 Runs ``docintent bench`` (the offline reader, every strategy) on a held-out sample of a dataset under each
-condition, then compares the rows keyed by (sample, strategy): the answer, the score, the work counters, and every
-trace decision (phase, action, tool, reason and the page states before and after - everything but timings).
+condition, then compares the rows keyed by (sample, strategy): the answer, the score, the answer's box (on the page as
+given and on the page read), the work counters, and every trace decision (phase, action, tool, reason and the page
+states before and after - everything but timings).
 
 ======================= ===============================================================================
 ``off``                 the reference: no OCR cache, strategies in the listed order, one worker
@@ -119,7 +120,8 @@ def rows_of(run: Path) -> dict[tuple[str, str], dict]:
 
 
 def decisions(row: dict) -> dict:
-    """What must be identical: the answer, score, error, work counters and every step without its timings."""
+    """What must be identical: the answer, score, error, the answer's box on the page as given and on the page
+    read, work counters and every step without its timings."""
     trace = ((row.get("result") or {}).get("trace")) or []
     steps = []
     for step in trace:
@@ -129,13 +131,15 @@ def decisions(row: dict) -> dict:
         "answer": row.get("answer"),
         "score": row.get("score"),
         "error": row.get("error"),
+        "box": (row.get("result") or {}).get("box"),
+        "read_box": ((row.get("result") or {}).get("provenance") or {}).get("read_box"),
         "work": work,
         "trace": steps,
     }
 
 
 def first_difference(a: dict, b: dict) -> str:
-    for key in ("answer", "score", "error", "work"):
+    for key in ("answer", "score", "error", "box", "read_box", "work"):
         if a[key] != b[key]:
             return f"{key}: {a[key]!r} vs {b[key]!r}"
     for i, (x, y) in enumerate(zip(a["trace"], b["trace"])):
