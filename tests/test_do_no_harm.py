@@ -187,7 +187,8 @@ def test_after_a_photometric_restoration_changed_nothing_only_geometric_tools_ar
     )
 
     def decide(rule: str, history: list, tools: list[str]):
-        reader = get_brain("offline", answer_threshold=1.0, review_rule=rule)  # never answerable: always restore
+        # never answerable: always restore; photometric tools tried at any confidence
+        reader = get_brain("offline", answer_threshold=1.0, photometric_threshold=1.0, review_rule=rule)
         monkeypatch.setattr(reader, "severities", lambda state, page, region: measured)
         state = State(
             "What is the unit price of the toner cartridge?",
@@ -209,3 +210,32 @@ def test_after_a_photometric_restoration_changed_nothing_only_geometric_tools_ar
     assert "changed nothing the answer depends on" in stop.reasoning
     evidence_rule = decide("evidence", [no_change], tools)
     assert isinstance(evidence_rule, UseTool) and evidence_rule.name == "deblurring"
+
+
+def test_a_photometric_tool_is_tried_only_on_an_improbable_answer(monkeypatch):
+    """A blurred page whose answer is read at a fair probability runs no deblurring (a photometric tool moves no
+    text; on development captures none was kept above 0.2): Phase A answers and names the damage it left. An
+    improbable answer still gets the tool, a geometric tool is still tried whatever the answer's probability, and
+    ``photometric_threshold=1`` restores the old behaviour."""
+    from docintent.brains import State, UseTool, get_brain
+    from docintent.brains.decisions import Answer
+    from test_offline_reader import _invoice
+
+    page = _invoice()
+
+    def decide(question: str, measured: dict, **options):
+        reader = get_brain("offline", **options)
+        monkeypatch.setattr(reader, "severities", lambda state, page, region: measured)
+        tools = ["deblurring", "dewarping"]
+        return reader.decide(State(question, "doc", page, original=page, available_tools=tools))
+
+    blur = {"blur": 0.95, "warp": 0.0, "shadow": 0.0, "appearance": 0.0, "moire": 0.0}
+    fair = decide("What is the name of the ship?", blur)  # read at about 0.23: below answering, above the gate
+    assert isinstance(fair, Answer) and 0.2 <= fair.confidence < 0.85
+    assert fair.reasoning.startswith("blur damage left: at answer confidence")
+    improbable = decide("Which ship carried the goods?", blur)
+    assert isinstance(improbable, UseTool) and improbable.name == "deblurring"
+    always = decide("What is the name of the ship?", blur, photometric_threshold=1.0)
+    assert isinstance(always, UseTool) and always.name == "deblurring"
+    warped = decide("What is the name of the ship?", {**blur, "warp": 0.9})
+    assert isinstance(warped, UseTool) and warped.name == "dewarping"

@@ -205,7 +205,10 @@ def test_measured_damage_lowers_confidence_and_sends_phase_a_to_the_tool():
     # A mild blur: RapidOCR still reads the total, with confidence, but the blur signal passes its threshold.
     blurred = page.derive(cv2.GaussianBlur(page.pixels, (0, 0), 1.6), "blur")
     wary = Calibration(bias=-2.0, confidence=6.0, damage=-4.0)
-    plain, calibrated = OfflineReader(calibration=None), OfflineReader(calibration=wary, answer_threshold=0.6)
+    # photometric_threshold=1: the deblurring is tried at any confidence below answering (the default tries a
+    # photometric tool only on an answer under 0.2)
+    plain = OfflineReader(calibration=None)
+    calibrated = OfflineReader(calibration=wary, answer_threshold=0.6, photometric_threshold=1.0)
     question, tools = "What is the total due?", ["deblurring", "deshadowing"]
     state = State(question, "doc", blurred, original=blurred, available_tools=[])
     excess, degradation = calibrated.damage(state, blurred, calibrated.read(state, blurred).region)

@@ -195,7 +195,8 @@ def test_an_answer_and_its_whole_trace_do_not_depend_on_the_cache(tmp_path, monk
             monkeypatch.setenv("DOCINTENT_CACHE_DIR", str(tmp_path / cache))
         get_settings.cache_clear()
         forget_engines()  # a fresh engine, as a new process would have
-        brain = get_brain("offline", answer_threshold=1.0)  # never answerable at once: the loop restores
+        # never answerable at once, photometric tools at any confidence: the loop restores
+        brain = get_brain("offline", answer_threshold=1.0, photometric_threshold=1.0)
         result = docintent.ask(page, "What is the total amount due?", brain=brain)
         return result.answer, [
             (s.phase, s.action, s.tool, s.reason, s.before, s.after, s.to_dict()["data"]) for s in result.trace

@@ -59,7 +59,7 @@ class _CachedReader(OfflineReader):
     """The offline reader with an OCR engine whose disk cache lives in a folder of the test's own."""
 
     def __init__(self, folder) -> None:
-        super().__init__()
+        super().__init__(photometric_threshold=1.0)  # the carried-boxes review path below is exercised too
         self._engine = RapidOcrEngine()
         self._engine.cache = OcrCache(folder)
 
@@ -85,11 +85,27 @@ CLEAN = {
     "orientation_checks": 1,
 }
 #: ... and on the shaken one: deblurring ran (1400 x 1000 pixels written) and its review read the sharpened page
-#: whole (the reader was too unsure of the shaken page to know where its evidence is: a second detection); the
-#: answer was still short of Phase A's threshold, so appearance ran too, and its review re-read only the evidence
-#: region with the boxes of the page before it (no third detection), looking up the lines the tool left as they
-#: were, and rolled it back; both page states' orientation checked.
+#: whole (the reader was too unsure of the shaken page to know where its evidence is: a second detection), and kept
+#: it; the answer (0.71) was still short of Phase A's threshold but probable enough that no other photometric tool
+#: is tried; both page states' orientation checked.
 BLURRED = {
+    "tool_runs": 1,
+    "reviews": 1,
+    "inspections": 0,
+    "pixels_restored": 1_400_000,
+    "detections": 2,
+    "lines_recognised": 18,
+    "lines_reused": 0,
+    "boxes_carried": 0,
+    "region_reads": 0,
+    "crop_reads": 0,
+    "page_reads": 0,
+    "orientation_checks": 2,
+}
+#: ... and with photometric tools tried at any confidence below answering (``photometric_threshold=1``): appearance
+#: ran too, and its review re-read only the evidence region with the boxes of the page before it (no third
+#: detection), looking up the lines the tool left as they were, and rolled it back.
+BLURRED_EVERY_TOOL = {
     "tool_runs": 2,
     "reviews": 2,
     "inspections": 0,
@@ -115,8 +131,12 @@ def test_the_counters_of_a_clean_page_answered_at_once(clean):
 def test_the_counters_of_a_damaged_page_restored_and_reviewed(blurred):
     result = get_strategy("docintent").run(blurred, QUESTION, "doc", get_brain("offline"))
     assert result.answer == "$277.60" and result.tools_kept == ["deblurring"]
-    assert result.tools_rolled_back == ["appearance"]
+    assert result.tools_rolled_back == []
     assert result.work == BLURRED
+    every = get_strategy("docintent").run(blurred, QUESTION, "doc", get_brain("offline", photometric_threshold=1.0))
+    assert every.answer == "$277.60" and every.tools_kept == ["deblurring"]
+    assert every.tools_rolled_back == ["appearance"]
+    assert every.work == BLURRED_EVERY_TOOL
     step = next(s for s in result.trace if isinstance(s, ToolStep) and s.tool == "deblurring")
     bounds = get_tool("deblurring").work_bounds
     assert step.budget_s == get_tool("deblurring").budget_s == 0.3
@@ -131,13 +151,13 @@ def test_counters_and_decisions_are_the_same_with_the_cache_off_cold_and_warm(bl
         steps = [{k: v for k, v in s.to_dict().items() if k != "seconds"} for s in result.trace]
         return result.answer, result.work, steps
 
-    off = run(get_brain("offline"))
+    off = run(get_brain("offline", photometric_threshold=1.0))
     cold_reader = _CachedReader(tmp_path / "ocr")
     cold = run(cold_reader)
     warm_reader = _CachedReader(tmp_path / "ocr")
     warm = run(warm_reader)
     assert off == cold == warm
-    assert off[1] == BLURRED
+    assert off[1] == BLURRED_EVERY_TOOL
 
 
 def test_a_warm_session_counts_what_the_cache_stood_in_for(clean, tmp_path):
@@ -165,7 +185,7 @@ def test_agres_runs_a_tool_once_when_the_damage_it_targets_does_not_move(clean):
             return {"shadow": 0.95}
 
     shadowed = Page.from_array(degrade.shadow(clean.pixels, np.random.default_rng(3), 0.6), source="shadowed")
-    result = get_strategy("agres").run(shadowed, QUESTION, "doc", Stubborn(answer_threshold=1.0))
+    result = get_strategy("agres").run(shadowed, QUESTION, "doc", Stubborn(answer_threshold=1.0, photometric_threshold=1.0))
     runs = [s.tool for s in result.trace if s.phase == Phase.TOOL]
     assert runs == ["deshadowing"]
     assert result.work["detections"] == 2 and result.work["tool_runs"] == 1

@@ -93,6 +93,11 @@ DEFAULT_CALIBRATION: Calibration | None = SCORED_CALIBRATION
 #: Phase A answers directly at this calibrated confidence (chosen on the same development data: restoring
 #: below it, with Phase B's check, scored best in simulation; 0.9 scored the same with more tools).
 ANSWER_THRESHOLD = 0.85
+#: Calibrated confidence at and above which Phase A (answer rule) tries no photometric restoration: a tool that
+#: moves no text (light, shadow, blur, moire) was kept in none of the 183 development reviews where the answer
+#: was already read at this probability or more, and those reviews were most of Phase B's time
+#: (``benchmarks/tool_value.py``); geometric tools are still tried up to ``answer_threshold``.
+PHOTOMETRIC_THRESHOLD = 0.2
 #: Question-free review: a photometric step whose targeted severity fell by less than this is rolled back unread.
 UNMOVED = 0.02
 #: Question-free review: a step is rolled back when fewer than this share of the characters read before are read.
@@ -123,6 +128,15 @@ class OfflineReaderOptions(BaseModel):
     answer_threshold: Annotated[
         float, Field(ge=0.0, le=1.0, description="calibrated confidence at which Phase A answers")
     ] = ANSWER_THRESHOLD
+    photometric_threshold: Annotated[
+        float,
+        Field(
+            ge=0.0,
+            le=1.0,
+            description="calibrated confidence below which Phase A tries a photometric tool (light, shadow, blur, "
+            "moire); 1 tries them up to answer_threshold",
+        ),
+    ] = PHOTOMETRIC_THRESHOLD
     severity_threshold: Annotated[
         float | None,
         Field(
@@ -178,6 +192,7 @@ class OfflineReader(Restorer, MactRoles):
         self,
         engine: str | None = None,
         answer_threshold: float = ANSWER_THRESHOLD,
+        photometric_threshold: float = PHOTOMETRIC_THRESHOLD,
         severity_threshold: float | None = None,
         orientation_confidence: float = 0.6,
         keep_margin: float = 0.0,
@@ -193,6 +208,7 @@ class OfflineReader(Restorer, MactRoles):
             ENGINES.entry(engine)  # an unknown kind: one line naming every registered engine
         self.engine_kind = engine
         self.answer_threshold = float(answer_threshold)
+        self.photometric_threshold = float(photometric_threshold)
         self.keep_margin = float(keep_margin)
         self.perception = Perception(
             severity_threshold=severity_threshold, orientation_confidence=orientation_confidence
@@ -292,28 +308,37 @@ class OfflineReader(Restorer, MactRoles):
         # photometric tools are not tried, only geometric ones (on the real-page dev split, 75 of 175 questions
         # reached that point; none of the 80 photometric restorations run after it changed an answer's score).
         settled = self.review_rule == "answer" and settled_photometry(state.history)
+        # An answer read at a fair probability is not held back by the page's light or sharpness: a photometric
+        # tool moves no text, so it is tried only on an improbable answer (see PHOTOMETRIC_THRESHOLD).
+        probable = self.review_rule == "answer" and found.confidence >= self.photometric_threshold
+        geometric_only = settled or probable
         # The damage where the answer was read first; when nothing there passes its threshold, the damage
         # elsewhere on the page (an uncertain reading's region may be the wrong one).
+        passed: list[str] = []  # damage past its threshold whose photometric tools are not tried now
         for region in dict.fromkeys((reading.region, Box.FULL)):
             ranked = sorted(self.severities(state, page, region).items(), key=lambda kv: -kv[1])
             for degradation, severity in ranked:
-                tool = next(
-                    (
-                        t
-                        for t in tools_for(degradation)
-                        if t in state.available_tools and t not in kept and (not settled or get_tool(t).geometric)
-                    ),
-                    None,
-                )
-                if severity > self.perception.threshold(degradation) and tool is not None:
+                if severity <= self.perception.threshold(degradation):
+                    continue
+                untried = [t for t in tools_for(degradation) if t in state.available_tools and t not in kept]
+                tool = next((t for t in untried if not geometric_only or get_tool(t).geometric), None)
+                if tool is not None:
                     where = "the evidence region" if region != Box.FULL else "the page"
                     return UseTool(
                         tool,
                         f"{degradation} severity {severity:.2f} in {where}; answer confidence {found.confidence:.2f}",
                         region=None if region == Box.FULL else region,
                     )
+                if untried:
+                    passed.append(degradation)
         if settled:
             why = "a restoration of the page's light or sharpness changed nothing the answer depends on"
+            return replace(found, reasoning=f"{why}; {found.reasoning}")
+        if probable and passed:
+            why = (
+                f"{passed[0]} damage left: at answer confidence {found.confidence:.2f} (>= "
+                f"{self.photometric_threshold:.2f}) the page's light and sharpness are not what holds the answer back"
+            )
             return replace(found, reasoning=f"{why}; {found.reasoning}")
         return replace(found, reasoning=f"no restorable degradation found; {found.reasoning}")
 
@@ -596,4 +621,11 @@ def _turn(tool: str) -> int:
     return int(tool.rsplit("_", 1)[1])
 
 
-__all__ = ["ANSWER_THRESHOLD", "DEFAULT_CALIBRATION", "Calibration", "OfflineReader", "OfflineReaderOptions"]
+__all__ = [
+    "ANSWER_THRESHOLD",
+    "DEFAULT_CALIBRATION",
+    "PHOTOMETRIC_THRESHOLD",
+    "Calibration",
+    "OfflineReader",
+    "OfflineReaderOptions",
+]
