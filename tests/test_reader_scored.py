@@ -185,3 +185,19 @@ def test_the_offline_brain_names_its_reader_and_refuses_an_unknown_one():
     with pytest.raises(DocIntentError) as err:
         OfflineReader(reader="nope")
     assert "rules" in str(err.value) and "scored" in str(err.value)
+
+
+def test_a_month_and_year_question_is_answered_with_the_month_not_a_day_of_it():
+    """A calendar prints its month once, over a grid of day numbers. "Which month and year" asks for a date; read
+    as a number question, a day of the grid won."""
+    rows = [("Anne Guillou - calendar", (0.06, 0.03, 0.40, 0.05)), ("October 2024", (0.06, 0.07, 0.42, 0.12))]
+    days = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+    rows += [(d, (0.06 + 0.13 * i, 0.15, 0.16 + 0.13 * i, 0.17)) for i, d in enumerate(days)]
+    for day in range(1, 32):
+        week, col = divmod(day + 1, 7)
+        rows.append((str(day), (0.06 + 0.13 * col, 0.20 + 0.14 * week, 0.09 + 0.13 * col, 0.22 + 0.14 * week)))
+    rows.append(("Hackathon, 16:00", (0.06 + 0.13 * 3, 0.24 + 0.14 * 2, 0.17 + 0.13 * 3, 0.26 + 0.14 * 2)))
+    q = understand("Which month and year does the calendar show?")
+    assert q.info.answer_type == "date"
+    choice = ScoredReader().read(q, _layout(rows))
+    assert choice.answer == "October 2024"

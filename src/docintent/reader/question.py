@@ -201,9 +201,9 @@ def analyse(question: str, task: str = "doc") -> QuestionInfo:
             low,
         ) and not re.search(r"\bhow\b|\bnumber of\b", low):
             answer_type = "id"
-        elif re.search(r"\b(when|date|day|deadline|dated|due on|issued on)\b", low) and not re.search(
-            r"\bamount\b", low
-        ):
+        elif re.search(
+            r"\b(when|date|day|deadline|dated|due on|issued on)\b|\b(which|what) month\b|\bmonth and year\b", low
+        ) and not re.search(r"\bamount\b", low):
             answer_type = "date"
         elif re.search(r"\b(percent|percentage|rate|share|%)\b", low):
             answer_type = "percent"
