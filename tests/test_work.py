@@ -185,7 +185,9 @@ def test_agres_runs_a_tool_once_when_the_damage_it_targets_does_not_move(clean):
             return {"shadow": 0.95}
 
     shadowed = Page.from_array(degrade.shadow(clean.pixels, np.random.default_rng(3), 0.6), source="shadowed")
-    result = get_strategy("agres").run(shadowed, QUESTION, "doc", Stubborn(answer_threshold=1.0, photometric_threshold=1.0))
+    result = get_strategy("agres").run(
+        shadowed, QUESTION, "doc", Stubborn(answer_threshold=1.0, photometric_threshold=1.0)
+    )
     runs = [s.tool for s in result.trace if s.phase == Phase.TOOL]
     assert runs == ["deshadowing"]
     assert result.work["detections"] == 2 and result.work["tool_runs"] == 1
