@@ -8,7 +8,7 @@ entry points.
 >>> get_brain("offline", answer_treshold=0.9)
 Traceback (most recent call last):
 ...
-docintent.errors.ConfigError: brain 'offline': unknown option 'answer_treshold' (did you mean 'answer_threshold'?); valid options: answer_threshold, calibration, engine, keep_margin, noise_floors, orientation_confidence, reader, review_rule, severity_threshold
+docintent.errors.ConfigError: brain 'offline': unknown option 'answer_treshold' (did you mean 'answer_threshold'?); valid options: answer_threshold, calibration, engine, keep_margin, noise_floors, orientation_confidence, photometric_threshold, reader, review_rule, severity_threshold
 """
 
 from __future__ import annotations
