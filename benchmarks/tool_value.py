@@ -4,11 +4,12 @@ For every restoration Phase B reviewed in the ``docintent`` rows of one or more 
 written by ``docintent bench``), the benchmark (not the brain) scores the answer read on the page before the tool and
 the answer read on the page after it against the gold answers. Per tool it reports the reviews, the keeps, the score
 the kept ones added (after minus before), the score the rolled-back ones would have added had they been kept, and
-the seconds the reviews took. For photometric tools (those that move no text) it also splits the reviews by the
-answer's calibrated confidence when Phase A chose the tool, which is how ``PHOTOMETRIC_THRESHOLD`` of the offline
-brain was chosen (on development runs only).
+the seconds the reviews took. It also splits the reviews of photometric tools (those that move no text), and of
+each geometric tool, by the answer's calibrated confidence when Phase A chose the tool, which is how
+``PHOTOMETRIC_THRESHOLD`` of the offline brain was chosen (on development runs only).
 
-    python benchmarks/tool_value.py benchmarks/out/runs/dev-q3 benchmarks/out/runs/dev-arith --name tool_value_dev
+    python benchmarks/tool_value.py benchmarks/out/runs/dev-q3-flat-page benchmarks/out/runs/dev-arith-new4 \
+        benchmarks/out/runs/s101-final2 --name tool_value_dev
 
 Writes benchmarks/results/<name>.{md,json}.
 """
@@ -44,7 +45,8 @@ def reviews_of(row: dict) -> list[dict]:
         found = _CONFIDENCE.search(chosen[-1]["reason"]) if chosen else None
 
         def score(text: str | None) -> float:
-            return float(score_row(sample["task"], sample.get("subset"), text or "", answers))
+            metric = (sample.get("meta") or {}).get("metric")
+            return float(score_row(sample["task"], sample.get("subset"), text or "", answers, metric=metric))
 
         out.append(
             {
@@ -74,22 +76,26 @@ def summarise(reviews: list[dict]) -> dict:
             "gain_if_rolled_back_were_kept": sum(r["after"] - r["before"] for r in mine if not r["kept"]),
             "review_seconds": sum(r["seconds"] for r in mine),
         }
-    bins = []
-    photometric = [r for r in reviews if not tools[r["tool"]]["geometric"] and r["confidence"] is not None]
-    for lo, hi in zip(BINS, BINS[1:], strict=False):
-        mine = [r for r in photometric if lo <= r["confidence"] < hi]
-        bins.append(
-            {
-                "from": lo,
-                "to": min(hi, 1.0),
-                "reviews": len(mine),
-                "kept": sum(r["kept"] for r in mine),
-                "gain_kept": sum(r["after"] - r["before"] for r in mine if r["kept"]),
-                "would_help": sum(r["after"] > r["before"] for r in mine),
-                "review_seconds": sum(r["seconds"] for r in mine),
-            }
-        )
-    return {"tools": tools, "photometric_by_confidence": bins}
+    groups = {"photometric": [r for r in reviews if not tools[r["tool"]]["geometric"]]}
+    groups.update({t: [r for r in reviews if r["tool"] == t] for t, v in tools.items() if v["geometric"]})
+    by_confidence = {}
+    for group, members in groups.items():
+        bins = []
+        for lo, hi in zip(BINS, BINS[1:], strict=False):
+            mine = [r for r in members if r["confidence"] is not None and lo <= r["confidence"] < hi]
+            bins.append(
+                {
+                    "from": lo,
+                    "to": min(hi, 1.0),
+                    "reviews": len(mine),
+                    "kept": sum(r["kept"] for r in mine),
+                    "gain_kept": sum(r["after"] - r["before"] for r in mine if r["kept"]),
+                    "rolled_back_would_help": sum(r["after"] > r["before"] for r in mine if not r["kept"]),
+                    "review_seconds": sum(r["seconds"] for r in mine),
+                }
+            )
+        by_confidence[group] = bins
+    return {"tools": tools, "by_confidence": by_confidence}
 
 
 def markdown(summary: dict, runs: list[str], samples: int) -> str:
@@ -106,18 +112,20 @@ def markdown(summary: dict, runs: list[str], samples: int) -> str:
             f"| {tool} | {'yes' if t['geometric'] else 'no'} | {t['reviews']} | {t['kept']} | {t['gain_kept']:+.2f} | "
             f"{t['gain_if_rolled_back_were_kept']:+.2f} | {t['review_seconds']:.1f} |"
         )
-    lines += [
-        "",
-        "Photometric tools by the answer's calibrated confidence when Phase A chose them:",
-        "",
-        "| confidence | reviews | kept | gain of the kept | reviews where the tool would have raised the score | review s |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for b in summary["photometric_by_confidence"]:
-        lines.append(
-            f"| {b['from']:.2f}-{b['to']:.2f} | {b['reviews']} | {b['kept']} | {b['gain_kept']:+.2f} | "
-            f"{b['would_help']} | {b['review_seconds']:.1f} |"
-        )
+    for group, bins in summary["by_confidence"].items():
+        what = "Photometric tools" if group == "photometric" else f"`{group}`"
+        lines += [
+            "",
+            f"{what} by the answer's calibrated confidence when Phase A chose them:",
+            "",
+            "| confidence | reviews | kept | gain of the kept | rolled back, would have raised the score | review s |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for b in bins:
+            lines.append(
+                f"| {b['from']:.2f}-{b['to']:.2f} | {b['reviews']} | {b['kept']} | {b['gain_kept']:+.2f} | "
+                f"{b['rolled_back_would_help']} | {b['review_seconds']:.1f} |"
+            )
     return "\n".join(lines) + "\n"
 
 

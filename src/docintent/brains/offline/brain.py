@@ -93,10 +93,11 @@ DEFAULT_CALIBRATION: Calibration | None = SCORED_CALIBRATION
 #: Phase A answers directly at this calibrated confidence (chosen on the same development data: restoring
 #: below it, with Phase B's check, scored best in simulation; 0.9 scored the same with more tools).
 ANSWER_THRESHOLD = 0.85
-#: Calibrated confidence at and above which Phase A (answer rule) tries no photometric restoration: a tool that
-#: moves no text (light, shadow, blur, moire) was kept in none of the 183 development reviews where the answer
-#: was already read at this probability or more, and those reviews were most of Phase B's time
-#: (``benchmarks/tool_value.py``); geometric tools are still tried up to ``answer_threshold``.
+#: Calibrated confidence at and above which Phase A tries no photometric restoration (under the answer review rule;
+#: the evidence and page rules try them as before): a tool that moves no text (light, shadow, blur, moire) was kept
+#: in none of the 183 development reviews where the answer was already read at this probability or more, and those
+#: reviews were most of Phase B's time (``benchmarks/tool_value.py``); geometric tools are still tried up to
+#: ``answer_threshold``.
 PHOTOMETRIC_THRESHOLD = 0.2
 #: Question-free review: a photometric step whose targeted severity fell by less than this is rolled back unread.
 UNMOVED = 0.02
@@ -133,8 +134,9 @@ class OfflineReaderOptions(BaseModel):
         Field(
             ge=0.0,
             le=1.0,
-            description="calibrated confidence below which Phase A tries a photometric tool (light, shadow, blur, "
-            "moire); 1 tries them up to answer_threshold",
+            description="under the answer review rule, the answer's confidence (calibrated, as answer_threshold) "
+            "below which Phase A tries a photometric tool (light, shadow, blur, moire); 1 tries them up to "
+            "answer_threshold",
         ),
     ] = PHOTOMETRIC_THRESHOLD
     severity_threshold: Annotated[
@@ -326,7 +328,7 @@ class OfflineReader(Restorer, MactRoles):
                     where = "the evidence region" if region != Box.FULL else "the page"
                     return UseTool(
                         tool,
-                        f"{degradation} severity {severity:.2f} in {where}; answer confidence {found.confidence:.2f}",
+                        f"{degradation} severity {severity:.2f} in {where}; answer confidence {found.confidence:.3f}",
                         region=None if region == Box.FULL else region,
                     )
                 if untried:
