@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 from collections import defaultdict
 from pathlib import Path
 
+from docintent.evaluation.runner import git_commit
 from strategies import clean_rows
 
 ROOT = Path(__file__).resolve().parent
@@ -43,23 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", required=True, help="results go to benchmarks/results/<name>.{md,json}")
     args = parser.parse_args(argv)
     rows = clean_rows(args.dataset)
-    questions = {}
-    for line in (args.dataset / "samples.jsonl").read_text().splitlines():
-        sample = json.loads(line)
-        questions.setdefault(sample.get("group") or sample["id"], sample)
-    for r in rows:
-        sample = questions[r["group"]]
-        r.update(question=sample["question"], answers=sample["answers"], kind=sample["meta"].get("doc_type"))
-    import docintent
-
-    source = Path(docintent.__file__).resolve().parent
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=source, check=False
-    ).stdout.strip()
-    dirty = subprocess.run(
-        ["git", "status", "--porcelain", "--", "."], capture_output=True, text=True, cwd=source, check=False
-    ).stdout.strip()
-    commit += " (src dirty)" if dirty else ""
+    source = git_commit()
+    commit = "unknown" if source is None else source["commit"][:7] + (" (dirty)" if source["dirty"] else "")
     lines = [
         f"# The reader on the clean renders of `{args.dataset}`",
         "",

@@ -65,7 +65,8 @@ def bench(dataset: Path, strategy: str, workers: int, out: Path, brain_opts: lis
 
 def clean_rows(dataset_dir: Path, groups: set[str] | None = None) -> list[dict]:
     """The offline reader on the clean render of every question (its capture 1 row, ``meta.clean_image``),
-    restricted to ``groups`` when given: one row per question with its task, subset, family and score."""
+    restricted to ``groups`` when given: one row per question with its task, subset, family, document kind,
+    question, gold answers and score."""
     from docintent.brains import State, get_brain
     from docintent.evaluation.datasets import load_dataset
     from docintent.evaluation.metrics import row_correct, score_row
@@ -85,6 +86,9 @@ def clean_rows(dataset_dir: Path, groups: set[str] | None = None) -> list[dict]:
                 "task": s.task,
                 "subset": s.subset,
                 "family": s.meta.get("family"),
+                "kind": s.meta.get("doc_type"),
+                "question": s.question,
+                "answers": list(s.answers),
                 "score": score,
                 "correct": row_correct(s.task, score),
                 "prediction": answer.text,

@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
-#: Bounds of the confidence bins of the photometric table.
+#: Bounds of the confidence bins of the by-confidence tables.
 BINS = (0.0, 0.1, 0.2, 0.3, 0.5, 0.85, 1.01)
 _CONFIDENCE = re.compile(r"answer confidence ([0-9.]+)")
 
@@ -33,7 +33,11 @@ def reviews_of(row: dict) -> list[dict]:
     from docintent.evaluation.metrics import score_row
 
     sample, trace = row["sample"], (row.get("result") or {}).get("trace") or []
-    answers = list(sample["answers"])
+    answers, metric = list(sample["answers"]), (sample.get("meta") or {}).get("metric")
+
+    def score(text: str | None) -> float:
+        return float(score_row(sample["task"], sample.get("subset"), text or "", answers, metric=metric))
+
     out = []
     for i, step in enumerate(trace):
         if step.get("phase") != "B" or not step.get("tool"):
@@ -43,10 +47,6 @@ def reviews_of(row: dict) -> list[dict]:
             continue
         chosen = [s for s in trace[:i] if s.get("phase") == "A" and s.get("tool") == step["tool"]]
         found = _CONFIDENCE.search(chosen[-1]["reason"]) if chosen else None
-
-        def score(text: str | None) -> float:
-            metric = (sample.get("meta") or {}).get("metric")
-            return float(score_row(sample["task"], sample.get("subset"), text or "", answers, metric=metric))
 
         out.append(
             {
