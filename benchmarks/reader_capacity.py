@@ -42,7 +42,7 @@ def features(corpus: Path, cache: Path, seed: int) -> dict[str, list[dict]]:
     data = corpus.read_bytes()
     docs = [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
     digest = hashlib.sha256(data).hexdigest()
-    return tr.cached_build(docs, tr.split_families(docs, seed), min(2, os.cpu_count() or 1), digest, cache)
+    return tr.cached_build([(digest, docs)], tr.split_families(docs, seed), min(2, os.cpu_count() or 1), cache)
 
 
 def development_score(booster, recs: list[dict]) -> dict[str, float]:

@@ -50,7 +50,7 @@ import strategies  # noqa: E402  (benchmarks/ is on sys.path)
 from broad import RENDER_LONGEST, choose_questions, page_conditions, plan, rasterise  # noqa: E402
 from docintent.io.office import file_digest  # noqa: E402
 from reader_corpus import BATCH, CSS, render  # noqa: E402
-from readerset import make  # noqa: E402
+from readerset import FAMILIES, make  # noqa: E402
 from readerset.textlayer import norm, ocr_lines  # noqa: E402
 from train_reader import split_families  # noqa: E402
 
@@ -120,7 +120,9 @@ def check_split(split: dict[str, str], seed: int, skip: bool) -> dict:
     if "split" not in m:
         print(f"note: {SCORER_MANIFEST} has no split; only the corpus split is used", flush=True)
         return {"status": "no scorer split", "seen_by_scorer": []}
-    theirs = {fam: part for part, fams in m["split"].items() for fam in fams}
+    # only the families this generator makes: the scorer may also have learned on another corpus's
+    # (``broad_corpus.py``), and those are not this corpus's to check
+    theirs = {fam: part for part, fams in m["split"].items() for fam in fams if fam in FAMILIES}
     differ = sorted(f for f in set(split) | set(theirs) if split.get(f) != theirs.get(f))
     seen = sorted(f for f, p in split.items() if p == "test" and theirs.get(f) in ("train", "calibration"))
     if differ and not skip:
@@ -463,6 +465,7 @@ def run(args: argparse.Namespace) -> None:
         "started": started.isoformat(timespec="seconds"),
         "finished": finished.isoformat(timespec="seconds"),
         "git_commit": git_commit(),
+        "scorer_version": scorer_manifest().get("version"),
         "load_average": {"start": [round(x, 2) for x in load_start], "end": [round(x, 2) for x in os.getloadavg()]},
         "cpus": os.cpu_count(),
         "workers": args.workers,
@@ -493,7 +496,8 @@ def report_md(res: dict) -> str:
         f"- date: {res['started']} to {res['finished']} (UTC); git commit {res['git_commit']}",
         f"- load average (1/5/15 min): start {load['start']}, end {load['end']}; {res['cpus']} CPUs, "
         f"{res['workers']} bench workers",
-        f"- scorer {b['scorer_version']}; corpus {b['corpus']} ({b['corpus_docs']} docs, sha256 "
+        f"- run with scorer {res.get('scorer_version', 'not recorded')}; built with scorer {b['scorer_version']}; corpus "
+        f"{b['corpus']} ({b['corpus_docs']} docs, sha256 "
         f"{b['corpus_sha256'][:12]}, seed {b['corpus_seed']}); split seed {b['split_seed']}: "
         f"{b['split_check']['status']}",
         f"- {b['pages']} pages of {len(b['layout_families'])} of {len(b['test_families'])} test layout families, "

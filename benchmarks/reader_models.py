@@ -13,6 +13,10 @@ an earlier model can be taken from the history, e.g. ``git show ddc5047:src/doci
     python benchmarks/reader_models.py --dataset benchmarks/out/broad/test --model first=/tmp/first/scorer.json \\
         --name reader_models_broad_test
 
+``--corpus DOCS.jsonl`` reads a corpus in the scorer's training format instead (``reader_corpus.py``,
+``broad_corpus.py``): each page's text-layer lines are the layout, no OCR; the table adds, per reader, how many
+answers were given at confidence >= 0.9 and how many of those are wrong, and the expected calibration error.
+
 Writes ``benchmarks/results/<name>.{md,json}``. The OCR of each page is read once and shared by the readers.
 """
 
@@ -82,6 +86,53 @@ def run(dataset: Path, models: list[str], per_question: bool) -> list[dict]:
     return rows
 
 
+def run_corpus(corpus: Path, models: list[str]) -> list[dict]:
+    """One row per (question, reader) of a text-layer corpus: its score on the page's lines."""
+    from docintent.evaluation.metrics import score_row
+    from docintent.reader.query import understand
+    from train_reader import layout_of  # the benchmark beside this one: a corpus page's lines as a layout
+
+    named = readers(models)
+    rows = []
+    for line in corpus.read_text(encoding="utf-8").splitlines():
+        doc = json.loads(line)
+        layout = layout_of(doc, noisy=False)
+        for qd in doc["questions"]:
+            question = understand(qd["question"], "doc")
+            for name, reader in named.items():
+                choice = reader.read(question, layout)
+                rows.append(
+                    {
+                        "question": qd["id"],
+                        "reader": name,
+                        "subset": doc["kind"],
+                        "family": qd["family"],
+                        "score": score_row("doc", doc["kind"], choice.answer, list(qd["answers"])),
+                        "answer": choice.answer,
+                        "confidence": choice.confidence,
+                    }
+                )
+    return rows
+
+
+def confidence_lines(rows: list[dict], names: list[str]) -> list[str]:
+    """Per reader: answers at confidence >= 0.9, how many of them are wrong (score <= 0.5), and the ECE."""
+    import numpy as np
+
+    from train_reader import ece  # the benchmark beside this one
+
+    lines = ["| reader | answers at >= 0.9 | wrong among them | ECE |", "|---|---:|---:|---:|"]
+    for name in names:
+        mine = [r for r in rows if r["reader"] == name]
+        conf = np.array([r["confidence"] for r in mine], dtype=float)
+        right = np.array([r["score"] > 0.5 for r in mine], dtype=float)
+        high = conf >= 0.9
+        wrong = int((high & (right == 0)).sum())
+        share = 100.0 * wrong / max(int(high.sum()), 1)
+        lines.append(f"| {name} | {int(high.sum())} | {wrong} ({share:.1f} %) | {ece(conf, right):.1f} |")
+    return lines
+
+
 def table(rows: list[dict], key: str, names: list[str], overall: bool = False) -> list[str]:
     """Mean score per value of ``key`` and reader (``overall``: an "all" row first)."""
     from strategies import mean_of  # the benchmark beside this one
@@ -105,27 +156,34 @@ def table(rows: list[dict], key: str, names: list[str], overall: bool = False) -
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dataset", type=Path, default=ROOT / "out" / "broad" / "dev")
+    ap.add_argument("--corpus", type=Path, default=None, help="a text-layer corpus (docs.jsonl) instead of a dataset")
     ap.add_argument("--model", action="append", default=[], help="another model file, NAME=PATH (repeatable)")
     ap.add_argument("--all-captures", action="store_true", help="every row, not one per question (clean pages repeat)")
     ap.add_argument("--name", default="reader_models_broad_dev", help="base name of the result files")
     args = ap.parse_args()
     t0 = time.time()
-    rows = run(args.dataset, args.model, per_question=not args.all_captures)
+    if args.corpus:
+        rows = run_corpus(args.corpus, args.model)
+    else:
+        rows = run(args.dataset, args.model, per_question=not args.all_captures)
     names = list(dict.fromkeys(r["reader"] for r in rows))
     load = os.getloadavg()[0]
-    dataset = args.dataset.resolve()
+    dataset = (args.corpus or args.dataset).resolve()
     shown = dataset.relative_to(ROOT.parent) if dataset.is_relative_to(ROOT.parent) else dataset
+    where = "their pages' text layers" if args.corpus else "their clean renders"
     text = "\n".join(
         [
-            "# Readers on clean renders",
+            "# Readers on text layers" if args.corpus else "# Readers on clean renders",
             "",
-            f"{shown}: {len({r['question'] for r in rows})} questions on their clean renders, WildDoc scores in "
+            f"{shown}: {len({r['question'] for r in rows})} questions on {where}, WildDoc scores in "
             f"percent; readers: {', '.join(names)} (other models: {', '.join(args.model) or 'none'}); "
             f"{time.time() - t0:.0f} s at load {load:.1f}.",
             "",
             *table(rows, "subset", names, overall=True),
             "",
             *table(rows, "family", names),
+            "",
+            *confidence_lines(rows, names),
         ]
     )
     print(text)

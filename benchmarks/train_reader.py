@@ -3,8 +3,9 @@
 One seeded command::
 
     pip install -e '.[train]'                      # lightgbm: training only; reading needs none of it
-    python benchmarks/reader_corpus.py --out benchmarks/out/readerset --docs 6000 --seed 0
-    python benchmarks/train_reader.py --corpus benchmarks/out/readerset/docs.jsonl --seed 0
+    python benchmarks/reader_corpus.py --out benchmarks/out/readerset --docs 8000 --seed 0
+    python benchmarks/broad_corpus.py --out benchmarks/out/broadcorpus --per-layout 60
+    python benchmarks/train_reader.py --seed 0       # both corpora by default
 
 Every document of the corpus belongs to a **layout family** (a document kind and one of its templates). The
 families of each kind are dealt, by the seed, to three parts that never share one: ``train`` and ``calibration``
@@ -214,16 +215,17 @@ def process(job: tuple[dict, bool]) -> list[dict]:
     return out
 
 
-def build(docs: list[dict], parts: dict[str, str], workers: int) -> dict[str, list[dict]]:
+def build(docs: list[dict], workers: int) -> list[dict]:
+    """Every question record of ``docs``, in document order."""
     jobs = []
     for d in docs:
         noisy = int(hashlib.sha256(d["doc"].encode()).hexdigest(), 16) % 1000 < NOISY_SHARE * 1000
         jobs.append((d, noisy))
-    out: dict[str, list[dict]] = defaultdict(list)
+    out: list[dict] = []
     start = time.time()
     with get_context("spawn").Pool(workers) as pool:
-        for n, (job, recs) in enumerate(zip(jobs, pool.imap(process, jobs, chunksize=8)), 1):
-            out[parts[job[0]["family"]]].extend(recs)
+        for n, recs in enumerate(pool.imap(process, jobs, chunksize=8), 1):
+            out.extend(recs)
             if n % 500 == 0:
                 print(f"  {n}/{len(jobs)} documents, {time.time() - start:.0f} s", file=sys.stderr, flush=True)
     return out
@@ -275,18 +277,24 @@ def reader_code_digest() -> str:
 
 
 def cached_build(
-    docs: list[dict], parts: dict[str, str], workers: int, corpus: str, cache: Path
+    corpora: list[tuple[str, list[dict]]], parts: dict[str, str], workers: int, cache: Path
 ) -> dict[str, list[dict]]:
-    """:func:`build`, kept in ``cache`` under the corpus digest and the reader code's digest."""
-    path = cache / f"{corpus[:16]}-{reader_code_digest()}-{len(docs)}.pkl"
-    if path.exists():
-        with path.open("rb") as fh:
-            return pickle.load(fh)
-    recs = build(docs, parts, workers)
-    cache.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as fh:
-        pickle.dump(dict(recs), fh, protocol=pickle.HIGHEST_PROTOCOL)
-    return recs
+    """:func:`build` of each corpus (its digest and its documents), kept in ``cache`` under the corpus digest and
+    the reader code's digest, then dealt to the parts by family: adding a corpus rebuilds only that one."""
+    out: dict[str, list[dict]] = defaultdict(list)
+    for digest, docs in corpora:
+        path = cache / f"{digest[:16]}-{reader_code_digest()}-{len(docs)}.pkl"
+        if path.exists():
+            with path.open("rb") as fh:
+                recs = pickle.load(fh)
+        else:
+            recs = build(docs, workers)
+            cache.mkdir(parents=True, exist_ok=True)
+            with path.open("wb") as fh:
+                pickle.dump(recs, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        for rec in recs:
+            out[parts[rec["family"]]].append(rec)
+    return out
 
 
 # -- training -------------------------------------------------------------------------------------------
@@ -600,17 +608,58 @@ def markdown(report: dict) -> str:
         f"Unanswerable questions: {t['unanswerable']['n']}, mean confidence {t['unanswerable']['mean_conf']}.",
     ]
     if report.get("ablations"):
-        lines += [
-            "",
-            f"## Ablations (test families, clean / noisy ANLS; trees trained on the train families alone, "
-            f"{ABLATION_ROUNDS} rounds)",
-            "",
-            "| removed | clean | noisy |",
-            "|---|---|---|",
-        ]
-        for name, fig in report["ablations"].items():
-            lines.append(f"| {name} | {fig['clean']} | {fig['noisy']} |")
+        lines += ["", *ablation_lines(report["ablations"])]
     return "\n".join(lines) + "\n"
+
+
+def ablation_lines(table: dict) -> list[str]:
+    lines = [
+        f"## Ablations (test families, clean / noisy ANLS; trees trained on the train families alone, "
+        f"{ABLATION_ROUNDS} rounds)",
+        "",
+        "| removed | clean | noisy |",
+        "|---|---|---|",
+    ]
+    return lines + [f"| {name} | {fig['clean']} | {fig['noisy']} |" for name, fig in table.items()]
+
+
+def ablations_markdown(table: dict) -> str:
+    """The ablations of ``--ablations-only``: for the shipped model's corpus, with its calibration."""
+    head = [
+        f"# Reader scorer ablations (model {table['model']}, corpus sha256 {table['corpus_sha256'][:12]}, "
+        f"seed {table['seed']})",
+        "",
+    ]
+    return "\n".join(head + ablation_lines(table["ablations"])) + "\n"
+
+
+def ablations(train_recs: list[dict], test_recs: list[dict], columns: list[int], cal: dict, seed: int) -> dict:
+    """Test-family ANLS (clean, noisy) of trees trained on the train families alone with every feature group and
+    every source removed in turn, and of the same trees with nothing removed (the baseline of this table)."""
+    out: dict[str, dict] = {}
+    base = train(train_recs, columns, seed, ABLATION_ROUNDS)
+    ev = evaluate(test_recs, choose(test_recs, _predict(base, test_recs, columns)), cal)["overall"]
+    out["nothing (the baseline of this table)"] = {k: ev.get(k, {}).get("scorer") for k in ("clean", "noisy")}
+    for group, names in GROUPS.items():
+        cols = [i for i, n in enumerate(FEATURE_NAMES) if n not in names]
+        b = train(train_recs, cols, seed, ABLATION_ROUNDS)
+        ev = evaluate(test_recs, choose(test_recs, _predict(b, test_recs, cols)), cal)["overall"]
+        out[f"features: {group}"] = {k: ev.get(k, {}).get("scorer") for k in ("clean", "noisy")}
+        print(f"ablation features {group}: {out[f'features: {group}']}", file=sys.stderr)
+    for source in SOURCE_NAMES:
+        drop = (source,)
+        b = train(train_recs, columns, seed, ABLATION_ROUNDS, drop)
+        sub = _restrict(test_recs, drop)
+        ev = evaluate(sub, choose(sub, _predict(b, test_recs, columns, drop)), cal)["overall"]
+        out[f"source: {source}"] = {k: ev.get(k, {}).get("scorer") for k in ("clean", "noisy")}
+        print(f"ablation source {source}: {out[f'source: {source}']}", file=sys.stderr)
+    return out
+
+
+def shown(path: Path) -> str:
+    """``path`` relative to the repository when it lies inside it."""
+    path = path.resolve()
+    return path.relative_to(REPO).as_posix() if path.is_relative_to(REPO) else str(path)
 
 
 def versions() -> dict[str, str]:
@@ -627,12 +676,22 @@ def versions() -> dict[str, str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", nargs="+", default=[str(ROOT / "out" / "readerset" / "docs.jsonl")])
+    ap.add_argument(
+        "--corpus",
+        nargs="+",
+        default=[str(ROOT / "out" / "readerset" / "docs.jsonl"), str(ROOT / "out" / "broadcorpus" / "docs.jsonl")],
+        help="corpora in the training format (default: the generated corpus and the broad set's layouts)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--out", default=str(MODEL_DIR))
     ap.add_argument("--rounds", type=int, default=ROUNDS)
     ap.add_argument("--ablations", action="store_true", help="retrain with each source / feature group removed")
+    ap.add_argument(
+        "--ablations-only",
+        action="store_true",
+        help="only the ablations, with the shipped model's calibration; writes reader_scorer_ablations.{json,md}",
+    )
     ap.add_argument("--limit", type=int, default=0, help="use only the first N documents (a quick check)")
     ap.add_argument(
         "--cache",
@@ -643,15 +702,18 @@ def main() -> None:
 
     docs: list[dict] = []
     digest = hashlib.sha256()
+    corpora: list[tuple[str, list[dict]]] = []
     for path in args.corpus:
         data = Path(path).read_bytes()
         digest.update(data)
-        docs += [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
-    if args.limit:
-        docs = docs[: args.limit]
+        these = [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+        if args.limit:
+            these = these[: max(args.limit - len(docs), 0)]
+        docs += these
+        corpora.append((hashlib.sha256(data).hexdigest(), these))
     parts = split_families(docs, args.seed)
     start = time.time()
-    recs = cached_build(docs, parts, args.workers, digest.hexdigest(), Path(args.cache))
+    recs = cached_build(corpora, parts, args.workers, Path(args.cache))
     print(
         f"candidates and features: {time.time() - start:.0f} s "
         + ", ".join(f"{k} {len(v)} questions" for k, v in sorted(recs.items())),
@@ -659,6 +721,15 @@ def main() -> None:
     )
     columns = list(range(len(FEATURE_NAMES)))
     train_recs, cal_recs, test_recs = recs["train"], recs["calibration"], recs["test"]
+    if args.ablations_only:
+        shipped = json.loads((Path(args.out) / MODEL_FILE).read_text(encoding="utf-8"))
+        table = {"seed": args.seed, "corpus_sha256": digest.hexdigest(), "model": shipped["version"]}
+        table["ablations"] = ablations(train_recs, test_recs, columns, shipped["calibration"], args.seed)
+        RESULTS.mkdir(exist_ok=True)
+        (RESULTS / "reader_scorer_ablations.json").write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
+        (RESULTS / "reader_scorer_ablations.md").write_text(ablations_markdown(table), encoding="utf-8")
+        print(ablations_markdown(table))
+        return
     # Cross-fitting: each of the two development parts is predicted by trees trained on the other, so the
     # calibration is fitted on predictions for families the trees never saw; the shipped trees learn on both.
     on_train = train(train_recs, columns, args.seed, args.rounds)
@@ -686,25 +757,7 @@ def main() -> None:
     }
 
     if args.ablations:
-        report["ablations"] = {}
-        base = train(train_recs, columns, args.seed, ABLATION_ROUNDS)
-        ev = evaluate(test_recs, choose(test_recs, _predict(base, test_recs, columns)), cal)["overall"]
-        report["ablations"]["nothing (the baseline of this table)"] = {
-            k: ev.get(k, {}).get("scorer") for k in ("clean", "noisy")
-        }
-        for group, names in GROUPS.items():
-            cols = [i for i, n in enumerate(FEATURE_NAMES) if n not in names]
-            b = train(train_recs, cols, args.seed, ABLATION_ROUNDS)
-            ev = evaluate(test_recs, choose(test_recs, _predict(b, test_recs, cols)), cal)["overall"]
-            report["ablations"][f"features: {group}"] = {k: ev.get(k, {}).get("scorer") for k in ("clean", "noisy")}
-            print(f"ablation features {group}: {report['ablations'][f'features: {group}']}", file=sys.stderr)
-        for source in SOURCE_NAMES:
-            drop = (source,)
-            b = train(train_recs, columns, args.seed, ABLATION_ROUNDS, drop)
-            sub = _restrict(test_recs, drop)
-            ev = evaluate(sub, choose(sub, _predict(b, test_recs, columns, drop)), cal)["overall"]
-            report["ablations"][f"source: {source}"] = {k: ev.get(k, {}).get("scorer") for k in ("clean", "noisy")}
-            print(f"ablation source {source}: {report['ablations'][f'source: {source}']}", file=sys.stderr)
+        report["ablations"] = ablations(train_recs, test_recs, columns, cal, args.seed)
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -725,7 +778,8 @@ def main() -> None:
     manifest = {
         "version": model["version"],
         "corpus_sha256": digest.hexdigest(),
-        "corpus": [Path(p).name for p in args.corpus],
+        "corpus": [shown(Path(p)) for p in args.corpus],
+        "corpus_sha256_each": [digest for digest, _ in corpora],
         "documents": len(docs),
         "questions": n_q,
         "seed": args.seed,

@@ -213,8 +213,9 @@ def test_after_a_photometric_restoration_changed_nothing_only_geometric_tools_ar
 
 
 def test_a_photometric_tool_is_tried_only_on_an_improbable_answer(monkeypatch):
-    """A blurred page whose answer is read at a fair probability runs no deblurring (a photometric tool moves no
-    text; on development captures none was kept above 0.2): Phase A answers and names the damage it left. An
+    """A blurred page whose answer is read at a probability above the gate runs no deblurring (a photometric tool
+    moves no text; on development captures none was kept above 0.2): Phase A answers and names the damage it left;
+    just below the gate the same answer gets the tool. An
     improbable answer still gets the tool, a geometric tool is still tried whatever the answer's probability, and
     ``photometric_threshold=1`` restores the old behaviour."""
     from docintent.brains import State, UseTool, get_brain
@@ -230,12 +231,18 @@ def test_a_photometric_tool_is_tried_only_on_an_improbable_answer(monkeypatch):
         return reader.decide(State(question, "doc", page, original=page, available_tools=tools))
 
     blur = {"blur": 0.95, "warp": 0.0, "shadow": 0.0, "appearance": 0.0, "moire": 0.0}
-    fair = decide("What is the name of the ship?", blur)  # read at about 0.23: below answering, above the gate
-    assert isinstance(fair, Answer) and 0.2 <= fair.confidence < 0.85
+    # the answer's probability on this page, with photometric tools gated off
+    probe = decide("What is the name of the ship?", blur, photometric_threshold=0.0)
+    assert isinstance(probe, Answer) and 0.05 < probe.confidence < 0.85
+    fair = decide("What is the name of the ship?", blur, photometric_threshold=probe.confidence - 0.04)
+    assert isinstance(fair, Answer) and fair.confidence == probe.confidence
     assert fair.reasoning.startswith("blur damage left: at answer confidence")
+    unsure = decide("What is the name of the ship?", blur, photometric_threshold=probe.confidence + 0.04)
+    assert isinstance(unsure, UseTool) and unsure.name == "deblurring"
     improbable = decide("Which ship carried the goods?", blur)
     assert isinstance(improbable, UseTool) and improbable.name == "deblurring"
     always = decide("What is the name of the ship?", blur, photometric_threshold=1.0)
     assert isinstance(always, UseTool) and always.name == "deblurring"
-    warped = decide("What is the name of the ship?", {**blur, "warp": 0.9})
+    gate = probe.confidence - 0.04  # above it no photometric tool; a flattening is tried all the same
+    warped = decide("What is the name of the ship?", {**blur, "warp": 0.9}, photometric_threshold=gate)
     assert isinstance(warped, UseTool) and warped.name == "dewarping"

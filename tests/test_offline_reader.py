@@ -171,12 +171,6 @@ def test_review_keeps_what_helped_and_rolls_back_what_hurt(reader):
     assert isinstance(reader.review(state, Change("deblurring", sharp, blurred, degradation="blur")), Rollback)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="known miss of the retrained scorer: its corpus prints customer numbers under 'Customer', never a "
-    "customer's name, so a company under that label reads as unlikely (the issuer's heading wins at 0.13)",
-)
 def test_a_company_under_a_customer_label_is_the_customer(reader):
     page = _invoice()
     reading = reader.answer(State("Who is the customer?", "doc", page, original=page, available_tools=[]))

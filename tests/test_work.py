@@ -59,7 +59,7 @@ class _CachedReader(OfflineReader):
     """The offline reader with an OCR engine whose disk cache lives in a folder of the test's own."""
 
     def __init__(self, folder) -> None:
-        super().__init__(photometric_threshold=1.0)  # the carried-boxes review path below is exercised too
+        super().__init__(**EVERY_TOOL)  # the carried-boxes review path below is exercised too
         self._engine = RapidOcrEngine()
         self._engine.cache = OcrCache(folder)
 
@@ -102,9 +102,11 @@ BLURRED = {
     "page_reads": 0,
     "orientation_checks": 2,
 }
-#: ... and with photometric tools tried at any confidence below answering (``photometric_threshold=1``): appearance
-#: ran too, and its review re-read only the evidence region with the boxes of the page before it (no third
-#: detection), looking up the lines the tool left as they were, and rolled it back.
+#: Photometric tools at any confidence, and answering only at 0.99 (the deblurred page's answer reads at about 0.88):
+#: appearance runs too, and its review re-reads only the evidence region with the boxes of the page before it (no
+#: third detection), looking up the lines the tool left as they were, and rolls it back.
+EVERY_TOOL = {"photometric_threshold": 1.0, "answer_threshold": 0.99}
+#: ... the counters of that run
 BLURRED_EVERY_TOOL = {
     "tool_runs": 2,
     "reviews": 2,
@@ -133,7 +135,7 @@ def test_the_counters_of_a_damaged_page_restored_and_reviewed(blurred):
     assert result.answer == "$277.60" and result.tools_kept == ["deblurring"]
     assert result.tools_rolled_back == []
     assert result.work == BLURRED
-    every = get_strategy("docintent").run(blurred, QUESTION, "doc", get_brain("offline", photometric_threshold=1.0))
+    every = get_strategy("docintent").run(blurred, QUESTION, "doc", get_brain("offline", **EVERY_TOOL))
     assert every.answer == "$277.60" and every.tools_kept == ["deblurring"]
     assert every.tools_rolled_back == ["appearance"]
     assert every.work == BLURRED_EVERY_TOOL
@@ -151,7 +153,7 @@ def test_counters_and_decisions_are_the_same_with_the_cache_off_cold_and_warm(bl
         steps = [{k: v for k, v in s.to_dict().items() if k != "seconds"} for s in result.trace]
         return result.answer, result.work, steps
 
-    off = run(get_brain("offline", photometric_threshold=1.0))
+    off = run(get_brain("offline", **EVERY_TOOL))
     cold_reader = _CachedReader(tmp_path / "ocr")
     cold = run(cold_reader)
     warm_reader = _CachedReader(tmp_path / "ocr")

@@ -135,7 +135,11 @@ def analyse(question: str, task: str = "doc") -> QuestionInfo:
     answer_type = "text"
 
     if (
-        re.search(r"\b(true or false|is it true|claim|statement)\b", low)
+        re.search(r"\b(true or false|is it true)\b", low)
+        # on a document a statement is often the page itself ("When does the statement period end?"): there it
+        # asks for a verdict only when the question says so
+        or re.search(r"\b(claim|statement)\b", low)
+        and (task != "doc" or re.search(r"\b(true|false|correct|supported|refuted)\b", low))
         or task == "table"
         and re.search(r"\b(true|false)\b", low)
     ):
@@ -192,7 +196,13 @@ def analyse(question: str, task: str = "doc") -> QuestionInfo:
         )
 
     if intent == "lookup":
-        if re.search(r"\b(terms|method|status|type|mode|category|description|title|subject|purpose|reason)\b", low):
+        if first in ("who", "whom") or re.search(r"\bin whose name\b", low):
+            # a person or a body, whatever field names it ("Who is the account holder?", "Who owns the budget?")
+            answer_type = "name"
+        elif re.search(r"^when\b|\b(?:what|which) (?:date|day)\b", low) and not re.search(r"\bamount\b", low):
+            # asked for by its kind before any field word ("On what date was the phone bill transaction?")
+            answer_type = "date"
+        elif re.search(r"\b(terms|method|status|type|mode|category|description|title|subject|purpose|reason)\b", low):
             answer_type = "text"
         elif re.search(r"\b(which|what) (city|town|country|place|location|venue|room|building)\b|^where\b", low):
             answer_type = "name"
