@@ -6,18 +6,21 @@ This script prints fresh documents of the broad set's **development** layouts on
 with seeds the broad set never uses, reads each page's PDF text layer into OCR-like lines, and writes them in the
 corpus format, so ``train_reader.py`` can take them as a second corpus::
 
-    python benchmarks/broad_corpus.py --out benchmarks/out/broadcorpus --per-layout 80
-    python benchmarks/train_reader.py --corpus benchmarks/out/readerset/docs.jsonl \\
-        benchmarks/out/broadcorpus/docs.jsonl --seed 0
+    python benchmarks/broad_corpus.py --out benchmarks/out/broadcorpus --per-layout 60     # ~18 min on 2 cores
+    python benchmarks/train_reader.py --seed 0    # this corpus and reader_corpus.py's, by default
+
+``--side test --out benchmarks/out/broadcorpus-test --per-layout 20`` prints the evaluation pages of
+``benchmarks/results/reader_models_broadcorpus_test.md``.
 
 Every document's kind is ``broad-<document type>`` and its family ``broad-<layout>``: a kind of its own, so the
 corpus's own split of families into train / calibration / test is unchanged, and with fewer than three families a
-kind is dealt wholly to training. The broad set's test layouts are never printed here (``--side test`` prints
-them for a held-out evaluation corpus only, with other seeds again). Questions that are computed (arithmetic),
+kind is dealt wholly to training. Training pages come from the development layouts only; ``--side test`` prints the
+test layouts, with other seeds again, for a held-out evaluation corpus and nothing else. Questions that are computed (arithmetic),
 reverse look-ups and chart questions are left out: the scorer does not answer those shapes. A question whose
 answer is not on the page's text layer is dropped and counted.
 
-Writes ``docs.jsonl`` (byte-identical for the same arguments and toolchain) and ``manifest.json``.
+Writes ``docs.jsonl`` (every document is seeded: the same records for the same arguments and toolchain) and
+``manifest.json``.
 """
 
 from __future__ import annotations
@@ -100,7 +103,7 @@ def one(job: tuple[str, str, int]) -> tuple[dict | None, Counter]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / "out" / "broadcorpus")
-    ap.add_argument("--per-layout", type=int, default=80)
+    ap.add_argument("--per-layout", type=int, default=60)
     ap.add_argument("--side", choices=("dev", "test"), default="dev", help="whose layouts to print (test: evaluation)")
     ap.add_argument("--workers", type=int, default=2)
     a = ap.parse_args()

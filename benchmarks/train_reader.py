@@ -704,6 +704,11 @@ def main() -> None:
     digest = hashlib.sha256()
     corpora: list[tuple[str, list[dict]]] = []
     for path in args.corpus:
+        if not Path(path).is_file():
+            raise SystemExit(
+                f"{path}: no corpus there; build it with benchmarks/reader_corpus.py or benchmarks/broad_corpus.py "
+                "(see this script's help)"
+            )
         data = Path(path).read_bytes()
         digest.update(data)
         these = [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
