@@ -238,8 +238,8 @@ def test_the_end_of_a_period_is_its_second_date():
 
 
 def test_who_asks_for_a_person_whatever_field_names_it():
-    """"Who is the account holder?" names an account field but asks for a person; read as an identifier question,
-    the account number won. A question that asks for a date by its kind is a date question whatever field it
+    """A who question asks for a person: "Who is the account holder?" names an account field, and read as an
+    identifier question the account number won. A question that asks for a date by its kind is a date question whatever field it
     names ("On what date was the phone bill transaction?" is not a phone number question)."""
     assert understand("Who is the account holder?").info.answer_type == "name"
     assert understand("Who is responsible for the budget action?").info.answer_type == "name"
