@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from broad import load_split, print_to_pdf  # noqa: E402  (benchmarks/ is on sys.path)
 from broadset import LAYOUTS  # noqa: E402
 from broadset.common import LOCALE_NAMES, Ctx  # noqa: E402
-from readerset.textlayer import norm, ocr_lines  # noqa: E402
+from readerset.textlayer import ocr_lines, shows  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
 #: question families of the broad set the scorer is not asked (computed answers, reverse look-ups, charts)
@@ -75,14 +75,13 @@ def one(job: tuple[str, str, int]) -> tuple[dict | None, Counter]:
         lines, text = ocr_lines(page)
         page.close()
         pdf.close()
-    shown = norm(text) + " | " + norm(" | ".join(x["text"] for x in lines))
-    flat = shown.replace(" ", "")
+    on_page = shows(lines, text)
     ident = f"bc-{side}-{layout}-{k:04d}"
     questions = []
     for j, q in enumerate(doc.questions):
         if q.task != "doc" or q.family in LEFT_OUT:
             continue
-        if any(norm(s) not in shown and norm(s).replace(" ", "") not in flat for s in q.must_show()):
+        if not all(on_page(s) for s in q.must_show()):
             drops[q.family] += 1
             continue
         questions.append(

@@ -51,7 +51,7 @@ from broad import RENDER_LONGEST, choose_questions, page_conditions, plan, raste
 from docintent.io.office import file_digest  # noqa: E402
 from reader_corpus import BATCH, CSS, render  # noqa: E402
 from readerset import FAMILIES, make  # noqa: E402
-from readerset.textlayer import norm, ocr_lines  # noqa: E402
+from readerset.textlayer import ocr_lines, shows  # noqa: E402
 from train_reader import split_families  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
@@ -185,15 +185,8 @@ def page_questions(doc: dict, made: dict, seed: int, k: int, used: Counter) -> l
 
 def missing_on_page(page, questions: list[SimpleNamespace]) -> list[str]:
     """The kept questions whose gold answer (or evidence) is not on the page's text layer (reader_corpus's rule)."""
-    lines, text = ocr_lines(page)
-    shown = norm(text) + " | " + norm(" | ".join(x["text"] for x in lines))
-    flat = shown.replace(" ", "")
-    return [
-        f"{q.id}: {s!r}"
-        for q in questions
-        for s in q.shown
-        if norm(s) not in shown and norm(s).replace(" ", "") not in flat
-    ]
+    on_page = shows(*ocr_lines(page))
+    return [f"{q.id}: {s!r}" for q in questions for s in q.shown if not on_page(s)]
 
 
 def build(args: argparse.Namespace) -> dict:

@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from readerset import CSS, FAMILIES, KINDS, family_order, make  # noqa: E402  (benchmarks/ is on sys.path)
-from readerset.textlayer import norm, ocr_lines  # noqa: E402
+from readerset.textlayer import ocr_lines, shows  # noqa: E402
 
 FLAGS = (
     "--headless",
@@ -81,15 +81,14 @@ def batch(job: tuple[int, int, list[str], str | None, int]) -> tuple[list[dict],
         for i, d in enumerate(docs):
             page = pdf[i]
             lines, text = ocr_lines(page)
-            shown = norm(text) + " | " + norm(" | ".join(x["text"] for x in lines))
-            flat = shown.replace(" ", "")
+            on_page = shows(lines, text)
             idx = start + i
             if images and idx < n_images:
                 w, h = page.get_size()
                 page.render(scale=1600 / max(w, h)).to_pil().save(Path(images) / f"{idx:06d}.png")
             qs = []
             for j, q in enumerate(d["questions"]):
-                if any(norm(s) not in shown and norm(s).replace(" ", "") not in flat for s in q.shown()):
+                if not all(on_page(s) for s in q.shown()):
                     drops[q.family] += 1
                     continue
                 qs.append(

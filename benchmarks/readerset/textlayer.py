@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 import re
 import unicodedata
+from collections.abc import Callable
 
 import pypdfium2.raw as pdfium_c
 
@@ -19,6 +20,14 @@ def norm(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).replace("\ufffe", "").replace("\u00ad", "")
     text = text.replace("’", "'").replace("“", '"').replace("”", '"').replace("–", "-").replace("—", "-")
     return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def shows(lines: list[dict], text: str) -> Callable[[str], bool]:
+    """Whether a page shows a string: in its text or its lines, normalised (:func:`norm`), or so once every space is
+    taken out (the layer may split a value into glyph runs the lines join otherwise)."""
+    shown = norm(text) + " | " + norm(" | ".join(x["text"] for x in lines))
+    flat = shown.replace(" ", "")
+    return lambda s: norm(s) in shown or norm(s).replace(" ", "") in flat
 
 
 def page_chars(page) -> tuple[str, list[tuple[str, float, float, float, float]]]:
