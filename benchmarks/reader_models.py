@@ -81,6 +81,7 @@ def run(dataset: Path, models: list[str], per_question: bool) -> list[dict]:
                     "score": score_row(s.task, s.subset, reading.answer, list(s.answers)),
                     "answer": reading.answer,
                     "confidence": reading.confidence,
+                    "source": reading.source,
                 }
             )
     return rows

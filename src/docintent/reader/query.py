@@ -22,6 +22,7 @@ from .extract import SYNONYMS
 from .intent import Intent, parse_intent
 from .operations import given_value
 from .question import STOPWORDS, QuestionInfo, analyse
+from .ranges import asked_part
 from .spans import SpanQuestion, classify
 
 #: The plain questions a new user asks of any page: the field alone, no label to look for beyond it.
@@ -132,6 +133,9 @@ class Question:
     #: The intent and its targets (:func:`~docintent.reader.intent.parse_intent` on the same analysis), which MACT's
     #: roles plan and judge by; None only for a record built by hand.
     intent: Intent | None = None
+    #: The part of a printed range the question asks for (:func:`~docintent.reader.ranges.asked_part`): "start",
+    #: "end", "whole", or "" for a single value.
+    part: str = ""
 
     @property
     def answer_type(self) -> str:
@@ -244,4 +248,5 @@ def understand(question: str, task: str = "doc") -> Question:
         subject=subject,
         shape=shape_of(asked),
         intent=intent,
+        part=asked_part(asked),
     )
