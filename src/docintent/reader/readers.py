@@ -74,19 +74,21 @@ class Choice:
 RULES_BIAS, RULES_WEIGHT = -1.975, 5.567
 
 
-def rules_probability(raw: float) -> float:
-    """The rule cascade's raw confidence mapped to the probability of being right (no damage measured)."""
-    return 1.0 / (1.0 + math.exp(-(RULES_BIAS + RULES_WEIGHT * raw)))
+def rules_probability(raw: float, shift: float = 0.0) -> float:
+    """The rule cascade's raw confidence mapped to the probability of being right (no damage measured), its
+    log-odds moved by ``shift``."""
+    return 1.0 / (1.0 + math.exp(-(RULES_BIAS + shift + RULES_WEIGHT * raw)))
 
 
-#: The most sure the scored reader is of an answer it leaves to the rule cascade, a question of a kind its scorer was
-#: not trained on (a chart, a sum, a reverse look-up): the rules' probability is scaled by this. Those rules were
-#: written on the development layouts and are calibrated on them (on the broad set's development pages they are
-#: right 76 % of the time on sums at a mean probability of 0.85, 100 % on charts at 0.95), and nothing measures
-#: them at run time on a layout they were not written on: such an answer stays below the answer threshold (0.85),
-#: so Phase A looks for damage to restore and a user who takes answers at 0.9 and above never takes it unchecked.
-#: A prior, not a fit: no held-out figure chose it.
-UNTRAINED_KIND_CEILING = 0.8
+#: How much less sure the scored reader is of an answer it leaves to the rule cascade, a question of a kind its
+#: scorer was not trained on (a chart, a sum, a reverse look-up), in log-odds: the rules' calibration is shifted
+#: by this. Those rules were written on the development layouts and calibrated there (on the broad set's development
+#: pages its sums are right 76 % of the time at a mean probability of 0.85, its charts 100 % at 0.95), and nothing
+#: measures them at run time on a layout they were not written on. Shifted, the surest rule answer is 0.84: below
+#: the answer threshold (0.85), so Phase A looks for damage to restore, and a user who takes answers at 0.9 and
+#: above never takes one unchecked. A shift, not a scale: Phase B compares log-odds, which a shift leaves as they
+#: were. A prior, not a fit: no held-out figure chose it.
+UNTRAINED_KIND_SHIFT = -1.9
 #: Below this calibrated probability the scored reader's evidence region is the whole page: the best candidate
 #: may be the wrong one, and a restoration judged only around it would miss the right one.
 SURE_OF_REGION = 0.5
@@ -188,7 +190,7 @@ class ScoredReader:
             # A kind of question the scorer never saw in training (a table of contents' page, a version, a
             # definition, a chart): the rule written for it answers, its confidence through the rules' calibration.
             ruled = RulesReader().read(question, layout, page)
-            ruled.confidence = UNTRAINED_KIND_CEILING * rules_probability(ruled.confidence) if ruled.answer else 0.0
+            ruled.confidence = rules_probability(ruled.confidence, UNTRAINED_KIND_SHIFT) if ruled.answer else 0.0
             ruled.source = f"{ruled.source} (rules: a question kind the scorer was not trained on)"
             return ruled
         ranked = self.rank(question, layout, page)
