@@ -135,7 +135,9 @@ class Matcher:
         return result
 
     def coverage(self, words: set[str]) -> float:
-        return sum(self.weights[w] for w in words) / self.total_weight
+        # summed in a fixed order: a set's order follows the process's string hashing, and float sums in another
+        # order differ in the last bit, which decides between candidates that tie
+        return sum(self.weights[w] for w in sorted(words)) / self.total_weight
 
     def ranked(self, min_score: float = 0.05) -> list[tuple[float, Item]]:
         scored = [(self.match(it)[0], it) for it in self.layout.items]

@@ -16,6 +16,8 @@ returns the asked part. A value that stands in no range is left as it is.
 ('14:30 - 16:00', '14:30')
 >>> part_of_range("Issued: 01/03/2024, due 31/03/2024", "01/03/2024", "end") is None
 True
+>>> asked_part("When is the pool open?"), asked_part("When does registration close?")
+('', 'end')
 """
 
 from __future__ import annotations
@@ -33,12 +35,16 @@ _WHOLE = re.compile(
     r"|\bwhat (?:period|dates|hours|time span|span)\b"
 )
 _END = re.compile(
-    r"\b(?:end|ends|ended|ending|finish|finishes|finished|expire|expires|expired|expiry|until when|close|closes"
-    r"|closed|closing time|last day|conclude|concluded|concludes)\b"
+    r"\b(?:end|ends|ended|ending|end date|finish|finishes|finished|expire|expires|expired|expiry|until when"
+    r"|last day|conclude|concluded|concludes|closing (?:time|date))\b"
+    # "close" as an event ("When does registration close?"), not a state ("When is the office closed?")
+    r"|\b(?:does|did|do|will)\b[^?]*\b(?:close|closes)\b"
 )
 _START = re.compile(
-    r"\b(?:start|starts|started|starting|begin|begins|began|beginning|commence|commences|commenced|open|opens"
-    r"|opened|opening time|first day|from when)\b"
+    r"\b(?:start|starts|started|starting|begin|begins|began|beginning|commence|commences|commenced|first day"
+    r"|from when|opening (?:time|date))\b"
+    # "open" as an event ("When does the exhibition open?"), not a state ("When is the pool open?")
+    r"|\b(?:does|did|do|will)\b[^?]*\b(?:open|opens)\b"
 )
 
 
@@ -75,13 +81,19 @@ def ranges_on(line: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
 
 def part_of_range(line: str, value: str, part: str) -> str | None:
     """The ``part`` ("start", "end" or "whole") of the range on ``line`` that holds ``value``; None when ``value``
-    stands in no range there or is that part already."""
+    stands in no range there, is that part already, or stands on the line more than once with different answers
+    ("Mon 9:00 - 17:00, Sat 9:00 - 12:00")."""
     if not part or not value:
         return None
-    at = line.find(value)
-    if at < 0:
-        return None
-    stop = at + len(value)
+    found = {
+        _part_at(line, m.start(), m.start() + len(value), part)
+        for m in re.finditer(rf"(?<![\w:/.]){re.escape(value)}(?![\w:/])", line)
+    }
+    return found.pop() if len(found) == 1 else None
+
+
+def _part_at(line: str, at: int, stop: int, part: str) -> str | None:
+    """:func:`part_of_range` for the value at ``line[at:stop]``."""
     for a, b in ranges_on(line):
         if not (a[0] <= at < b[1]):
             continue
@@ -93,6 +105,8 @@ def part_of_range(line: str, value: str, part: str) -> str | None:
             return end
         if part == "start" and (covers or at >= b[0]):
             return start
+        if at >= b[0]:  # the second value of this pair may be the first of the next ("a - b - c")
+            continue
         return None
     return None
 
