@@ -86,8 +86,8 @@ def rules_probability(raw: float, shift: float = 0.0) -> float:
 #: pages its sums are right 76 % of the time at a mean probability of 0.85, its charts 100 % at 0.95), and nothing
 #: measures them at run time on a layout they were not written on. Shifted, the surest rule answer is 0.84: below
 #: the answer threshold (0.85), so Phase A looks for damage to restore, and a user who takes answers at 0.9 and
-#: above never takes one unchecked. A shift, not a scale: Phase B compares log-odds, which a shift leaves as they
-#: were. A prior, not a fit: no held-out figure chose it.
+#: above never takes one unchecked. A shift, not a scale: Phase B compares differences of log-odds, which a shift
+#: leaves as they were. A prior, not a fit: the value follows from the threshold, not from a held-out figure.
 UNTRAINED_KIND_SHIFT = -1.9
 #: Below this calibrated probability the scored reader's evidence region is the whole page: the best candidate
 #: may be the wrong one, and a restoration judged only around it would miss the right one.
