@@ -83,18 +83,21 @@ def part_of_range(line: str, value: str, part: str) -> str | None:
     """The ``part`` ("start", "end" or "whole") of the range on ``line`` that holds ``value``; None when ``value``
     stands in no range there, is that part already, or stands on the line more than once with different answers
     ("Mon 9:00 - 17:00, Sat 9:00 - 12:00")."""
-    if not part or not value:
+    pairs = ranges_on(line) if part and value else []
+    if not pairs:
         return None
     found = {
-        _part_at(line, m.start(), m.start() + len(value), part)
+        _part_at(line, pairs, m.start(), m.start() + len(value), part)
         for m in re.finditer(rf"(?<![\w:/.]){re.escape(value)}(?![\w:/])", line)
     }
     return found.pop() if len(found) == 1 else None
 
 
-def _part_at(line: str, at: int, stop: int, part: str) -> str | None:
-    """:func:`part_of_range` for the value at ``line[at:stop]``."""
-    for a, b in ranges_on(line):
+def _part_at(
+    line: str, pairs: list[tuple[tuple[int, int], tuple[int, int]]], at: int, stop: int, part: str
+) -> str | None:
+    """:func:`part_of_range` for the value at ``line[at:stop]``, given the line's ranges (``pairs``)."""
+    for a, b in pairs:
         if not (a[0] <= at < b[1]):
             continue
         start, end, whole = line[a[0] : a[1]], line[b[0] : b[1]], line[a[0] : b[1]]
