@@ -363,6 +363,40 @@ def train(recs: list[dict], columns: list[int], seed: int, rounds: int = ROUNDS,
     return lgb.train(params, lgb.Dataset(x, label=y, free_raw_data=True), num_boost_round=rounds)
 
 
+def cached_train(recs: list[dict], columns: list[int], seed: int, rounds: int, corpora: list[str], cache: Path):
+    """:func:`train`, its trees kept in ``cache`` under everything that decides them (the reader code, the corpora,
+    the families learned, the seed, the rounds, the parameters). Training is deterministic, so a kept booster is the
+    one training would give again; every run predicts with the booster read back from its text, kept or new."""
+    import lightgbm as lgb
+
+    key = hashlib.sha256(
+        json.dumps(
+            [
+                reader_code_digest(),
+                sorted(corpora),
+                sorted({r["family"] for r in recs}),
+                len(recs),
+                seed,
+                rounds,
+                columns,
+                PARAMS,
+                NEGATIVES,
+                lgb.__version__,
+            ],
+            sort_keys=True,
+        ).encode()
+    ).hexdigest()[:20]
+    path = cache / f"{key}.txt"
+    if path.exists():
+        return lgb.Booster(model_str=path.read_text(encoding="utf-8"))
+    text = train(recs, columns, seed, rounds).model_to_string()
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return lgb.Booster(model_str=text)
+
+
 def flatten(booster) -> dict:
     """LightGBM's trees as flat arrays (see :class:`docintent.reader.scorer.Trees`)."""
     dump = booster.dump_model()
@@ -737,14 +771,15 @@ def main() -> None:
         return
     # Cross-fitting: each of the two development parts is predicted by trees trained on the other, so the
     # calibration is fitted on predictions for families the trees never saw; the shipped trees learn on both.
-    on_train = train(train_recs, columns, args.seed, args.rounds)
-    on_cal = train(cal_recs, columns, args.seed, args.rounds)
+    keys, boosters = [d for d, _ in corpora], Path(args.cache) / "boosters"
+    on_train = cached_train(train_recs, columns, args.seed, args.rounds, keys, boosters)
+    on_cal = cached_train(cal_recs, columns, args.seed, args.rounds, keys, boosters)
     held = cal_recs + train_recs
     cal = fit_calibration(
         choose(held, _predict(on_train, cal_recs, columns) + _predict(on_cal, train_recs, columns)), held
     )
     strict_cal = fit_calibration(choose(cal_recs, _predict(on_train, cal_recs, columns)), cal_recs)
-    booster = train(train_recs + cal_recs, columns, args.seed, args.rounds)
+    booster = cached_train(train_recs + cal_recs, columns, args.seed, args.rounds, keys, boosters)
     test_chosen = choose(test_recs, _predict(booster, test_recs, columns))
     n_q = sum(len(d["questions"]) for d in docs)
     report = {
