@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from docintent.page import Box, Page
-from docintent.perception import FAMILIES, Thresholds, diagnose, measure, rotation_fix
+from docintent.perception import FAMILIES, Thresholds, diagnose, measure, rotation_fix, text
 from docintent.perception.degradations import names
 from docintent.synth import degrade
 from docintent.synth.render import render_page
@@ -157,3 +157,23 @@ def test_signals_are_read_only_and_survive_pickling(clean):
     copy = pickle.loads(pickle.dumps(signals))
     assert copy.severities == signals.severities and dict(copy.raw) == dict(signals.raw)
     assert copy.blur == signals.blur == signals.severities["blur"] and copy == signals
+
+
+def _at_offset(values: np.ndarray, offset: int) -> np.ndarray:
+    """``values`` copied into memory that starts ``offset`` bytes past a 64-byte boundary."""
+    buf = np.empty(values.nbytes + 128, np.uint8)
+    start = (-buf.ctypes.data) % 64 + offset
+    out = buf[start : start + values.nbytes].view(values.dtype).reshape(values.shape)
+    out[...] = values
+    return out
+
+
+def test_an_edges_gradient_is_the_same_wherever_the_page_lies_in_memory():
+    # An edge of a page's grey levels gives gradients such as (1.75, 0) and (0.875, -0.125). OpenCV's vectorised
+    # magnitude read 1.7500001 for the first, its scalar path 1.75, and which one ran followed the arrays' memory
+    # alignment: the same capture measured 1,243 or 1,244 edges, and another blur, in another process.
+    gx = np.tile(np.float32([1.75, 0.875, -0.125, 3.5, 0.0]), (9, 41))
+    gy = np.tile(np.float32([0.0, -0.125, 0.875, 0.0, 2.25]), (9, 41))
+    exact = np.sqrt(gx.astype(np.float64) ** 2 + gy.astype(np.float64) ** 2).astype(np.float32)
+    for ox, oy in ((0, 0), (4, 0), (0, 12), (16, 36), (28, 60)):
+        assert np.array_equal(text.gradient_magnitude(_at_offset(gx, ox), _at_offset(gy, oy)), exact)

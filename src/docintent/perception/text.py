@@ -249,6 +249,21 @@ def _trace_lines(ink: Ink, line_height: float, target_height: float) -> TextLine
     return TextLines(bend, spread, len(bends))
 
 
+def gradient_magnitude(gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+    """``sqrt(gx**2 + gy**2)`` per pixel, correctly rounded, whatever the arrays' place in memory.
+
+    OpenCV's ``magnitude`` takes a vectorised square root that is one bit off on exact values (an edge of 1.75
+    reads 1.7500001) and a scalar one that is not, and which pixels take which path follows the arrays' alignment
+    in memory. That alignment changes from process to process, so the same page measured an edge's peak, its edge
+    count and its blur differently in another process. NumPy's float32 arithmetic and square root round every
+    element exactly.
+
+    >>> float(gradient_magnitude(np.float32([[1.75]]), np.float32([[0.0]]))[0, 0])
+    1.75
+    """
+    return np.sqrt(gx * gx + gy * gy)
+
+
 def edge_width(gray: np.ndarray, text_height: float, min_contrast: float, ink_depth: float = 1.0) -> tuple[float, int]:
     """Median width (px) of ink edges, taken in the worst of four gradient directions, and edges used.
 
@@ -262,7 +277,7 @@ def edge_width(gray: np.ndarray, text_height: float, min_contrast: float, ink_de
         return 0.0, 0
     gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
     gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3, scale=0.125)
-    mag = cv2.magnitude(gx, gy)
+    mag = gradient_magnitude(gx, gy)
     k = odd(min(max(1.2 * text_height, 7), 41))
     box = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     local_paper = cv2.dilate(g, box)
