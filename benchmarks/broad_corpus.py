@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from broad import load_split, print_to_pdf  # noqa: E402  (benchmarks/ is on sys.path)
 from broadset import LAYOUTS  # noqa: E402
 from broadset.common import LOCALE_NAMES, Ctx  # noqa: E402
-from readerset.textlayer import ocr_lines, shows  # noqa: E402
+from readerset.textlayer import ocr_lines, printing_stack, shows  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
 #: question families of the broad set the scorer is not asked (computed answers, reverse look-ups, charts)
@@ -137,6 +137,7 @@ def main() -> None:
         "dropped": dict(sorted(drops.items())),
         "families": dict(sorted(families.items())),
         "left_out_question_families": list(LEFT_OUT),
+        "printing": printing_stack(),
         "sha256": hashlib.sha256(target.read_bytes()).hexdigest(),
         "generation_seconds": round(secs, 1),
     }

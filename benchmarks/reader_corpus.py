@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from readerset import CSS, FAMILIES, KINDS, family_order, make  # noqa: E402  (benchmarks/ is on sys.path)
-from readerset.textlayer import ocr_lines, shows  # noqa: E402
+from readerset.textlayer import ocr_lines, printing_stack, shows  # noqa: E402
 
 FLAGS = (
     "--headless",
@@ -172,6 +172,7 @@ def main() -> None:
         "n_families": len(FAMILIES),
         "n_variants": len(variants),
         "faker_version": faker.VERSION,
+        "printing": printing_stack(),
         "sha256": hashlib.sha256(target.read_bytes()).hexdigest(),
         "generation_seconds": round(secs, 1),
         "seconds_per_100_docs": round(100 * secs / max(n, 1), 2),

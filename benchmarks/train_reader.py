@@ -690,6 +690,14 @@ def ablations(train_recs: list[dict], test_recs: list[dict], columns: list[int],
     return out
 
 
+def printing_of(corpus: Path) -> dict:
+    """The printing stack its builder recorded beside a corpus (``manifest.json``; empty when it recorded none)."""
+    manifest = corpus.parent / "manifest.json"
+    if not manifest.is_file():
+        return {}
+    return json.loads(manifest.read_text(encoding="utf-8")).get("printing", {})
+
+
 def shown(path: Path) -> str:
     """``path`` relative to the repository when it lies inside it."""
     path = path.resolve()
@@ -820,6 +828,8 @@ def main() -> None:
         "corpus_sha256": digest.hexdigest(),
         "corpus": [shown(Path(p)) for p in args.corpus],
         "corpus_sha256_each": [digest for digest, _ in corpora],
+        # what printed each corpus (its builder's manifest): the corpus's bytes follow the Chromium and font versions
+        "corpus_printing": [printing_of(Path(p)) for p in args.corpus],
         "documents": len(docs),
         "questions": n_q,
         "seed": args.seed,

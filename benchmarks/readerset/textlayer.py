@@ -102,3 +102,28 @@ def _line(seg: list[tuple], w: float, h: float) -> dict:
         "confidence": 1.0,
         "size": round(lh / h, 4),
     }
+
+
+#: The Debian font packages the corpus layouts print with.
+FONT_PACKAGES = ("fonts-dejavu-core", "fonts-liberation", "fonts-noto-core")
+
+
+def printing_stack() -> dict[str, str]:
+    """The versions of what turns a layout into a text layer: Chromium, the fonts and pdfium. The corpus's bytes
+    (its lines' boxes) follow them, so two machines with other versions print other digests of the same
+    questions."""
+    import shutil
+    import subprocess
+
+    import pypdfium2
+
+    out: dict[str, str] = {"pypdfium2": str(pypdfium2.version.PYPDFIUM_INFO)}
+    exe = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if exe:
+        done = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
+        out["chromium"] = done.stdout.strip()
+    if shutil.which("dpkg-query"):
+        for pkg in FONT_PACKAGES:
+            done = subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], capture_output=True, text=True)
+            out[pkg] = done.stdout.strip() or "not installed"
+    return out
