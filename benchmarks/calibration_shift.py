@@ -91,7 +91,7 @@ def answered(recs: list[dict], booster) -> list[dict]:
                 "p1": c["p1"],
                 "p2": c["p2"],
                 "text": c["text"],
-                "right": tr._correct(c, r),
+                "right": tr.chosen_is_right(c, r),
                 "kind": r["kind"],
                 "family": r["family"],
                 "qfamily": r["qfamily"],
@@ -105,8 +105,8 @@ def leave_kind_out(rows: list[dict], inputs: tuple[str, ...], balanced: bool) ->
     """Each row's confidence from a calibration fitted on every other kind's rows."""
     from sklearn.linear_model import LogisticRegression
 
-    p1 = tr._logit(np.array([r["p1"] for r in rows]))
-    p2 = tr._logit(np.array([r["p2"] for r in rows]))
+    p1 = tr.logits(np.array([r["p1"] for r in rows]))
+    p2 = tr.logits(np.array([r["p2"] for r in rows]))
     x = np.stack([p1, p1 - p2] + [np.array([r["terms"][t] for r in rows]) for t in inputs], axis=1)
     y = np.array([r["right"] for r in rows], dtype=int)
     kinds = np.array([r["kind"] for r in rows])

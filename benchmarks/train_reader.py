@@ -450,7 +450,8 @@ def choose(recs: list[dict], probs: list[np.ndarray]) -> list[dict]:
     return out
 
 
-def _logit(p: np.ndarray) -> np.ndarray:
+def logits(p: np.ndarray) -> np.ndarray:
+    """``log(p / (1 - p))`` of each probability, kept within [1e-6, 1 - 1e-6]."""
     p = np.clip(p, 1e-6, 1 - 1e-6)
     return np.log(p / (1 - p))
 
@@ -461,20 +462,21 @@ def fit_calibration(chosen: list[dict], recs: list[dict]) -> dict:
 
     p1 = np.array([c["p1"] for c in chosen])
     p2 = np.array([c["p2"] for c in chosen])
-    y = np.array([_correct(c, r) for c, r in zip(chosen, recs)], dtype=int)
-    x = np.stack([_logit(p1), _logit(p1) - _logit(p2)], axis=1)
+    y = np.array([chosen_is_right(c, r) for c, r in zip(chosen, recs)], dtype=int)
+    x = np.stack([logits(p1), logits(p1) - logits(p2)], axis=1)
     lr = LogisticRegression(C=10.0).fit(x, y)
     return {"a": float(lr.intercept_[0]), "b": float(lr.coef_[0][0]), "c": float(lr.coef_[0][1])}
 
 
-def _correct(c: dict, r: dict) -> bool:
+def chosen_is_right(c: dict, r: dict) -> bool:
+    """Whether a :func:`choose` row is right: its question has answers and it scores above 0.5 (WildDoc's rule)."""
     if not r["answers"]:
         return False
     return c["score"] > 0.5
 
 
 def calibrated(cal: dict, p1: float, p2: float) -> float:
-    z = cal["a"] + cal["b"] * _logit(np.array(p1)) + cal["c"] * (_logit(np.array(p1)) - _logit(np.array(p2)))
+    z = cal["a"] + cal["b"] * logits(np.array(p1)) + cal["c"] * (logits(np.array(p1)) - logits(np.array(p2)))
     return float(1 / (1 + np.exp(-np.clip(z, -50, 50))))
 
 
@@ -516,7 +518,7 @@ def evaluate(recs: list[dict], chosen: list[dict], cal: dict) -> dict:
                 "scorer": c["score"] if r["answers"] else None,
                 "rules": _score(r["rules_answer"], r["answers"]) if r["answers"] else None,
                 "conf": conf,
-                "right": _correct(c, r),
+                "right": chosen_is_right(c, r),
                 "rules_conf": RULES_CALIBRATION(r["rules_conf"], 0.0) if RULES_CALIBRATION else r["rules_conf"],
                 "rules_right": rules_right,
             }
