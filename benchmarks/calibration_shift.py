@@ -28,7 +28,6 @@ Writes ``benchmarks/results/calibration_shift.{json,md}``.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
 import sys
@@ -169,25 +168,13 @@ def markdown(report: dict) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument(
-        "--corpus",
-        nargs="+",
-        default=[str(ROOT / "out" / "readerset" / "docs.jsonl"), str(ROOT / "out" / "broadcorpus" / "docs.jsonl")],
-    )
+    ap.add_argument("--corpus", nargs="+", default=tr.DEFAULT_CORPORA, help="corpora in the training format")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--cache", default=str(ROOT / "out" / "reader_features"))
     args = ap.parse_args()
     start = time.time()
-    docs: list[dict] = []
-    corpora: list[tuple[str, list[dict]]] = []
-    for path in args.corpus:
-        if not Path(path).is_file():
-            raise SystemExit(f"{path}: no corpus there; build it as benchmarks/train_reader.py's help says")
-        data = Path(path).read_bytes()
-        these = [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
-        corpora.append((hashlib.sha256(data).hexdigest(), these))
-        docs += these
+    docs, corpora, _ = tr.load_corpora(args.corpus)
     parts = pooled_split(docs, args.seed)
     recs = tr.cached_build(corpora, parts, args.workers, Path(args.cache))
     columns = list(range(len(FEATURE_NAMES)))

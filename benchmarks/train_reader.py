@@ -700,6 +700,32 @@ def printing_of(corpus: Path) -> dict:
     return json.loads(manifest.read_text(encoding="utf-8")).get("printing", {})
 
 
+#: The corpora the scorer learns from by default: the generated corpus and the broad set's development layouts.
+DEFAULT_CORPORA = [str(ROOT / "out" / "readerset" / "docs.jsonl"), str(ROOT / "out" / "broadcorpus" / "docs.jsonl")]
+
+
+def load_corpora(paths: list[str], limit: int = 0):
+    """The documents of every corpus in ``paths`` (the first ``limit`` only, when given), each corpus's digest with
+    its documents, and the digest of them all; a missing corpus ends the run with one line naming it."""
+    docs: list[dict] = []
+    digest = hashlib.sha256()
+    corpora: list[tuple[str, list[dict]]] = []
+    for path in paths:
+        if not Path(path).is_file():
+            raise SystemExit(
+                f"{path}: no corpus there; build it with benchmarks/reader_corpus.py or benchmarks/broad_corpus.py "
+                "(see benchmarks/train_reader.py's help)"
+            )
+        data = Path(path).read_bytes()
+        digest.update(data)
+        these = [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+        if limit:
+            these = these[: max(limit - len(docs), 0)]
+        docs += these
+        corpora.append((hashlib.sha256(data).hexdigest(), these))
+    return docs, corpora, digest
+
+
 def shown(path: Path) -> str:
     """``path`` relative to the repository when it lies inside it."""
     path = path.resolve()
@@ -723,7 +749,7 @@ def main() -> None:
     ap.add_argument(
         "--corpus",
         nargs="+",
-        default=[str(ROOT / "out" / "readerset" / "docs.jsonl"), str(ROOT / "out" / "broadcorpus" / "docs.jsonl")],
+        default=DEFAULT_CORPORA,
         help="corpora in the training format (default: the generated corpus and the broad set's layouts)",
     )
     ap.add_argument("--seed", type=int, default=0)
@@ -744,22 +770,7 @@ def main() -> None:
     )
     args = ap.parse_args()
 
-    docs: list[dict] = []
-    digest = hashlib.sha256()
-    corpora: list[tuple[str, list[dict]]] = []
-    for path in args.corpus:
-        if not Path(path).is_file():
-            raise SystemExit(
-                f"{path}: no corpus there; build it with benchmarks/reader_corpus.py or benchmarks/broad_corpus.py "
-                "(see this script's help)"
-            )
-        data = Path(path).read_bytes()
-        digest.update(data)
-        these = [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
-        if args.limit:
-            these = these[: max(args.limit - len(docs), 0)]
-        docs += these
-        corpora.append((hashlib.sha256(data).hexdigest(), these))
+    docs, corpora, digest = load_corpora(args.corpus, args.limit)
     parts = split_families(docs, args.seed)
     start = time.time()
     recs = cached_build(corpora, parts, args.workers, Path(args.cache))
