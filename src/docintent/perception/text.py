@@ -250,13 +250,13 @@ def _trace_lines(ink: Ink, line_height: float, target_height: float) -> TextLine
 
 
 def gradient_magnitude(gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
-    """``sqrt(gx**2 + gy**2)`` per pixel, correctly rounded, whatever the arrays' place in memory.
+    """``sqrt(gx**2 + gy**2)`` per pixel, the same whatever the arrays' place in memory.
 
     OpenCV's ``magnitude`` takes a vectorised square root that is one bit off on exact values (an edge of 1.75
     reads 1.7500001) and a scalar one that is not, and which pixels take which path follows the arrays' alignment
     in memory. That alignment changes from process to process, so the same page measured an edge's peak, its edge
-    count and its blur differently in another process. NumPy's float32 arithmetic and square root round every
-    element exactly.
+    count and its blur differently in another process. NumPy rounds each float32 product, sum and square root by
+    IEEE rules, in its vector and scalar paths alike.
 
     >>> float(gradient_magnitude(np.float32([[1.75]]), np.float32([[0.0]]))[0, 0])
     1.75
