@@ -766,7 +766,7 @@ def main() -> None:
     ap.add_argument(
         "--cache",
         default=str(ROOT / "out" / "reader_features"),
-        help="where candidates and features are kept between runs (keyed by corpus and reader code)",
+        help="where candidates, features (keyed by corpus and reader code) and trained trees are kept between runs",
     )
     args = ap.parse_args()
 
