@@ -118,13 +118,17 @@ def main() -> None:
         return
 
     from docintent.brains import get_brain
+    from docintent.errors import DocIntentError
     from docintent.evaluation import metrics
     from docintent.io import load_page, resize_longest
     from docintent.perception import signals
     from docintent.strategies import get_strategy
     from profile_ask import Profiler, instrument  # benchmarks/ is on sys.path
 
-    samples = pick_samples(args.dataset, args.samples)
+    try:
+        samples = pick_samples(args.dataset, args.samples)
+    except DocIntentError as err:
+        raise SystemExit(f"strategy_time.py: {err}") from None
     names = args.strategies.split(",")
     brains = {name: brain_of(name, get_brain) for name in names}
     brain = get_brain("offline")
