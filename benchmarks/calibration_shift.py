@@ -55,14 +55,19 @@ INPUTS: dict[str, tuple[str, ...]] = {
 }
 
 
+def pooled_families(docs: list[dict]) -> list[str]:
+    """The families of the kinds of one or two layouts (the broad set's), sorted."""
+    fams: dict[str, set[str]] = defaultdict(set)
+    for d in docs:
+        fams[d["kind"]].add(d["family"])
+    return sorted(f for fs in fams.values() if len(fs) < 3 for f in fs)
+
+
 def pooled_split(docs: list[dict], seed: int) -> dict[str, str]:
     """``train_reader.split_families``, with the families of kinds of one or two layouts dealt half to train, half
     to calibration (there they all go to train)."""
     parts = tr.split_families(docs, seed)
-    fams: dict[str, set[str]] = defaultdict(set)
-    for d in docs:
-        fams[d["kind"]].add(d["family"])
-    few = sorted(f for fs in fams.values() if len(fs) < 3 for f in fs)
+    few = pooled_families(docs)
     random.Random(f"{seed}:pooled").shuffle(few)
     for i, fam in enumerate(few):
         parts[fam] = "calibration" if i < len(few) // 2 else "train"
@@ -77,14 +82,14 @@ def answered(recs: list[dict], booster) -> list[dict]:
         p = booster.predict(r["rows"]) if len(r["rows"]) else np.zeros(0)
         c = tr.choose([r], [p])[0]
         terms = dict.fromkeys(AGREEMENT + OWN, 0.0)
-        if len(p):
-            order = np.lexsort((np.arange(len(p)), -np.round(p, 9)))
-            best, others = r["sources"][int(order[0])], [r["sources"][int(i)] for i in order[1:]]
+        if c["order"]:
+            first, *rest = c["order"]
+            best = r["sources"][first]
             terms["rules_chose"] = float("rules" in best)
-            terms["rules_other"] = float("rules" not in best and any("rules" in o for o in others))
+            terms["rules_other"] = float("rules" not in best and any("rules" in r["sources"][i] for i in rest))
             terms["single_source"] = float(len(best) == 1)
             for name in OWN:
-                terms[name] = float(r["rows"][int(order[0]), FEATURE_NAMES.index(name)])
+                terms[name] = float(r["rows"][first, FEATURE_NAMES.index(name)])
         out.append(
             {
                 "p1": c["p1"],
@@ -171,7 +176,7 @@ def main() -> None:
     ap.add_argument("--corpus", nargs="+", default=tr.DEFAULT_CORPORA, help="corpora in the training format")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--cache", default=str(ROOT / "out" / "reader_features"))
+    ap.add_argument("--cache", default=tr.DEFAULT_CACHE, help="train_reader.py's cache of features and trees")
     args = ap.parse_args()
     start = time.time()
     docs, corpora, _ = tr.load_corpora(args.corpus)
@@ -184,10 +189,8 @@ def main() -> None:
     rows = answered(recs["calibration"], on_train) + answered(recs["train"], on_cal)
     print(f"answered {len(rows)} development questions, {time.time() - start:.0f} s", file=sys.stderr)
     right = np.array([r["right"] for r in rows], dtype=float)
-    kinds_of: dict[str, set[str]] = defaultdict(set)
-    for d in docs:
-        kinds_of[d["kind"]].add(d["family"])
-    broad = np.array([len(kinds_of[r["kind"]]) < 3 for r in rows])
+    broad_families = pooled_families(docs)
+    broad = np.array([r["family"] in broad_families for r in rows])
     table = []
     for name, inputs in INPUTS.items():
         for balanced in (False, True):
@@ -211,8 +214,8 @@ def main() -> None:
         "corpora": keys,
         "questions": len(rows),
         "pooled_questions": int(broad.sum()),
-        "pooled_families": sorted({r["family"] for r, b in zip(rows, broad) if b}),
-        "split": {f: parts[f] for f in sorted({r["family"] for r, b in zip(rows, broad) if b})},
+        "pooled_families": broad_families,
+        "split": {f: parts[f] for f in broad_families},
         "table": table,
         "mistakes": {
             "at_0.9": int((broad & (plain >= 0.9)).sum()),

@@ -437,16 +437,25 @@ def flatten(booster) -> dict:
 
 
 def choose(recs: list[dict], probs: list[np.ndarray]) -> list[dict]:
-    """Per question: the chosen text, its probability, the runner-up's, and whether it is right."""
+    """Per question: the chosen text, its probability, the runner-up's, its score and the candidates' indices best
+    first (``order``; ties: the order the sources proposed them)."""
     out = []
     for r, p in zip(recs, probs):
         if len(p) == 0:
-            out.append({"text": "", "p1": 0.0, "p2": 0.0, "score": 0.0})
+            out.append({"text": "", "p1": 0.0, "p2": 0.0, "score": 0.0, "order": []})
             continue
-        order = np.lexsort((np.arange(len(p)), -np.round(p, 9)))
-        best = int(order[0])
+        order = [int(i) for i in np.lexsort((np.arange(len(p)), -np.round(p, 9)))]
+        best = order[0]
         p2 = float(p[order[1]]) if len(p) > 1 else 0.0
-        out.append({"text": r["texts"][best], "p1": float(p[best]), "p2": p2, "score": float(r["scores"][best])})
+        out.append(
+            {
+                "text": r["texts"][best],
+                "p1": float(p[best]),
+                "p2": p2,
+                "score": float(r["scores"][best]),
+                "order": order,
+            }
+        )
     return out
 
 
@@ -704,6 +713,10 @@ def printing_of(corpus: Path) -> dict:
 DEFAULT_CORPORA = [str(ROOT / "out" / "readerset" / "docs.jsonl"), str(ROOT / "out" / "broadcorpus" / "docs.jsonl")]
 
 
+#: Where candidates, features and trained trees are kept between runs.
+DEFAULT_CACHE = str(ROOT / "out" / "reader_features")
+
+
 def load_corpora(paths: list[str], limit: int = 0):
     """The documents of every corpus in ``paths`` (the first ``limit`` only, when given), each corpus's digest with
     its documents, and the digest of them all; a missing corpus ends the run with one line naming it."""
@@ -765,7 +778,7 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0, help="use only the first N documents (a quick check)")
     ap.add_argument(
         "--cache",
-        default=str(ROOT / "out" / "reader_features"),
+        default=DEFAULT_CACHE,
         help="where candidates, features (keyed by corpus and reader code) and trained trees are kept between runs",
     )
     args = ap.parse_args()
