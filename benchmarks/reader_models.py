@@ -117,12 +117,14 @@ def run_corpus(corpus: Path, models: list[str]) -> list[dict]:
 
 
 def confidence_lines(rows: list[dict], names: list[str]) -> list[str]:
-    """Per reader: answers at confidence >= 0.9, how many of them are wrong (score <= 0.5), and the ECE."""
+    """Per reader: answers at confidence >= 0.9, how many of them are wrong (score <= 0.5), the ECE and the area
+    under the risk-coverage curve (AURC, in points: the mean error over every coverage, answers taken surest
+    first; lower is better)."""
     import numpy as np
 
-    from train_reader import ece  # the benchmark beside this one
+    from train_reader import aurc, ece  # the benchmark beside this one
 
-    lines = ["| reader | answers at >= 0.9 | wrong among them | ECE |", "|---|---:|---:|---:|"]
+    lines = ["| reader | answers at >= 0.9 | wrong among them | ECE | AURC |", "|---|---:|---:|---:|---:|"]
     for name in names:
         mine = [r for r in rows if r["reader"] == name]
         conf = np.array([r["confidence"] for r in mine], dtype=float)
@@ -130,7 +132,9 @@ def confidence_lines(rows: list[dict], names: list[str]) -> list[str]:
         high = conf >= 0.9
         wrong = int((high & (right == 0)).sum())
         share = 100.0 * wrong / max(int(high.sum()), 1)
-        lines.append(f"| {name} | {int(high.sum())} | {wrong} ({share:.1f} %) | {ece(conf, right):.1f} |")
+        lines.append(
+            f"| {name} | {int(high.sum())} | {wrong} ({share:.1f} %) | {ece(conf, right):.1f} | {aurc(conf, right):.2f} |"
+        )
     return lines
 
 
