@@ -10,6 +10,9 @@ cache, or trains them), calibrates with the model file beside the code, and list
     python benchmarks/experiments/dev_mistakes.py --corpus benchmarks/out/readerset-lists/docs.jsonl \\
         benchmarks/out/broadcorpus/docs.jsonl --model /tmp/typing-lists/scorer.json --name typing_lists
 
+``--rule-out`` (with the typing experiment applied) drops every candidate of a type its question rules out before
+the answer is chosen.
+
 Writes ``benchmarks/results/dev_mistakes_<name>.md``.
 """
 
@@ -30,6 +33,25 @@ import train_reader as tr  # noqa: E402  (the benchmark one folder up)
 from docintent.reader.features import FEATURE_NAMES  # noqa: E402
 
 
+def rule_out(recs: list[dict], probs: list[np.ndarray], asked: dict[str, str]) -> None:
+    """Set to 0 the probability of every candidate of a type its question rules out (``expected_types`` of the
+    typing experiment). An estimate: the other candidates keep the features computed beside the dropped ones."""
+    from docintent.reader import features
+
+    expected = getattr(features, "expected_types", None)
+    if expected is None:
+        raise SystemExit(
+            "--rule-out needs the typing experiment: git apply benchmarks/experiments/reader_typing_lists.patch"
+        )
+    from docintent.reader.query import understand
+
+    for r, p in zip(recs, probs):
+        _, unwanted = expected(understand(asked.get(r["qid"], ""), "doc"))
+        for i, text in enumerate(r["texts"]):
+            if features.text_types(text) & unwanted:
+                p[i] = 0.0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", nargs="+", default=tr.DEFAULT_CORPORA, help="corpora in the training format")
@@ -37,7 +59,18 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cache", default=tr.DEFAULT_CACHE, help="train_reader.py's cache of features and trees")
     ap.add_argument("--name", default="shipped", help="suffix of the result file")
+    ap.add_argument(
+        "--rule-out",
+        action="store_true",
+        help="drop the candidates of a type the question rules out (the experiment's)",
+    )
     args = ap.parse_args()
+    from docintent.reader import features
+
+    if args.rule_out and not hasattr(features, "expected_types"):
+        raise SystemExit(
+            "--rule-out needs the typing experiment: git apply benchmarks/experiments/reader_typing_lists.patch"
+        )
     docs, corpora, _ = tr.load_corpora(args.corpus)
     parts = tr.split_families(docs, args.seed)
     cache = Path(args.cache)
@@ -48,8 +81,11 @@ def main() -> None:
     model = Path(args.model) if args.model else tr.REPO / "src" / "docintent" / "data" / "reader" / "scorer.json"
     cal = json.loads(model.read_text(encoding="utf-8"))["calibration"]
     broad = [r for r in recs["train"] if r["family"].startswith("broad-")]
-    chosen = tr.choose(broad, [booster.predict(r["rows"]) if len(r["rows"]) else np.zeros(0) for r in broad])
     asked = {qd["id"]: qd["question"] for d in docs if d["family"].startswith("broad-") for qd in d["questions"]}
+    probs = [booster.predict(r["rows"]) if len(r["rows"]) else np.zeros(0) for r in broad]
+    if args.rule_out:
+        rule_out(broad, probs, asked)
+    chosen = tr.choose(broad, probs)
     sure, wrong = 0, defaultdict(list)
     for c, r in zip(chosen, broad):
         if tr.calibrated(cal, c["p1"], c["p2"]) >= 0.9:
