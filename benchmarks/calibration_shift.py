@@ -78,9 +78,8 @@ def answered(recs: list[dict], booster) -> list[dict]:
     """The chosen answer of every record with its calibration inputs: the two probabilities, whether it is right,
     the sources' agreement and the chosen candidate's own features."""
     out = []
-    for r in recs:
-        p = booster.predict(r["rows"]) if len(r["rows"]) else np.zeros(0)
-        c = tr.choose([r], [p])[0]
+    probs = tr.predict(booster, recs, list(range(len(FEATURE_NAMES))))
+    for r, c in zip(recs, tr.choose(recs, probs)):
         terms = dict.fromkeys(AGREEMENT + OWN, 0.0)
         if c["order"]:
             first, *rest = c["order"]

@@ -581,7 +581,9 @@ def evaluate(recs: list[dict], chosen: list[dict], cal: dict) -> dict:
     }
 
 
-def _predict(booster, recs: list[dict], columns: list[int], drop: tuple[str, ...] = ()) -> list[np.ndarray]:
+def predict(booster, recs: list[dict], columns: list[int], drop: tuple[str, ...] = ()) -> list[np.ndarray]:
+    """The trees' probability of every candidate of each record (none for a record without candidates), read on
+    ``columns``, with the sources in ``drop`` taken out as :func:`_ablate` does."""
     out = []
     for r in recs:
         x, _ = _ablate(r, drop)
@@ -683,19 +685,19 @@ def ablations(train_recs: list[dict], test_recs: list[dict], columns: list[int],
     every source removed in turn, and of the same trees with nothing removed (the baseline of this table)."""
     out: dict[str, dict] = {}
     base = train(train_recs, columns, seed, ABLATION_ROUNDS)
-    ev = evaluate(test_recs, choose(test_recs, _predict(base, test_recs, columns)), cal)["overall"]
+    ev = evaluate(test_recs, choose(test_recs, predict(base, test_recs, columns)), cal)["overall"]
     out["nothing (the baseline of this table)"] = {k: ev.get(k, {}).get("scorer") for k in ("clean", "noisy")}
     for group, names in GROUPS.items():
         cols = [i for i, n in enumerate(FEATURE_NAMES) if n not in names]
         b = train(train_recs, cols, seed, ABLATION_ROUNDS)
-        ev = evaluate(test_recs, choose(test_recs, _predict(b, test_recs, cols)), cal)["overall"]
+        ev = evaluate(test_recs, choose(test_recs, predict(b, test_recs, cols)), cal)["overall"]
         out[f"features: {group}"] = {k: ev.get(k, {}).get("scorer") for k in ("clean", "noisy")}
         print(f"ablation features {group}: {out[f'features: {group}']}", file=sys.stderr)
     for source in SOURCE_NAMES:
         drop = (source,)
         b = train(train_recs, columns, seed, ABLATION_ROUNDS, drop)
         sub = _restrict(test_recs, drop)
-        ev = evaluate(sub, choose(sub, _predict(b, test_recs, columns, drop)), cal)["overall"]
+        ev = evaluate(sub, choose(sub, predict(b, test_recs, columns, drop)), cal)["overall"]
         out[f"source: {source}"] = {k: ev.get(k, {}).get("scorer") for k in ("clean", "noisy")}
         print(f"ablation source {source}: {out[f'source: {source}']}", file=sys.stderr)
     return out
@@ -810,11 +812,11 @@ def main() -> None:
     on_cal = cached_train(cal_recs, columns, args.seed, args.rounds, keys, boosters)
     held = cal_recs + train_recs
     cal = fit_calibration(
-        choose(held, _predict(on_train, cal_recs, columns) + _predict(on_cal, train_recs, columns)), held
+        choose(held, predict(on_train, cal_recs, columns) + predict(on_cal, train_recs, columns)), held
     )
-    strict_cal = fit_calibration(choose(cal_recs, _predict(on_train, cal_recs, columns)), cal_recs)
+    strict_cal = fit_calibration(choose(cal_recs, predict(on_train, cal_recs, columns)), cal_recs)
     booster = cached_train(train_recs + cal_recs, columns, args.seed, args.rounds, keys, boosters)
-    test_chosen = choose(test_recs, _predict(booster, test_recs, columns))
+    test_chosen = choose(test_recs, predict(booster, test_recs, columns))
     n_q = sum(len(d["questions"]) for d in docs)
     report = {
         "seed": args.seed,
@@ -827,7 +829,7 @@ def main() -> None:
         "calibration": cal,
         "test": evaluate(test_recs, test_chosen, cal),
         # the stricter scheme: trees trained on the train families alone, calibrated on the calibration ones
-        "test_one_part": evaluate(test_recs, choose(test_recs, _predict(on_train, test_recs, columns)), strict_cal),
+        "test_one_part": evaluate(test_recs, choose(test_recs, predict(on_train, test_recs, columns)), strict_cal),
     }
 
     if args.ablations:

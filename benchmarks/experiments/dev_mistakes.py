@@ -30,6 +30,7 @@ BENCH = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(BENCH))
 
 import train_reader as tr  # noqa: E402  (the benchmark one folder up)
+from calibration_shift import pooled_families  # noqa: E402
 from docintent.reader.features import FEATURE_NAMES  # noqa: E402
 
 
@@ -78,11 +79,12 @@ def main() -> None:
     columns = list(range(len(FEATURE_NAMES)))
     keys = [d for d, _ in corpora]
     booster = tr.cached_train(recs["calibration"], columns, args.seed, tr.ROUNDS, keys, cache / "boosters")
-    model = Path(args.model) if args.model else tr.REPO / "src" / "docintent" / "data" / "reader" / "scorer.json"
+    model = Path(args.model) if args.model else tr.MODEL_DIR / tr.MODEL_FILE
     cal = json.loads(model.read_text(encoding="utf-8"))["calibration"]
-    broad = [r for r in recs["train"] if r["family"].startswith("broad-")]
-    asked = {qd["id"]: qd["question"] for d in docs if d["family"].startswith("broad-") for qd in d["questions"]}
-    probs = [booster.predict(r["rows"]) if len(r["rows"]) else np.zeros(0) for r in broad]
+    kinds_of_few_layouts = set(pooled_families(docs))  # the broad set's: train_reader.py puts them all in train
+    broad = [r for r in recs["train"] if r["family"] in kinds_of_few_layouts]
+    asked = {qd["id"]: qd["question"] for d in docs if d["family"] in kinds_of_few_layouts for qd in d["questions"]}
+    probs = tr.predict(booster, broad, columns)
     if args.rule_out:
         rule_out(broad, probs, asked)
     chosen = tr.choose(broad, probs)
