@@ -10,7 +10,8 @@ corpus format, so ``train_reader.py`` can take them as a second corpus::
     python benchmarks/train_reader.py --seed 0    # this corpus and reader_corpus.py's, by default
 
 ``--side test --out benchmarks/out/broadcorpus-test --per-layout 20`` prints the evaluation pages of
-``benchmarks/results/reader_models_broadcorpus_test.md``.
+``benchmarks/results/reader_models_broadcorpus_test.md``; ``--first 20`` with it prints the next 20 pages of each
+test layout (``broadcorpus-test2``), a fresh draw for judging a change after the first draw has been read.
 
 Every document's kind is ``broad-<document type>`` and its family ``broad-<layout>``: a kind of its own, so the
 corpus's own split of families into train / calibration / test is unchanged, and with fewer than three families a
@@ -104,11 +105,18 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "out" / "broadcorpus")
     ap.add_argument("--per-layout", type=int, default=60)
     ap.add_argument("--side", choices=("dev", "test"), default="dev", help="whose layouts to print (test: evaluation)")
+    ap.add_argument(
+        "--first",
+        type=int,
+        default=0,
+        help="number of the first document of each layout (a later start is a fresh draw: --side test --first 20 "
+        "prints pages no earlier test read has seen)",
+    )
     ap.add_argument("--workers", type=int, default=2)
     a = ap.parse_args()
     t0 = time.time()
     layouts = sorted(name for name, side in load_split()["layouts"].items() if side == a.side)
-    jobs = [(a.side, layout, k) for k in range(a.per_layout) for layout in layouts]
+    jobs = [(a.side, layout, k) for k in range(a.first, a.first + a.per_layout) for layout in layouts]
     a.out.mkdir(parents=True, exist_ok=True)
     target = a.out / "docs.jsonl"
     drops: Counter = Counter()
@@ -131,6 +139,7 @@ def main() -> None:
     manifest = {
         "side": a.side,
         "per_layout": a.per_layout,
+        "first": a.first,
         "docs": n_docs,
         "questions": n_q,
         "questions_per_family": dict(sorted(qfam.items())),

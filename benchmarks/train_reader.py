@@ -101,6 +101,11 @@ PARAMS = {
 #: clean ANLS 81.2 with 300 rounds of 31 leaves, 85.8 with 600 of 63, 87.4 with 1,000 of 127
 #: (``benchmarks/results/reader_capacity.md``).
 ROUNDS = 1000
+#: Bags: forests each trained with a third of the layout families left out, fewer trees. Where they disagree with
+#: the main forest on the chosen candidate, the layout is one the training did not pin down, and the confidence
+#: takes the lowest of their probabilities (see :func:`floored`).
+BAGS = 3
+BAG_ROUNDS = 200
 #: Ablations retrain on the train families alone, with fewer trees (they compare, they are not shipped).
 ABLATION_ROUNDS = 200
 
@@ -301,6 +306,8 @@ def cached_build(
 
 #: The trees' arrays, beside ``scorer.json`` (which names this file).
 TREES_FILE = "scorer.trees.npz"
+#: The bags' trees, one file each (``k`` from 0).
+BAG_FILE = "scorer.bag{k}.npz"
 
 
 def proposing(recs: list[dict]) -> list[str]:
@@ -459,22 +466,69 @@ def choose(recs: list[dict], probs: list[np.ndarray]) -> list[dict]:
     return out
 
 
+def train_bags(recs: list[dict], columns: list[int], seed: int, corpora: list[str], cache: Path) -> list:
+    """:data:`BAGS` forests of :data:`BAG_ROUNDS` trees, the k-th trained without every third layout family
+    (families in name order, those at positions k, k + BAGS, ...), each seeded apart; kept in ``cache``."""
+    families = sorted({r["family"] for r in recs})
+    out = []
+    for k in range(BAGS):
+        left_out = set(families[k::BAGS])
+        part = [r for r in recs if r["family"] not in left_out]
+        out.append(cached_train(part, columns, seed + 1 + k, BAG_ROUNDS, corpora, cache))
+    return out
+
+
+def floored(chosen: list[dict], recs: list[dict], bags: list, columns: list[int]) -> list[dict]:
+    """``chosen`` with each answer's ``floor``: the lowest probability the main forest and the bags give the chosen
+    candidate (:meth:`Scorer.floor`), which the calibration weighs beside ``p1``."""
+    if not bags:
+        return chosen
+    probs = [predict(b, recs, columns) for b in bags]
+    out = []
+    for i, c in enumerate(chosen):
+        if not c["order"]:
+            out.append(c)
+            continue
+        j = c["order"][0]
+        out.append(dict(c, floor=min([c["p1"]] + [float(p[i][j]) for p in probs])))
+    return out
+
+
 def logits(p: np.ndarray) -> np.ndarray:
     """``log(p / (1 - p))`` of each probability, kept within [1e-6, 1 - 1e-6]."""
     p = np.clip(p, 1e-6, 1 - 1e-6)
     return np.log(p / (1 - p))
 
 
-def fit_calibration(chosen: list[dict], recs: list[dict]) -> dict:
-    """Logistic fit of 'the chosen answer is right' on logit(p1) and the margin to the runner-up."""
+def new_kind_weights(recs: list[dict], seen: list[dict]) -> np.ndarray:
+    """Sample weights for a calibration fit on ``recs`` predicted by trees trained on ``seen``: the records of a
+    kind none of ``seen`` has (a new kind of page, not only a new layout of a known kind) weigh as much together as
+    all the others, so the fit learns what a new kind does to the trees' certainty."""
+    known = {r["kind"] for r in seen}
+    new = np.array([r["kind"] not in known for r in recs])
+    w = np.ones(len(recs))
+    if new.any() and (~new).any():
+        w[new] = (~new).sum() / new.sum()
+    return w
+
+
+def fit_calibration(chosen: list[dict], recs: list[dict], weights: np.ndarray | None = None) -> dict:
+    """Logistic fit of 'the chosen answer is right' on logit(p1), the margin to the runner-up and, where the rows
+    have a :func:`floored` ``floor``, how far the bags fall below the main forest (``logit(p1) - logit(floor)``)."""
     from sklearn.linear_model import LogisticRegression
 
     p1 = np.array([c["p1"] for c in chosen])
     p2 = np.array([c["p2"] for c in chosen])
     y = np.array([chosen_is_right(c, r) for c, r in zip(chosen, recs)], dtype=int)
-    x = np.stack([logits(p1), logits(p1) - logits(p2)], axis=1)
-    lr = LogisticRegression(C=10.0).fit(x, y)
-    return {"a": float(lr.intercept_[0]), "b": float(lr.coef_[0][0]), "c": float(lr.coef_[0][1])}
+    columns = [logits(p1), logits(p1) - logits(p2)]
+    bagged = all("floor" in c for c in chosen)
+    if bagged:
+        columns.append(logits(p1) - logits(np.array([c["floor"] for c in chosen])))
+    lr = LogisticRegression(C=10.0).fit(np.stack(columns, axis=1), y, sample_weight=weights)
+    out = {"a": float(lr.intercept_[0]), "b": float(lr.coef_[0][0]), "c": float(lr.coef_[0][1])}
+    if bagged:
+        out["d"] = float(lr.coef_[0][2])
+    return out
 
 
 def chosen_is_right(c: dict, r: dict) -> bool:
@@ -484,8 +538,11 @@ def chosen_is_right(c: dict, r: dict) -> bool:
     return c["score"] > 0.5
 
 
-def calibrated(cal: dict, p1: float, p2: float) -> float:
+def calibrated(cal: dict, p1: float, p2: float, floor: float | None = None) -> float:
+    """The calibrated confidence of an answer (:meth:`Scorer.confidence`)."""
     z = cal["a"] + cal["b"] * logits(np.array(p1)) + cal["c"] * (logits(np.array(p1)) - logits(np.array(p2)))
+    if floor is not None and "d" in cal:
+        z = z + cal["d"] * (logits(np.array(p1)) - logits(np.array(floor)))
     return float(1 / (1 + np.exp(-np.clip(z, -50, 50))))
 
 
@@ -516,7 +573,7 @@ def evaluate(recs: list[dict], chosen: list[dict], cal: dict) -> dict:
     noisy; calibration figures of both confidences."""
     rows = []
     for r, c in zip(recs, chosen):
-        conf = calibrated(cal, c["p1"], c["p2"])
+        conf = calibrated(cal, c["p1"], c["p2"], c.get("floor"))
         rules_right = bool(r["answers"]) and _score(r["rules_answer"], r["answers"]) > 0.5
         rows.append(
             {
@@ -810,13 +867,18 @@ def main() -> None:
     keys, boosters = [d for d, _ in corpora], Path(args.cache) / "boosters"
     on_train = cached_train(train_recs, columns, args.seed, args.rounds, keys, boosters)
     on_cal = cached_train(cal_recs, columns, args.seed, args.rounds, keys, boosters)
+    # the bags of each part floor the other part's answers, as the shipped bags floor a new layout's
+    bags_train = train_bags(train_recs, columns, args.seed, keys, boosters)
+    bags_cal = train_bags(cal_recs, columns, args.seed, keys, boosters)
+    on_cal_chosen = floored(choose(cal_recs, predict(on_train, cal_recs, columns)), cal_recs, bags_train, columns)
+    on_train_chosen = floored(choose(train_recs, predict(on_cal, train_recs, columns)), train_recs, bags_cal, columns)
     held = cal_recs + train_recs
-    cal = fit_calibration(
-        choose(held, predict(on_train, cal_recs, columns) + predict(on_cal, train_recs, columns)), held
-    )
-    strict_cal = fit_calibration(choose(cal_recs, predict(on_train, cal_recs, columns)), cal_recs)
+    weights = np.concatenate([new_kind_weights(cal_recs, train_recs), new_kind_weights(train_recs, cal_recs)])
+    cal = fit_calibration(on_cal_chosen + on_train_chosen, held, weights)
+    strict_cal = fit_calibration(on_cal_chosen, cal_recs)
     booster = cached_train(train_recs + cal_recs, columns, args.seed, args.rounds, keys, boosters)
-    test_chosen = choose(test_recs, predict(booster, test_recs, columns))
+    bags = train_bags(train_recs + cal_recs, columns, args.seed, keys, boosters)
+    test_chosen = floored(choose(test_recs, predict(booster, test_recs, columns)), test_recs, bags, columns)
     n_q = sum(len(d["questions"]) for d in docs)
     report = {
         "seed": args.seed,
@@ -829,7 +891,11 @@ def main() -> None:
         "calibration": cal,
         "test": evaluate(test_recs, test_chosen, cal),
         # the stricter scheme: trees trained on the train families alone, calibrated on the calibration ones
-        "test_one_part": evaluate(test_recs, choose(test_recs, predict(on_train, test_recs, columns)), strict_cal),
+        "test_one_part": evaluate(
+            test_recs,
+            floored(choose(test_recs, predict(on_train, test_recs, columns)), test_recs, bags_train, columns),
+            strict_cal,
+        ),
     }
 
     if args.ablations:
@@ -848,6 +914,12 @@ def main() -> None:
         "sources": proposing(train_recs + cal_recs),
     }
     model["tasks"], model["span_kinds"], model["shapes"] = coverage(docs, parts)
+    model["bags"] = []
+    for k, bag in enumerate(bags):
+        flat = flatten(bag)
+        name = BAG_FILE.format(k=k)
+        model["bags"].append({"trees": name, "depth": flat.pop("depth"), "base": 0.0})
+        np.savez_compressed(out / name, **flat)
     (out / MODEL_FILE).write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
     # np.savez_compressed stamps no time into the archive, so the same trees give the same bytes
     np.savez_compressed(out / TREES_FILE, **trees)
@@ -862,6 +934,10 @@ def main() -> None:
         "questions": n_q,
         "seed": args.seed,
         "trees_sha256": hashlib.sha256((out / TREES_FILE).read_bytes()).hexdigest(),
+        "bags": {
+            "rounds": BAG_ROUNDS,
+            "sha256": [hashlib.sha256((out / b["trees"]).read_bytes()).hexdigest() for b in model["bags"]],
+        },
         "sources": model["sources"],
         "params": dict(PARAMS, rounds=args.rounds),
         "negatives_per_question": NEGATIVES,
@@ -879,7 +955,8 @@ def main() -> None:
     (RESULTS / "reader_scorer.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     (RESULTS / "reader_scorer.md").write_text(markdown(report), encoding="utf-8")
     print(markdown(report))
-    print(f"total {time.time() - start:.0f} s; model {(out / TREES_FILE).stat().st_size / 1e6:.2f} MB", file=sys.stderr)
+    size = sum((out / f).stat().st_size for f in [TREES_FILE] + [b["trees"] for b in model["bags"]])
+    print(f"total {time.time() - start:.0f} s; model {size / 1e6:.2f} MB", file=sys.stderr)
 
 
 if __name__ == "__main__":

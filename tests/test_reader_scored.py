@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 from importlib import resources
 
@@ -170,8 +171,11 @@ def test_the_model_file_has_its_manifest():
     assert not set(manifest["split"]["calibration"]) & set(manifest["split"]["train"])
     model = json.loads(folder.joinpath("scorer.json").read_text(encoding="utf-8"))
     trees = folder.joinpath(model["trees"]).read_bytes()
-    assert len(trees) + len(folder.joinpath("scorer.json").read_bytes()) < 20e6
+    bags = [folder.joinpath(b["trees"]).read_bytes() for b in model.get("bags", ())]
+    assert len(trees) + sum(map(len, bags)) + len(folder.joinpath("scorer.json").read_bytes()) < 20e6
     assert hashlib.sha256(trees).hexdigest() == manifest["trees_sha256"]
+    assert [hashlib.sha256(b).hexdigest() for b in bags] == manifest.get("bags", {}).get("sha256", [])
+    assert len(Scorer.default().bags) == len(bags)
     assert Scorer.default().feature_names == tuple(FEATURE_NAMES)
     # The reader runs the sources that proposed in training: the table grid did (table questions are in the
     # corpus); the chart table did not (it reads pixels, and the corpus is read from text layers).
@@ -351,3 +355,32 @@ def test_the_same_page_gives_the_same_answer_whatever_the_string_hashing():
         answers.add(out.stdout.strip())
     assert len(answers) == 1, answers  # the rule cascade and the scorer each answer alike in every process
     assert answers.pop().split()[1] == "14"
+
+
+def _one_leaf(value: float) -> dict:
+    """A forest of one tree that is a single leaf worth ``value`` (log-odds)."""
+    return {
+        "feature": [-1],
+        "threshold": [0.0],
+        "left": [0],
+        "right": [0],
+        "value": [value],
+        "roots": [0],
+        "depth": 0,
+    }
+
+
+def test_a_bag_that_disagrees_lowers_the_confidence_and_one_that_agrees_does_not():
+    cal = {"a": 0.0, "b": 1.0, "c": 0.0, "d": -1.0}
+    model = {"features": list(FEATURE_NAMES), "trees": _one_leaf(3.0), "calibration": cal}
+    row = [0.0] * len(FEATURE_NAMES)
+    alone = Scorer(model)
+    best = float(alone.probabilities([row])[0])
+    assert alone.floor(best, row) == best
+    doubting = Scorer(model, bags=[(_one_leaf(4.0), {"depth": 0}), (_one_leaf(-1.0), {"depth": 0})])
+    agreeing = Scorer(model, bags=[(_one_leaf(4.0), {"depth": 0}), (_one_leaf(3.5), {"depth": 0})])
+    sure = alone.confidence(best, 0.01)
+    assert sure == pytest.approx(best)  # b = 1, no margin term: the forest's own probability
+    # a layout one bag reads otherwise (log-odds -1 against 3): 3 - 1 x (3 - (-1)) = -1
+    assert doubting.confidence(best, 0.01, doubting.floor(best, row)) == pytest.approx(1 / (1 + math.e), abs=1e-6)
+    assert agreeing.confidence(best, 0.01, agreeing.floor(best, row)) == pytest.approx(sure)

@@ -80,7 +80,8 @@ def main() -> None:
     keys = [d for d, _ in corpora]
     booster = tr.cached_train(recs["calibration"], columns, args.seed, tr.ROUNDS, keys, cache / "boosters")
     model = Path(args.model) if args.model else tr.MODEL_DIR / tr.MODEL_FILE
-    cal = json.loads(model.read_text(encoding="utf-8"))["calibration"]
+    shipped = json.loads(model.read_text(encoding="utf-8"))
+    cal = shipped["calibration"]
     kinds_of_few_layouts = set(pooled_families(docs))  # the broad set's: train_reader.py puts them all in train
     broad = [r for r in recs["train"] if r["family"] in kinds_of_few_layouts]
     asked = {qd["id"]: qd["question"] for d in docs if d["family"] in kinds_of_few_layouts for qd in d["questions"]}
@@ -88,9 +89,12 @@ def main() -> None:
     if args.rule_out:
         rule_out(broad, probs, asked)
     chosen = tr.choose(broad, probs)
+    if shipped.get("bags"):  # the bags of the same families floor the answer's probability, as the reader's do
+        bags = tr.train_bags(recs["calibration"], columns, args.seed, keys, cache / "boosters")
+        chosen = tr.floored(chosen, broad, bags, columns)
     sure, wrong = 0, defaultdict(list)
     for c, r in zip(chosen, broad):
-        if tr.calibrated(cal, c["p1"], c["p2"]) >= 0.9:
+        if tr.calibrated(cal, c["p1"], c["p2"], c.get("floor")) >= 0.9:
             sure += 1
             if not tr.chosen_is_right(c, r):
                 gold = r["answers"][0] if r["answers"] else "(unanswerable)"

@@ -165,6 +165,12 @@ class ScoredReader:
 
     def rank(self, question: Question, layout: Layout, page: Page | None = None) -> list[AnswerCandidate]:
         """Every candidate with its probability, best first (ties: the order the sources proposed them)."""
+        return [c for c, _ in self._scored(question, layout, page)]
+
+    def _scored(
+        self, question: Question, layout: Layout, page: Page | None
+    ) -> list[tuple[AnswerCandidate, list[float]]]:
+        """:meth:`rank`'s candidates, each with its features."""
         layout = canonical(layout)
         cands = propose(question, layout, page, self.sources)
         if not cands:
@@ -173,7 +179,7 @@ class ScoredReader:
         for cand, p in zip(cands, self.scorer.probabilities(rows)):
             cand.probability = float(p)
         order = sorted(range(len(cands)), key=lambda i: (-round(cands[i].probability, 9), i))
-        return [cands[i] for i in order]
+        return [(cands[i], rows[i]) for i in order]
 
     def covers(self, question: Question) -> bool:
         """Whether the scorer was trained on questions of this kind: its task, the typed span it asks for and its
@@ -193,12 +199,13 @@ class ScoredReader:
             ruled.confidence = rules_probability(ruled.confidence, UNTRAINED_KIND_SHIFT) if ruled.answer else 0.0
             ruled.source = f"{ruled.source} (rules: a question kind the scorer was not trained on)"
             return ruled
-        ranked = self.rank(question, layout, page)
-        if not ranked:
+        scored = self._scored(question, layout, page)
+        if not scored:
             return Choice("", 0.0, Box.FULL, source="nothing readable", looked_for=question.field)
+        ranked = [c for c, _ in scored]
         best = ranked[0]
         second = ranked[1].probability if len(ranked) > 1 else 0.0
-        confidence = self.scorer.confidence(best.probability, second)
+        confidence = self.scorer.confidence(best.probability, second, self.scorer.floor(best.probability, scored[0][1]))
         if misread_date(best.text):
             confidence = min(confidence, MISREAD_DATE_CAP)
         runners = [RunnerUp(c.text, round(c.probability, 4), c.source, c.box(layout)) for c in ranked[1:4]]

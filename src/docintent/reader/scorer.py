@@ -6,7 +6,11 @@ The model file (``docintent/data/reader/scorer.json``) holds the feature names t
 candidate sources that proposed in training, and a logistic calibration fitted on layout families the trees never
 saw; the trees themselves are flat arrays (feature, threshold, left, right, leaf value) in the compressed NumPy
 file it names (``scorer.trees.npz``; an older model keeps them inline under ``trees``). The calibration: ``P(right) = sigmoid(a + b x logit(p1) + c x (logit(p1) - logit(p2)))`` with ``p1``, ``p2``
-the trees' probabilities of the best and second candidate. Its manifest beside it (``scorer.manifest.json``)
+the trees' probabilities of the best and second candidate. A model may also name **bags** (``bags``: forests
+trained each with a third of the layout families left out); its calibration then adds ``d x (logit(p1) -
+logit(floor))``, ``floor`` the lowest of the main forest's and the bags' probabilities of the best candidate
+(:meth:`Scorer.floor`). Where the bags disagree, the training did not pin down how to read the layout, so the
+answer is less sure than the main forest alone says. Its manifest beside it (``scorer.manifest.json``)
 names the training data's digest, the seed and the library versions; ``benchmarks/train_reader.py`` writes
 both (one seeded command).
 
@@ -83,7 +87,12 @@ class Trees:
 class Scorer:
     """Candidate probabilities and the calibrated confidence of the chosen one (see the module docstring)."""
 
-    def __init__(self, model: dict, arrays: dict[str, np.ndarray] | None = None) -> None:
+    def __init__(
+        self,
+        model: dict,
+        arrays: dict[str, np.ndarray] | None = None,
+        bags: list[tuple[dict[str, np.ndarray], dict]] | None = None,
+    ) -> None:
         names = tuple(model["features"])
         missing = [n for n in names if n not in FEATURE_NAMES]
         if missing:
@@ -94,19 +103,10 @@ class Scorer:
         if isinstance(t, str):
             raise ValueError(f"scorer model: its trees are in {t!r}; load it with Scorer.load or Scorer.default")
         # the forest's depth and base margin sit beside the arrays: in the model when the arrays are in a file
-        shape = model if arrays is not None else t
-        self.trees = Trees(
-            np.asarray(t["feature"], np.int64),
-            np.asarray(t["threshold"], np.float64),
-            np.asarray(t["left"], np.int64),
-            right=np.asarray(t["right"], np.int64),
-            value=np.asarray(t["value"], np.float64),
-            roots=np.asarray(t["roots"], np.int64),
-            depth=int(shape["depth"]),
-            base=float(shape.get("base", 0.0)),
-        )
+        self.trees = _trees(t, model if arrays is not None else t)
+        self.bags = tuple(_trees(b_arrays, shape) for b_arrays, shape in (bags or ()))
         cal = model.get("calibration") or {"a": 0.0, "b": 1.0, "c": 0.0}
-        self.calibration = (float(cal["a"]), float(cal["b"]), float(cal["c"]))
+        self.calibration = (float(cal["a"]), float(cal["b"]), float(cal["c"]), float(cal.get("d", 0.0)))
         self.version = str(model.get("version", ""))
         #: The tasks and typed-span kinds of the questions it was trained on (others are left to the rules).
         self.tasks = frozenset(model.get("tasks", ("doc",)))
@@ -136,7 +136,8 @@ class Scorer:
     def _read(cls, folder: Path | Traversable, name: str) -> Scorer:
         model = json.loads(folder.joinpath(name).read_text(encoding="utf-8"))
         trees = model.get("trees")
-        return cls(model, _arrays(folder.joinpath(trees).read_bytes()) if isinstance(trees, str) else None)
+        bags = [(_arrays(folder.joinpath(b["trees"]).read_bytes()), b) for b in model.get("bags", ())]
+        return cls(model, _arrays(folder.joinpath(trees).read_bytes()) if isinstance(trees, str) else None, bags)
 
     def probabilities(self, rows: list[list[float]]) -> np.ndarray:
         """The trees' probability that each candidate (a row of features) is the answer."""
@@ -145,11 +146,36 @@ class Scorer:
         x = np.asarray(rows, dtype=np.float64)[:, self._columns]
         return 1.0 / (1.0 + np.exp(-self.trees.margin(x)))
 
-    def confidence(self, best: float, second: float) -> float:
-        """Calibrated probability that the best candidate is right, from its probability and the runner-up's."""
-        a, b, c = self.calibration
+    def floor(self, best: float, row: list[float]) -> float:
+        """The best candidate's probability as the confidence takes it: the lowest of ``best`` (the main forest's)
+        and each bag's probability of the same candidate (``row``: its features); ``best`` itself without bags."""
+        if not self.bags:
+            return best
+        x = np.asarray([row], dtype=np.float64)[:, self._columns]
+        return min([best] + [float(1.0 / (1.0 + np.exp(-bag.margin(x)[0]))) for bag in self.bags])
+
+    def confidence(self, best: float, second: float, floor: float | None = None) -> float:
+        """Calibrated probability that the best candidate is right, from its probability, the runner-up's and,
+        with bags, the lowest probability any forest gives it (:meth:`floor`; None: ``best``)."""
+        a, b, c, d = self.calibration
         z = a + b * logit(best) + c * (logit(best) - logit(second))
+        if floor is not None:
+            z += d * (logit(best) - logit(floor))
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+def _trees(t: dict, shape: dict) -> Trees:
+    """A forest from its arrays ``t``; its depth and base margin from ``shape``."""
+    return Trees(
+        np.asarray(t["feature"], np.int64),
+        np.asarray(t["threshold"], np.float64),
+        np.asarray(t["left"], np.int64),
+        right=np.asarray(t["right"], np.int64),
+        value=np.asarray(t["value"], np.float64),
+        roots=np.asarray(t["roots"], np.int64),
+        depth=int(shape["depth"]),
+        base=float(shape.get("base", 0.0)),
+    )
 
 
 def _arrays(data: bytes) -> dict[str, np.ndarray]:
