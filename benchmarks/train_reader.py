@@ -102,8 +102,8 @@ PARAMS = {
 #: (``benchmarks/results/reader_capacity.md``).
 ROUNDS = 1000
 #: Bags: forests each trained with a third of the layout families left out, fewer trees. Where they disagree with
-#: the main forest on the chosen candidate, the layout is one the training did not pin down, and the confidence
-#: takes the lowest of their probabilities (see :func:`floored`).
+#: the main forest on the chosen candidate, the layout is one the training did not pin down; the calibration weighs
+#: how far the lowest of their probabilities falls below the main forest's (see :func:`floored`).
 BAGS = 3
 BAG_ROUNDS = 200
 #: Ablations retrain on the train families alone, with fewer trees (they compare, they are not shipped).
