@@ -90,7 +90,7 @@ def main() -> None:
         rule_out(broad, probs, asked)
     chosen = tr.choose(broad, probs)
     if shipped.get("bags"):  # the bags of the same families floor the answer's probability, as the reader's do
-        bags = tr.train_bags(recs["calibration"], columns, args.seed, keys, cache / "boosters")
+        bags = tr.train_bags(recs["calibration"], columns, args.seed, keys, cache / "boosters", len(shipped["bags"]))
         chosen = tr.floored(chosen, broad, bags, columns)
     sure, wrong = 0, defaultdict(list)
     for c, r in zip(chosen, broad):
