@@ -488,11 +488,10 @@ def floored(chosen: list[dict], recs: list[dict], bags: list, columns: list[int]
     probs = [predict(b, recs, columns) for b in bags]
     out = []
     for i, c in enumerate(chosen):
-        if not c["order"]:
-            out.append(c)
-            continue
-        j = c["order"][0]
-        out.append(dict(c, floor=min([c["p1"]] + [float(p[i][j]) for p in probs])))
+        # a question without candidates has nothing to doubt: its floor is its own p1, so every row carries one
+        # and fit_calibration weighs the bags on all of them
+        j = c["order"][0] if c["order"] else None
+        out.append(dict(c, floor=min([c["p1"]] + ([float(p[i][j]) for p in probs] if j is not None else []))))
     return out
 
 
@@ -928,11 +927,11 @@ def main() -> None:
     model["tasks"], model["span_kinds"], model["shapes"] = coverage(docs, parts)
     if bags:
         model["bags"] = []
-    for k, bag in enumerate(bags):
-        flat = flatten(bag)
-        name = BAG_FILE.format(k=k)
-        model["bags"].append({"trees": name, "depth": flat.pop("depth"), "base": 0.0})
-        np.savez_compressed(out / name, **flat)
+        for k, bag in enumerate(bags):
+            flat = flatten(bag)
+            name = BAG_FILE.format(k=k)
+            model["bags"].append({"trees": name, "depth": flat.pop("depth"), "base": 0.0})
+            np.savez_compressed(out / name, **flat)
     (out / MODEL_FILE).write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
     # np.savez_compressed stamps no time into the archive, so the same trees give the same bytes
     np.savez_compressed(out / TREES_FILE, **trees)

@@ -144,7 +144,7 @@ class Scorer:
         if not rows:
             return np.zeros(0)
         x = np.asarray(rows, dtype=np.float64)[:, self._columns]
-        return 1.0 / (1.0 + np.exp(-self.trees.margin(x)))
+        return _sigmoid(self.trees.margin(x))
 
     def floor(self, best: float, row: list[float]) -> float:
         """The best candidate's probability as the confidence takes it: the lowest of ``best`` (the main forest's)
@@ -152,7 +152,7 @@ class Scorer:
         if not self.bags:
             return best
         x = np.asarray([row], dtype=np.float64)[:, self._columns]
-        return min([best] + [float(1.0 / (1.0 + np.exp(-bag.margin(x)[0]))) for bag in self.bags])
+        return min([best] + [float(_sigmoid(bag.margin(x))[0]) for bag in self.bags])
 
     def confidence(self, best: float, second: float, floor: float | None = None) -> float:
         """Calibrated probability that the best candidate is right, from its probability, the runner-up's and,
@@ -162,6 +162,11 @@ class Scorer:
         if floor is not None:
             z += d * (logit(best) - logit(floor))
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+def _sigmoid(margin: np.ndarray) -> np.ndarray:
+    """Probabilities from summed leaf values (log-odds)."""
+    return 1.0 / (1.0 + np.exp(-margin))
 
 
 def _trees(t: dict, shape: dict) -> Trees:
